@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Flotilla needs to build and test. Idempotent: when everything is
+# present it prints nothing and touches nothing.
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build ccache g++ make pkg-config
+  clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
+  libzstd-dev liblz4-dev libxxhash-dev
+  libflatbuffers-dev flatbuffers-compiler
+  libfmt-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  zstd lz4                            # reference codecs used by the interop tests
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+# Node.js may come from Debian or elsewhere; only ask apt for it when no `node`/`npm` is on PATH.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}" >&2
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
