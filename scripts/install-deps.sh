@@ -8,7 +8,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
   libzstd-dev liblz4-dev libxxhash-dev
   libflatbuffers-dev flatbuffers-compiler
-  libfmt-dev
+  libfmt-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
 )

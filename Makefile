@@ -1,0 +1,62 @@
+# Flotilla: every set-up step is here. `make run` and `make test` install what is missing
+# (Debian packages via scripts/install-deps.sh), configure, build, then run.
+
+BUILD_DIR  ?= build
+ASAN_DIR   ?= build-asan
+FUZZ_DIR   ?= build-fuzz
+JOBS       ?= $(shell nproc)
+FUZZ_SECONDS ?= 300
+CMAKE_FLAGS ?=
+
+.PHONY: all deps configure build run test test-unit test-asan bench fuzz format clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD_DIR)/build.ninja: CMakeLists.txt
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DFLOTILLA_WERROR=ON $(CMAKE_FLAGS) >/dev/null
+
+configure: deps $(BUILD_DIR)/build.ninja
+
+build: configure
+	@ninja -C $(BUILD_DIR) -j $(JOBS)
+
+# The main job: a demonstration through the command-line program.
+run: build
+	@./$(BUILD_DIR)/flotilla demo
+
+# Unit tests under AddressSanitizer + UndefinedBehaviorSanitizer, then every test (unit and
+# interop) of the optimized build; the CTest summary is the last thing printed.
+test: build test-asan
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS)
+
+test-unit: build
+	@ctest --test-dir $(BUILD_DIR) --output-on-failure -j $(JOBS) -L unit
+
+test-asan: deps
+	@cmake -S . -B $(ASAN_DIR) -G Ninja -DFLOTILLA_WERROR=ON -DFLOTILLA_SANITIZE=ON \
+	  -DFLOTILLA_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@ninja -C $(ASAN_DIR) -j $(JOBS)
+	@ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN_DIR) --output-on-failure -j $(JOBS) -L unit
+
+# Benchmarks (never part of `make test`): Google Benchmark binaries under build/bench/.
+bench: build
+	@for b in $(BUILD_DIR)/bench/*_bench; do echo "== $$b"; $$b --benchmark_min_time=0.5; done
+
+# libFuzzer targets built with clang; each runs FUZZ_SECONDS on a copy of its seed corpus.
+fuzz: deps
+	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DFLOTILLA_FUZZ=ON \
+	  -DFLOTILLA_BENCH=OFF >/dev/null
+	@ninja -C $(FUZZ_DIR) -j $(JOBS) ipc_reader_fuzz
+	@mkdir -p $(FUZZ_DIR)/corpus/ipc && cp -n fuzz/corpus/ipc/* $(FUZZ_DIR)/corpus/ipc/ 2>/dev/null || true
+	@$(FUZZ_DIR)/fuzz/ipc_reader_fuzz $(FUZZ_DIR)/corpus/ipc -max_total_time=$(FUZZ_SECONDS) \
+	  -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+
+format:
+	@find src tests bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
