@@ -1,6 +1,34 @@
-#include <cstdio>
+// flotilla: the command-line program.
+
+#include <CLI/CLI.hpp>
+
+#include "flotilla/cli/commands.h"
 
 int main(int argc, char** argv) {
-  std::puts("flotilla");
+  using namespace flotilla;
+  CLI::App app{"Flotilla: a distributed dataframe and SQL engine."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("flotilla 0.1.0"));
+
+  TablePrintOptions table;
+  table.max_width = cli::TerminalWidth();
+  app.add_option("--max-rows", table.max_rows, "Rows shown before eliding the middle")
+      ->default_val(40);
+  app.add_option("--max-column-width", table.max_column_width, "Cut values wider than this")
+      ->default_val(32);
+
+  std::string demo_dir = "/tmp";
+  auto* demo = app.add_subcommand("demo", "Write a small table as Arrow IPC, read it back, print it");
+  demo->add_option("--dir", demo_dir, "Where the demo writes its file")->default_val("/tmp");
+
+  cli::CatOptions cat;
+  auto* cat_cmd = app.add_subcommand("cat", "Print Arrow IPC files (file or stream format)");
+  cat_cmd->add_option("files", cat.paths, "Arrow IPC files")->required();
+  cat_cmd->add_flag("--schema", cat.schema_only, "Print only the schema");
+
+  CLI11_PARSE(app, argc, argv);
+  if (*demo) return cli::RunDemo(demo_dir, table);
+  cat.table = table;
+  if (*cat_cmd) return cli::RunCat(cat);
   return 0;
 }

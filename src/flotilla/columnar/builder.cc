@@ -252,7 +252,7 @@ Status DictionaryBuilder::Append(std::string_view value) {
 
 Status DictionaryBuilder::AppendArraySlice(const Array& array, int64_t offset, int64_t length) {
   const DataType& vt = *type_->value_type();
-  if (!vt.is_binary_like() && !vt.is_fixed_width()) {
+  if (!vt.is_binary_like() && (!vt.is_fixed_width() || vt.id() == TypeId::kBool)) {
     return Status::NotImplemented("dictionary of " + vt.ToString());
   }
   Array dict = array.dictionary();
