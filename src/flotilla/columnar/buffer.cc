@@ -53,10 +53,11 @@ Status Buffer::Reserve(int64_t capacity) {
   if (ptr == nullptr) {
     FLOTILLA_RETURN_NOT_OK(pool_->Allocate(target, &ptr));
   } else {
+    // Builders write up to the capacity without changing size_, so keep all old bytes.
     FLOTILLA_RETURN_NOT_OK(pool_->Reallocate(capacity_, target, &ptr));
   }
-  // Zero everything past the current size so padding never leaks stale memory into files.
-  std::memset(ptr + size_, 0, static_cast<size_t>(target - size_));
+  // New bytes stay uninitialized (zeroing them would double the cost of every fresh array);
+  // Resize zeroes the padding past the final size, so no stale memory reaches a file.
   data_ = ptr;
   capacity_ = target;
   return Status::OK();
@@ -65,7 +66,7 @@ Status Buffer::Reserve(int64_t capacity) {
 Status Buffer::Resize(int64_t new_size) {
   if (new_size < 0) return Status::Invalid("negative buffer size");
   FLOTILLA_RETURN_NOT_OK(Reserve(new_size));
-  if (new_size < size_) std::memset(mutable_data() + new_size, 0, size_ - new_size);
+  std::memset(mutable_data() + new_size, 0, static_cast<size_t>(capacity_ - new_size));
   size_ = new_size;
   return Status::OK();
 }

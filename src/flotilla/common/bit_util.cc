@@ -24,7 +24,10 @@ void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t*
                 int64_t dst_offset) {
   if ((src_offset & 7) == 0 && (dst_offset & 7) == 0) {
     int64_t whole = length >> 3;
-    std::memcpy(dst + (dst_offset >> 3), src + (src_offset >> 3), static_cast<size_t>(whole));
+    // Guarded: an empty builder has no buffer yet, and memcpy(nullptr, ..., 0) is undefined.
+    if (whole > 0) {
+      std::memcpy(dst + (dst_offset >> 3), src + (src_offset >> 3), static_cast<size_t>(whole));
+    }
     for (int64_t i = whole * 8; i < length; ++i) {
       SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
     }
@@ -38,7 +41,9 @@ void SetBitsTo(uint8_t* bits, int64_t offset, int64_t length, bool value) {
   const int64_t end = offset + length;
   for (; i < end && (i & 7) != 0; ++i) SetBitTo(bits, i, value);
   int64_t whole_bytes = (end - i) >> 3;
-  std::memset(bits + (i >> 3), value ? 0xFF : 0, static_cast<size_t>(whole_bytes));
+  if (whole_bytes > 0) {
+    std::memset(bits + (i >> 3), value ? 0xFF : 0, static_cast<size_t>(whole_bytes));
+  }
   i += whole_bytes * 8;
   for (; i < end; ++i) SetBitTo(bits, i, value);
 }
