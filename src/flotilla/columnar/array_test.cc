@@ -25,6 +25,24 @@ TEST(ArrayTest, Int64BuilderProducesArrowLayout) {
   EXPECT_EQ(a.ToString(), "[7, null, -3]");
 }
 
+TEST(ArrayTest, BuildersKeepValuesAcrossGrowth) {
+  // Many reallocations: every value must survive each one, and the padding must be zero.
+  Int8Builder b(int8());
+  StringBuilder s(utf8());
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_TRUE(b.Append(static_cast<int8_t>(i % 101)).ok());
+    ASSERT_TRUE(s.Append(std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26))).ok());
+  }
+  Array a = b.Finish().ValueOrDie();
+  Array strings = s.Finish().ValueOrDie();
+  for (int i = 0; i < 5000; ++i) {
+    ASSERT_EQ(a.values<int8_t>()[i], i % 101) << i;
+    ASSERT_EQ(strings.GetView(i), std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26))) << i;
+  }
+  const BufferPtr& values = a.data()->buffers[1];
+  for (int64_t i = values->size(); i < values->capacity(); ++i) ASSERT_EQ(values->data()[i], 0);
+}
+
 TEST(ArrayTest, NoValidityBitmapWhenNoNulls) {
   Int32Builder b(int32());
   for (int i = 0; i < 10; ++i) ASSERT_TRUE(b.Append(i).ok());
