@@ -33,7 +33,7 @@ Result<RecordBatch> MakeOrders(int64_t rows) {
       FLOTILLA_RETURN_NOT_OK(shipped_at.AppendNull());
     } else {
       FLOTILLA_RETURN_NOT_OK(
-          shipped_at.Append((19723 + i % 366 + 2) * 86400000000LL + i * 3600000000LL));
+          shipped_at.Append((19723 + i % 366 + 2) * 86400000000LL + (i % 24) * 3600000000LL));
     }
     FLOTILLA_RETURN_NOT_OK(status.Append(kStatus[i % 3]));
     FLOTILLA_RETURN_NOT_OK(tags.Append());

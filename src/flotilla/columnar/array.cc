@@ -63,7 +63,8 @@ Status CheckIndices(const ArrayData& d, int64_t dict_length) {
   const uint8_t* valid = d.buffers[0] ? d.buffers[0]->data() : nullptr;
   for (int64_t i = 0; i < d.length; ++i) {
     if (valid && !bit_util::GetBit(valid, d.offset + i)) continue;
-    if (idx[i] < 0 || static_cast<int64_t>(idx[i]) >= dict_length) {
+    // Via int64 so that uint64 indices >= 2^63 count as negative rather than passing.
+    if (static_cast<int64_t>(idx[i]) < 0 || static_cast<int64_t>(idx[i]) >= dict_length) {
       return Status::Invalid(fmt::format("dictionary index {} at row {} is out of range for a "
                                          "dictionary of {} values",
                                          static_cast<int64_t>(idx[i]), i, dict_length));

@@ -69,6 +69,8 @@ class FileReader {
   virtual const SchemaPtr& schema() const = 0;
   virtual int num_batches() const = 0;
   virtual Result<RecordBatch> ReadBatch(int i) = 0;
+  /// The whole file the batches are read from (the mapping, when opened by path).
+  virtual const BufferPtr& source() const = 0;
 };
 
 // Conveniences over the classes above.
