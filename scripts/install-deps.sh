@@ -9,6 +9,7 @@ PACKAGES=(
   libzstd-dev liblz4-dev libxxhash-dev
   libflatbuffers-dev flatbuffers-compiler
   libfmt-dev libcli11-dev
+  libre2-dev libutf8proc-dev          # regular expressions, Unicode normalisation
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
 )
