@@ -1,0 +1,154 @@
+#include "flotilla/compute/cast.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "flotilla/compute/kernel_test_util.h"
+#include "flotilla/compute/parse.h"
+#include "tests/support/random_data.h"
+
+namespace flotilla::compute {
+namespace {
+
+using namespace flotilla::testing;  // NOLINT
+
+Array C(const Array& a, const TypePtr& to) {
+  return Cast(a, to).ValueOrDie();
+}
+Array Try(const Array& a, const TypePtr& to) {
+  return Cast(a, to, CastOptions{false}).ValueOrDie();
+}
+
+TEST(CastTest, IntegerToInteger) {
+  EXPECT_ARRAYS_EQUAL(I8({1, -128, N}), C(I64({1, -128, N}), int8()));
+  auto r = Cast(I64({1, 300}), int8());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "cannot cast int64 value 300 (row 1) to int8");
+  EXPECT_ARRAYS_EQUAL(I8({1, N}), Try(I64({1, 300}), int8()));
+  EXPECT_FALSE(Cast(I64({-1}), uint8()).ok());
+  EXPECT_ARRAYS_EQUAL(I64({255}), C(U8({255}), int64()));
+  auto same = I64({1});
+  EXPECT_EQ(C(same, int64()).data(), same.data());  // identity is zero-copy
+}
+
+TEST(CastTest, FloatToIntegerTruncatesAndChecksRange) {
+  EXPECT_ARRAYS_EQUAL(I32({2, -2, 0, N}), C(F64({2.9, -2.9, -0.5, N}), int32()));
+  EXPECT_FALSE(Cast(F64({std::nan("")}), int32()).ok());
+  EXPECT_FALSE(Cast(F64({3e9}), int32()).ok());
+  EXPECT_FALSE(Cast(F64({9223372036854775808.0}), int64()).ok());
+  EXPECT_ARRAYS_EQUAL(I64({std::numeric_limits<int64_t>::min()}),
+                      C(F64({-9223372036854775808.0}), int64()));
+  EXPECT_ARRAYS_EQUAL(F64({3, -1, N}), C(I64({3, -1, N}), float64()));
+  EXPECT_ARRAYS_EQUAL(F32({1.5f}), C(F64({1.5}), float32()));
+}
+
+TEST(CastTest, Decimals) {
+  // To decimal: rounding half away from zero, precision checked.
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {"1.24", "1.25", "-1.25", N}),
+                      C(Decimals(6, 3, {"1.235", "1.245", "-1.245", N}), decimal128(5, 2)));
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {"12.00", "-3.00"}), C(I64({12, -3}), decimal128(5, 2)));
+  EXPECT_FALSE(Cast(I64({1000}), decimal128(5, 2)).ok());
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {"0.13", "-0.13"}), C(F64({0.125, -0.125}), decimal128(5, 2)));
+  EXPECT_FALSE(Cast(F64({INFINITY}), decimal128(5, 2)).ok());
+  EXPECT_ARRAYS_EQUAL(Decimals(10, 4, {"1.5000"}), C(Decimals(5, 2, {"1.50"}), decimal128(10, 4)));
+  // From decimal.
+  EXPECT_ARRAYS_EQUAL(I64({2, -2, 1}), C(Decimals(5, 2, {"1.50", "-1.50", "1.49"}), int64()));
+  EXPECT_ARRAYS_EQUAL(F64({1.5, -0.25}), C(Decimals(5, 2, {"1.50", "-0.25"}), float64()));
+  EXPECT_FALSE(Cast(Decimals(5, 0, {"300"}), int8()).ok());
+}
+
+TEST(CastTest, FromStrings) {
+  EXPECT_ARRAYS_EQUAL(I32({42, -7, 3, N}), C(Strs({"42", " -7 ", "+3", N}), int32()));
+  auto bad = Cast(Strs({"1", "abc"}), int32());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "cannot cast string value 'abc' (row 1) to int32");
+  EXPECT_ARRAYS_EQUAL(I32({1, N, N}), Try(Strs({"1", "abc", "99999999999"}), int32()));
+  auto f = C(Strs({"1.5", "-2e3", "inf", "nan"}), float64());
+  EXPECT_EQ(f.values<double>()[0], 1.5);
+  EXPECT_EQ(f.values<double>()[1], -2000);
+  EXPECT_TRUE(std::isinf(f.values<double>()[2]));
+  EXPECT_TRUE(std::isnan(f.values<double>()[3]));
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {"1.24", "-1.25", "3.00"}),
+                      C(Strs({"1.2351", "-1.245", "3"}), decimal128(5, 2)));
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {N}), Try(Strs({"1.2.3"}), decimal128(5, 2)));
+  EXPECT_ARRAYS_EQUAL(Bools({true, false, true, N}),
+                      Try(Strs({"TRUE", "f", "1", "maybe"}), boolean()));
+  // 1995-03-15 is day 9204; 2000-02-29 exists, 1999-02-29 does not.
+  EXPECT_ARRAYS_EQUAL(Dates({9204, 11016, N}),
+                      Try(Strs({"1995-03-15", "2000-02-29", "1999-02-29"}), date32()));
+  EXPECT_FALSE(Cast(Strs({"1995-13-01"}), date32()).ok());
+  auto ts = C(Strs({"1970-01-02", "1970-01-01 00:00:01.5", "1970-01-01T01:00:00+01:00"}),
+              timestamp(TimeUnit::kMilli));
+  EXPECT_ARRAYS_EQUAL(MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli), {86400000, 1500, 0}), ts);
+}
+
+TEST(CastTest, ToStrings) {
+  EXPECT_ARRAYS_EQUAL(Strs({"1", "-5", N}), C(I64({1, -5, N}), utf8()));
+  EXPECT_ARRAYS_EQUAL(Strs({"1.5", "0.1"}), C(F64({1.5, 0.1}), utf8()));
+  EXPECT_ARRAYS_EQUAL(Strs({"-1.25"}), C(Decimals(5, 2, {"-1.25"}), utf8()));
+  EXPECT_ARRAYS_EQUAL(Strs({"1995-03-15"}), C(Dates({9204}), utf8()));
+  EXPECT_ARRAYS_EQUAL(Strs({"true"}), C(Bools({true}), utf8()));
+  EXPECT_ARRAYS_EQUAL(MakeStrings({"a", N}, large_utf8()), C(Strs({"a", N}), large_utf8()));
+}
+
+TEST(CastTest, Temporal) {
+  auto ts = MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond), {86400, -1, N});
+  EXPECT_ARRAYS_EQUAL(Dates({1, -1, N}), C(ts, date32()));
+  EXPECT_ARRAYS_EQUAL(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond), {86400, -86400}),
+                      C(Dates({1, -1}), timestamp(TimeUnit::kSecond)));
+  EXPECT_ARRAYS_EQUAL(MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli), {86400000, -1000, N}),
+                      C(ts, timestamp(TimeUnit::kMilli)));
+  auto ms = MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli), {1999, -1});
+  EXPECT_ARRAYS_EQUAL(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond), {1, -1}),
+                      C(ms, timestamp(TimeUnit::kSecond)));
+  auto far = MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond),
+                                  {std::numeric_limits<int64_t>::max() / 10});
+  EXPECT_FALSE(Cast(far, timestamp(TimeUnit::kNano)).ok());
+}
+
+TEST(CastTest, BoolsNullsAndUnsupported) {
+  EXPECT_ARRAYS_EQUAL(I32({1, 0, N}), C(Bools({true, false, N}), int32()));
+  EXPECT_ARRAYS_EQUAL(Bools({true, false}), C(F64({-0.5, 0.0}), boolean()));
+  auto nulls = C(Array::MakeNull(null(), 2).ValueOrDie(), int64());
+  EXPECT_ARRAYS_EQUAL(I64({N, N}), nulls);
+  EXPECT_EQ(Cast(Dates({1}), int32()).status().message(), "cannot cast date32 to int32");
+  EXPECT_TRUE(CanCast(*utf8(), *date32()));
+  EXPECT_FALSE(CanCast(*date32(), *boolean()));
+  EXPECT_EQ(C(I64({}), utf8()).length(), 0);
+}
+
+TEST(ParseTest, Timestamps) {
+  int64_t v = 0;
+  EXPECT_TRUE(ParseTimestamp("2024-01-01 12:30", TimeUnit::kSecond, &v));
+  EXPECT_EQ(v, 1704112200);
+  EXPECT_TRUE(ParseTimestamp("1970-01-01 00:00:00.123456789", TimeUnit::kMicro, &v));
+  EXPECT_EQ(v, 123456);
+  EXPECT_TRUE(ParseTimestamp("1970-01-01 00:00:00Z", TimeUnit::kSecond, &v));
+  EXPECT_FALSE(ParseTimestamp("1970-01-01 25:00", TimeUnit::kSecond, &v));
+  EXPECT_FALSE(ParseTimestamp("1970-01-01x", TimeUnit::kSecond, &v));
+  int32_t d = 0;
+  EXPECT_TRUE(ParseDate32("-0001-12-31", &d));
+  EXPECT_FALSE(ParseDate32("", &d));
+}
+
+}  // namespace
+}  // namespace flotilla::compute
+
+namespace flotilla::compute {
+namespace {
+
+// Value -> text -> value is the identity for every random value (nulls included).
+TEST(CastTest, TextRoundTripOnRandomData) {
+  for (const TypePtr& type : {int8(), int64(), uint64(), float64(), date32(), decimal128(15, 2),
+                              timestamp(TimeUnit::kMicro)}) {
+    Array values = flotilla::testing::RandomArray(type, 500, 42);
+    Array text = Cast(values, utf8()).ValueOrDie();
+    Array back = Cast(text, type).ValueOrDie();
+    EXPECT_ARRAYS_EQUAL(values, back);
+  }
+}
+
+}  // namespace
+}  // namespace flotilla::compute

@@ -1,0 +1,155 @@
+#include "flotilla/compute/compare.h"
+
+#include <cmath>
+#include <string>
+
+#include "flotilla/columnar/decimal.h"
+#include "flotilla/compute/arithmetic.h"
+#include "flotilla/compute/elementwise.h"
+
+namespace flotilla::compute {
+namespace {
+
+template <typename T>
+int ThreeWay(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    // NaN sorts above every number and equals itself, so ORDER BY and = agree.
+    const bool na = std::isnan(a), nb = std::isnan(b);
+    if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
+  }
+  return a < b ? -1 : (b < a ? 1 : 0);
+}
+
+// Runs `cmp(left_pos, right_pos) -> int` over every row. The op switch sits outside the loop
+// so each instantiation is a tight loop the compiler can unroll.
+template <typename Cmp>
+Result<Array> Loop(CompareOp op, const Array& left, const Array& right, int64_t n, Cmp cmp) {
+  Operand l(left, n), r(right, n);
+  int64_t null_count = 0;
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(n));
+  uint8_t* out = bits->mutable_data();
+  auto run = [&](auto pred) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (pred(cmp(l.at(i), r.at(i)))) bit_util::SetBit(out, i);
+    }
+  };
+  switch (op) {
+    case CompareOp::kEqual:
+      run([](int c) { return c == 0; });
+      break;
+    case CompareOp::kNotEqual:
+      run([](int c) { return c != 0; });
+      break;
+    case CompareOp::kLess:
+      run([](int c) { return c < 0; });
+      break;
+    case CompareOp::kLessEqual:
+      run([](int c) { return c <= 0; });
+      break;
+    case CompareOp::kGreater:
+      run([](int c) { return c > 0; });
+      break;
+    case CompareOp::kGreaterEqual:
+      run([](int c) { return c >= 0; });
+      break;
+  }
+  return MakeFixedWidthArray(boolean(), n, std::move(validity), null_count, std::move(bits));
+}
+
+template <typename T>
+Result<Array> Fixed(CompareOp op, const Array& left, const Array& right, int64_t n) {
+  const T* a = left.values<T>();
+  const T* b = right.values<T>();
+  return Loop(op, left, right, n, [a, b](int64_t i, int64_t j) { return ThreeWay(a[i], b[j]); });
+}
+
+// Decimals of different scales: bring both to the larger scale. A value that overflows while
+// rescaling is larger in magnitude than any value of the other side, so its sign decides.
+Result<Array> Decimals(CompareOp op, const Array& left, const Array& right, int64_t n) {
+  const Int128* a = left.values<Int128>();
+  const Int128* b = right.values<Int128>();
+  const int32_t s1 = left.type()->scale(), s2 = right.type()->scale();
+  if (s1 == s2) {
+    return Loop(op, left, right, n, [a, b](int64_t i, int64_t j) { return ThreeWay(a[i], b[j]); });
+  }
+  const Int128 fa = PowerOfTen(s1 < s2 ? s2 - s1 : 0), fb = PowerOfTen(s2 < s1 ? s1 - s2 : 0);
+  return Loop(op, left, right, n, [=](int64_t i, int64_t j) {
+    Int128 x, y;
+    if (__builtin_mul_overflow(a[i], fa, &x)) return a[i] < 0 ? -1 : 1;
+    if (__builtin_mul_overflow(b[j], fb, &y)) return b[j] < 0 ? 1 : -1;
+    return ThreeWay(x, y);
+  });
+}
+
+}  // namespace
+
+const char* CompareOpSymbol(CompareOp op) {
+  switch (op) {
+    case CompareOp::kEqual:
+      return "=";
+    case CompareOp::kNotEqual:
+      return "!=";
+    case CompareOp::kLess:
+      return "<";
+    case CompareOp::kLessEqual:
+      return "<=";
+    case CompareOp::kGreater:
+      return ">";
+    case CompareOp::kGreaterEqual:
+      return ">=";
+  }
+  return "?";
+}
+
+Status CheckComparable(const DataType& left, const DataType& right) {
+  if (left.id() == TypeId::kDecimal128 && right.id() == TypeId::kDecimal128) return Status::OK();
+  const bool orderable = left.is_numeric() || left.is_binary_like() || left.id() == TypeId::kBool ||
+                         left.id() == TypeId::kDate32 || left.id() == TypeId::kTimestamp ||
+                         left.id() == TypeId::kDuration || left.id() == TypeId::kFixedSizeBinary;
+  if (orderable && left.Equals(right)) return Status::OK();
+  return Status::TypeError("cannot compare " + left.ToString() + " with " + right.ToString());
+}
+
+Result<Array> Compare(CompareOp op, const Array& left, const Array& right, int64_t n) {
+  FLOTILLA_RETURN_NOT_OK(CheckLengths({&left, &right}, n));
+  FLOTILLA_RETURN_NOT_OK(CheckComparable(*left.type(), *right.type()));
+  switch (left.type_id()) {
+    case TypeId::kInt8:
+      return Fixed<int8_t>(op, left, right, n);
+    case TypeId::kInt16:
+      return Fixed<int16_t>(op, left, right, n);
+    case TypeId::kInt32:
+    case TypeId::kDate32:
+      return Fixed<int32_t>(op, left, right, n);
+    case TypeId::kInt64:
+    case TypeId::kTimestamp:
+    case TypeId::kDuration:
+      return Fixed<int64_t>(op, left, right, n);
+    case TypeId::kUInt8:
+      return Fixed<uint8_t>(op, left, right, n);
+    case TypeId::kUInt16:
+      return Fixed<uint16_t>(op, left, right, n);
+    case TypeId::kUInt32:
+      return Fixed<uint32_t>(op, left, right, n);
+    case TypeId::kUInt64:
+      return Fixed<uint64_t>(op, left, right, n);
+    case TypeId::kFloat32:
+      return Fixed<float>(op, left, right, n);
+    case TypeId::kFloat64:
+      return Fixed<double>(op, left, right, n);
+    case TypeId::kDecimal128:
+      return Decimals(op, left, right, n);
+    case TypeId::kBool:
+      return Loop(op, left, right, n, [&](int64_t i, int64_t j) {
+        return ThreeWay<int>(left.BoolValue(i), right.BoolValue(j));
+      });
+    default:
+      return Loop(op, left, right, n, [&](int64_t i, int64_t j) {
+        int c = left.GetView(i).compare(right.GetView(j));
+        return c < 0 ? -1 : (c > 0 ? 1 : 0);
+      });
+  }
+}
+
+}  // namespace flotilla::compute

@@ -1,0 +1,255 @@
+// sum, mean/avg. Integers sum into int64 (uint64 for unsigned) with overflow detection; floats
+// into float64 with Neumaier (improved Kahan) compensation so that the result does not depend
+// much on batch or merge order; decimal128(p, s) sums exactly into decimal128(38, s).
+// mean returns float64 for every input, decimals included (DuckDB's avg(decimal) is a double);
+// integer means sum exactly in 128 bits before the one division.
+
+#include <cmath>
+#include <type_traits>
+
+#include "flotilla/expr/aggregate/accumulator_support.h"
+
+namespace flotilla::expr {
+namespace {
+
+using aggregate_internal::ArgumentTypeError;
+using aggregate_internal::CheckPartialState;
+using aggregate_internal::DecimalAt;
+using aggregate_internal::ForEachValid;
+using aggregate_internal::GrowTo;
+using aggregate_internal::MakeFixedWidthArray;
+using aggregate_internal::VisitPrimitive;
+
+// The largest decimal128(38, s) magnitude is 10^38 - 1.
+constexpr Int128 kDecimal38Limit =
+    static_cast<Int128>(10000000000000000000ull) * static_cast<Int128>(10000000000000000000ull);
+
+// Acc is int64_t, uint64_t, double or Int128 (decimal sum, or exact integer sum for mean).
+template <typename In, typename Acc, bool kMean>
+class SumAccumulator : public GroupedAccumulator {
+ public:
+  static constexpr bool kFloat = std::is_same_v<Acc, double>;
+  static constexpr bool kWide = std::is_same_v<Acc, Int128>;
+
+  SumAccumulator(std::string name, TypePtr sum_type, int32_t scale)
+      : name_(std::move(name)), sum_type_(std::move(sum_type)), scale_(scale) {}
+
+  Status Resize(int64_t num_groups) override {
+    GrowTo(&sums_, num_groups, Acc{0});
+    GrowTo(&counts_, num_groups, int64_t{0});
+    if constexpr (kFloat) GrowTo(&compensation_, num_groups, 0.0);
+    num_groups_ = std::max(num_groups_, num_groups);
+    return Status::OK();
+  }
+
+  Status Update(const std::vector<Array>& args, const uint32_t* group_ids,
+                int64_t num_rows) override {
+    const Array& a = args[0];
+    int64_t stopped;
+    if constexpr (std::is_same_v<In, Int128>) {
+      stopped =
+          ForEachValid(a, num_rows, [&](int64_t i) { return Add(group_ids[i], DecimalAt(a, i)); });
+    } else {
+      const In* values = a.values<In>();
+      stopped = ForEachValid(
+          a, num_rows, [&](int64_t i) { return Add(group_ids[i], static_cast<Acc>(values[i])); });
+    }
+    return stopped < 0 ? Status::OK() : OverflowError(group_ids[stopped]);
+  }
+
+  Status Merge(const GroupedAccumulator& other, const uint32_t* group_map) override {
+    const auto& o = static_cast<const SumAccumulator&>(other);
+    for (int64_t g = 0; g < o.num_groups_; ++g) {
+      FLOTILLA_RETURN_NOT_OK(
+          MergeOne(group_map[g], o.sums_[g], kFloat ? o.Comp(g) : 0.0, o.counts_[g]));
+    }
+    return Status::OK();
+  }
+
+  Result<std::vector<Array>> SerializePartial() const override {
+    std::vector<Array> out;
+    std::vector<Acc> sums(sums_.begin(), sums_.begin() + num_groups_);
+    FLOTILLA_ASSIGN_OR_RETURN(Array s, MakeFixedWidthArray(sum_type_, sums, nullptr));
+    out.push_back(s);
+    if constexpr (kFloat) {
+      std::vector<double> comp(compensation_.begin(), compensation_.begin() + num_groups_);
+      FLOTILLA_ASSIGN_OR_RETURN(Array c, MakeFixedWidthArray(float64(), comp, nullptr));
+      out.push_back(c);
+    }
+    std::vector<int64_t> counts(counts_.begin(), counts_.begin() + num_groups_);
+    FLOTILLA_ASSIGN_OR_RETURN(Array c, MakeFixedWidthArray(int64(), counts, nullptr));
+    out.push_back(c);
+    return out;
+  }
+
+  Status MergePartial(const std::vector<Array>& state, const uint32_t* group_ids,
+                      int64_t n) override {
+    FLOTILLA_RETURN_NOT_OK(CheckPartialState(name_, state, kFloat ? 3 : 2, n));
+    const int64_t* counts = state.back().values<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      Acc sum;
+      if constexpr (kWide) {
+        sum = DecimalAt(state[0], i);
+      } else {
+        sum = state[0].values<Acc>()[i];
+      }
+      const double comp = kFloat ? state[1].values<double>()[i] : 0.0;
+      FLOTILLA_RETURN_NOT_OK(MergeOne(group_ids[i], sum, comp, counts[i]));
+    }
+    return Status::OK();
+  }
+
+  Result<Array> Finalize() const override {
+    std::vector<uint8_t> valid(static_cast<size_t>(num_groups_));
+    for (int64_t g = 0; g < num_groups_; ++g)
+      valid[g] = counts_[g] > 0;
+    if constexpr (kMean) {
+      std::vector<double> means(static_cast<size_t>(num_groups_), 0.0);
+      const double unit = std::pow(10.0, scale_);
+      for (int64_t g = 0; g < num_groups_; ++g) {
+        if (counts_[g] == 0) continue;
+        if constexpr (kFloat) {
+          means[g] = (sums_[g] + compensation_[g]) / static_cast<double>(counts_[g]);
+        } else {
+          means[g] = static_cast<double>(sums_[g]) / unit / static_cast<double>(counts_[g]);
+        }
+      }
+      return MakeFixedWidthArray(float64(), means, &valid);
+    } else {
+      std::vector<Acc> sums(sums_.begin(), sums_.begin() + num_groups_);
+      if constexpr (kFloat) {
+        for (int64_t g = 0; g < num_groups_; ++g)
+          sums[g] += compensation_[g];
+      }
+      return MakeFixedWidthArray(sum_type_, sums, &valid);
+    }
+  }
+
+ private:
+  double Comp(int64_t g) const {
+    if constexpr (kFloat) return compensation_[g];
+    return 0.0;
+  }
+
+  // Returns false on overflow.
+  bool Add(uint32_t g, Acc v) {
+    ++counts_[g];
+    if constexpr (kFloat) {
+      // Neumaier: the low-order bits lost by the addition go into the compensation.
+      const double s = sums_[g];
+      const double t = s + v;
+      if (std::abs(s) >= std::abs(v)) {
+        compensation_[g] += (s - t) + v;
+      } else {
+        compensation_[g] += (v - t) + s;
+      }
+      sums_[g] = t;
+      return true;
+    } else if constexpr (kWide) {
+      sums_[g] += v;  // both magnitudes < 10^38 < 2^127: cannot wrap
+      return sums_[g] < kDecimal38Limit && sums_[g] > -kDecimal38Limit;
+    } else {
+      return !__builtin_add_overflow(sums_[g], v, &sums_[g]);
+    }
+  }
+
+  Status MergeOne(uint32_t g, Acc sum, double comp, int64_t count) {
+    if (count == 0) return Status::OK();
+    if constexpr (kFloat) compensation_[g] += comp;
+    const int64_t before = counts_[g];
+    if (!Add(g, sum)) return OverflowError(g);
+    counts_[g] = before + count;
+    return Status::OK();
+  }
+
+  Status OverflowError(uint32_t group) const {
+    return Status::Invalid(name_ + "() overflowed " + sum_type_->ToString() + " in group " +
+                           std::to_string(group) +
+                           "; cast the argument to a wider type (decimal128(38, 0) or float64)");
+  }
+
+  std::string name_;
+  TypePtr sum_type_;
+  int32_t scale_;
+  std::vector<Acc> sums_;
+  std::vector<double> compensation_;
+  std::vector<int64_t> counts_;
+};
+
+Status CheckSummable(const std::string& name, const std::vector<TypePtr>& args) {
+  const DataType& t = *args[0];
+  if (t.is_numeric() || t.id() == TypeId::kDecimal128) return Status::OK();
+  return ArgumentTypeError(name, "a numeric or decimal argument", args[0], 0);
+}
+
+// The partial sum type: what SumAccumulator's Acc serializes as.
+TypePtr SumStateType(const DataType& t, bool mean) {
+  if (t.id() == TypeId::kDecimal128) return decimal128(38, t.scale());
+  if (t.is_floating()) return float64();
+  if (mean) return decimal128(38, 0);
+  return t.is_signed_integer() ? int64() : uint64();
+}
+
+template <bool kMean>
+Result<std::unique_ptr<GroupedAccumulator>> MakeSum(const std::vector<TypePtr>& args,
+                                                    const std::vector<Array>&) {
+  const std::string name = kMean ? "mean" : "sum";
+  const DataType& t = *args[0];
+  TypePtr state = SumStateType(t, kMean);
+  if (t.id() == TypeId::kDecimal128) {
+    return std::unique_ptr<GroupedAccumulator>(
+        new SumAccumulator<Int128, Int128, kMean>(name, state, t.scale()));
+  }
+  return VisitPrimitive(
+      t.id(),
+      [&](auto tag) -> Result<std::unique_ptr<GroupedAccumulator>> {
+        using In = decltype(tag);
+        using Acc = std::conditional_t<
+            std::is_floating_point_v<In>, double,
+            std::conditional_t<kMean, Int128,
+                               std::conditional_t<std::is_signed_v<In>, int64_t, uint64_t>>>;
+        return std::unique_ptr<GroupedAccumulator>(
+            new SumAccumulator<In, Acc, kMean>(name, state, 0));
+      },
+      [&]() -> Result<std::unique_ptr<GroupedAccumulator>> {
+        return ArgumentTypeError(name, "a numeric or decimal argument", args[0], 0);
+      });
+}
+
+Result<TypePtr> ResolveSum(const std::vector<TypePtr>& args) {
+  FLOTILLA_RETURN_NOT_OK(CheckSummable("sum", args));
+  return SumStateType(*args[0], false);
+}
+Result<std::vector<TypePtr>> SumState(const std::vector<TypePtr>& args) {
+  FLOTILLA_RETURN_NOT_OK(CheckSummable("sum", args));
+  if (args[0]->is_floating()) return std::vector<TypePtr>{float64(), float64(), int64()};
+  return std::vector<TypePtr>{SumStateType(*args[0], false), int64()};
+}
+Result<TypePtr> ResolveMean(const std::vector<TypePtr>& args) {
+  FLOTILLA_RETURN_NOT_OK(CheckSummable("mean", args));
+  return float64();
+}
+Result<std::vector<TypePtr>> MeanState(const std::vector<TypePtr>& args) {
+  FLOTILLA_RETURN_NOT_OK(CheckSummable("mean", args));
+  if (args[0]->is_floating()) return std::vector<TypePtr>{float64(), float64(), int64()};
+  return std::vector<TypePtr>{SumStateType(*args[0], true), int64()};
+}
+
+}  // namespace
+
+Status RegisterSumMeanAggregates(AggregateRegistry* registry) {
+  FLOTILLA_RETURN_NOT_OK(registry->Add(
+      {"sum",
+       "Sum of the non-null values: int64 for signed integers, uint64 for unsigned (an error "
+       "on overflow), float64 for floats (compensated), decimal128(38, s) for decimals (exact). "
+       "Null for a group without values.",
+       1, 1, ResolveSum, SumState, MakeSum<false>}));
+  const char* mean_doc =
+      "Arithmetic mean of the non-null values as float64 (decimals too); null for a group "
+      "without values.";
+  FLOTILLA_RETURN_NOT_OK(
+      registry->Add({"mean", mean_doc, 1, 1, ResolveMean, MeanState, MakeSum<true>}));
+  return registry->Add({"avg", mean_doc, 1, 1, ResolveMean, MeanState, MakeSum<true>});
+}
+
+}  // namespace flotilla::expr

@@ -1,0 +1,358 @@
+#include "flotilla/expr/binder.h"
+
+#include <string>
+
+#include "flotilla/common/suggest.h"
+#include "flotilla/compute/cast.h"
+#include "flotilla/expr/coercion.h"
+#include "flotilla/expr/evaluator.h"
+
+namespace flotilla::expr {
+namespace {
+
+bool IsComparison(BinaryOp op) {
+  return op >= BinaryOp::kEqual && op <= BinaryOp::kGreaterEqual;
+}
+bool IsLogic(BinaryOp op) {
+  return op == BinaryOp::kAnd || op == BinaryOp::kOr;
+}
+
+std::string In(const std::string& text) {
+  return " in `" + text + "`";
+}
+
+bool IsString(const DataType& t) {
+  return t.id() == TypeId::kString || t.id() == TypeId::kLargeString;
+}
+bool IsTemporal(const DataType& t) {
+  return t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp;
+}
+
+BoundPtr Node(BoundNode node) {
+  return std::make_shared<const BoundNode>(std::move(node));
+}
+
+class Binder {
+ public:
+  explicit Binder(const Schema& schema) : schema_(schema) {}
+
+  Result<BoundPtr> Bind(const ExprPtr& e) {
+    const std::string text = e->ToString();
+    switch (e->kind()) {
+      case ExprKind::kColumn: {
+        const int index = schema_.GetFieldIndex(e->name());
+        if (index < 0) {
+          return Status::KeyError(NotFoundMessage("column", e->name(), schema_.field_names()));
+        }
+        BoundNode n{BoundKind::kColumn, schema_.field(index).type};
+        n.column_index = index;
+        n.text = text;
+        return Node(std::move(n));
+      }
+      case ExprKind::kLiteral:
+        return MakeBoundLiteral(e->literal(), text);
+      case ExprKind::kAlias:
+        return Bind(e->children()[0]);
+      case ExprKind::kCast: {
+        FLOTILLA_ASSIGN_OR_RETURN(BoundPtr input, Bind(e->children()[0]));
+        return CastTo(std::move(input), e->cast_type(), !e->try_cast(), text);
+      }
+      case ExprKind::kUnary: {
+        FLOTILLA_ASSIGN_OR_RETURN(BoundPtr input, Bind(e->children()[0]));
+        const bool is_not = e->unary_op() == UnaryOp::kNot;
+        if (is_not) {
+          FLOTILLA_ASSIGN_OR_RETURN(input, RequireBool(std::move(input), "NOT", text));
+        }
+        return CallFunction(is_not ? "not" : "negate", {std::move(input)}, text);
+      }
+      case ExprKind::kBinary: {
+        FLOTILLA_ASSIGN_OR_RETURN(BoundPtr left, Bind(e->children()[0]));
+        FLOTILLA_ASSIGN_OR_RETURN(BoundPtr right, Bind(e->children()[1]));
+        return BindOperator(e->binary_op(), std::move(left), std::move(right), text);
+      }
+      case ExprKind::kCall:
+        return BindCall(e, text);
+      case ExprKind::kCase:
+        return BindCase(e, text);
+      case ExprKind::kIsIn:
+        return BindIsIn(e, text);
+      case ExprKind::kBetween: {
+        const auto& c = e->children();
+        ExprPtr both = And(GreaterEqual(c[0], c[1]), LessEqual(c[0], c[2]));
+        return Bind(e->negated() ? Not(std::move(both)) : std::move(both));
+      }
+      case ExprKind::kIsNull: {
+        FLOTILLA_ASSIGN_OR_RETURN(BoundPtr input, Bind(e->children()[0]));
+        BoundNode n{BoundKind::kIsNull, boolean(), {std::move(input)}};
+        n.negated = e->negated();
+        n.text = text;
+        return Fold(Node(std::move(n)));
+      }
+      case ExprKind::kCoalesce: {
+        if (e->children().empty()) return Status::TypeError("coalesce() needs an argument");
+        FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+        FLOTILLA_RETURN_NOT_OK(Unify(&args, 0, 1, "coalesce", text));
+        BoundNode n{BoundKind::kCoalesce, args[0]->type, std::move(args)};
+        n.text = text;
+        return Fold(Node(std::move(n)));
+      }
+      case ExprKind::kAggregate:
+      case ExprKind::kWindow: {
+        FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+        const bool aggregate = e->kind() == ExprKind::kAggregate;
+        // The result type is decided by the operator that evaluates it.
+        BoundNode n{aggregate ? BoundKind::kAggregate : BoundKind::kWindow, null(),
+                    std::move(args)};
+        n.name = e->name();
+        n.text = text;
+        return Node(std::move(n));
+      }
+    }
+    return Status::Internal("unknown expression kind");
+  }
+
+ private:
+  Result<std::vector<BoundPtr>> BindAll(const std::vector<ExprPtr>& exprs, size_t from) {
+    std::vector<BoundPtr> out;
+    for (size_t i = from; i < exprs.size(); ++i) {
+      FLOTILLA_ASSIGN_OR_RETURN(BoundPtr b, Bind(exprs[i]));
+      out.push_back(std::move(b));
+    }
+    return out;
+  }
+
+  // A literal-only subtree is evaluated now, so each batch sees a constant.
+  Result<BoundPtr> Fold(BoundPtr node) {
+    for (const BoundPtr& c : node->children) {
+      if (c->kind != BoundKind::kLiteral) return node;
+    }
+    static const SchemaPtr kNoColumns = std::make_shared<Schema>(std::vector<Field>{});
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch one_row, RecordBatch::Make(kNoColumns, {}, 1));
+    FLOTILLA_ASSIGN_OR_RETURN(Datum value, Evaluate(*node, one_row));
+    FLOTILLA_ASSIGN_OR_RETURN(Array column, value.ToColumn(1));
+    return MakeBoundLiteral(column.Slice(0, 1), node->text);
+  }
+
+  Result<BoundPtr> CastTo(BoundPtr input, const TypePtr& type, bool safe, const std::string& text) {
+    if (input->type->Equals(*type)) return input;
+    if (!compute::CanCast(*input->type, *type)) {
+      return Status::TypeError("cannot cast " + input->type->ToString() + " to " +
+                               type->ToString() + In(text));
+    }
+    BoundNode n{BoundKind::kCast, type, {std::move(input)}};
+    n.safe = safe;
+    n.text = text;
+    return Fold(Node(std::move(n)));
+  }
+
+  Result<BoundPtr> RequireBool(BoundPtr input, const char* op, const std::string& text) {
+    if (input->type->id() == TypeId::kNull) return CastTo(std::move(input), boolean(), true, text);
+    if (input->type->id() != TypeId::kBool) {
+      return Status::TypeError(std::string(op) + " expects bool operands, got " +
+                               input->type->ToString() + " (`" + input->text + "`)" + In(text));
+    }
+    return input;
+  }
+
+  // Casts `*side` to `type`; a string literal becoming a date or timestamp that does not parse
+  // is reported as the comparison that needed it.
+  Status CoerceSide(BoundPtr* side, const TypePtr& type, const BoundPtr& other,
+                    const std::string& text) {
+    if ((*side)->type->Equals(*type)) return Status::OK();
+    auto cast = CastTo(*side, type, true, text);
+    if (!cast.ok()) {
+      return Status::TypeError("cannot compare " + other->type->ToString() + " with " +
+                               (*side)->type->ToString() + In(text) + ": " +
+                               cast.status().message());
+    }
+    *side = cast.MoveValueUnsafe();
+    return Status::OK();
+  }
+
+  // Brings a comparison's operands to types the kernel accepts.
+  Status CoerceComparison(BoundPtr* left, BoundPtr* right, const std::string& text) {
+    const DataType& l = *(*left)->type;
+    const DataType& r = *(*right)->type;
+    auto mismatch = [&] {
+      return Status::TypeError("cannot compare " + l.ToString() + " with " + r.ToString() +
+                               In(text));
+    };
+    if (IsTemporal(l) && IsString(r)) {
+      if ((*right)->kind != BoundKind::kLiteral) return mismatch();
+      return CoerceSide(right, (*left)->type, *left, text);
+    }
+    if (IsTemporal(r) && IsString(l)) {
+      if ((*left)->kind != BoundKind::kLiteral) return mismatch();
+      return CoerceSide(left, (*right)->type, *right, text);
+    }
+    return CoerceNumeric(left, right, CoercionPurpose::kCompare, mismatch);
+  }
+
+  template <typename Mismatch>
+  Status CoerceNumeric(BoundPtr* left, BoundPtr* right, CoercionPurpose purpose,
+                       Mismatch mismatch) {
+    const DataType& l = *(*left)->type;
+    const DataType& r = *(*right)->type;
+    const bool ld = l.id() == TypeId::kDecimal128, rd = r.id() == TypeId::kDecimal128;
+    if ((ld && r.is_integer()) || (rd && l.is_integer())) {
+      BoundPtr* integer_side = ld ? right : left;
+      FLOTILLA_ASSIGN_OR_RETURN(
+          *integer_side, CastTo(*integer_side, IntegerAsDecimal(*(*integer_side)->type), true,
+                                (*integer_side)->text));
+      return Status::OK();
+    }
+    if (ld && rd) return Status::OK();
+    TypePtr common = CommonType((*left)->type, (*right)->type, purpose);
+    if (common == nullptr) return mismatch();
+    if (common->id() == TypeId::kNull) common = int64();
+    FLOTILLA_ASSIGN_OR_RETURN(*left, CastTo(*left, common, true, (*left)->text));
+    FLOTILLA_ASSIGN_OR_RETURN(*right, CastTo(*right, common, true, (*right)->text));
+    return Status::OK();
+  }
+
+  Result<BoundPtr> BindOperator(BinaryOp op, BoundPtr left, BoundPtr right,
+                                const std::string& text) {
+    if (IsLogic(op)) {
+      const char* name = op == BinaryOp::kAnd ? "AND" : "OR";
+      FLOTILLA_ASSIGN_OR_RETURN(left, RequireBool(std::move(left), name, text));
+      FLOTILLA_ASSIGN_OR_RETURN(right, RequireBool(std::move(right), name, text));
+    } else if (IsComparison(op)) {
+      FLOTILLA_RETURN_NOT_OK(CoerceComparison(&left, &right, text));
+    } else {
+      const bool dates = op == BinaryOp::kSubtract && left->type->id() == TypeId::kDate32 &&
+                         right->type->id() == TypeId::kDate32;
+      if (!dates) {
+        FLOTILLA_RETURN_NOT_OK(CoerceNumeric(&left, &right, CoercionPurpose::kArithmetic, [&] {
+          return Status::TypeError(std::string("cannot apply ") + BinaryOpSymbol(op) + " to " +
+                                   left->type->ToString() + " and " + right->type->ToString() +
+                                   In(text));
+        }));
+        if (!left->type->is_numeric() && left->type->id() != TypeId::kDecimal128) {
+          return Status::TypeError(std::string("cannot apply ") + BinaryOpSymbol(op) + " to " +
+                                   left->type->ToString() + " and " + right->type->ToString() +
+                                   In(text));
+        }
+      }
+    }
+    return CallFunction(BinaryOpFunctionName(op), {std::move(left), std::move(right)}, text);
+  }
+
+  Result<BoundPtr> CallFunction(const std::string& name, std::vector<BoundPtr> args,
+                                const std::string& text) {
+    FLOTILLA_ASSIGN_OR_RETURN(const ScalarFunction* f, DefaultRegistry().Find(name));
+    const int n = static_cast<int>(args.size());
+    if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
+      std::string expected = std::to_string(f->min_args);
+      if (f->max_args != f->min_args) {
+        expected += f->max_args < 0 ? " or more" : " to " + std::to_string(f->max_args);
+      }
+      return Status::TypeError(f->name + "() takes " + expected + " argument" +
+                               (f->min_args == 1 && f->max_args == 1 ? "" : "s") + ", got " +
+                               std::to_string(n) + In(text));
+    }
+    std::vector<TypePtr> types;
+    for (const BoundPtr& a : args)
+      types.push_back(a->type);
+    Result<TypePtr> type = f->resolve(types);
+    if (!type.ok()) {
+      return Status(type.status().code(), f->name + "(): " + type.status().message() + In(text));
+    }
+    BoundNode node{BoundKind::kCall, *type, std::move(args)};
+    node.function = f;
+    node.name = f->name;
+    node.text = text;
+    return Fold(Node(std::move(node)));
+  }
+
+  Result<BoundPtr> BindCall(const ExprPtr& e, const std::string& text) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+    // Operators called by name get the same coercions as the operator syntax.
+    for (int op = 0; op <= static_cast<int>(BinaryOp::kOr); ++op) {
+      if (args.size() == 2 && e->name() == BinaryOpFunctionName(static_cast<BinaryOp>(op))) {
+        return BindOperator(static_cast<BinaryOp>(op), args[0], args[1], text);
+      }
+    }
+    return CallFunction(e->name(), std::move(args), text);
+  }
+
+  // Casts args[from], args[from + step], ... to one common type.
+  Status Unify(std::vector<BoundPtr>* args, size_t from, size_t step, const char* what,
+               const std::string& text) {
+    TypePtr common = null();
+    for (size_t i = from; i < args->size(); i += step) {
+      TypePtr next = CommonType(common, (*args)[i]->type, CoercionPurpose::kUnify);
+      if (next == nullptr) {
+        return Status::TypeError(std::string(what) + " mixes " + common->ToString() + " and " +
+                                 (*args)[i]->type->ToString() + In(text));
+      }
+      common = next;
+    }
+    for (size_t i = from; i < args->size(); i += step) {
+      FLOTILLA_ASSIGN_OR_RETURN((*args)[i], CastTo((*args)[i], common, true, text));
+    }
+    return Status::OK();
+  }
+
+  Result<BoundPtr> BindCase(const ExprPtr& e, const std::string& text) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+    if (!e->has_else())
+      args.push_back(MakeBoundLiteral(Array::MakeNull(null(), 1).ValueOrDie(), "NULL"));
+    for (size_t i = 0; i + 1 < args.size(); i += 2) {
+      FLOTILLA_ASSIGN_OR_RETURN(args[i], RequireBool(args[i], "CASE WHEN", text));
+    }
+    // Values are at odd positions and the last one (ELSE).
+    std::vector<BoundPtr> values;
+    for (size_t i = 1; i < args.size(); i += 2)
+      values.push_back(args[i]);
+    values.push_back(args.back());
+    FLOTILLA_RETURN_NOT_OK(Unify(&values, 0, 1, "CASE", text));
+    for (size_t i = 1, v = 0; i < args.size(); i += 2, ++v)
+      args[i] = values[v];
+    args.back() = values.back();
+    BoundNode n{BoundKind::kCase, values[0]->type, std::move(args)};
+    n.text = text;
+    return Fold(Node(std::move(n)));
+  }
+
+  Result<BoundPtr> BindIsIn(const ExprPtr& e, const std::string& text) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+    for (size_t i = 1; i < args.size(); ++i) {
+      if (args[i]->kind != BoundKind::kLiteral) {
+        return Status::TypeError("IN list values must be constants, got `" + args[i]->text + "`" +
+                                 In(text));
+      }
+      FLOTILLA_RETURN_NOT_OK(CoerceComparison(&args[0], &args[i], text));
+    }
+    // A second pass: the value may have been widened by a later list element.
+    for (size_t i = 1; i < args.size(); ++i) {
+      FLOTILLA_RETURN_NOT_OK(CoerceComparison(&args[0], &args[i], text));
+    }
+    BoundNode n{BoundKind::kIsIn, boolean(), std::move(args)};
+    n.negated = e->negated();
+    n.text = text;
+    return Fold(Node(std::move(n)));
+  }
+
+  const Schema& schema_;
+};
+
+std::string OutputName(const ExprPtr& e) {
+  if (e->kind() == ExprKind::kAlias || e->kind() == ExprKind::kColumn) return e->name();
+  return e->ToString();
+}
+
+}  // namespace
+
+BoundPtr MakeBoundLiteral(Array one_value, std::string text) {
+  BoundNode n{BoundKind::kLiteral, one_value.type()};
+  n.literal = std::move(one_value);
+  n.text = std::move(text);
+  return Node(std::move(n));
+}
+
+Result<BoundExpression> Bind(const ExprPtr& expression, const Schema& schema) {
+  FLOTILLA_ASSIGN_OR_RETURN(BoundPtr root, Binder(schema).Bind(expression));
+  return BoundExpression{std::move(root), OutputName(expression)};
+}
+
+}  // namespace flotilla::expr

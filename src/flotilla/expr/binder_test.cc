@@ -1,0 +1,134 @@
+#include "flotilla/expr/binder.h"
+
+#include <gtest/gtest.h>
+
+#include "flotilla/compute/kernel_test_util.h"
+
+namespace flotilla::expr {
+namespace {
+
+using namespace flotilla::testing;  // NOLINT
+
+Schema TestSchema() {
+  return Schema({{"o_orderdate", date32()},
+                 {"l_quantity", int64()},
+                 {"l_price", decimal128(15, 2)},
+                 {"name", utf8()},
+                 {"f", float64()},
+                 {"b", boolean()},
+                 {"i32", int32()},
+                 {"u8", uint8()},
+                 {"ts", timestamp(TimeUnit::kMicro)}});
+}
+
+Result<BoundExpression> B(const ExprPtr& e) {
+  return Bind(e, TestSchema());
+}
+
+std::string Error(const ExprPtr& e) {
+  auto r = B(e);
+  return r.ok() ? "OK" : r.status().message();
+}
+
+std::string TypeOf(const ExprPtr& e) {
+  return B(e).ValueOrDie().type()->ToString();
+}
+
+TEST(BinderTest, ColumnsResolveToIndices) {
+  auto bound = B(Column("l_price")).ValueOrDie();
+  EXPECT_EQ(bound.root->kind, BoundKind::kColumn);
+  EXPECT_EQ(bound.root->column_index, 2);
+  EXPECT_EQ(bound.name, "l_price");
+  EXPECT_EQ(B(Alias(Add(Column("i32"), Literal(1)), "next")).ValueOrDie().name, "next");
+  EXPECT_EQ(B(Add(Column("i32"), Literal(1))).ValueOrDie().name, "i32 + 1");
+}
+
+TEST(BinderTest, ErrorsNameWhatIsWrongAndWhere) {
+  EXPECT_EQ(Error(Column("l_qty")), "column 'l_qty' not found; did you mean 'l_quantity'?");
+  EXPECT_EQ(B(Column("l_qty")).status().code(), StatusCode::kKeyError);
+  EXPECT_EQ(Error(Less(Column("o_orderdate"), Literal("abc")))
+                .rfind("cannot compare date32 with string in `o_orderdate < 'abc'`", 0),
+            0u);
+  EXPECT_EQ(Error(Equal(Column("o_orderdate"), Column("name"))),
+            "cannot compare date32 with string in `o_orderdate = name`");
+  EXPECT_EQ(Error(Greater(Column("b"), Column("f"))),
+            "cannot compare bool with float64 in `b > f`");
+  EXPECT_EQ(Error(Add(Column("name"), Literal(1))),
+            "cannot apply + to string and int32 in `name + 1`");
+  EXPECT_EQ(Error(Add(Column("o_orderdate"), Column("o_orderdate"))),
+            "cannot apply + to date32 and date32 in `o_orderdate + o_orderdate`");
+  EXPECT_EQ(Error(Call("negate", {Column("l_quantity"), Literal(1)})),
+            "negate() takes 1 argument, got 2 in `negate(l_quantity, 1)`");
+  EXPECT_EQ(Error(Call("not", {Column("l_quantity")})),
+            "not(): expected a bool for argument 1, got int64 in `not(l_quantity)`");
+  EXPECT_EQ(Error(Not(Column("l_quantity"))),
+            "NOT expects bool operands, got int64 (`l_quantity`) in `NOT l_quantity`");
+  EXPECT_EQ(Error(And(Column("b"), Column("name"))),
+            "AND expects bool operands, got string (`name`) in `b AND name`");
+  EXPECT_EQ(Error(Cast(Column("o_orderdate"), boolean())),
+            "cannot cast date32 to bool in `CAST(o_orderdate AS bool)`");
+  EXPECT_EQ(Error(Coalesce({Column("name"), Column("f")})),
+            "coalesce mixes string and float64 in `coalesce(name, f)`");
+  EXPECT_EQ(Error(IsIn(Column("i32"), {Column("l_quantity")})),
+            "IN list values must be constants, got `l_quantity` in `i32 IN (l_quantity)`");
+  EXPECT_EQ(Error(Case({{Column("i32"), Literal(1)}})),
+            "CASE WHEN expects bool operands, got int32 (`i32`) in `CASE WHEN i32 THEN 1 END`");
+  EXPECT_EQ(B(Call("no_such_function_xyz", {})).status().code(), StatusCode::kKeyError);
+}
+
+TEST(BinderTest, ImplicitCoercions) {
+  EXPECT_EQ(TypeOf(Add(Column("i32"), Column("l_quantity"))), "int64");
+  EXPECT_EQ(TypeOf(Add(Column("u8"), Column("i32"))), "int32");
+  EXPECT_EQ(TypeOf(Multiply(Column("i32"), Column("f"))), "float64");
+  EXPECT_EQ(TypeOf(Divide(Column("i32"), Column("i32"))), "float64");
+  // int64 -> decimal(19, 0); + decimal(15, 2): scale 2, precision max(19, 13) + 2 + 1.
+  EXPECT_EQ(TypeOf(Add(Column("l_quantity"), Column("l_price"))), "decimal128(22, 2)");
+  EXPECT_EQ(TypeOf(Multiply(Column("l_price"), Column("l_price"))), "decimal128(31, 4)");
+  EXPECT_EQ(TypeOf(Add(Column("l_price"), Column("f"))), "float64");
+  EXPECT_EQ(TypeOf(Subtract(Column("o_orderdate"), Column("o_orderdate"))), "int64");
+  EXPECT_EQ(TypeOf(Less(Column("o_orderdate"), Column("ts"))), "bool");
+  EXPECT_EQ(TypeOf(Case({{Column("b"), Column("i32")}}, Column("l_price"))), "decimal128(15, 2)");
+  EXPECT_EQ(TypeOf(Coalesce({Column("i32"), NullLiteral(null()), Literal(int64_t{0})})), "int64");
+  EXPECT_EQ(TypeOf(Case({{Column("b"), Literal(1)}})), "int32");
+  EXPECT_EQ(TypeOf(Between(Column("l_price"), Literal(1), Literal(2.5))), "bool");
+  EXPECT_EQ(TypeOf(Aggregate("sum", {Column("l_quantity")})), "null");
+}
+
+TEST(BinderTest, StringLiteralBecomesDate) {
+  auto bound = B(Less(Column("o_orderdate"), Literal("1995-03-15"))).ValueOrDie();
+  ASSERT_EQ(bound.root->kind, BoundKind::kCall);
+  const BoundNode& right = *bound.root->children[1];
+  ASSERT_EQ(right.kind, BoundKind::kLiteral);
+  EXPECT_EQ(right.type->ToString(), "date32");
+  EXPECT_EQ(right.literal.values<int32_t>()[0], 9204);
+  auto ts = B(GreaterEqual(Literal("2020-01-01 10:00"), Column("ts"))).ValueOrDie();
+  EXPECT_EQ(ts.root->children[0]->type->ToString(), "timestamp[us]");
+}
+
+TEST(BinderTest, ConstantFolding) {
+  auto sum = B(Add(Literal(1), Multiply(Literal(2), Literal(3)))).ValueOrDie();
+  ASSERT_EQ(sum.root->kind, BoundKind::kLiteral);
+  EXPECT_ARRAYS_EQUAL(I32({7}), sum.root->literal);
+  auto cast = B(Cast(Literal("42"), int64())).ValueOrDie();
+  ASSERT_EQ(cast.root->kind, BoundKind::kLiteral);
+  EXPECT_ARRAYS_EQUAL(I64({42}), cast.root->literal);
+  auto folded_case = B(Case({{Less(Literal(2), Literal(1)), Literal("a")}}, Literal("b")));
+  ASSERT_EQ(folded_case.ValueOrDie().root->kind, BoundKind::kLiteral);
+  EXPECT_ARRAYS_EQUAL(Strs({"b"}), folded_case.ValueOrDie().root->literal);
+  // Only the constant part of a mixed expression folds.
+  auto mixed =
+      B(Add(Column("l_quantity"), Add(Literal(int64_t{1}), Literal(int64_t{2})))).ValueOrDie();
+  ASSERT_EQ(mixed.root->kind, BoundKind::kCall);
+  EXPECT_EQ(mixed.root->children[1]->kind, BoundKind::kLiteral);
+  // A constant that cannot be computed fails at bind time, naming the expression.
+  EXPECT_EQ(Error(Cast(Literal("abc"), int32())),
+            "in `CAST('abc' AS int32)`: cannot cast string value 'abc' (row 0) to int32");
+  auto try_cast = B(TryCast(Literal("abc"), int32())).ValueOrDie();
+  ASSERT_EQ(try_cast.root->kind, BoundKind::kLiteral);
+  EXPECT_TRUE(try_cast.root->literal.IsNull(0));
+  EXPECT_EQ(Error(Add(Literal(int64_t{9223372036854775807}), Literal(int64_t{1}))),
+            "in `9223372036854775807 + 1`: integer overflow in 9223372036854775807 + 1 (int64)");
+}
+
+}  // namespace
+}  // namespace flotilla::expr

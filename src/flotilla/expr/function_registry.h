@@ -1,0 +1,58 @@
+#pragma once
+// The one registry of scalar functions. Each family registers itself from one explicit call
+// (RegisterStringFunctions(registry), ...) made in DefaultRegistry(); no static initializers.
+// Every function carries a doc string.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flotilla/common/result.h"
+#include "flotilla/expr/datum.h"
+
+namespace flotilla::expr {
+
+/// Checks argument types and returns the result type, or a TypeError that names the function
+/// and the argument that does not fit ("lower() expects a string, got int64 for argument 1").
+using ResolveFn = Result<TypePtr> (*)(const std::vector<TypePtr>& arg_types);
+
+/// Evaluates the function over `num_rows` rows. Arguments have exactly the types ResolveFn
+/// accepted. Returns a scalar only when every argument is a scalar.
+using ExecFn = Result<Datum> (*)(const std::vector<Datum>& args, int64_t num_rows);
+
+struct ScalarFunction {
+  std::string name;  // lower case, as written in SQL and Python
+  std::string doc;   // one or two sentences for users: what it returns, how nulls behave
+  int min_args = 0;
+  int max_args = 0;  // -1 for variadic
+  ResolveFn resolve = nullptr;
+  ExecFn exec = nullptr;
+};
+
+class FunctionRegistry {
+ public:
+  /// Adds a function; an existing name is an error (names are unique, aliases are separate
+  /// entries).
+  Status Add(ScalarFunction function);
+  /// The function called `name` (case-insensitive), or a KeyError suggesting the closest name.
+  Result<const ScalarFunction*> Find(std::string_view name) const;
+  std::vector<std::string> Names() const;
+
+ private:
+  std::map<std::string, ScalarFunction> functions_;
+};
+
+/// The registry with every built-in function, built once.
+const FunctionRegistry& DefaultRegistry();
+
+// One call per family; each lives beside its kernels.
+Status RegisterArithmeticFunctions(FunctionRegistry* registry);
+Status RegisterComparisonFunctions(FunctionRegistry* registry);
+Status RegisterStringFunctions(FunctionRegistry* registry);
+Status RegisterTemporalFunctions(FunctionRegistry* registry);
+Status RegisterMathFunctions(FunctionRegistry* registry);
+Status RegisterHashFunctions(FunctionRegistry* registry);
+Status RegisterListFunctions(FunctionRegistry* registry);
+
+}  // namespace flotilla::expr

@@ -1,0 +1,113 @@
+#include "flotilla/expr/functions/arguments.h"
+
+#include <algorithm>
+#include <string>
+
+namespace flotilla::expr::functions {
+
+Status ArgumentTypeError(std::string_view function, size_t index, std::string_view expected,
+                         const TypePtr& got) {
+  return Status::TypeError(std::string(function) + "() expects " + std::string(expected) +
+                           ", got " + got->ToString() + " for argument " +
+                           std::to_string(index + 1));
+}
+
+bool IsStringOrNull(const DataType& type) {
+  return type.id() == TypeId::kString || type.id() == TypeId::kLargeString ||
+         type.id() == TypeId::kNull;
+}
+bool IsIntegerOrNull(const DataType& type) {
+  return type.is_integer() || type.id() == TypeId::kNull;
+}
+bool IsBoolOrNull(const DataType& type) {
+  return type.id() == TypeId::kBool || type.id() == TypeId::kNull;
+}
+bool IsList(const DataType& type) {
+  return type.id() == TypeId::kList || type.id() == TypeId::kFixedSizeList;
+}
+
+Status ExpectString(std::string_view function, const std::vector<TypePtr>& types, size_t index) {
+  if (IsStringOrNull(*types[index])) return Status::OK();
+  return ArgumentTypeError(function, index, "a string", types[index]);
+}
+Status ExpectInteger(std::string_view function, const std::vector<TypePtr>& types, size_t index) {
+  if (IsIntegerOrNull(*types[index])) return Status::OK();
+  return ArgumentTypeError(function, index, "an integer", types[index]);
+}
+Status ExpectBool(std::string_view function, const std::vector<TypePtr>& types, size_t index) {
+  if (IsBoolOrNull(*types[index])) return Status::OK();
+  return ArgumentTypeError(function, index, "a bool", types[index]);
+}
+Status ExpectList(std::string_view function, const std::vector<TypePtr>& types, size_t index) {
+  if (IsList(*types[index])) return Status::OK();
+  return ArgumentTypeError(function, index, "a list", types[index]);
+}
+
+TypePtr StringResultType(const std::vector<TypePtr>& types, size_t first, size_t end) {
+  for (size_t i = first; i < types.size() && i < end; ++i) {
+    if (types[i]->id() == TypeId::kLargeString) return large_utf8();
+  }
+  return utf8();
+}
+
+Result<TypePtr> ResolveSignature(std::string_view function, const std::vector<TypePtr>& types,
+                                 std::string_view signature, TypePtr result) {
+  bool large = false;
+  for (size_t i = 0; i < types.size(); ++i) {
+    char kind = signature[std::min(i, signature.size() - 1)];
+    if (kind == 's') {
+      FLOTILLA_RETURN_NOT_OK(ExpectString(function, types, i));
+      large = large || types[i]->id() == TypeId::kLargeString;
+    } else if (kind == 'i') {
+      FLOTILLA_RETURN_NOT_OK(ExpectInteger(function, types, i));
+    } else {
+      FLOTILLA_RETURN_NOT_OK(ExpectBool(function, types, i));
+    }
+  }
+  if (result) return result;
+  return large ? large_utf8() : utf8();
+}
+
+int64_t IntegerAt(const Array& array, int64_t i) {
+  switch (array.type_id()) {
+    case TypeId::kInt8:
+      return array.values<int8_t>()[i];
+    case TypeId::kInt16:
+      return array.values<int16_t>()[i];
+    case TypeId::kInt32:
+      return array.values<int32_t>()[i];
+    case TypeId::kInt64:
+      return array.values<int64_t>()[i];
+    case TypeId::kUInt8:
+      return array.values<uint8_t>()[i];
+    case TypeId::kUInt16:
+      return array.values<uint16_t>()[i];
+    case TypeId::kUInt32:
+      return array.values<uint32_t>()[i];
+    case TypeId::kUInt64:
+      return static_cast<int64_t>(array.values<uint64_t>()[i]);
+    default:
+      return 0;
+  }
+}
+
+bool AllScalar(const std::vector<Datum>& args) {
+  for (const Datum& a : args) {
+    if (!a.is_scalar()) return false;
+  }
+  return true;
+}
+
+bool AnyNull(const std::vector<Datum>& args, int64_t row) {
+  for (const Datum& a : args) {
+    if (a.IsNull(row)) return true;
+  }
+  return false;
+}
+
+Result<Datum> FinishDatum(ArrayBuilder* builder, const std::vector<Datum>& args) {
+  FLOTILLA_ASSIGN_OR_RETURN(Array out, builder->Finish());
+  return AllScalar(args) ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));
+}
+
+}  // namespace flotilla::expr::functions

@@ -1,0 +1,105 @@
+#pragma once
+// Shared plumbing for the string, hash and list kernels: argument type checks that produce the
+// registry's TypeError wording, typed reads of one row of a Datum, and the row loop that
+// broadcasts scalars and returns a scalar only when every argument is one.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "flotilla/columnar/builder.h"
+#include "flotilla/expr/datum.h"
+
+namespace flotilla::expr::functions {
+
+// --- Resolve-time checks ------------------------------------------------------------------------
+
+/// "lower() expects a string, got int64 for argument 1" (arguments are numbered from 1).
+Status ArgumentTypeError(std::string_view function, size_t index, std::string_view expected,
+                         const TypePtr& got);
+
+/// A null-typed argument (an untyped NULL literal) is accepted wherever a scalar value is: every
+/// kernel tests IsNull before reading a row, and a null-typed array is null everywhere.
+bool IsStringOrNull(const DataType& type);
+bool IsIntegerOrNull(const DataType& type);
+bool IsBoolOrNull(const DataType& type);
+bool IsList(const DataType& type);  // list or fixed_size_list
+
+Status ExpectString(std::string_view function, const std::vector<TypePtr>& types, size_t index);
+Status ExpectInteger(std::string_view function, const std::vector<TypePtr>& types, size_t index);
+Status ExpectBool(std::string_view function, const std::vector<TypePtr>& types, size_t index);
+Status ExpectList(std::string_view function, const std::vector<TypePtr>& types, size_t index);
+
+/// utf8, or large_utf8 when any argument in [first, end) is a large string: the output keeps the
+/// widest offsets of its string inputs.
+TypePtr StringResultType(const std::vector<TypePtr>& types, size_t first = 0,
+                         size_t end = SIZE_MAX);
+
+/// Checks every argument against `signature`, one letter per argument ('s' string, 'i' integer,
+/// 'b' bool); the last letter repeats for variadic functions. Returns `result`, or when it is
+/// null the StringResultType of the string arguments.
+Result<TypePtr> ResolveSignature(std::string_view function, const std::vector<TypePtr>& types,
+                                 std::string_view signature, TypePtr result = nullptr);
+
+// --- Row access ---------------------------------------------------------------------------------
+
+inline std::string_view ViewAt(const Datum& d, int64_t row) {
+  return d.array().GetView(d.index(row));
+}
+/// Any integer type widened to int64 (uint64 above INT64_MAX wraps; callers range-check).
+int64_t IntegerAt(const Array& array, int64_t i);
+inline int64_t IntegerAt(const Datum& d, int64_t row) {
+  return IntegerAt(d.array(), d.index(row));
+}
+inline bool BoolAt(const Datum& d, int64_t row) {
+  return d.array().BoolValue(d.index(row));
+}
+
+bool AllScalar(const std::vector<Datum>& args);
+/// Rows the output has: 1 when every argument is a scalar, else `num_rows`.
+inline int64_t OutputRows(const std::vector<Datum>& args, int64_t num_rows) {
+  return AllScalar(args) ? 1 : num_rows;
+}
+bool AnyNull(const std::vector<Datum>& args, int64_t row);
+/// Finishes `builder` into a scalar Datum when every argument is a scalar, else a column.
+Result<Datum> FinishDatum(ArrayBuilder* builder, const std::vector<Datum>& args);
+
+/// Appends to a string or large_string builder without the caller knowing which.
+class StringAppender {
+ public:
+  explicit StringAppender(ArrayBuilder* builder)
+      : builder_(builder),
+        small_(builder->type()->has_large_offsets() ? nullptr
+                                                    : static_cast<StringBuilder*>(builder)),
+        large_(builder->type()->has_large_offsets() ? static_cast<LargeStringBuilder*>(builder)
+                                                    : nullptr) {}
+  Status Append(std::string_view value) {
+    return small_ ? small_->Append(value) : large_->Append(value);
+  }
+  Status AppendNull() { return builder_->AppendNull(); }
+
+ private:
+  ArrayBuilder* builder_;
+  StringBuilder* small_;
+  LargeStringBuilder* large_;
+};
+
+/// \brief The common row loop: for each output row, appends null when any argument is null and
+/// otherwise calls `fn(row)`, which appends exactly one value to `builder`.
+template <typename Fn>
+Result<Datum> MapRows(const std::vector<Datum>& args, int64_t num_rows, ArrayBuilder* builder,
+                      Fn&& fn) {
+  const int64_t n = OutputRows(args, num_rows);
+  FLOTILLA_RETURN_NOT_OK(builder->Reserve(n));
+  for (int64_t row = 0; row < n; ++row) {
+    if (AnyNull(args, row)) {
+      FLOTILLA_RETURN_NOT_OK(builder->AppendNull());
+    } else {
+      FLOTILLA_RETURN_NOT_OK(fn(row));
+    }
+  }
+  return FinishDatum(builder, args);
+}
+
+}  // namespace flotilla::expr::functions

@@ -1,0 +1,118 @@
+#include "flotilla/expr/functions/hash_functions.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "flotilla/compute/hash.h"
+#include "flotilla/expr/functions/arguments.h"
+#include "flotilla/expr/functions/utf8_text.h"
+
+namespace flotilla::expr::functions {
+namespace {
+
+constexpr uint64_t kMersenne61 = (uint64_t{1} << 61) - 1;
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+uint64_t MulAddMod61(uint64_t a, uint64_t x, uint64_t b) {
+  unsigned __int128 v = static_cast<unsigned __int128>(a) * x + b;
+  return static_cast<uint64_t>(v % kMersenne61);
+}
+
+constexpr int64_t kMaxMinHashes = 1 << 16;
+
+}  // namespace
+
+Result<Datum> HashExec(const std::vector<Datum>& args, int64_t num_rows) {
+  const Array& values = args[0].array();
+  std::vector<uint64_t> value_hashes(static_cast<size_t>(values.length()));
+  FLOTILLA_RETURN_NOT_OK(ValueHashes(values, value_hashes.data()));
+  UInt64Builder builder(uint64());
+  const int64_t n = OutputRows(args, num_rows);
+  FLOTILLA_RETURN_NOT_OK(builder.Reserve(n));
+  for (int64_t row = 0; row < n; ++row) {
+    uint64_t seed = 0;
+    if (args.size() > 1) {
+      if (args[1].IsNull(row)) {
+        FLOTILLA_RETURN_NOT_OK(builder.AppendNull());
+        continue;
+      }
+      seed = static_cast<uint64_t>(IntegerAt(args[1], row));
+    }
+    // Combine(seed, V) of compute/hash.h: the 8 little-endian bytes of V hashed with the seed.
+    uint64_t v = value_hashes[static_cast<size_t>(args[0].index(row))];
+    FLOTILLA_RETURN_NOT_OK(builder.Append(XXH3_64bits_withSeed(&v, sizeof(v), seed)));
+  }
+  return FinishDatum(&builder, args);
+}
+
+MinHasher::MinHasher(int64_t num_hashes, int64_t ngram_size, uint64_t seed)
+    : ngram_size_(ngram_size), seed_(seed) {
+  uint64_t state = seed;
+  for (int64_t k = 0; k < num_hashes; ++k) {
+    a_.push_back(1 + SplitMix64(&state) % (kMersenne61 - 1));
+    b_.push_back(SplitMix64(&state) % kMersenne61);
+  }
+}
+
+void MinHasher::Signature(std::string_view text, std::vector<uint32_t>* out) const {
+  std::vector<std::string_view> words = SplitWords(text);
+  const size_t n = static_cast<size_t>(ngram_size_);
+  const size_t grams = words.size() < n ? 1 : words.size() - n + 1;
+  std::vector<uint64_t> mins(a_.size(), std::numeric_limits<uint64_t>::max());
+  std::string gram;
+  for (size_t g = 0; g < grams; ++g) {
+    gram.clear();
+    for (size_t w = g; w < std::min(words.size(), g + n); ++w) {
+      if (w > g) gram.push_back(' ');
+      gram.append(words[w]);
+    }
+    uint64_t x = XXH3_64bits_withSeed(gram.data(), gram.size(), seed_) % kMersenne61;
+    for (size_t k = 0; k < a_.size(); ++k)
+      mins[k] = std::min(mins[k], MulAddMod61(a_[k], x, b_[k]));
+  }
+  out->resize(mins.size());
+  for (size_t k = 0; k < mins.size(); ++k)
+    (*out)[k] = static_cast<uint32_t>(mins[k]);
+}
+
+Result<Datum> MinHashExec(const std::vector<Datum>& args, int64_t num_rows) {
+  const char* names[] = {"text", "num_hashes", "ngram_size", "seed"};
+  for (size_t i = 1; i < args.size(); ++i) {
+    if (!args[i].is_scalar() || args[i].IsNull(0)) {
+      return Status::Invalid(std::string("minhash(): ") + names[i] +
+                             " must be a non-null constant");
+    }
+  }
+  int64_t num_hashes = IntegerAt(args[1], 0);
+  int64_t ngram_size = IntegerAt(args[2], 0);
+  uint64_t seed = args.size() > 3 ? static_cast<uint64_t>(IntegerAt(args[3], 0)) : 0;
+  if (num_hashes < 1 || num_hashes > kMaxMinHashes) {
+    return Status::Invalid("minhash(): num_hashes must be between 1 and " +
+                           std::to_string(kMaxMinHashes) + ", got " + std::to_string(num_hashes));
+  }
+  if (ngram_size < 1) {
+    return Status::Invalid("minhash(): ngram_size must be at least 1, got " +
+                           std::to_string(ngram_size));
+  }
+  MinHasher hasher(num_hashes, ngram_size, seed);
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(list(uint32())));
+  auto* lists = static_cast<ListBuilder*>(builder.get());
+  auto* values = static_cast<UInt32Builder*>(lists->value_builder());
+  std::vector<uint32_t> signature;
+  return MapRows(args, num_rows, lists, [&](int64_t row) -> Status {
+    hasher.Signature(ViewAt(args[0], row), &signature);
+    FLOTILLA_RETURN_NOT_OK(lists->Append());
+    return values->AppendValues(signature.data(), static_cast<int64_t>(signature.size()));
+  });
+}
+
+}  // namespace flotilla::expr::functions

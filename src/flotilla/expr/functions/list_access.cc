@@ -1,0 +1,258 @@
+// Reading lists and structs: length, element access, slicing, joining, membership, fields.
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "flotilla/common/suggest.h"
+#include "flotilla/expr/functions/arguments.h"
+#include "flotilla/expr/functions/list_functions.h"
+
+namespace flotilla::expr::functions {
+
+std::pair<int64_t, int64_t> ListRange(const Array& lists, int64_t i) {
+  if (lists.type_id() == TypeId::kFixedSizeList) {
+    int64_t n = lists.type()->fixed_size();
+    return {(lists.offset() + i) * n, (lists.offset() + i + 1) * n};
+  }
+  return {lists.ValueOffset(i), lists.ValueOffset(i + 1)};
+}
+
+TypePtr VariableListOf(const DataType& list_type) {
+  return list(list_type.fields()[0]);
+}
+
+namespace {
+
+using Args = std::vector<Datum>;
+using Types = std::vector<TypePtr>;
+
+Result<Datum> LengthExec(const Args& args, int64_t num_rows) {
+  Int64Builder builder(int64());
+  const Array& lists = args[0].array();
+  return MapRows(args, num_rows, &builder, [&](int64_t row) {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    return builder.Append(end - first);
+  });
+}
+
+// Python-style index: negative counts from the end; out of range gives null.
+Result<Datum> GetExec(const Args& args, int64_t num_rows) {
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(ElementType(*lists.type())));
+  return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    int64_t i = IntegerAt(args[1], row);
+    if (i < 0) i += end - first;
+    if (i < 0 || i >= end - first) return builder->AppendNull();
+    return builder->AppendArraySlice(values, first + i, 1);
+  });
+}
+
+// Elements [start, end) with Python slice semantics: negative bounds count from the end, bounds
+// are clamped, and a missing end means the list's end.
+Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(VariableListOf(*lists.type())));
+  auto* out = static_cast<ListBuilder*>(builder.get());
+  return MapRows(args, num_rows, out, [&](int64_t row) -> Status {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    const int64_t n = end - first;
+    auto clamp = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+    int64_t lo = clamp(IntegerAt(args[1], row));
+    int64_t hi = args.size() > 2 ? clamp(IntegerAt(args[2], row)) : n;
+    FLOTILLA_RETURN_NOT_OK(out->Append());
+    if (hi <= lo) return Status::OK();
+    return out->value_builder()->AppendArraySlice(values, first + lo, hi - lo);
+  });
+}
+
+// Null elements are skipped, as concat_ws skips null arguments.
+Result<Datum> JoinExec(const Args& args, int64_t num_rows) {
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  bool large =
+      values.type_id() == TypeId::kLargeString || args[1].type()->id() == TypeId::kLargeString;
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(large ? large_utf8() : utf8()));
+  StringAppender out(builder.get());
+  std::string buffer;
+  return MapRows(args, num_rows, builder.get(), [&](int64_t row) {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    std::string_view sep = ViewAt(args[1], row);
+    buffer.clear();
+    bool any = false;
+    for (int64_t j = first; j < end; ++j) {
+      if (values.IsNull(j)) continue;
+      if (any) buffer.append(sep);
+      buffer.append(values.GetView(j));
+      any = true;
+    }
+    return out.Append(buffer);
+  });
+}
+
+bool IsStringLike(const DataType& t) {
+  return t.is_binary_like();
+}
+
+// Element j of `values` equals row r of `needle`, for the type pairs ResolveContains accepts.
+bool ElementEquals(const Array& values, int64_t j, const Array& needle, int64_t r) {
+  const DataType& a = *values.type();
+  const DataType& b = *needle.type();
+  if (a.is_integer() && b.is_integer()) {
+    bool a_big = a.id() == TypeId::kUInt64 && values.values<uint64_t>()[j] > INT64_MAX;
+    bool b_big = b.id() == TypeId::kUInt64 && needle.values<uint64_t>()[r] > INT64_MAX;
+    if (a_big || b_big)
+      return a_big && b_big && values.values<uint64_t>()[j] == needle.values<uint64_t>()[r];
+    return IntegerAt(values, j) == IntegerAt(needle, r);
+  }
+  if (a.is_numeric() && b.is_numeric()) {
+    auto as_double = [](const Array& x, int64_t i) {
+      switch (x.type_id()) {
+        case TypeId::kFloat32:
+          return static_cast<double>(x.values<float>()[i]);
+        case TypeId::kFloat64:
+          return x.values<double>()[i];
+        case TypeId::kUInt64:
+          return static_cast<double>(x.values<uint64_t>()[i]);
+        default:
+          return static_cast<double>(IntegerAt(x, i));
+      }
+    };
+    return as_double(values, j) == as_double(needle, r);
+  }
+  if (IsStringLike(a) && IsStringLike(b)) return values.GetView(j) == needle.GetView(r);
+  return values.Slice(j, 1).Equals(needle.Slice(r, 1));
+}
+
+Result<TypePtr> ResolveContains(const Types& t) {
+  FLOTILLA_RETURN_NOT_OK(ExpectList("list_contains", t, 0));
+  const DataType& e = *ElementType(*t[0]);
+  const DataType& v = *t[1];
+  bool ok = v.id() == TypeId::kNull || (e.is_numeric() && v.is_numeric()) ||
+            (IsStringLike(e) && IsStringLike(v)) || e.Equals(v);
+  if (!ok) return ArgumentTypeError("list_contains", 1, "a value of type " + e.ToString(), t[1]);
+  return boolean();
+}
+
+// Null elements never match; a list without the value is false even if it holds nulls.
+Result<Datum> ContainsExec(const Args& args, int64_t num_rows) {
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  BooleanBuilder builder;
+  return MapRows(args, num_rows, &builder, [&](int64_t row) {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    bool found = false;
+    for (int64_t j = first; j < end && !found; ++j) {
+      found = values.IsValid(j) && ElementEquals(values, j, args[1].array(), args[1].index(row));
+    }
+    return builder.Append(found);
+  });
+}
+
+// The result type depends on which field is named, and a ResolveFn sees only types: it accepts a
+// struct whose fields all share one type; other structs need the binder to pass the name.
+Result<TypePtr> ResolveStructGet(const Types& t) {
+  if (t[0]->id() != TypeId::kStruct) return ArgumentTypeError("struct_get", 0, "a struct", t[0]);
+  FLOTILLA_RETURN_NOT_OK(ExpectString("struct_get", t, 1));
+  const auto& fields = t[0]->fields();
+  if (fields.empty()) return Status::TypeError("struct_get() on a struct without fields");
+  for (const Field& f : fields) {
+    if (!f.type->Equals(*fields[0].type)) {
+      return Status::NotImplemented(
+          "struct_get() on " + t[0]->ToString() +
+          ": fields of different types need the field name at bind time, which the function "
+          "registry does not pass yet");
+    }
+  }
+  return fields[0].type;
+}
+
+Result<Datum> StructGetExec(const Args& args, int64_t num_rows) {
+  if (!args[1].is_scalar() || args[1].IsNull(0)) {
+    return Status::Invalid("struct_get(): the field name must be a non-null constant");
+  }
+  std::string_view name = ViewAt(args[1], 0);
+  const Array& structs = args[0].array();
+  std::vector<std::string> names;
+  int index = -1;
+  for (size_t i = 0; i < structs.type()->fields().size(); ++i) {
+    names.push_back(structs.type()->fields()[i].name);
+    if (names.back() == name) index = static_cast<int>(i);
+  }
+  if (index < 0) return Status::KeyError(NotFoundMessage("struct field", name, names));
+  const Array field = structs.field(index);
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(field.type()));
+  // A null struct makes its field null, whatever the child holds in that slot.
+  const Args structs_only = {args[0]};
+  return MapRows(structs_only, args[0].is_scalar() ? 1 : num_rows, builder.get(), [&](int64_t row) {
+    return builder->AppendArraySlice(field, args[0].index(row), 1);
+  });
+}
+
+}  // namespace
+
+Status RegisterListAccessFunctions(FunctionRegistry* r) {
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"list_length",
+              "Number of elements in the list (nulls included); null for a null list.", 1, 1,
+              [](const Types& t) -> Result<TypePtr> {
+                FLOTILLA_RETURN_NOT_OK(ExpectList("list_length", t, 0));
+                return int64();
+              },
+              LengthExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"list_get",
+       "Element i of the list (0-based; negative counts from the end); null when out of range or "
+       "any argument is null.",
+       2, 2,
+       [](const Types& t) -> Result<TypePtr> {
+         FLOTILLA_RETURN_NOT_OK(ExpectList("list_get", t, 0));
+         FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_get", t, 1));
+         return ElementType(*t[0]);
+       },
+       GetExec}));
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"list_slice",
+              "Elements [start, end) of the list (0-based, negative from the end, clamped; end "
+              "defaults to the list's end); null if any argument is null.",
+              2, 3,
+              [](const Types& t) -> Result<TypePtr> {
+                FLOTILLA_RETURN_NOT_OK(ExpectList("list_slice", t, 0));
+                for (size_t i = 1; i < t.size(); ++i)
+                  FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_slice", t, i));
+                return VariableListOf(*t[0]);
+              },
+              SliceExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"list_join",
+       "The list's strings joined with the separator, skipping null elements; null if the list "
+       "or separator is null.",
+       2, 2,
+       [](const Types& t) -> Result<TypePtr> {
+         FLOTILLA_RETURN_NOT_OK(ExpectList("list_join", t, 0));
+         const TypePtr& e = ElementType(*t[0]);
+         if (e->id() != TypeId::kString && e->id() != TypeId::kLargeString) {
+           return ArgumentTypeError("list_join", 0, "a list of strings", t[0]);
+         }
+         FLOTILLA_RETURN_NOT_OK(ExpectString("list_join", t, 1));
+         bool large = e->id() == TypeId::kLargeString || t[1]->id() == TypeId::kLargeString;
+         return large ? large_utf8() : utf8();
+       },
+       JoinExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"list_contains",
+       "Whether the list holds an element equal to the value (numbers compare by value); null "
+       "if the list or value is null.",
+       2, 2, ResolveContains, ContainsExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"struct_get",
+       "The named field of the struct; null for a null struct. An unknown name is a KeyError "
+       "suggesting the closest field.",
+       2, 2, ResolveStructGet, StructGetExec}));
+  return Status::OK();
+}
+
+}  // namespace flotilla::expr::functions

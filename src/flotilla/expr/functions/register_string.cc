@@ -1,0 +1,13 @@
+#include "flotilla/expr/function_registry.h"
+#include "flotilla/expr/functions/string_functions.h"
+
+namespace flotilla::expr {
+
+Status RegisterStringFunctions(FunctionRegistry* registry) {
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterBasicStringFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterLikeFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterRegexFunctions(registry));
+  return functions::RegisterNormalizeFunctions(registry);
+}
+
+}  // namespace flotilla::expr
