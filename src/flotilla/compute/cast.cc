@@ -9,6 +9,7 @@
 #include "flotilla/compute/arithmetic.h"
 #include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/parse.h"
+#include "flotilla/types/type_dispatch.h"
 
 namespace flotilla::compute {
 namespace {
@@ -22,30 +23,9 @@ bool IsString(const DataType& t) {
 // Calls f(T{}) with the C type of a numeric type id.
 template <typename F>
 Result<Array> VisitNumeric(TypeId id, F&& f) {
-  switch (id) {
-    case TypeId::kInt8:
-      return f(int8_t{});
-    case TypeId::kInt16:
-      return f(int16_t{});
-    case TypeId::kInt32:
-      return f(int32_t{});
-    case TypeId::kInt64:
-      return f(int64_t{});
-    case TypeId::kUInt8:
-      return f(uint8_t{});
-    case TypeId::kUInt16:
-      return f(uint16_t{});
-    case TypeId::kUInt32:
-      return f(uint32_t{});
-    case TypeId::kUInt64:
-      return f(uint64_t{});
-    case TypeId::kFloat32:
-      return f(float{});
-    case TypeId::kFloat64:
-      return f(double{});
-    default:
-      return Status::Internal("VisitNumeric on a non-numeric type");
-  }
+  return VisitNumericType(id, f, []() -> Result<Array> {
+    return Status::Internal("VisitNumeric on a non-numeric type");
+  });
 }
 
 template <typename Out>

@@ -9,6 +9,7 @@
 #include "flotilla/columnar/array.h"
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
+#include "flotilla/types/type_dispatch.h"
 
 namespace flotilla::expr::aggregate_internal {
 
@@ -37,33 +38,7 @@ Status CheckPartialState(const std::string& function, const std::vector<Array>& 
 /// timestamp, duration) and returns its result; returns `otherwise()` for other types.
 template <typename Visit, typename Otherwise>
 auto VisitPrimitive(TypeId id, Visit&& visit, Otherwise&& otherwise) {
-  switch (id) {
-    case TypeId::kInt8:
-      return visit(int8_t{});
-    case TypeId::kInt16:
-      return visit(int16_t{});
-    case TypeId::kInt32:
-    case TypeId::kDate32:
-      return visit(int32_t{});
-    case TypeId::kInt64:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration:
-      return visit(int64_t{});
-    case TypeId::kUInt8:
-      return visit(uint8_t{});
-    case TypeId::kUInt16:
-      return visit(uint16_t{});
-    case TypeId::kUInt32:
-      return visit(uint32_t{});
-    case TypeId::kUInt64:
-      return visit(uint64_t{});
-    case TypeId::kFloat32:
-      return visit(float{});
-    case TypeId::kFloat64:
-      return visit(double{});
-    default:
-      return otherwise();
-  }
+  return VisitPrimitiveType(id, visit, otherwise);
 }
 
 /// Value i of a decimal128 array (the values buffer may be unaligned for 16-byte loads).

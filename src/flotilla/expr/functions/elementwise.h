@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flotilla/expr/datum.h"
+#include "flotilla/types/type_dispatch.h"
 
 namespace flotilla::expr::elementwise {
 
@@ -36,28 +37,7 @@ Status ArgumentTypeError(std::string_view function, std::string_view expected, c
 /// a caller bug and call `f(double{})` never: callers resolve types first.
 template <typename F>
 decltype(auto) DispatchNumeric(TypeId id, F&& f) {
-  switch (id) {
-    case TypeId::kInt8:
-      return f(int8_t{});
-    case TypeId::kInt16:
-      return f(int16_t{});
-    case TypeId::kInt32:
-      return f(int32_t{});
-    case TypeId::kInt64:
-      return f(int64_t{});
-    case TypeId::kUInt8:
-      return f(uint8_t{});
-    case TypeId::kUInt16:
-      return f(uint16_t{});
-    case TypeId::kUInt32:
-      return f(uint32_t{});
-    case TypeId::kUInt64:
-      return f(uint64_t{});
-    case TypeId::kFloat32:
-      return f(float{});
-    default:
-      return f(double{});
-  }
+  return VisitNumericType(id, f, [&]() -> decltype(auto) { return f(double{}); });
 }
 
 }  // namespace flotilla::expr::elementwise
