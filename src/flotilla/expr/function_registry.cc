@@ -6,17 +6,9 @@
 #include "flotilla/common/suggest.h"
 
 namespace flotilla::expr {
-namespace {
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-}  // namespace
 
 Status FunctionRegistry::Add(ScalarFunction function) {
-  std::string key = Lower(function.name);
+  std::string key = AsciiLower(function.name);
   if (function.resolve == nullptr || function.exec == nullptr || function.doc.empty()) {
     return Status::Internal("function '" + key + "' registered without resolve, exec or doc");
   }
@@ -27,7 +19,7 @@ Status FunctionRegistry::Add(ScalarFunction function) {
 }
 
 Result<const ScalarFunction*> FunctionRegistry::Find(std::string_view name) const {
-  auto it = functions_.find(Lower(name));
+  auto it = functions_.find(AsciiLower(name));
   if (it != functions_.end()) return &it->second;
   return Status::KeyError(NotFoundMessage("function", name, Names()));
 }

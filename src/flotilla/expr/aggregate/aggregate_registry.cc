@@ -6,14 +6,6 @@
 
 namespace flotilla::expr {
 
-namespace {
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-}  // namespace
 
 Result<std::unique_ptr<GroupedAccumulator>> AggregateFunction::MakeAccumulator(
     const std::vector<TypePtr>& arg_types, const std::vector<Array>& constant_args) const {
@@ -30,7 +22,7 @@ Result<std::unique_ptr<GroupedAccumulator>> AggregateFunction::MakeAccumulator(
 }
 
 Status AggregateRegistry::Add(AggregateFunction function) {
-  std::string key = Lower(function.name);
+  std::string key = AsciiLower(function.name);
   if (functions_.count(key) != 0) {
     return Status::Invalid("aggregate function '" + key + "' is already registered");
   }
@@ -39,7 +31,7 @@ Status AggregateRegistry::Add(AggregateFunction function) {
 }
 
 Result<const AggregateFunction*> AggregateRegistry::Find(std::string_view name) const {
-  auto it = functions_.find(Lower(name));
+  auto it = functions_.find(AsciiLower(name));
   if (it == functions_.end()) {
     return Status::KeyError(NotFoundMessage("aggregate function", name, Names()));
   }

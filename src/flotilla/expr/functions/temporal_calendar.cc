@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "flotilla/common/suggest.h"
 #include "flotilla/columnar/decimal.h"
 
 namespace flotilla::expr::temporal {
@@ -156,9 +157,7 @@ Result<int64_t> AddMonths(int64_t days, int64_t months) {
 }
 
 Result<DateUnit> ParseDateUnit(std::string_view text, std::string_view function) {
-  std::string s(text);
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::string s = AsciiLower(text);
   if (s.size() > 1 && s.back() == 's') s.pop_back();
   static constexpr std::pair<std::string_view, DateUnit> kNames[] = {
       {"year", DateUnit::kYear},

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <utility>
 
+#include "flotilla/common/suggest.h"
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/functions/elementwise.h"
 #include "flotilla/expr/functions/temporal_calendar.h"
@@ -66,9 +67,7 @@ int64_t ExtractField(DateField f, const Moment& m) {
 }
 
 Result<DateField> ParseField(std::string_view text) {
-  std::string s(text);
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  std::string s = AsciiLower(text);
   static constexpr std::pair<std::string_view, DateField> kNames[] = {
       {"year", DateField::kYear},
       {"years", DateField::kYear},
