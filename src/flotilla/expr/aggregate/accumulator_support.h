@@ -2,6 +2,7 @@
 // Internal helpers shared by the accumulator implementations: building result arrays from
 // per-group vectors, type dispatch, and argument checks. Not part of the public contract.
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -72,6 +73,31 @@ int64_t ForEachValid(const Array& array, int64_t n, F&& f) {
 template <typename T>
 void GrowTo(std::vector<T>* v, int64_t n, const T& init = T()) {
   if (static_cast<int64_t>(v->size()) < n) v->resize(static_cast<size_t>(n), init);
+}
+
+/// Calls `f(i, x)` for every valid row i < n with its value x as a double (decimals scaled,
+/// temporal types as their stored integer); other types visit nothing.
+template <typename F>
+void ForEachValidAsDouble(const Array& array, int64_t n, F&& f) {
+  if (array.type_id() == TypeId::kDecimal128) {
+    const double unit = std::pow(10.0, array.type()->scale());
+    (void)ForEachValid(array, n, [&](int64_t i) {
+      f(i, static_cast<double>(DecimalAt(array, i)) / unit);
+      return true;
+    });
+    return;
+  }
+  VisitPrimitive(
+      array.type_id(),
+      [&](auto tag) {
+        using T = decltype(tag);
+        const T* values = array.values<T>();
+        (void)ForEachValid(array, n, [&](int64_t i) {
+          f(i, static_cast<double>(values[i]));
+          return true;
+        });
+      },
+      [] {});
 }
 
 }  // namespace flotilla::expr::aggregate_internal

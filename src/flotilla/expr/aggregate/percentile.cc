@@ -13,8 +13,7 @@ namespace {
 
 using aggregate_internal::ArgumentTypeError;
 using aggregate_internal::CheckPartialState;
-using aggregate_internal::DecimalAt;
-using aggregate_internal::ForEachValid;
+using aggregate_internal::ForEachValidAsDouble;
 using aggregate_internal::GrowTo;
 using aggregate_internal::MakeFixedWidthArray;
 using aggregate_internal::QuantileSketch;
@@ -45,26 +44,8 @@ class PercentileAccumulator : public GroupedAccumulator {
 
   Status Update(const std::vector<Array>& args, const uint32_t* group_ids,
                 int64_t num_rows) override {
-    const Array& a = args[0];
-    if (type_->id() == TypeId::kDecimal128) {
-      const double unit = std::pow(10.0, type_->scale());
-      (void)ForEachValid(a, num_rows, [&](int64_t i) {
-        sketches_[group_ids[i]].Add(static_cast<double>(DecimalAt(a, i)) / unit);
-        return true;
-      });
-      return Status::OK();
-    }
-    VisitPrimitive(
-        type_->id(),
-        [&](auto tag) {
-          using T = decltype(tag);
-          const T* values = a.values<T>();
-          (void)ForEachValid(a, num_rows, [&](int64_t i) {
-            sketches_[group_ids[i]].Add(static_cast<double>(values[i]));
-            return true;
-          });
-        },
-        [] {});
+    ForEachValidAsDouble(args[0], num_rows,
+                         [&](int64_t i, double x) { sketches_[group_ids[i]].Add(x); });
     return Status::OK();
   }
 
