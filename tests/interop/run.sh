@@ -10,7 +10,7 @@
 #   (c) js->cpp : our tool reads each arrow-js file; compare with arrow-js's JSON.
 #
 # Needs node (18+), npm, and the zstd and lz4 command-line tools (scripts/install-deps.sh).
-# Installs node_modules with `npm ci` when missing or older than package-lock.json.
+# Installs node_modules with `npm ci` when missing or older than package-lock.json (npm_deps.sh).
 # Prints one line per check and ends with "N passed, M failed"; exits non-zero on any failure.
 set -uo pipefail
 
@@ -35,24 +35,8 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/flotilla-interop.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 
 # ---- node_modules, pinned by package-lock.json -------------------------------------------------
-# Several builds may run this at once: serialize the check-and-install (lock file outside the tree).
-if command -v flock >/dev/null 2>&1; then
-  lock="${TMPDIR:-/tmp}/flotilla-interop-npm-$(printf '%s' "$here" | sha256sum | cut -c1-16).lock"
-  exec 9>"$lock"
-  flock 9
-fi
-stamp="$here/node_modules/.flotilla-lock-stamp"
-want=$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)
-if [[ ! -f "$here/node_modules/apache-arrow/package.json" || ! -f "$stamp" ||
-      "$(cat "$stamp")" != "$want" ]]; then
-  if ! (cd "$here" && npm ci --no-audit --no-fund --loglevel=error) >"$tmp/npm.log" 2>&1; then
-    echo "interop: npm ci failed:" >&2
-    cat "$tmp/npm.log" >&2
-    exit 1
-  fi
-  echo "$want" >"$stamp"
-fi
-if [[ -n "${lock:-}" ]]; then exec 9>&-; fi
+source "$here/npm_deps.sh"
+ensure_node_modules "$here" "$tmp/npm.log" || exit 1
 
 passed=0
 failed=0
