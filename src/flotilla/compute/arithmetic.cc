@@ -57,7 +57,7 @@ Result<Array> IntegerKernel(ArithmeticOp op, const Array& left, const Array& rig
   Operand l(left, n), r(right, n);
   int64_t null_count = 0;
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateValues(n, sizeof(T)));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateUninitializedValues(n, sizeof(T)));
   T* out = reinterpret_cast<T*>(values->mutable_data());
   const T* a = left.values<T>();
   const T* b = right.values<T>();
@@ -65,7 +65,10 @@ Result<Array> IntegerKernel(ArithmeticOp op, const Array& left, const Array& rig
     Step s = IntegerStep<T>(op, a[l.at(i)], b[r.at(i)], &out[i]);
     if (s == Step::kOk) continue;
     // Null rows hold arbitrary values; only a valid row can overflow or divide by zero.
-    if (validity != nullptr && !bit_util::GetBit(validity->data(), i)) continue;
+    if (validity != nullptr && !bit_util::GetBit(validity->data(), i)) {
+      if (s == Step::kNull) out[i] = 0;  // a zero divisor left the slot unwritten
+      continue;
+    }
     if (s == Step::kNull) {
       FLOTILLA_RETURN_NOT_OK(SetNull(&validity, i, n, &null_count));
       out[i] = 0;
@@ -84,7 +87,7 @@ Result<Array> FloatKernel(ArithmeticOp op, const Array& left, const Array& right
   Operand l(left, n), r(right, n);
   int64_t null_count = 0;
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateValues(n, sizeof(Out)));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateUninitializedValues(n, sizeof(Out)));
   Out* out = reinterpret_cast<Out*>(values->mutable_data());
   const In* a = left.values<In>();
   const In* b = right.values<In>();
@@ -117,23 +120,19 @@ Result<Array> FloatKernel(ArithmeticOp op, const Array& left, const Array& right
                              std::move(values));
 }
 
-// Integer `/` gives float64, and NULL for a zero divisor (DuckDB) rather than IEEE infinity.
+// Integer `/` divides as float64 with IEEE results for a zero divisor (1/0 = inf, 0/0 = NaN),
+// as DuckDB does.
 template <typename T>
 Result<Array> IntegerDivideTyped(const Array& left, const Array& right, int64_t n) {
   Operand l(left, n), r(right, n);
   int64_t null_count = 0;
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateValues(n, sizeof(double)));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateUninitializedValues(n, sizeof(double)));
   double* out = reinterpret_cast<double*>(values->mutable_data());
   const T* a = left.values<T>();
   const T* b = right.values<T>();
   for (int64_t i = 0; i < n; ++i) {
-    const T divisor = b[r.at(i)];
-    if (divisor == 0) {
-      FLOTILLA_RETURN_NOT_OK(SetNull(&validity, i, n, &null_count));
-      continue;
-    }
-    out[i] = static_cast<double>(a[l.at(i)]) / static_cast<double>(divisor);
+    out[i] = static_cast<double>(a[l.at(i)]) / static_cast<double>(b[r.at(i)]);
   }
   return MakeFixedWidthArray(float64(), n, std::move(validity), null_count, std::move(values));
 }
@@ -173,76 +172,190 @@ Int128 DivideRounded(Int128 a, Int128 b) {
   return q;
 }
 
-bool Rescale(Int128 v, int32_t by, Int128* out) {
-  return !__builtin_mul_overflow(v, PowerOfTen(by), out);
+bool FitsInt64(Int128 v) {
+  return v == static_cast<int64_t>(v);
+}
+
+// a * b, false when the product overflows Int128. Operands that fit int64 (nearly every value
+// of a real decimal column) take one widening multiply: their product always fits Int128.
+bool MultiplyChecked(Int128 a, Int128 b, Int128* out) {
+  if (FitsInt64(a) && FitsInt64(b)) [[likely]] {
+    *out = Int128{static_cast<int64_t>(a)} * static_cast<int64_t>(b);
+    return true;
+  }
+  return !__builtin_mul_overflow(a, b, out);
+}
+
+// v brought to a larger scale by `factor`, a power of ten (1 when the scale does not change).
+bool Rescale(Int128 v, Int128 factor, Int128* out) {
+  if (factor == 1) {
+    *out = v;
+    return true;
+  }
+  return MultiplyChecked(v, factor, out);
+}
+
+// One row of decimal `kOp`: x and y are brought to the working scale by `fx` and `fy`, then
+// combined. The caller checks the result against the output precision.
+template <ArithmeticOp kOp>
+Step DecimalStep(Int128 x, Int128 y, Int128 fx, Int128 fy, Int128* o) {
+  if constexpr (kOp == ArithmeticOp::kMultiply) {
+    return MultiplyChecked(x, y, o) ? Step::kOk : Step::kOverflow;
+  } else {
+    // A zero divisor gives null even when the dividend's rescale would overflow.
+    if constexpr (kOp == ArithmeticOp::kDivide) {
+      if (y == 0) return Step::kNull;
+    }
+    Int128 xs, ys;
+    if (!Rescale(x, fx, &xs) || !Rescale(y, fy, &ys)) return Step::kOverflow;
+    if constexpr (kOp == ArithmeticOp::kAdd) {
+      return __builtin_add_overflow(xs, ys, o) ? Step::kOverflow : Step::kOk;
+    } else if constexpr (kOp == ArithmeticOp::kSubtract) {
+      return __builtin_sub_overflow(xs, ys, o) ? Step::kOverflow : Step::kOk;
+    } else if constexpr (kOp == ArithmeticOp::kMod) {
+      if (ys == 0) return Step::kNull;
+      *o = xs % ys;
+      return Step::kOk;
+    } else {
+      static_assert(kOp == ArithmeticOp::kDivide);
+      *o = DivideRounded(xs, ys);
+      return Step::kOk;
+    }
+  }
+}
+
+// One call of the decimal kernel: its inputs, the scale factors resolved once, and the output
+// being filled.
+struct DecimalCall {
+  DecimalCall(ArithmeticOp op, const Array& left, const Array& right, int64_t n, TypePtr out_type)
+      : op(op),
+        left(left),
+        right(right),
+        l(left, n),
+        r(right, n),
+        n(n),
+        out_type(std::move(out_type)) {}
+
+  // A row whose step did not give an in-range value: zero under a null row or a null result,
+  // otherwise the overflow error (worded from the original operands).
+  Status RowException(Step st, int64_t i) {
+    if (validity != nullptr && !bit_util::GetBit(validity->data(), i)) {
+      out[i] = 0;
+      return Status::OK();
+    }
+    if (st == Step::kNull) {
+      out[i] = 0;
+      return SetNull(&validity, i, n, &null_count);
+    }
+    return Status::Invalid("decimal overflow in " +
+                           DecimalToString(left.values<Int128>()[l.at(i)], left.type()->scale()) +
+                           " " + ArithmeticOpSymbol(op) + " " +
+                           DecimalToString(right.values<Int128>()[r.at(i)], right.type()->scale()) +
+                           ": the result does not fit " + out_type->ToString());
+  }
+
+  ArithmeticOp op;
+  const Array& left;
+  const Array& right;
+  Operand l, r;
+  int64_t n;
+  TypePtr out_type;
+  Int128 fx = 1, fy = 1;  // powers of ten that bring left and right to the working scale
+  Int128 max = 0;         // largest magnitude the output precision holds
+  BufferPtr validity;
+  int64_t null_count = 0;
+  Int128* out = nullptr;
+};
+
+// The row loop of decimal `kOp`, instantiated per operation and per broadcast shape so the loop
+// has no dispatch. A broadcast operand is read, and brought to the working scale, once.
+template <ArithmeticOp kOp, bool kLeftScalar, bool kRightScalar>
+Status DecimalLoop(DecimalCall& c) {
+  const Int128* a = c.left.values<Int128>();
+  const Int128* b = c.right.values<Int128>();
+  Int128 fx = c.fx, fy = c.fy;
+  Int128 x0 = 0, y0 = 0;
+  // A scalar whose rescale overflows is rescaled per row instead, which reports the overflow
+  // on the first valid row as the general path does.
+  if constexpr (kLeftScalar) {
+    x0 = a[0];
+    if (Int128 scaled; Rescale(x0, fx, &scaled)) {
+      x0 = scaled;
+      fx = 1;
+    }
+  }
+  if constexpr (kRightScalar) {
+    y0 = b[0];
+    if (Int128 scaled; Rescale(y0, fy, &scaled)) {
+      y0 = scaled;
+      fy = 1;
+    }
+  }
+  const Int128 max = c.max;
+  Int128* out = c.out;
+  for (int64_t i = 0; i < c.n; ++i) {
+    const Int128 x = kLeftScalar ? x0 : a[i];
+    const Int128 y = kRightScalar ? y0 : b[i];
+    const Step st = DecimalStep<kOp>(x, y, fx, fy, &out[i]);
+    // Compared without Abs128: a product can be exactly -2^127, whose negation overflows.
+    if (st == Step::kOk && out[i] <= max && out[i] >= -max) continue;
+    FLOTILLA_RETURN_NOT_OK(c.RowException(st, i));
+  }
+  return Status::OK();
+}
+
+template <ArithmeticOp kOp>
+Status DecimalLoopForShape(DecimalCall& c) {
+  const bool left_scalar = c.l.stride == 0, right_scalar = c.r.stride == 0;
+  if (left_scalar && right_scalar) return DecimalLoop<kOp, true, true>(c);
+  if (left_scalar) return DecimalLoop<kOp, true, false>(c);
+  if (right_scalar) return DecimalLoop<kOp, false, true>(c);
+  return DecimalLoop<kOp, false, false>(c);
 }
 
 Result<Array> DecimalKernel(ArithmeticOp op, const Array& left, const Array& right, int64_t n,
                             TypePtr out_type) {
-  Operand l(left, n), r(right, n);
-  int64_t null_count = 0;
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateValues(n, sizeof(Int128)));
-  Int128* out = reinterpret_cast<Int128*>(values->mutable_data());
-  const Int128* a = left.values<Int128>();
-  const Int128* b = right.values<Int128>();
+  DecimalCall c(op, left, right, n, std::move(out_type));
+  FLOTILLA_ASSIGN_OR_RETURN(c.validity, IntersectValidity({c.l, c.r}, n, &c.null_count));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateUninitializedValues(n, sizeof(Int128)));
+  c.out = reinterpret_cast<Int128*>(values->mutable_data());
   const int32_t s1 = left.type()->scale(), s2 = right.type()->scale();
-  const int32_t s = out_type->scale();
-  const Int128 max = MaxDecimalForPrecision(out_type->precision());
-  auto step = [&](Int128 x, Int128 y, Int128* o) -> Step {
-    Int128 xs = x, ys = y;
-    switch (op) {
-      case ArithmeticOp::kAdd:
-      case ArithmeticOp::kSubtract:
-      case ArithmeticOp::kMod:
-        if (!Rescale(x, s - s1, &xs) || !Rescale(y, s - s2, &ys)) return Step::kOverflow;
-        if (op == ArithmeticOp::kMod) {
-          if (ys == 0) return Step::kNull;
-          *o = xs % ys;
-          return Step::kOk;
-        }
-        return (op == ArithmeticOp::kAdd ? __builtin_add_overflow(xs, ys, o)
-                                         : __builtin_sub_overflow(xs, ys, o))
-                   ? Step::kOverflow
-                   : Step::kOk;
-      case ArithmeticOp::kMultiply:
-        return __builtin_mul_overflow(x, y, o) ? Step::kOverflow : Step::kOk;
-      case ArithmeticOp::kDivide: {
-        if (y == 0) return Step::kNull;
-        // x/10^s1 / (y/10^s2) * 10^s = x * 10^(s - s1 + s2) / y.
-        int32_t e = s - s1 + s2;
-        if (e >= 0) {
-          if (!Rescale(x, e, &xs)) return Step::kOverflow;
-        } else if (!Rescale(y, -e, &ys)) {
-          return Step::kOverflow;
-        }
-        *o = DivideRounded(xs, ys);
-        return Step::kOk;
-      }
-      case ArithmeticOp::kIntDiv:
-        break;
+  const int32_t s = c.out_type->scale();
+  c.max = MaxDecimalForPrecision(c.out_type->precision());
+  if (op == ArithmeticOp::kAdd || op == ArithmeticOp::kSubtract || op == ArithmeticOp::kMod) {
+    c.fx = PowerOfTen(s - s1);
+    c.fy = PowerOfTen(s - s2);
+  } else if (op == ArithmeticOp::kDivide) {
+    // x/10^s1 / (y/10^s2) * 10^s = x * 10^(s - s1 + s2) / y.
+    const int32_t e = s - s1 + s2;
+    if (e >= 0) {
+      c.fx = PowerOfTen(e);
+    } else {
+      c.fy = PowerOfTen(-e);
     }
-    return Step::kOverflow;
-  };
-  for (int64_t i = 0; i < n; ++i) {
-    Int128 x = a[l.at(i)], y = b[r.at(i)];
-    Step st = step(x, y, &out[i]);
-    // Compared without Abs128: a product can be exactly -2^127, whose negation overflows.
-    if (st == Step::kOk && out[i] <= max && out[i] >= -max) continue;
-    if (validity != nullptr && !bit_util::GetBit(validity->data(), i)) {
-      out[i] = 0;
-      continue;
-    }
-    if (st == Step::kNull) {
-      out[i] = 0;
-      FLOTILLA_RETURN_NOT_OK(SetNull(&validity, i, n, &null_count));
-      continue;
-    }
-    return Status::Invalid("decimal overflow in " + DecimalToString(x, s1) + " " +
-                           ArithmeticOpSymbol(op) + " " + DecimalToString(y, s2) +
-                           ": the result does not fit " + out_type->ToString());
   }
-  return MakeFixedWidthArray(std::move(out_type), n, std::move(validity), null_count,
+  Status st;
+  switch (op) {
+    case ArithmeticOp::kAdd:
+      st = DecimalLoopForShape<ArithmeticOp::kAdd>(c);
+      break;
+    case ArithmeticOp::kSubtract:
+      st = DecimalLoopForShape<ArithmeticOp::kSubtract>(c);
+      break;
+    case ArithmeticOp::kMultiply:
+      st = DecimalLoopForShape<ArithmeticOp::kMultiply>(c);
+      break;
+    case ArithmeticOp::kDivide:
+      st = DecimalLoopForShape<ArithmeticOp::kDivide>(c);
+      break;
+    case ArithmeticOp::kMod:
+      st = DecimalLoopForShape<ArithmeticOp::kMod>(c);
+      break;
+    case ArithmeticOp::kIntDiv:  // rejected by ArithmeticResultType
+      return Status::Internal("decimal // has no kernel");
+  }
+  FLOTILLA_RETURN_NOT_OK(st);
+  return MakeFixedWidthArray(std::move(c.out_type), n, std::move(c.validity), c.null_count,
                              std::move(values));
 }
 
@@ -250,7 +363,7 @@ Result<Array> DateDifference(const Array& left, const Array& right, int64_t n) {
   Operand l(left, n), r(right, n);
   int64_t null_count = 0;
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateValues(n, sizeof(int64_t)));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, AllocateUninitializedValues(n, sizeof(int64_t)));
   int64_t* out = reinterpret_cast<int64_t*>(values->mutable_data());
   const int32_t* a = left.values<int32_t>();
   const int32_t* b = right.values<int32_t>();
@@ -386,7 +499,7 @@ namespace {
 template <typename T>
 Result<Array> NegateTyped(const Array& values) {
   const int64_t n = values.length();
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out_buf, AllocateValues(n, sizeof(T)));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out_buf, AllocateUninitializedValues(n, sizeof(T)));
   T* out = reinterpret_cast<T*>(out_buf->mutable_data());
   const T* in = values.values<T>();
   for (int64_t i = 0; i < n; ++i) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "flotilla/compute/kernel_test_util.h"
 
@@ -57,7 +58,13 @@ TEST(ArithmeticTest, Int64Overflow) {
 TEST(ArithmeticTest, IntegerDivisionByZeroIsNull) {
   EXPECT_ARRAYS_EQUAL(I64({N, 2, N}), Apply(ArithmeticOp::kIntDiv, I64({5, 4, N}), I64({0, 2, 0})));
   EXPECT_ARRAYS_EQUAL(I32({N, 1}), Apply(ArithmeticOp::kMod, I32({5, 7}), I32({0, 3})));
-  EXPECT_ARRAYS_EQUAL(F64({N, 0.5}), Apply(ArithmeticOp::kDivide, I64({1, 1}), I64({0, 2})));
+}
+
+TEST(ArithmeticTest, IntegerDivideByZeroIsIeee) {
+  EXPECT_ARRAYS_EQUAL(F64({INFINITY, -INFINITY, 0.5}),
+                      Apply(ArithmeticOp::kDivide, I64({1, -1, 1}), I64({0, 0, 2})));
+  Array nan = Apply(ArithmeticOp::kDivide, I32({0}), I32({0}));
+  EXPECT_TRUE(std::isnan(nan.values<double>()[0]));
 }
 
 TEST(ArithmeticTest, FloatsFollowIeee) {
@@ -122,6 +129,125 @@ TEST(ArithmeticTest, DecimalRoundingDivisionByZeroAndOverflow) {
   EXPECT_FALSE(Arithmetic(ArithmeticOp::kMultiply, big, big, 1).ok());
   EXPECT_ARRAYS_EQUAL(Decimals(38, 0, {"-99999999999999999999999999999999999999"}),
                       Negate(big).ValueOrDie());
+}
+
+// A one-row operand stands for every row; the kernel reads and rescales it once. Every operation
+// with the scalar on either side equals the same operation on the scalar repeated.
+TEST(ArithmeticTest, DecimalScalarOperandsOnEitherSide) {
+  auto column = Decimals(10, 2, {"1.25", "-3.50", N, "0.00", "7.05"});
+  for (const char* value : {"2.125", "-0.004", "0.000"}) {
+    auto scalar = Decimals(5, 3, {value});
+    auto repeated = Decimals(5, 3, {value, value, value, value, value});
+    for (ArithmeticOp op : {ArithmeticOp::kAdd, ArithmeticOp::kSubtract, ArithmeticOp::kMultiply,
+                            ArithmeticOp::kDivide, ArithmeticOp::kMod}) {
+      SCOPED_TRACE(std::string(value) + " " + ArithmeticOpSymbol(op));
+      EXPECT_ARRAYS_EQUAL(Apply(op, column, repeated), Apply(op, column, scalar));
+      EXPECT_ARRAYS_EQUAL(Apply(op, repeated, column), Apply(op, scalar, column));
+    }
+  }
+  // TPC-H Q1's shapes: 1 - l_discount, 1 + l_tax.
+  auto discount = Decimals(15, 2, {"0.04", "0.10", N, "0.00"});
+  EXPECT_ARRAYS_EQUAL(Decimals(16, 2, {"0.96", "0.90", N, "1.00"}),
+                      Apply(ArithmeticOp::kSubtract, Decimals(1, 0, {"1"}), discount));
+  EXPECT_ARRAYS_EQUAL(Decimals(16, 2, {"1.04", "1.10", N, "1.00"}),
+                      Apply(ArithmeticOp::kAdd, discount, Decimals(1, 0, {"1"})));
+  // A scalar divisor: 7.05 / 4 = 1.7625; zero gives null rows.
+  EXPECT_ARRAYS_EQUAL(Decimals(14, 6, {"0.312500", "-0.875000", N, "0.000000", "1.762500"}),
+                      Apply(ArithmeticOp::kDivide, column, Decimals(1, 0, {"4"})));
+  EXPECT_ARRAYS_EQUAL(Decimals(14, 6, {N, N, N, N, N}),
+                      Apply(ArithmeticOp::kDivide, column, Decimals(1, 0, {"0"})));
+  EXPECT_ARRAYS_EQUAL(Decimals(3, 2, {N, N, N, N, N}),
+                      Apply(ArithmeticOp::kMod, column, Decimals(1, 0, {"0"})));
+  // A null scalar, and two scalars broadcast over three rows.
+  EXPECT_ARRAYS_EQUAL(Decimals(12, 3, {N, N, N, N, N}),
+                      Apply(ArithmeticOp::kAdd, Decimals(5, 3, {N}), column));
+  EXPECT_ARRAYS_EQUAL(
+      Decimals(3, 1, {"1.5", "1.5", "1.5"}),
+      Arithmetic(ArithmeticOp::kAdd, Decimals(1, 0, {"1"}), Decimals(1, 1, {"0.5"}), 3)
+          .ValueOrDie());
+}
+
+// Operands at different scales are brought to the output scale, by factors that fit int64 and
+// by factors that do not (10^30).
+TEST(ArithmeticTest, DecimalRescaleWithDifferentScales) {
+  auto whole = Decimals(5, 0, {"12345", "-1", N});
+  auto fine = Decimals(20, 10, {"0.0000000001", "-99.5", "1"});
+  EXPECT_ARRAYS_EQUAL(Decimals(21, 10, {"12345.0000000001", "-100.5000000000", N}),
+                      Apply(ArithmeticOp::kAdd, whole, fine));
+  EXPECT_ARRAYS_EQUAL(Decimals(21, 10, {"98.9999999999", "98.5", N}),
+                      Apply(ArithmeticOp::kSubtract, Decimals(5, 0, {"99", "-1", N}), fine));
+  auto tiny = Decimals(38, 30, {"0.000000000000000000000000000001", "-1.5", N});
+  EXPECT_ARRAYS_EQUAL(Decimals(38, 30, {"12345.000000000000000000000000000001", "-2.5", N}),
+                      Apply(ArithmeticOp::kAdd, whole, tiny));
+  // 12 / 10^-30 at scale 6: the dividend is scaled by 10^36.
+  EXPECT_ARRAYS_EQUAL(Decimals(38, 6, {"12000000000000000000000000000000", N, "-0.5"}),
+                      Apply(ArithmeticOp::kDivide, Decimals(2, 0, {"12", N, "-1"}),
+                            Decimals(38, 30, {"0.000000000000000000000000000001", "1", "2"})));
+}
+
+// Products of operands that fit int64 take a widening multiply even when the int64 product
+// would overflow; operands beyond int64 take the checked 128-bit multiply.
+TEST(ArithmeticTest, DecimalMultiplyBeyondInt64) {
+  auto max = Decimals(19, 0, {"9223372036854775807", "-9223372036854775808", "10000000000"});
+  auto same = Decimals(19, 0, {"9223372036854775807", "-9223372036854775808", "10000000000"});
+  EXPECT_ARRAYS_EQUAL(Decimals(38, 0,
+                               {"85070591730234615847396907784232501249",
+                                "85070591730234615865843651857942052864", "100000000000000000000"}),
+                      Apply(ArithmeticOp::kMultiply, max, same));
+  EXPECT_ARRAYS_EQUAL(Decimals(37, 8, {"-152415787532388365279682997.65279684"}),
+                      Apply(ArithmeticOp::kMultiply, Decimals(18, 4, {"12345678901234.5678"}),
+                            Decimals(18, 4, {"-12345678901234.5678"})));
+  EXPECT_ARRAYS_EQUAL(
+      Decimals(29, 0, {"-300000000000000000000", "3", N}),
+      Apply(ArithmeticOp::kMultiply, Decimals(25, 0, {"100000000000000000000", "-1", N}),
+            Decimals(3, 0, {"-3"})));
+}
+
+// Results beyond the output precision (or beyond 128 bits) fail with the same message whichever
+// multiply path computed them; a null row hides an overflow.
+TEST(ArithmeticTest, DecimalPrecisionOverflow) {
+  auto e19 = Decimals(20, 0, {"10000000000000000000"});
+  auto r = Arithmetic(ArithmeticOp::kMultiply, e19, e19, 1);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "decimal overflow in 10000000000000000000 * 10000000000000000000: the result does not "
+            "fit decimal128(38, 0)");
+  r = Arithmetic(ArithmeticOp::kMultiply, Decimals(38, 0, {"100000000000000000000000000000"}),
+                 Decimals(10, 0, {"1", "1000000000"}), 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "decimal overflow in 100000000000000000000000000000 * 1000000000: the result does not "
+            "fit decimal128(38, 0)");
+  auto big = Decimals(38, 0, {"99999999999999999999999999999999999999"});
+  r = Arithmetic(ArithmeticOp::kMultiply, big, Decimals(38, 0, {N, "-2"}), 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "decimal overflow in 99999999999999999999999999999999999999 * -2: the result does not "
+            "fit decimal128(38, 0)");
+  EXPECT_ARRAYS_EQUAL(Decimals(38, 0, {N, "2"}),
+                      Apply(ArithmeticOp::kMultiply, Decimals(38, 0, {N, "1"}),
+                            Decimals(38, 0, {"99999999999999999999999999999999999999", "2"})));
+  // A scalar whose rescale overflows 128 bits fails on the first valid row only.
+  auto scale30 = Decimals(38, 30, {N, "0"});
+  EXPECT_ARRAYS_EQUAL(Decimals(38, 30, {N}), Apply(ArithmeticOp::kAdd, big, scale30.Slice(0, 1)));
+  r = Arithmetic(ArithmeticOp::kAdd, big, scale30, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "decimal overflow in 99999999999999999999999999999999999999 + "
+            "0.000000000000000000000000000000: the result does not fit decimal128(38, 30)");
+  // Rescaling this scalar by 10 overflows 128 bits, though the wrapped value rescaled again
+  // would fit: the overflow must be reported from the original value.
+  r = Arithmetic(ArithmeticOp::kSubtract, Decimals(17, 3, {"1.000", N}),
+                 Decimals(38, 2, {"-332727919102396386912226476147844104.94"}), 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "decimal overflow in 1.000 - -332727919102396386912226476147844104.94: the result does "
+            "not fit decimal128(38, 3)");
+  r = Arithmetic(ArithmeticOp::kSubtract, scale30, big, 2);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(),
+            "decimal overflow in 0.000000000000000000000000000000 - "
+            "99999999999999999999999999999999999999: the result does not fit decimal128(38, 30)");
 }
 
 TEST(ArithmeticTest, DateDifferenceAndEmpty) {

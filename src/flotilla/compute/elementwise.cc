@@ -18,6 +18,10 @@ Result<BufferPtr> AllocateValues(int64_t length, int64_t byte_width) {
   return Buffer::AllocateZeroed(length * byte_width);
 }
 
+Result<BufferPtr> AllocateUninitializedValues(int64_t length, int64_t byte_width) {
+  return Buffer::Allocate(length * byte_width);
+}
+
 Result<BufferPtr> AllocateBitmap(int64_t length) {
   return Buffer::AllocateZeroed(bit_util::BytesForBits(length));
 }

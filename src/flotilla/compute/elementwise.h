@@ -36,6 +36,9 @@ Status SetNull(BufferPtr* validity, int64_t row, int64_t length, int64_t* null_c
 
 /// An output values buffer for `length` values of `byte_width` bytes (zeroed).
 Result<BufferPtr> AllocateValues(int64_t length, int64_t byte_width);
+/// Like AllocateValues without zeroing the values, for kernels that write every slot (null
+/// rows included, so that the output is deterministic); skips a memset the size of the output.
+Result<BufferPtr> AllocateUninitializedValues(int64_t length, int64_t byte_width);
 /// An output bitmap of `length` bits (zeroed).
 Result<BufferPtr> AllocateBitmap(int64_t length);
 
