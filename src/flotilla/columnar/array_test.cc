@@ -146,7 +146,7 @@ TEST(ArrayTest, DecimalAndTemporalFormatting) {
   ASSERT_TRUE(ts.Append(1500).ok());
   ASSERT_TRUE(ts.Append(-1).ok());
   EXPECT_EQ(ts.Finish().ValueOrDie().ToString(),
-            "[1970-01-01 00:00:01.500, 1969-12-31 23:59:59.999]");
+            "[1970-01-01 00:00:01.5, 1969-12-31 23:59:59.999]");
 }
 
 TEST(MemoryPoolTest, TracksCurrentAndPeakBytes) {

@@ -128,7 +128,12 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& tim
   }
   std::string out = FormatDate32(static_cast<int32_t>(days)) +
                     fmt::format(" {:02d}:{:02d}:{:02d}", rem / 3600, rem / 60 % 60, rem % 60);
-  if (width > 0 && frac != 0) out += fmt::format(".{:0{}d}", frac, width);
+  if (width > 0 && frac != 0) {
+    // Shortest exact fraction (".1" rather than ".100000"), as DuckDB and PostgreSQL print.
+    std::string digits = fmt::format("{:0{}d}", frac, width);
+    digits.erase(digits.find_last_not_of('0') + 1);
+    out += "." + digits;
+  }
   if (!timezone.empty()) out += "Z";
   return out;
 }

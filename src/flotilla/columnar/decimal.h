@@ -24,7 +24,8 @@ std::string FormatDate32(int32_t days);
 /// Civil date -> days since the epoch, and back.
 int32_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
 void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
-/// "YYYY-MM-DD HH:MM:SS[.fraction]" in UTC; with a time zone the instant is shown in UTC with "Z".
+/// "YYYY-MM-DD HH:MM:SS[.fraction]" in UTC, the fraction without trailing zeros; with a time zone
+/// the instant is shown in UTC with "Z".
 std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone);
 
 }  // namespace flotilla

@@ -7,8 +7,10 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/arithmetic.h"
+#include "flotilla/compute/dictionary_view.h"
 #include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/parse.h"
+#include "flotilla/compute/take.h"
 #include "flotilla/types/type_dispatch.h"
 
 namespace flotilla::compute {
@@ -39,9 +41,11 @@ bool FitsInteger(Int128 v, Out* out) {
 }
 
 template <typename Out>
-bool TruncateFloat(double d, Out* out) {
+bool RoundFloat(double d, Out* out) {
   if (!std::isfinite(d)) return false;
-  const double t = std::trunc(d);
+  // To the nearest integer, ties to even (2.5 -> 2, 3.5 -> 4), as PostgreSQL and DuckDB cast
+  // floats; decimals and text round ties away from zero instead.
+  const double t = std::nearbyint(d);
   // [min, 2^digits) is exactly representable at both ends, unlike max().
   const double lo = static_cast<double>(std::numeric_limits<Out>::min());
   const double hi = std::ldexp(1.0, std::numeric_limits<Out>::digits);
@@ -162,7 +166,10 @@ Result<Array> CastToNumber(const Array& in, const TypePtr& to, const CastOptions
         return true;
       } else {
         Int128 v;
-        return ParseInteger(in.GetView(i), &v) && FitsInteger(v, o);
+        // Decimal and exponent notation round to the nearest integer ('2.5' -> 3, '1e3' ->
+        // 1000), as DuckDB casts them.
+        const std::string_view text = in.GetView(i);
+        return (ParseInteger(text, &v) || ParseDecimal(text, 38, 0, &v)) && FitsInteger(v, o);
       }
     });
   }
@@ -174,7 +181,7 @@ Result<Array> CastToNumber(const Array& in, const TypePtr& to, const CastOptions
         *o = static_cast<Out>(v[i]);
         return true;
       } else if constexpr (std::is_floating_point_v<In>) {
-        return TruncateFloat(static_cast<double>(v[i]), o);
+        return RoundFloat(static_cast<double>(v[i]), o);
       } else {
         return FitsInteger(static_cast<Int128>(v[i]), o);
       }
@@ -278,10 +285,23 @@ Result<Array> CastToString(const Array& in, const TypePtr& to) {
   return builder->Finish();
 }
 
+// The dictionary's values gathered by the indices. Take reads only 32- and 64-bit indices, so
+// narrower ones are widened first; a null index, or an index to a null entry, is a null row.
+Result<Array> DecodeDictionary(const Array& values) {
+  Array indices = compute_internal::DictionaryIndices(values);
+  if (indices.type()->byte_width() < 4) {
+    FLOTILLA_ASSIGN_OR_RETURN(indices, CastToNumber<int32_t>(indices, int32(), CastOptions{}));
+  }
+  return Take(values.dictionary(), indices);
+}
+
 }  // namespace
 
 bool CanCast(const DataType& from, const DataType& to) {
   if (from.Equals(to) || from.id() == TypeId::kNull) return true;
+  if (from.id() == TypeId::kDictionary) {
+    return from.value_type()->Equals(to) || CanCast(*from.value_type(), to);
+  }
   const bool from_number = from.is_numeric() || from.id() == TypeId::kDecimal128;
   const bool from_string = IsString(from);
   switch (to.id()) {
@@ -310,6 +330,10 @@ Result<Array> Cast(const Array& values, const TypePtr& to, const CastOptions& op
     return Status::TypeError("cannot cast " + from.ToString() + " to " + to->ToString());
   }
   if (from.id() == TypeId::kNull) return Array::MakeNull(to, values.length());
+  if (from.id() == TypeId::kDictionary) {
+    FLOTILLA_ASSIGN_OR_RETURN(Array decoded, DecodeDictionary(values));
+    return Cast(decoded, to, options);
+  }
   switch (to->id()) {
     case TypeId::kString:
     case TypeId::kLargeString:

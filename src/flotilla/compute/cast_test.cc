@@ -33,8 +33,9 @@ TEST(CastTest, IntegerToInteger) {
   EXPECT_EQ(C(same, int64()).data(), same.data());  // identity is zero-copy
 }
 
-TEST(CastTest, FloatToIntegerTruncatesAndChecksRange) {
-  EXPECT_ARRAYS_EQUAL(I32({2, -2, 0, N}), C(F64({2.9, -2.9, -0.5, N}), int32()));
+TEST(CastTest, FloatToIntegerRoundsTiesToEvenAndChecksRange) {
+  EXPECT_ARRAYS_EQUAL(I32({3, -2, 0, 0, 2, 4, 2, N}),
+                      C(F64({2.9, -2.5, -0.5, -0.4, 2.4999, 3.5, 2.5, N}), int32()));
   EXPECT_FALSE(Cast(F64({std::nan("")}), int32()).ok());
   EXPECT_FALSE(Cast(F64({3e9}), int32()).ok());
   EXPECT_FALSE(Cast(F64({9223372036854775808.0}), int64()).ok());
@@ -73,12 +74,28 @@ TEST(CastTest, FromStrings) {
   EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {"1.24", "-1.25", "3.00"}),
                       C(Strs({"1.2351", "-1.245", "3"}), decimal128(5, 2)));
   EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {N}), Try(Strs({"1.2.3"}), decimal128(5, 2)));
+  // Exponents, bare points and long fractions (rounded on the first dropped digit).
+  EXPECT_ARRAYS_EQUAL(
+      Decimals(12, 3, {"1000.000", "0.500", "5.000", "0.001", "-1.236", "0.000", "123.457", N, N}),
+      Try(Strs({"1e3", ".5", "5.", "1E-3", "-1.2355", "0.0004",
+                "1.234567890123456789012345678901234567890e2", "1e", "."}),
+          decimal128(12, 3)));
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {N, "0.00"}), Try(Strs({"1e10", "0e99999"}), decimal128(5, 2)));
+  // Text in decimal or exponent notation casts to integers rounded half away from zero.
+  EXPECT_ARRAYS_EQUAL(I32({4, 3, -3, 1000, 0, 1, 5, N, N}),
+                      Try(Strs({"3.5", "2.5", "-2.5", "1e3", "1e-1", ".5", "5.", "1e10", "1_000"}),
+                          int32()));
   EXPECT_ARRAYS_EQUAL(Bools({true, false, true, N}),
                       Try(Strs({"TRUE", "f", "1", "maybe"}), boolean()));
   // 1995-03-15 is day 9204; 2000-02-29 exists, 1999-02-29 does not.
   EXPECT_ARRAYS_EQUAL(Dates({9204, 11016, N}),
                       Try(Strs({"1995-03-15", "2000-02-29", "1999-02-29"}), date32()));
   EXPECT_FALSE(Cast(Strs({"1995-13-01"}), date32()).ok());
+  // A timestamp's text gives its date; anything else after the date is not a date.
+  EXPECT_ARRAYS_EQUAL(Dates({9204, 9204, N, N, N}),
+                      Try(Strs({"1995-03-15 23:59:59.5", "1995-03-15T00:00", "1995-03-15 lead",
+                                "1995-03-15 25:00", "1995-03-15x"}),
+                          date32()));
   auto ts = C(Strs({"1970-01-02", "1970-01-01 00:00:01.5", "1970-01-01T01:00:00+01:00"}),
               timestamp(TimeUnit::kMilli));
   EXPECT_ARRAYS_EQUAL(MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli), {86400000, 1500, 0}), ts);
@@ -117,6 +134,33 @@ TEST(CastTest, BoolsNullsAndUnsupported) {
   EXPECT_TRUE(CanCast(*utf8(), *date32()));
   EXPECT_FALSE(CanCast(*date32(), *boolean()));
   EXPECT_EQ(C(I64({}), utf8()).length(), 0);
+}
+
+TEST(CastTest, DictionaryDecodesToItsValues) {
+  // Entries: 0 "red", 1 "blue", 2 null; row 3 is a null index, row 4 points at the null entry.
+  Array entries = Strs({"red", "blue", N});
+  for (const TypePtr& index_type : {int8(), uint16(), int32(), int64()}) {
+    SCOPED_TRACE(index_type->ToString());
+    Array indices = Cast(I64({1, 0, 1, N, 2}), index_type).ValueOrDie();
+    Array dict = MakeDictionaryArray(indices, entries).ValueOrDie();
+    EXPECT_TRUE(CanCast(*dict.type(), *utf8()));
+    EXPECT_ARRAYS_EQUAL(Strs({"blue", "red", "blue", N, N}), C(dict, utf8()));
+    // A slice decodes only its own rows.
+    EXPECT_ARRAYS_EQUAL(Strs({"red", "blue"}), C(dict.Slice(1, 2), utf8()));
+    // On to what the value type casts to.
+    EXPECT_ARRAYS_EQUAL(MakeStrings({"blue", "red", "blue", N, N}, large_utf8()),
+                        C(dict, large_utf8()));
+  }
+  Array numbers = MakeDictionaryArray(I32({2, 0, N}), Strs({"10", "x", "7"})).ValueOrDie();
+  EXPECT_ARRAYS_EQUAL(I64({7, 10, N}), C(numbers, int64()));
+  auto bad = Cast(MakeDictionaryArray(I32({1}), Strs({"10", "x"})).ValueOrDie(), int64());
+  EXPECT_EQ(bad.status().message(), "cannot cast string value 'x' (row 0) to int64");
+  EXPECT_ARRAYS_EQUAL(I64({N}),
+                      Try(MakeDictionaryArray(I32({1}), Strs({"10", "x"})).ValueOrDie(), int64()));
+  EXPECT_FALSE(CanCast(*dictionary(int32(), date32()), *boolean()));
+  EXPECT_EQ(
+      Cast(MakeDictionaryArray(I32({0}), Dates({1})).ValueOrDie(), boolean()).status().message(),
+      "cannot cast dictionary<values=date32, indices=int32> to bool");
 }
 
 TEST(ParseTest, Timestamps) {

@@ -1,5 +1,6 @@
 #include "flotilla/compute/parse.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -116,33 +117,55 @@ bool ParseDecimal(std::string_view text, int32_t precision, int32_t scale, Int12
     negative = t[0] == '-';
     t.remove_prefix(1);
   }
-  Int128 v = 0;
-  int frac = -1;
-  bool any = false, round_up = false;
-  for (char c : t) {
-    if (c == '.' && frac < 0) {
-      frac = 0;
+  // The value is digits * 10^(exponent - fraction_digits); leading zeros carry nothing.
+  std::string digits;
+  int64_t fraction_digits = 0;
+  bool point = false, any = false;
+  size_t i = 0;
+  for (; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '.' && !point) {
+      point = true;
       continue;
     }
-    if (c < '0' || c > '9') return false;
+    if (c < '0' || c > '9') break;
     any = true;
-    if (frac >= 0 && frac == scale) {
-      // The first dropped digit decides the rounding (half away from zero).
-      if (!round_up && frac == scale) round_up = c >= '5';
-      ++frac;
-      continue;
-    }
-    if (frac > scale) continue;
-    if (frac >= 0) ++frac;
-    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v)) return false;
+    if (!digits.empty() || c != '0') digits += c;
+    if (point) ++fraction_digits;
   }
   if (!any) return false;
-  for (int i = frac < 0 ? 0 : frac; i < scale; ++i) {
+  int64_t exponent = 0;
+  if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
+    ++i;
+    bool exponent_negative = false;
+    if (i < t.size() && (t[i] == '+' || t[i] == '-')) exponent_negative = t[i++] == '-';
+    const size_t first = i;
+    for (; i < t.size() && t[i] >= '0' && t[i] <= '9'; ++i) {
+      if (exponent < 100000) exponent = exponent * 10 + (t[i] - '0');
+    }
+    if (i == first) return false;
+    if (exponent_negative) exponent = -exponent;
+  }
+  if (i != t.size()) return false;
+
+  // Unscaled value at `scale`: digits shifted by `shift` places, rounding half away from zero
+  // on the first dropped digit.
+  const int64_t shift = exponent - fraction_digits + scale;
+  const int64_t keep = static_cast<int64_t>(digits.size()) + std::min<int64_t>(shift, 0);
+  Int128 v = 0;
+  for (int64_t j = 0; j < keep; ++j) {
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, digits[j] - '0', &v)) {
+      return false;
+    }
+  }
+  if (shift < 0 && keep >= 0 && keep < static_cast<int64_t>(digits.size()) && digits[keep] >= '5') {
+    ++v;
+  }
+  for (int64_t j = 0; j < shift && v != 0; ++j) {
     if (__builtin_mul_overflow(v, 10, &v)) return false;
   }
-  if (round_up) ++v;
   Int128 limit = 1;
-  for (int i = 0; i < precision; ++i)
+  for (int j = 0; j < precision; ++j)
     limit *= 10;
   if (v >= limit) return false;
   *out = negative ? -v : v;
@@ -166,7 +189,11 @@ bool ParseBool(std::string_view text, bool* out) {
 bool ParseDate32(std::string_view text, int32_t* days) {
   std::string_view t = Trim(text);
   size_t pos = 0;
-  return ParseDatePart(t, &pos, days) && pos == t.size();
+  if (!ParseDatePart(t, &pos, days)) return false;
+  if (pos == t.size()) return true;
+  // A timestamp's text is a date too (its time of day dropped), as in PostgreSQL and DuckDB.
+  int64_t ignored;
+  return (t[pos] == ' ' || t[pos] == 'T') && ParseTimestamp(t, TimeUnit::kMicro, &ignored);
 }
 
 bool ParseTimestamp(std::string_view text, TimeUnit unit, int64_t* out) {

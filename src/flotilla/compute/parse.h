@@ -14,12 +14,13 @@ namespace flotilla::compute {
 bool ParseInteger(std::string_view text, Int128* out);
 /// A float as strtod reads it, plus "inf", "-inf", "nan" (any case).
 bool ParseDouble(std::string_view text, double* out);
-/// "-123.456" rounded half away from zero to `scale` digits; false when it needs more than
-/// `precision` digits. Exponents are not accepted.
+/// "-123.456", ".5", "5.", "1.5e3" rounded half away from zero to `scale` digits; false when it
+/// needs more than `precision` digits.
 bool ParseDecimal(std::string_view text, int32_t precision, int32_t scale, Int128* out);
 /// true/false, t/f, yes/no, y/n, on/off, 1/0 (any case).
 bool ParseBool(std::string_view text, bool* out);
-/// "YYYY-MM-DD" (the year may have a sign and more digits); checks the day exists.
+/// "YYYY-MM-DD" (the year may have a sign and more digits), optionally followed by a time of
+/// day as ParseTimestamp reads it, which is dropped; checks the day exists.
 bool ParseDate32(std::string_view text, int32_t* days);
 /// "YYYY-MM-DD", optionally followed by ' ' or 'T' and "HH:MM[:SS[.fraction]]", optionally
 /// followed by "Z" or "+HH[:MM]"/"-HH[:MM]" (converted to UTC). Fractions finer than `unit`

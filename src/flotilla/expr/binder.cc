@@ -1,5 +1,6 @@
 #include "flotilla/expr/binder.h"
 
+#include <algorithm>
 #include <string>
 
 #include "flotilla/common/suggest.h"
@@ -100,6 +101,7 @@ class Binder {
       case ExprKind::kWindow: {
         FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
         const bool aggregate = e->kind() == ExprKind::kAggregate;
+        if (aggregate) FLOTILLA_RETURN_NOT_OK(DecodeAll(&args));
         // The result type is decided by the operator that evaluates it.
         BoundNode n{aggregate ? BoundKind::kAggregate : BoundKind::kWindow, null(),
                     std::move(args)};
@@ -145,7 +147,24 @@ class Binder {
     return Fold(Node(std::move(n)));
   }
 
+  // No kernel reads dictionary indices (comparison, arithmetic, the scalar functions, the
+  // aggregates): a dictionary-encoded operand is decoded to its values first.
+  Result<BoundPtr> Decoded(BoundPtr input) {
+    if (input->type->id() != TypeId::kDictionary) return input;
+    const TypePtr values = input->type->value_type();
+    const std::string text = input->text;
+    return CastTo(std::move(input), values, true, text);
+  }
+
+  Status DecodeAll(std::vector<BoundPtr>* args, size_t from = 0) {
+    for (size_t i = from; i < args->size(); ++i) {
+      FLOTILLA_ASSIGN_OR_RETURN((*args)[i], Decoded(std::move((*args)[i])));
+    }
+    return Status::OK();
+  }
+
   Result<BoundPtr> RequireBool(BoundPtr input, const char* op, const std::string& text) {
+    FLOTILLA_ASSIGN_OR_RETURN(input, Decoded(std::move(input)));
     if (input->type->id() == TypeId::kNull) return CastTo(std::move(input), boolean(), true, text);
     if (input->type->id() != TypeId::kBool) {
       return Status::TypeError(std::string(op) + " expects bool operands, got " +
@@ -212,6 +231,8 @@ class Binder {
 
   Result<BoundPtr> BindOperator(BinaryOp op, BoundPtr left, BoundPtr right,
                                 const std::string& text) {
+    FLOTILLA_ASSIGN_OR_RETURN(left, Decoded(std::move(left)));
+    FLOTILLA_ASSIGN_OR_RETURN(right, Decoded(std::move(right)));
     if (IsLogic(op)) {
       const char* name = op == BinaryOp::kAnd ? "AND" : "OR";
       FLOTILLA_ASSIGN_OR_RETURN(left, RequireBool(std::move(left), name, text));
@@ -234,7 +255,21 @@ class Binder {
         }
       }
     }
-    return CallFunction(BinaryOpFunctionName(op), {std::move(left), std::move(right)}, text);
+    const bool null_operand = IsNullLiteral(*left) || IsNullLiteral(*right);
+    FLOTILLA_ASSIGN_OR_RETURN(
+        BoundPtr call,
+        CallFunction(BinaryOpFunctionName(op), {std::move(left), std::move(right)}, text));
+    // Arithmetic and comparison with a NULL constant are NULL whatever the other side holds:
+    // the other side is not evaluated at all (so `NULL / (-x)` cannot fail on an overflow).
+    if (null_operand && !IsLogic(op) && call->kind != BoundKind::kLiteral) {
+      FLOTILLA_ASSIGN_OR_RETURN(Array null_value, Array::MakeNull(call->type, 1));
+      return MakeBoundLiteral(std::move(null_value), text);
+    }
+    return call;
+  }
+
+  static bool IsNullLiteral(const BoundNode& node) {
+    return node.kind == BoundKind::kLiteral && node.literal.IsNull(0);
   }
 
   Result<BoundPtr> CallFunction(const std::string& name, std::vector<BoundPtr> args,
@@ -250,18 +285,107 @@ class Binder {
                                (f->min_args == 1 && f->max_args == 1 ? "" : "s") + ", got " +
                                std::to_string(n) + In(text));
     }
-    std::vector<TypePtr> types;
-    for (const BoundPtr& a : args)
-      types.push_back(a->type);
-    Result<TypePtr> type = f->resolve(types);
+    FLOTILLA_RETURN_NOT_OK(DecodeAll(&args));
+    Result<TypePtr> type = ResolveCall(*f, args);
     if (!type.ok()) {
-      return Status(type.status().code(), f->name + "(): " + type.status().message() + In(text));
+      FLOTILLA_ASSIGN_OR_RETURN(bool retyped, TypeUntypedNulls(*f, &args));
+      if (retyped) {
+        type = ResolveCall(*f, args);
+      }
+    }
+    if (!type.ok()) {
+      // Most resolve messages already start with "f()"; the rest get the name in front.
+      const std::string& message = type.status().message();
+      const std::string prefix = f->name + "()";
+      return Status(type.status().code(),
+                    (message.rfind(prefix, 0) == 0 ? message : prefix + ": " + message) + In(text));
     }
     BoundNode node{BoundKind::kCall, *type, std::move(args)};
     node.function = f;
     node.name = f->name;
     node.text = text;
     return Fold(Node(std::move(node)));
+  }
+
+  static Result<TypePtr> ResolveCall(const ScalarFunction& f, const std::vector<BoundPtr>& args) {
+    std::vector<TypePtr> types;
+    std::vector<Array> literals;
+    for (const BoundPtr& a : args) {
+      types.push_back(a->type);
+      literals.push_back(a->kind == BoundKind::kLiteral ? a->literal : Array());
+    }
+    return f.Resolve(types, literals);
+  }
+
+  // \brief An untyped NULL argument the function rejects takes the first type, in a fixed order,
+  // with which the call resolves.
+  //
+  // f(NULL, ...) of every such function (temporal, math, ...) is NULL, so any accepted type gives
+  // the same rows; the order only decides the result type. Candidates: the types of the other
+  // arguments (in order), then utf8, float64, int64, date32, timestamp[us], bool. With several
+  // null arguments the combinations are tried in order, the first argument varying slowest
+  // (so all-the-same comes first); beyond kMaxNullArguments only all-the-same is tried.
+  // Returns whether a combination resolved; `*args` is then cast to it.
+  Result<bool> TypeUntypedNulls(const ScalarFunction& f, std::vector<BoundPtr>* args) {
+    constexpr size_t kMaxNullArguments = 3;
+    std::vector<size_t> nulls;
+    std::vector<TypePtr> candidates;
+    auto add_candidate = [&](const TypePtr& t) {
+      for (const TypePtr& c : candidates) {
+        if (c->Equals(*t)) return;
+      }
+      candidates.push_back(t);
+    };
+    for (size_t i = 0; i < args->size(); ++i) {
+      if ((*args)[i]->type->id() == TypeId::kNull) {
+        nulls.push_back(i);
+      } else {
+        add_candidate((*args)[i]->type);
+      }
+    }
+    if (nulls.empty()) return false;
+    for (const TypePtr& t :
+         {utf8(), float64(), int64(), date32(), timestamp(TimeUnit::kMicro), boolean()}) {
+      add_candidate(t);
+    }
+    // cast[k][c]: null argument k cast to candidate c (a folded typed null for a literal).
+    std::vector<std::vector<BoundPtr>> cast(nulls.size());
+    for (size_t k = 0; k < nulls.size(); ++k) {
+      const BoundPtr& arg = (*args)[nulls[k]];
+      for (const TypePtr& c : candidates) {
+        FLOTILLA_ASSIGN_OR_RETURN(BoundPtr b, CastTo(arg, c, true, arg->text));
+        cast[k].push_back(std::move(b));
+      }
+    }
+    std::vector<BoundPtr> trial = *args;
+    auto try_choice = [&](const std::vector<size_t>& choice) {
+      for (size_t k = 0; k < nulls.size(); ++k)
+        trial[nulls[k]] = cast[k][choice[k]];
+      return ResolveCall(f, trial).ok();
+    };
+    std::vector<size_t> choice(nulls.size(), 0);
+    for (size_t c = 0; c < candidates.size(); ++c) {
+      std::fill(choice.begin(), choice.end(), c);
+      if (try_choice(choice)) {
+        *args = trial;
+        return true;
+      }
+    }
+    if (nulls.size() < 2 || nulls.size() > kMaxNullArguments) return false;
+    // Every combination in order, as an odometer whose last digit turns fastest.
+    std::fill(choice.begin(), choice.end(), 0);
+    while (true) {
+      if (try_choice(choice)) {
+        *args = trial;
+        return true;
+      }
+      size_t k = nulls.size();
+      while (k > 0 && ++choice[k - 1] == candidates.size()) {
+        choice[k - 1] = 0;
+        --k;
+      }
+      if (k == 0) return false;
+    }
   }
 
   Result<BoundPtr> BindCall(const ExprPtr& e, const std::string& text) {
@@ -278,6 +402,9 @@ class Binder {
   // Casts args[from], args[from + step], ... to one common type.
   Status Unify(std::vector<BoundPtr>* args, size_t from, size_t step, const char* what,
                const std::string& text) {
+    for (size_t i = from; i < args->size(); i += step) {
+      FLOTILLA_ASSIGN_OR_RETURN((*args)[i], Decoded(std::move((*args)[i])));
+    }
     TypePtr common = null();
     for (size_t i = from; i < args->size(); i += step) {
       TypePtr next = CommonType(common, (*args)[i]->type, CoercionPurpose::kUnify);
@@ -316,6 +443,7 @@ class Binder {
 
   Result<BoundPtr> BindIsIn(const ExprPtr& e, const std::string& text) {
     FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+    FLOTILLA_RETURN_NOT_OK(DecodeAll(&args));
     for (size_t i = 1; i < args.size(); ++i) {
       if (args[i]->kind != BoundKind::kLiteral) {
         return Status::TypeError("IN list values must be constants, got `" + args[i]->text + "`" +

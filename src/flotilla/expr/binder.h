@@ -4,10 +4,19 @@
 // What binding does:
 //  - column names become indices (unknown names are a KeyError with a did-you-mean hint);
 //  - operators become calls of registry functions ("add", "eq", "and", ...), and calls by name
-//    are resolved in DefaultRegistry() with their argument count and types checked;
+//    are resolved in DefaultRegistry() with their argument count and types checked; a function
+//    with resolve_with_literals also sees the values of its (folded) literal arguments;
+//  - an untyped NULL argument a function rejects is cast to the first type that makes the call
+//    resolve (the other arguments' types, then utf8, float64, int64, date32, timestamp[us],
+//    bool): year(NULL) is a null int64, sqrt(NULL) a null float64;
+//  - dictionary-encoded operands are decoded (a cast to the value type) wherever they are used
+//    as values: operators, function and aggregate arguments, CASE/COALESCE branches, IN; only
+//    a column reference, an alias, an explicit CAST to the same dictionary type and IS [NOT] NULL
+//    keep the encoding;
 //  - implicit casts are inserted as explicit kCast nodes (coercion rules below);
 //  - BETWEEN becomes (x >= low AND x <= high), IF_ELSE a CASE;
-//  - a subtree made only of literals is evaluated once and replaced by its value.
+//  - a subtree made only of literals is evaluated once and replaced by its value, and an
+//    arithmetic or comparison operator with a NULL constant operand becomes a NULL constant.
 //
 // Coercion (operands of arithmetic, comparison, CASE branches, COALESCE, IN lists):
 //  - untyped NULL takes the other side's type;

@@ -130,5 +130,107 @@ TEST(BinderTest, ConstantFolding) {
             "in `9223372036854775807 + 1`: integer overflow in 9223372036854775807 + 1 (int64)");
 }
 
+TEST(BinderTest, OperatorsWithANullConstantFoldToNull) {
+  for (const ExprPtr& e : {Divide(NullLiteral(int32()), Negate(Column("i32"))),
+                           Add(Column("l_quantity"), NullLiteral(null())),
+                           Less(NullLiteral(date32()), Column("o_orderdate"))}) {
+    SCOPED_TRACE(e->ToString());
+    auto bound = B(e).ValueOrDie();
+    ASSERT_EQ(bound.root->kind, BoundKind::kLiteral);
+    EXPECT_TRUE(bound.root->literal.IsNull(0));
+  }
+  EXPECT_EQ(TypeOf(Divide(NullLiteral(int32()), Column("i32"))), "float64");
+  EXPECT_EQ(TypeOf(Equal(NullLiteral(null()), Column("name"))), "bool");
+  // Kleene logic is not strict: NULL OR true is true.
+  EXPECT_EQ(B(Or(NullLiteral(boolean()), Column("b"))).ValueOrDie().root->kind, BoundKind::kCall);
+  // Types are still checked.
+  EXPECT_NE(Error(Add(NullLiteral(int32()), Column("name"))), "OK");
+}
+
+TEST(BinderTest, ResolveSeesLiteralArguments) {
+  const Schema schema(
+      {{"text", utf8()}, {"n", int64()}, {"s", struct_({{"id", int64()}, {"label", utf8()}})}});
+  auto bind = [&](const ExprPtr& e) { return Bind(e, schema); };
+  // minhash's list size is its constant num_hashes, after folding (4 * 2).
+  auto minhash =
+      bind(Call("minhash", {Column("text"), Multiply(Literal(4), Literal(2)), Literal(3)}));
+  ASSERT_TRUE(minhash.ok()) << minhash.status().ToString();
+  EXPECT_TRUE(minhash->type()->Equals(*fixed_size_list(uint32(), 8)))
+      << minhash->type()->ToString();
+  auto varying = bind(Call("minhash", {Column("text"), Column("n"), Literal(3)}));
+  EXPECT_EQ(varying.status().code(), StatusCode::kTypeError);
+  EXPECT_EQ(varying.status().message(),
+            "minhash() needs num_hashes (argument 2) as a constant; got an expression that varies "
+            "per row in `minhash(text, n, 3)`");
+  EXPECT_EQ(bind(Call("minhash", {Column("text"), Literal(0), Literal(3)})).status().message(),
+            "minhash() needs num_hashes (argument 2) between 1 and 65536, got 0 in "
+            "`minhash(text, 0, 3)`");
+  // struct_get's type is the named field's; the fields' types differ.
+  EXPECT_EQ(
+      bind(Call("struct_get", {Column("s"), Literal("label")})).ValueOrDie().type()->ToString(),
+      "string");
+  EXPECT_EQ(bind(Call("struct_get", {Column("s"), Literal("id")})).ValueOrDie().type()->ToString(),
+            "int64");
+  auto unknown = bind(Call("struct_get", {Column("s"), Literal("lable")}));
+  EXPECT_EQ(unknown.status().code(), StatusCode::kKeyError);
+  EXPECT_EQ(unknown.status().message(),
+            "struct_get(): struct field 'lable' not found; did you mean 'label'? in "
+            "`struct_get(s, 'lable')`");
+  auto by_column = bind(Call("struct_get", {Column("s"), Column("text")}));
+  EXPECT_EQ(by_column.status().code(), StatusCode::kTypeError);
+  EXPECT_EQ(by_column.status().message(),
+            "struct_get() needs the field name (argument 2) as a constant string; got an "
+            "expression that varies per row in `struct_get(s, text)`");
+}
+
+TEST(BinderTest, UntypedNullArgumentsTakeAnAcceptedType) {
+  auto typed_null = [](const ExprPtr& e, const std::string& type) {
+    SCOPED_TRACE(e->ToString());
+    auto bound = B(e);
+    ASSERT_TRUE(bound.ok()) << bound.status().ToString();
+    // A call of constants folds to one null of the function's result type.
+    ASSERT_EQ(bound->root->kind, BoundKind::kLiteral);
+    EXPECT_EQ(bound->type()->ToString(), type);
+    EXPECT_TRUE(bound->root->literal.IsNull(0));
+  };
+  const ExprPtr null_value = NullLiteral(null());
+  typed_null(Call("year", {null_value}), "int64");
+  typed_null(Call("lower", {null_value}), "string");
+  typed_null(Call("sqrt", {null_value}), "float64");
+  typed_null(Call("date_add", {null_value, Literal(1), Literal("day")}), "date32");
+  typed_null(Call("concat", {Literal("a"), null_value}), "string");
+  // Two untyped NULLs needing different types: date32 and an integer.
+  typed_null(Call("date_add", {null_value, null_value, Literal("day")}), "date32");
+  // The type of another argument comes first: date_diff of timestamps.
+  auto diff = B(Call("date_diff", {Literal("day"), null_value, Column("ts")})).ValueOrDie();
+  EXPECT_EQ(diff.root->children[1]->type->ToString(), "timestamp[us]");
+  auto mixed = B(Call("date_add", {null_value, Column("l_quantity"), Literal("day")})).ValueOrDie();
+  EXPECT_EQ(mixed.type()->ToString(), "date32");
+  EXPECT_EQ(mixed.root->children[0]->type->ToString(), "date32");
+  // Where no type fits, the original error stays.
+  EXPECT_EQ(Error(Call("list_length", {null_value})),
+            "list_length() expects a list, got null for argument 1 in `list_length(NULL)`");
+}
+
+TEST(BinderTest, DictionaryOperandsAreDecoded) {
+  const Schema schema({{"tag", dictionary(int8(), utf8())}, {"n", int64()}});
+  auto bind = [&](const ExprPtr& e) { return Bind(e, schema).ValueOrDie(); };
+  auto is_decode = [](const BoundPtr& node) {
+    return node->kind == BoundKind::kCast && node->type->Equals(*utf8()) &&
+           node->children[0]->kind == BoundKind::kColumn;
+  };
+  EXPECT_TRUE(is_decode(bind(Equal(Column("tag"), Literal("x"))).root->children[0]));
+  EXPECT_TRUE(is_decode(bind(Call("lower", {Column("tag")})).root->children[0]));
+  EXPECT_TRUE(is_decode(bind(IsIn(Column("tag"), {Literal("a"), Literal("b")})).root->children[0]));
+  EXPECT_TRUE(is_decode(bind(Coalesce({Column("tag"), Literal("z")})).root->children[0]));
+  EXPECT_TRUE(is_decode(bind(Aggregate("min", {Column("tag")})).root->children[0]));
+  // Kept where the encoding is harmless: the column itself, and IS NULL.
+  EXPECT_EQ(bind(Column("tag")).type()->id(), TypeId::kDictionary);
+  EXPECT_EQ(bind(IsNull(Column("tag"))).root->children[0]->kind, BoundKind::kColumn);
+  EXPECT_EQ(bind(Cast(Column("tag"), large_utf8())).type()->ToString(), "large_string");
+  EXPECT_EQ(Bind(Add(Column("tag"), Column("n")), schema).status().message(),
+            "cannot apply + to string and int64 in `tag + n`");
+}
+
 }  // namespace
 }  // namespace flotilla::expr

@@ -1,20 +1,22 @@
 #include "flotilla/expr/evaluator.h"
 
-#include "flotilla/columnar/builder.h"
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string_view>
+#include <unordered_set>
+
 #include "flotilla/compute/boolean.h"
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/compare.h"
+#include "flotilla/compute/concat.h"
 #include "flotilla/compute/elementwise.h"
+#include "flotilla/compute/take.h"
 
 namespace flotilla::expr {
 namespace {
-
-bool AllScalar(const std::vector<Datum>& args) {
-  for (const Datum& d : args) {
-    if (!d.is_scalar()) return false;
-  }
-  return true;
-}
 
 Datum Wrap(bool scalar, Array out) {
   return scalar ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));
@@ -30,57 +32,299 @@ Result<std::vector<Datum>> EvaluateChildren(const BoundNode& node, const RecordB
   return out;
 }
 
-// True where `condition` is true and not null.
-bool IsTrue(const Datum& condition, int64_t row) {
-  const int64_t i = condition.index(row);
+// CASE and COALESCE evaluate each branch only on the rows that reach it, so that
+// `CASE WHEN x > 0 THEN sqrt(x) END` and `coalesce(a, 1 / b)` do not fail on rows the guard
+// keeps away (as SQL engines do). A row set is a list of ascending batch rows; nullptr means
+// every row of the batch.
+using RowSet = std::vector<int64_t>;
+
+void CollectColumns(const BoundNode& node, std::vector<char>* used) {
+  if (node.kind == BoundKind::kColumn) (*used)[static_cast<size_t>(node.column_index)] = 1;
+  for (const BoundPtr& c : node.children)
+    CollectColumns(*c, used);
+}
+
+// Evaluates `node` on `rows` of `batch` only (row k of the result is batch row rows[k]). The
+// columns the node reads are gathered; the others become zero-copy stand-ins of the right
+// length, which it never reads.
+Result<Datum> EvaluateOnRows(const BoundNode& node, const RecordBatch& batch, const RowSet* rows) {
+  if (rows == nullptr || node.kind == BoundKind::kLiteral) return Evaluate(node, batch);
+  const int64_t m = static_cast<int64_t>(rows->size());
+  std::vector<char> used(static_cast<size_t>(batch.num_columns()), 0);
+  CollectColumns(node, &used);
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, compute::AllocateValues(m, sizeof(int64_t)));
+  std::memcpy(buffer->mutable_data(), rows->data(), static_cast<size_t>(m) * sizeof(int64_t));
+  const Array indices = compute::MakeFixedWidthArray(int64(), m, nullptr, 0, std::move(buffer));
+  std::vector<Array> columns;
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    if (used[static_cast<size_t>(c)]) {
+      FLOTILLA_ASSIGN_OR_RETURN(Array taken, Take(batch.column(c), indices));
+      columns.push_back(std::move(taken));
+    } else {
+      columns.push_back(batch.column(c).Slice(0, m));
+    }
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch subset, RecordBatch::Make(batch.schema(), columns, m));
+  return Evaluate(node, subset);
+}
+
+// Columns and literals cost nothing to evaluate on every row and cannot fail.
+bool Trivial(const BoundNode& node) {
+  return node.kind == BoundKind::kColumn || node.kind == BoundKind::kLiteral;
+}
+
+// A branch value: `value` covers every row of the batch (rows == nullptr), exactly the batch
+// rows in `rows` (in order), or one row for all (a scalar).
+struct Branch {
+  Datum value;
+  const RowSet* rows = nullptr;
+};
+
+// Evaluates branch `node` for the rows `rows`: trivial branches over the whole batch, others on
+// those rows only. `storage` keeps the row set alive.
+Result<Branch> EvaluateBranch(const BoundNode& node, const RecordBatch& batch, RowSet rows,
+                              bool all_rows, std::unique_ptr<RowSet>* storage) {
+  Branch b;
+  if (all_rows || Trivial(node) || static_cast<int64_t>(rows.size()) == batch.num_rows()) {
+    FLOTILLA_ASSIGN_OR_RETURN(b.value, Evaluate(node, batch));
+    return b;
+  }
+  *storage = std::make_unique<RowSet>(std::move(rows));
+  b.rows = storage->get();
+  FLOTILLA_ASSIGN_OR_RETURN(b.value, EvaluateOnRows(node, batch, b.rows));
+  return b;
+}
+
+// Row i of the result is branches[choice[i]]'s value for batch row i. The branches chosen at all
+// are concatenated and one gather picks every row, so copies run per type over whole buffers.
+Result<Array> SelectByChoice(const TypePtr& type, const std::vector<Branch>& branches,
+                             const std::vector<int32_t>& choice, int64_t n) {
+  if (type->id() == TypeId::kNull || n == 0) return Array::MakeNull(type, n);
+  std::vector<char> used(branches.size(), 0);
+  for (int32_t c : choice)
+    used[static_cast<size_t>(c)] = 1;
+  std::vector<Array> parts;
+  std::vector<int64_t> base(branches.size(), 0);
+  int64_t total = 0;
+  for (size_t a = 0; a < branches.size(); ++a) {
+    if (!used[a]) continue;
+    base[a] = total;
+    total += branches[a].value.array().length();
+    parts.push_back(branches[a].value.array());
+  }
+  if (parts.size() == 1) {
+    for (size_t a = 0; a < branches.size(); ++a) {
+      if (used[a] && branches[a].rows == nullptr) return branches[a].value.ToColumn(n);
+    }
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(Array all, parts.size() == 1 ? parts[0] : Concat(parts));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr positions, compute::AllocateValues(n, sizeof(int64_t)));
+  auto* p = reinterpret_cast<int64_t*>(positions->mutable_data());
+  // Branches over a row subset: the next unread position of their rows (rows ascend, so one
+  // forward scan per branch finds each row's position).
+  std::vector<size_t> cursor(branches.size(), 0);
+  for (int64_t i = 0; i < n; ++i) {
+    const size_t c = static_cast<size_t>(choice[i]);
+    const Branch& b = branches[c];
+    int64_t at = i;
+    if (b.value.is_scalar()) {
+      at = 0;
+    } else if (b.rows != nullptr) {
+      while ((*b.rows)[cursor[c]] != i)
+        ++cursor[c];
+      at = static_cast<int64_t>(cursor[c]);
+    }
+    p[i] = base[c] + at;
+  }
+  return Take(all, compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(positions)));
+}
+
+bool TrueAt(const Datum& condition, int64_t k) {
   const Array& a = condition.array();
+  const int64_t i = condition.index(k);
   return a.type_id() == TypeId::kBool && a.IsValid(i) && a.BoolValue(i);
 }
 
-// Builds the result row by row from the argument chosen for each row: `pick(row)` returns the
-// index into `args` whose value the row takes.
-template <typename Pick>
-Result<Array> Assemble(const TypePtr& type, const std::vector<Datum>& args, int64_t n, Pick pick) {
-  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(type));
-  FLOTILLA_RETURN_NOT_OK(builder->Reserve(n));
-  for (int64_t row = 0; row < n; ++row) {
-    const Datum& source = args[pick(row)];
-    if (source.type()->id() == TypeId::kNull) {
-      FLOTILLA_RETURN_NOT_OK(builder->AppendNull());
-    } else {
-      FLOTILLA_RETURN_NOT_OK(builder->AppendArraySlice(source.array(), source.index(row), 1));
+// Row k of a branch value over `rows` (nullptr: every row) for batch row `row`.
+bool ValidAt(const Branch& b, int64_t row, int64_t k) {
+  if (b.value.type()->id() == TypeId::kNull) return false;
+  return !b.value.IsNull(b.rows == nullptr ? row : k);
+}
+
+// The rows still to decide: all of the batch, or a subset.
+struct Pending {
+  bool all = true;
+  RowSet rows;
+  int64_t size(int64_t n) const { return all ? n : static_cast<int64_t>(rows.size()); }
+  int64_t row(int64_t k) const { return all ? k : rows[static_cast<size_t>(k)]; }
+  void Set(RowSet next, int64_t n) {
+    all = static_cast<int64_t>(next.size()) == n;
+    rows = all ? RowSet() : std::move(next);
+  }
+};
+
+Result<Datum> EvaluateCase(const BoundNode& node, const RecordBatch& batch) {
+  const int64_t n = batch.num_rows();
+  const size_t else_index = node.children.size() - 1;
+  std::vector<int32_t> choice(static_cast<size_t>(n), static_cast<int32_t>(else_index));
+  std::vector<Branch> branches(node.children.size());
+  std::vector<std::unique_ptr<RowSet>> storage(node.children.size());
+  Pending pending;
+  for (size_t when = 0; when < else_index && pending.size(n) > 0; when += 2) {
+    FLOTILLA_ASSIGN_OR_RETURN(
+        Datum condition,
+        EvaluateOnRows(*node.children[when], batch, pending.all ? nullptr : &pending.rows));
+    RowSet taken, rest;
+    for (int64_t k = 0; k < pending.size(n); ++k) {
+      (TrueAt(condition, k) ? taken : rest).push_back(pending.row(k));
     }
+    for (int64_t row : taken)
+      choice[static_cast<size_t>(row)] = static_cast<int32_t>(when + 1);
+    if (!taken.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(branches[when + 1],
+                                EvaluateBranch(*node.children[when + 1], batch, std::move(taken),
+                                               false, &storage[when + 1]));
+    }
+    pending.Set(std::move(rest), n);
   }
-  return builder->Finish();
+  if (pending.size(n) > 0) {
+    FLOTILLA_ASSIGN_OR_RETURN(branches[else_index],
+                              EvaluateBranch(*node.children[else_index], batch,
+                                             std::move(pending.rows), pending.all,
+                                             &storage[else_index]));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(Array out, SelectByChoice(node.type, branches, choice, n));
+  return Datum::Column(std::move(out));
 }
 
-Result<Datum> EvaluateCase(const BoundNode& node, std::vector<Datum> args, int64_t num_rows) {
-  const bool scalar = AllScalar(args);
-  const int64_t n = scalar ? 1 : num_rows;
-  const size_t else_index = args.size() - 1;
-  FLOTILLA_ASSIGN_OR_RETURN(Array out, Assemble(node.type, args, n, [&](int64_t row) {
-                              for (size_t w = 0; w + 1 < args.size(); w += 2) {
-                                if (IsTrue(args[w], row)) return w + 1;
-                              }
-                              return else_index;
-                            }));
-  return Wrap(scalar, std::move(out));
-}
-
-Result<Datum> EvaluateCoalesce(const BoundNode& node, std::vector<Datum> args, int64_t num_rows) {
-  const bool scalar = AllScalar(args);
-  const int64_t n = scalar ? 1 : num_rows;
+Result<Datum> EvaluateCoalesce(const BoundNode& node, const RecordBatch& batch) {
+  const int64_t n = batch.num_rows();
+  const size_t last = node.children.size() - 1;
+  std::vector<Branch> branches(node.children.size());
+  std::vector<std::unique_ptr<RowSet>> storage(node.children.size());
+  FLOTILLA_ASSIGN_OR_RETURN(branches[0].value, Evaluate(*node.children[0], batch));
   // Fast path: a first argument without nulls is the answer.
-  if (args[0].array().null_count() == 0 && args[0].type()->id() != TypeId::kNull) {
-    return args[0];
+  const Datum& first = branches[0].value;
+  if (first.type()->id() != TypeId::kNull && first.array().null_count() == 0) return first;
+  std::vector<int32_t> choice(static_cast<size_t>(n), static_cast<int32_t>(last));
+  Pending pending;
+  for (size_t i = 0; i <= last && pending.size(n) > 0; ++i) {
+    if (i > 0) {
+      FLOTILLA_ASSIGN_OR_RETURN(branches[i], EvaluateBranch(*node.children[i], batch, pending.rows,
+                                                            pending.all, &storage[i]));
+    }
+    RowSet rest;
+    for (int64_t k = 0; k < pending.size(n); ++k) {
+      const int64_t row = pending.row(k);
+      if (ValidAt(branches[i], row, k)) {
+        choice[static_cast<size_t>(row)] = static_cast<int32_t>(i);
+      } else {
+        rest.push_back(row);
+      }
+    }
+    pending.Set(std::move(rest), n);
   }
-  FLOTILLA_ASSIGN_OR_RETURN(Array out, Assemble(node.type, args, n, [&](int64_t row) {
-                              for (size_t i = 0; i < args.size(); ++i) {
-                                if (!args[i].IsNull(row)) return i;
-                              }
-                              return args.size() - 1;
-                            }));
-  return Wrap(scalar, std::move(out));
+  FLOTILLA_ASSIGN_OR_RETURN(Array out, SelectByChoice(node.type, branches, choice, n));
+  return Datum::Column(std::move(out));
+}
+
+// From this many list values on, IN probes a hash set of the list instead of comparing each
+// row with every value.
+constexpr size_t kHashedInListSize = 8;
+
+// Float keys as Compare orders them: -0.0 equals 0.0, and every NaN equals every NaN.
+uint64_t FloatKey(double d) {
+  if (d == 0) d = 0;
+  if (std::isnan(d)) d = std::numeric_limits<double>::quiet_NaN();
+  uint64_t bits;
+  std::memcpy(&bits, &d, sizeof(bits));
+  return bits;
+}
+
+// Sets `bits`/`validity` of each row from the probe result: SQL's three-valued IN.
+template <typename Contains>
+Result<Array> ProbeRows(const Array& value, int64_t n, bool list_has_null, bool negated,
+                        Contains contains) {
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, compute::AllocateBitmap(n));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, compute::AllocateBitmap(n));
+  uint8_t* out = bits->mutable_data();
+  uint8_t* valid = validity->mutable_data();
+  int64_t null_count = 0;
+  const bool value_has_nulls = value.null_count() > 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (value_has_nulls && value.IsNull(i)) {
+      ++null_count;
+      continue;
+    }
+    const bool found = contains(i);
+    if (!found && list_has_null) {
+      ++null_count;
+      continue;
+    }
+    bit_util::SetBit(valid, i);
+    if (found != negated) bit_util::SetBit(out, i);
+  }
+  return compute::MakeFixedWidthArray(boolean(), n, null_count > 0 ? std::move(validity) : nullptr,
+                                      null_count, std::move(bits));
+}
+
+// x IN (long list) by hashing; sets *handled = false for types without a hashed path (bool,
+// nested types, decimals of different scales), which take the comparison chain instead.
+Result<Array> HashedIsIn(const Array& value, const std::vector<Datum>& args, int64_t n,
+                         bool negated, bool* handled) {
+  *handled = false;
+  const DataType& type = *value.type();
+  bool list_has_null = false;
+  std::vector<const Array*> list;
+  for (size_t i = 1; i < args.size(); ++i) {
+    const Array& v = args[i].array();
+    if (v.type_id() == TypeId::kNull || v.IsNull(0)) {
+      list_has_null = true;
+      continue;
+    }
+    const bool same = v.type()->Equals(type) ||
+                      (type.id() == TypeId::kDecimal128 && v.type_id() == TypeId::kDecimal128 &&
+                       v.type()->scale() == type.scale());
+    if (!same) return Array();
+    list.push_back(&v);
+  }
+  if (type.is_binary_like() || type.id() == TypeId::kFixedSizeBinary ||
+      type.id() == TypeId::kDecimal128) {
+    std::unordered_set<std::string_view> set;
+    for (const Array* v : list)
+      set.insert(v->GetView(0));
+    *handled = true;
+    return ProbeRows(value, n, list_has_null, negated,
+                     [&](int64_t i) { return set.count(value.GetView(i)) > 0; });
+  }
+  if (type.is_floating()) {
+    auto at = [&type](const Array& a, int64_t i) {
+      return type.id() == TypeId::kFloat32 ? static_cast<double>(a.values<float>()[i])
+                                           : a.values<double>()[i];
+    };
+    std::unordered_set<uint64_t> set;
+    for (const Array* v : list)
+      set.insert(FloatKey(at(*v, 0)));
+    *handled = true;
+    return ProbeRows(value, n, list_has_null, negated,
+                     [&](int64_t i) { return set.count(FloatKey(at(value, i))) > 0; });
+  }
+  const int width = type.byte_width();
+  if (type.is_fixed_width() && width >= 1 && width <= 8) {
+    // Integers, dates, timestamps, durations: equal values have equal bytes.
+    auto at = [width](const Array& a, int64_t i) {
+      uint64_t key = 0;
+      std::memcpy(&key, a.raw_values() + (a.offset() + i) * width, static_cast<size_t>(width));
+      return key;
+    };
+    std::unordered_set<uint64_t> set;
+    for (const Array* v : list)
+      set.insert(at(*v, 0));
+    *handled = true;
+    return ProbeRows(value, n, list_has_null, negated,
+                     [&](int64_t i) { return set.count(at(value, i)) > 0; });
+  }
+  return Array();
 }
 
 // x IN (a, b, ...) is (x = a) OR (x = b) OR ...: Kleene OR gives exactly SQL's null rules.
@@ -89,6 +333,11 @@ Result<Datum> EvaluateIsIn(const BoundNode& node, const std::vector<Datum>& args
   const bool scalar = args[0].is_scalar();
   const int64_t n = scalar ? 1 : num_rows;
   const Array& value = args[0].array();
+  if (args.size() - 1 >= kHashedInListSize && value.type_id() != TypeId::kNull) {
+    bool handled = false;
+    FLOTILLA_ASSIGN_OR_RETURN(Array hashed, HashedIsIn(value, args, n, node.negated, &handled));
+    if (handled) return Wrap(scalar, std::move(hashed));
+  }
   Array result;
   if (args.size() == 1) {
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, compute::AllocateBitmap(n));
@@ -121,8 +370,12 @@ Result<Datum> EvaluateIsNull(const BoundNode& node, const Datum& input) {
   const int64_t n = a.length();
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, compute::AllocateBitmap(n));
   uint8_t* out = bits->mutable_data();
+  // A dictionary row is also null when the entry its index points to is null.
+  const bool dictionary = a.type_id() == TypeId::kDictionary;
+  const Array entries = dictionary ? a.dictionary() : Array();
   for (int64_t i = 0; i < n; ++i) {
-    if (a.IsNull(i) != node.negated) bit_util::SetBit(out, i);
+    const bool is_null = a.IsNull(i) || (dictionary && entries.IsNull(a.DictionaryIndex(i)));
+    if (is_null != node.negated) bit_util::SetBit(out, i);
   }
   return Wrap(input.is_scalar(),
               compute::MakeFixedWidthArray(boolean(), n, nullptr, 0, std::move(bits)));
@@ -149,6 +402,9 @@ Result<Datum> Evaluate(const BoundNode& node, const RecordBatch& batch) {
     default:
       break;
   }
+  // These two evaluate their branches on the rows that reach them.
+  if (node.kind == BoundKind::kCase) return EvaluateCase(node, batch);
+  if (node.kind == BoundKind::kCoalesce) return EvaluateCoalesce(node, batch);
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<Datum> args, EvaluateChildren(node, batch));
   switch (node.kind) {
     case BoundKind::kCast: {
@@ -162,10 +418,6 @@ Result<Datum> Evaluate(const BoundNode& node, const RecordBatch& batch) {
       if (!out.ok()) return out.status().WithContext("in `" + node.text + "`");
       return out;
     }
-    case BoundKind::kCase:
-      return EvaluateCase(node, std::move(args), batch.num_rows());
-    case BoundKind::kCoalesce:
-      return EvaluateCoalesce(node, std::move(args), batch.num_rows());
     case BoundKind::kIsIn:
       return EvaluateIsIn(node, args, batch.num_rows());
     case BoundKind::kIsNull:

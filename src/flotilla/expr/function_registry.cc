@@ -7,9 +7,19 @@
 
 namespace flotilla::expr {
 
+Result<TypePtr> ScalarFunction::Resolve(const std::vector<TypePtr>& arg_types,
+                                        const std::vector<Array>& literals) const {
+  if (resolve_with_literals == nullptr) return resolve(arg_types);
+  if (literals.size() >= arg_types.size()) return resolve_with_literals(arg_types, literals);
+  std::vector<Array> padded = literals;
+  padded.resize(arg_types.size());
+  return resolve_with_literals(arg_types, padded);
+}
+
 Status FunctionRegistry::Add(ScalarFunction function) {
   std::string key = AsciiLower(function.name);
-  if (function.resolve == nullptr || function.exec == nullptr || function.doc.empty()) {
+  const bool resolves = function.resolve != nullptr || function.resolve_with_literals != nullptr;
+  if (!resolves || function.exec == nullptr || function.doc.empty()) {
     return Status::Internal("function '" + key + "' registered without resolve, exec or doc");
   }
   if (!functions_.emplace(key, std::move(function)).second) {

@@ -17,6 +17,16 @@ namespace flotilla::expr {
 /// and the argument that does not fit ("lower() expects a string, got int64 for argument 1").
 using ResolveFn = Result<TypePtr> (*)(const std::vector<TypePtr>& arg_types);
 
+/// \brief ResolveFn for functions whose result type depends on the value of a constant argument
+/// (minhash's num_hashes sets the list size, struct_get's field name picks the field type).
+///
+/// `literals` has one entry per argument: the one-row value when the binder has folded that
+/// argument to a literal, a default-constructed Array (valid() is false) when the argument
+/// varies per row. So the function can require a constant at bind time, with an error naming
+/// the argument. Callers may pass fewer entries than arguments; missing ones are "not constant".
+using ResolveLiteralFn = Result<TypePtr> (*)(const std::vector<TypePtr>& arg_types,
+                                             const std::vector<Array>& literals);
+
 /// Evaluates the function over `num_rows` rows. Arguments have exactly the types ResolveFn
 /// accepted. Returns a scalar only when every argument is a scalar.
 using ExecFn = Result<Datum> (*)(const std::vector<Datum>& args, int64_t num_rows);
@@ -28,6 +38,13 @@ struct ScalarFunction {
   int max_args = 0;  // -1 for variadic
   ResolveFn resolve = nullptr;
   ExecFn exec = nullptr;
+  /// Set instead of `resolve` when the result type depends on constant argument values; the
+  /// binder then calls it (with the arguments already folded) and never `resolve`.
+  ResolveLiteralFn resolve_with_literals = nullptr;
+
+  /// The result type for these arguments: resolve_with_literals when set, else resolve.
+  Result<TypePtr> Resolve(const std::vector<TypePtr>& arg_types,
+                          const std::vector<Array>& literals = {}) const;
 };
 
 class FunctionRegistry {

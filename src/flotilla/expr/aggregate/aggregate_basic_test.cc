@@ -257,6 +257,31 @@ TEST(AggregateBasic, FloatSumIsCompensated) {
   ExpectDoubles(RunSingle("sum", {f}, {0, 0}, 1).ValueOrDie(), {0.75});
 }
 
+TEST(AggregateBasic, FloatSumsWithInfinitiesAndNaN) {
+  // Groups: {-inf, 1, 2}, {inf, -inf}, {NaN, 1}, {inf, inf}.
+  Array x = MakeArray<double>(float64(), F64{-INFINITY, 1.0, 2.0, INFINITY, -INFINITY, NAN, 1.0,
+                                             INFINITY, INFINITY});
+  const std::vector<uint32_t> g = {0, 0, 0, 1, 1, 2, 2, 3, 3};
+  for (const char* name : {"sum", "mean"}) {
+    SCOPED_TRACE(name);
+    const Array r = RunSingle(name, {x}, g, 4).ValueOrDie();
+    EXPECT_EQ(r.values<double>()[0], -INFINITY);
+    EXPECT_TRUE(std::isnan(r.values<double>()[1]));
+    EXPECT_TRUE(std::isnan(r.values<double>()[2]));
+    EXPECT_EQ(r.values<double>()[3], INFINITY);
+  }
+}
+
+TEST(AggregateBasic, VarianceOfAGroupWithNaNIsNaN) {
+  Array x = MakeArray<double>(float64(), F64{NAN, 1.0, 2.0, 1.0, 3.0});
+  for (const char* name : {"variance", "var_pop", "stddev", "stddev_pop"}) {
+    SCOPED_TRACE(name);
+    const Array r = RunSplit(name, {x}, {0, 0, 0, 1, 1}, 2, 2, /*two_phase=*/true).ValueOrDie();
+    EXPECT_TRUE(std::isnan(r.values<double>()[0]));
+    EXPECT_FALSE(std::isnan(r.values<double>()[1]));
+  }
+}
+
 TEST(AggregateBasic, RegistryLookupAndTypeErrors) {
   const AggregateRegistry& registry = DefaultAggregateRegistry();
   EXPECT_TRUE(registry.Find("SUM").ok());

@@ -109,7 +109,7 @@ class SumAccumulator : public GroupedAccumulator {
       for (int64_t g = 0; g < num_groups_; ++g) {
         if (counts_[g] == 0) continue;
         if constexpr (kFloat) {
-          means[g] = (sums_[g] + compensation_[g]) / static_cast<double>(counts_[g]);
+          means[g] = Total(g) / static_cast<double>(counts_[g]);
         } else {
           means[g] = static_cast<double>(sums_[g]) / unit / static_cast<double>(counts_[g]);
         }
@@ -119,13 +119,20 @@ class SumAccumulator : public GroupedAccumulator {
       std::vector<Acc> sums(sums_.begin(), sums_.begin() + num_groups_);
       if constexpr (kFloat) {
         for (int64_t g = 0; g < num_groups_; ++g)
-          sums[g] += compensation_[g];
+          sums[g] = Total(g);
       }
       return MakeFixedWidthArray(sum_type_, sums, &valid);
     }
   }
 
  private:
+  // The compensated float sum. Once the running sum is infinite or NaN the compensation holds
+  // inf - inf = NaN, so it is left out: sum(-inf, 1) is -inf, not NaN.
+  double Total(int64_t g) const {
+    const double s = sums_[g];
+    return std::isfinite(s) ? s + compensation_[g] : s;
+  }
+
   double Comp(int64_t g) const {
     if constexpr (kFloat) return compensation_[g];
     return 0.0;

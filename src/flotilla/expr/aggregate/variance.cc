@@ -82,8 +82,10 @@ class VarianceAccumulator : public GroupedAccumulator {
     for (int64_t g = 0; g < num_groups_; ++g) {
       const int64_t divisor = kind_.sample ? counts_[g] - 1 : counts_[g];
       if (divisor <= 0) continue;
-      // M2 can come out a hair below zero after merges; a variance never is.
-      const double var = std::max(0.0, m2_[g] / static_cast<double>(divisor));
+      // M2 can come out a hair below zero after merges; a variance never is. (Not std::max,
+      // which would turn the NaN of a group holding NaN into 0.)
+      const double quotient = m2_[g] / static_cast<double>(divisor);
+      const double var = quotient < 0 ? 0.0 : quotient;
       out[g] = kind_.sqrt ? std::sqrt(var) : var;
       valid[g] = 1;
     }

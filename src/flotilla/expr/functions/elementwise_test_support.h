@@ -74,16 +74,18 @@ inline Result<Datum> Call(const std::string& name, const std::vector<Datum>& arg
     return Status::Invalid("wrong number of arguments in test");
   }
   std::vector<TypePtr> types;
+  std::vector<Array> literals;  // scalars stand for the literals the binder would pass
   bool all_scalar = true;
   for (const auto& a : args) {
     types.push_back(a.type());
+    literals.push_back(a.is_scalar() ? a.array() : Array());
     if (!a.is_scalar()) {
       all_scalar = false;
       if (num_rows < 0) num_rows = a.array().length();
     }
   }
   if (num_rows < 0) num_rows = 1;
-  FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, f->resolve(types));
+  FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, f->Resolve(types, literals));
   FLOTILLA_ASSIGN_OR_RETURN(Datum out, f->exec(args, num_rows));
   EXPECT_TRUE(out.type()->Equals(*type)) << out.type()->ToString() << " vs " << type->ToString();
   EXPECT_EQ(out.is_scalar(), all_scalar) << name;

@@ -86,10 +86,10 @@ inline Datum NullLit() {
   return Lit(Array::MakeNull(null(), 1).ValueOrDie());
 }
 
-/// Resolves argument types through the registry.
+/// Resolves argument types through the registry, with no argument known to be constant.
 inline Result<TypePtr> Resolve(std::string_view name, const std::vector<TypePtr>& types) {
   FLOTILLA_ASSIGN_OR_RETURN(const ScalarFunction* f, DefaultRegistry().Find(name));
-  return f->resolve(types);
+  return f->Resolve(types);
 }
 
 /// Calls `name` over `num_rows` rows (default: the length of the first column argument).
@@ -102,15 +102,17 @@ inline Result<Datum> Call(std::string_view name, const std::vector<Datum>& args,
   }
   bool all_scalar = true;
   std::vector<TypePtr> types;
+  std::vector<Array> literals;  // scalars stand for the literals the binder would pass
   for (const Datum& a : args) {
     types.push_back(a.type());
+    literals.push_back(a.is_scalar() ? a.array() : Array());
     if (!a.is_scalar()) {
       all_scalar = false;
       if (num_rows < 0) num_rows = a.array().length();
     }
   }
   if (num_rows < 0) num_rows = 1;
-  FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, f->resolve(types));
+  FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, f->Resolve(types, literals));
   FLOTILLA_ASSIGN_OR_RETURN(Datum out, f->exec(args, num_rows));
   EXPECT_TRUE(out.type()->Equals(*type))
       << name << ": result " << out.type()->ToString() << " but resolved " << type->ToString();

@@ -29,7 +29,56 @@ uint64_t MulAddMod61(uint64_t a, uint64_t x, uint64_t b) {
 
 constexpr int64_t kMaxMinHashes = 1 << 16;
 
+struct MinHashParameters {
+  int64_t num_hashes = 0;
+  int64_t ngram_size = 0;
+  uint64_t seed = 0;
+};
+
+// `constants[i]` is argument i's one-row value, or an invalid Array when it is not a constant.
+Result<MinHashParameters> ReadMinHashParameters(const std::vector<Array>& constants) {
+  static const char* kNames[] = {"text", "num_hashes", "ngram_size", "seed"};
+  for (size_t i = 1; i < constants.size(); ++i) {
+    const std::string argument =
+        std::string(kNames[i]) + " (argument " + std::to_string(i + 1) + ")";
+    if (!constants[i].valid()) {
+      return Status::TypeError("minhash() needs " + argument +
+                               " as a constant; got an expression that varies per row");
+    }
+    if (constants[i].IsNull(0)) {
+      return Status::Invalid("minhash() needs a non-null " + argument);
+    }
+  }
+  MinHashParameters p;
+  p.num_hashes = IntegerAt(constants[1], 0);
+  p.ngram_size = IntegerAt(constants[2], 0);
+  if (constants.size() > 3) p.seed = static_cast<uint64_t>(IntegerAt(constants[3], 0));
+  if (p.num_hashes < 1 || p.num_hashes > kMaxMinHashes) {
+    return Status::Invalid("minhash() needs num_hashes (argument 2) between 1 and " +
+                           std::to_string(kMaxMinHashes) + ", got " +
+                           constants[1].ValueToString(0));
+  }
+  if (p.ngram_size < 1) {
+    return Status::Invalid("minhash() needs ngram_size (argument 3) of at least 1, got " +
+                           constants[2].ValueToString(0));
+  }
+  return p;
+}
+
+TypePtr MinHashType(int64_t num_hashes) {
+  return fixed_size_list(uint32(), static_cast<int32_t>(num_hashes));
+}
+
 }  // namespace
+
+Result<TypePtr> ResolveMinHash(const std::vector<TypePtr>& arg_types,
+                               const std::vector<Array>& literals) {
+  FLOTILLA_RETURN_NOT_OK(ResolveSignature("minhash", arg_types, "siii"));
+  std::vector<Array> constants = literals;
+  constants.resize(arg_types.size());
+  FLOTILLA_ASSIGN_OR_RETURN(MinHashParameters p, ReadMinHashParameters(constants));
+  return MinHashType(p.num_hashes);
+}
 
 Result<Datum> HashExec(const std::vector<Datum>& args, int64_t num_rows) {
   const Array& values = args[0].array();
@@ -85,27 +134,13 @@ void MinHasher::Signature(std::string_view text, std::vector<uint32_t>* out) con
 }
 
 Result<Datum> MinHashExec(const std::vector<Datum>& args, int64_t num_rows) {
-  const char* names[] = {"text", "num_hashes", "ngram_size", "seed"};
-  for (size_t i = 1; i < args.size(); ++i) {
-    if (!args[i].is_scalar() || args[i].IsNull(0)) {
-      return Status::Invalid(std::string("minhash(): ") + names[i] +
-                             " must be a non-null constant");
-    }
-  }
-  int64_t num_hashes = IntegerAt(args[1], 0);
-  int64_t ngram_size = IntegerAt(args[2], 0);
-  uint64_t seed = args.size() > 3 ? static_cast<uint64_t>(IntegerAt(args[3], 0)) : 0;
-  if (num_hashes < 1 || num_hashes > kMaxMinHashes) {
-    return Status::Invalid("minhash(): num_hashes must be between 1 and " +
-                           std::to_string(kMaxMinHashes) + ", got " + std::to_string(num_hashes));
-  }
-  if (ngram_size < 1) {
-    return Status::Invalid("minhash(): ngram_size must be at least 1, got " +
-                           std::to_string(ngram_size));
-  }
-  MinHasher hasher(num_hashes, ngram_size, seed);
-  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(list(uint32())));
-  auto* lists = static_cast<ListBuilder*>(builder.get());
+  std::vector<Array> constants;
+  for (const Datum& a : args)
+    constants.push_back(a.is_scalar() ? a.array() : Array());
+  FLOTILLA_ASSIGN_OR_RETURN(MinHashParameters p, ReadMinHashParameters(constants));
+  MinHasher hasher(p.num_hashes, p.ngram_size, p.seed);
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(MinHashType(p.num_hashes)));
+  auto* lists = static_cast<FixedSizeListBuilder*>(builder.get());
   auto* values = static_cast<UInt32Builder*>(lists->value_builder());
   std::vector<uint32_t> signature;
   return MapRows(args, num_rows, lists, [&](int64_t row) -> Status {

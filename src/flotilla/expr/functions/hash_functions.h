@@ -37,6 +37,13 @@ class MinHasher {
   std::vector<uint64_t> a_, b_;
 };
 
+/// minhash's result type, fixed_size_list<uint32>[num_hashes], read from its constant
+/// arguments: `literals` as ResolveLiteralFn gets them. num_hashes, ngram_size and seed must be
+/// constants (TypeError otherwise) that are not null, with 1 <= num_hashes <= 65536 and
+/// ngram_size >= 1 (Invalid otherwise); each error names the argument.
+Result<TypePtr> ResolveMinHash(const std::vector<TypePtr>& arg_types,
+                               const std::vector<Array>& literals);
+
 Result<Datum> MinHashExec(const std::vector<Datum>& args, int64_t num_rows);
 
 }  // namespace flotilla::expr::functions

@@ -121,12 +121,51 @@ TEST(MinHashTest, SimilaritySanity) {
   EXPECT_LT(SharedFraction(Signature(*r, 0), Signature(*r, 2)), 0.05);
 }
 
+TEST(MinHashTest, ResultSizeIsTheConstantNumHashes) {
+  auto r = Call("minhash", {Col(Strings({"a b c", std::nullopt})), LitI(3), LitI(2)});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_TRUE(r->type()->Equals(*fixed_size_list(uint32(), 3))) << r->type()->ToString();
+  EXPECT_EQ(Signature(*r, 0).size(), 3u);
+  EXPECT_TRUE(r->array().IsNull(1));
+  const ScalarFunction* f = DefaultRegistry().Find("minhash").ValueOrDie();
+  auto type = f->Resolve(
+      {utf8(), int64(), int32(), uint8()},
+      {Array(), Ints({70}), Numbers<int32_t>({1}, int32()), Numbers<uint8_t>({9}, uint8())});
+  ASSERT_TRUE(type.ok()) << type.status().ToString();
+  EXPECT_TRUE((*type)->Equals(*fixed_size_list(uint32(), 70)));
+}
+
 TEST(MinHashTest, Errors) {
-  auto s = Col(Strings({"a b"}));
-  EXPECT_EQ(Call("minhash", {s, LitI(0), LitI(1), LitI(0)}).status().code(), StatusCode::kInvalid);
-  EXPECT_EQ(Call("minhash", {s, LitI(4), LitI(0), LitI(0)}).status().code(), StatusCode::kInvalid);
-  EXPECT_EQ(Call("minhash", {s, Col(Ints({4})), LitI(1), LitI(0)}).status().code(),
+  const ScalarFunction* f = DefaultRegistry().Find("minhash").ValueOrDie();
+  auto resolve = [&](std::vector<Array> literals) {
+    return f->Resolve({utf8(), int64(), int64(), int64()}, literals);
+  };
+  // Every parameter must be a constant: num_hashes sets the result type.
+  auto varying = resolve({Array(), Array(), Ints({2}), Ints({0})});
+  EXPECT_EQ(varying.status().code(), StatusCode::kTypeError);
+  EXPECT_EQ(varying.status().message(),
+            "minhash() needs num_hashes (argument 2) as a constant; got an expression that "
+            "varies per row");
+  EXPECT_EQ(resolve({Array(), Ints({2}), Array(), Ints({0})}).status().message(),
+            "minhash() needs ngram_size (argument 3) as a constant; got an expression that "
+            "varies per row");
+  EXPECT_EQ(resolve({Array(), Ints({std::nullopt}), Ints({2}), Ints({0})}).status().message(),
+            "minhash() needs a non-null num_hashes (argument 2)");
+  auto zero = resolve({Array(), Ints({0}), Ints({2}), Ints({0})});
+  EXPECT_EQ(zero.status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(zero.status().message(),
+            "minhash() needs num_hashes (argument 2) between 1 and 65536, got 0");
+  EXPECT_EQ(resolve({Array(), Ints({-3}), Ints({2}), Ints({0})}).status().code(),
             StatusCode::kInvalid);
+  EXPECT_EQ(resolve({Array(), Ints({65537}), Ints({2}), Ints({0})}).status().code(),
+            StatusCode::kInvalid);
+  EXPECT_EQ(resolve({Array(), Ints({4}), Ints({0}), Ints({0})}).status().message(),
+            "minhash() needs ngram_size (argument 3) of at least 1, got 0");
+  // Exec checks the same when called directly.
+  auto s = Col(Strings({"a b"}));
+  EXPECT_EQ(f->exec({s, LitI(0), LitI(1), LitI(0)}, 1).status().code(), StatusCode::kInvalid);
+  EXPECT_EQ(f->exec({s, Col(Ints({4})), LitI(1), LitI(0)}, 1).status().code(),
+            StatusCode::kTypeError);
   EXPECT_EQ(Resolve("minhash", {int64(), int64(), int64()}).status().code(),
             StatusCode::kTypeError);
 }

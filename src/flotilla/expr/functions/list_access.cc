@@ -152,37 +152,39 @@ Result<Datum> ContainsExec(const Args& args, int64_t num_rows) {
   });
 }
 
-// The result type depends on which field is named, and a ResolveFn sees only types: it accepts a
-// struct whose fields all share one type; other structs need the binder to pass the name.
-Result<TypePtr> ResolveStructGet(const Types& t) {
+// The first field called `name` (names may repeat in a struct), or a KeyError suggesting the
+// closest one.
+Result<int> StructFieldIndex(const DataType& type, std::string_view name) {
+  std::vector<std::string> names;
+  for (const Field& f : type.fields()) {
+    if (f.name == name) return static_cast<int>(names.size());
+    names.push_back(f.name);
+  }
+  return Status::KeyError(NotFoundMessage("struct field", name, names));
+}
+
+// The result type is the named field's, so the name must be known at bind time.
+Result<TypePtr> ResolveStructGet(const Types& t, const std::vector<Array>& literals) {
   if (t[0]->id() != TypeId::kStruct) return ArgumentTypeError("struct_get", 0, "a struct", t[0]);
   FLOTILLA_RETURN_NOT_OK(ExpectString("struct_get", t, 1));
-  const auto& fields = t[0]->fields();
-  if (fields.empty()) return Status::TypeError("struct_get() on a struct without fields");
-  for (const Field& f : fields) {
-    if (!f.type->Equals(*fields[0].type)) {
-      return Status::NotImplemented(
-          "struct_get() on " + t[0]->ToString() +
-          ": fields of different types need the field name at bind time, which the function "
-          "registry does not pass yet");
-    }
+  if (literals.size() < 2 || !literals[1].valid()) {
+    return Status::TypeError(
+        "struct_get() needs the field name (argument 2) as a constant string; got an "
+        "expression that varies per row");
   }
-  return fields[0].type;
+  if (literals[1].IsNull(0)) {
+    return Status::Invalid("struct_get() needs a non-null field name (argument 2)");
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(int index, StructFieldIndex(*t[0], literals[1].GetView(0)));
+  return t[0]->fields()[index].type;
 }
 
 Result<Datum> StructGetExec(const Args& args, int64_t num_rows) {
   if (!args[1].is_scalar() || args[1].IsNull(0)) {
     return Status::Invalid("struct_get(): the field name must be a non-null constant");
   }
-  std::string_view name = ViewAt(args[1], 0);
   const Array& structs = args[0].array();
-  std::vector<std::string> names;
-  int index = -1;
-  for (size_t i = 0; i < structs.type()->fields().size(); ++i) {
-    names.push_back(structs.type()->fields()[i].name);
-    if (names.back() == name) index = static_cast<int>(i);
-  }
-  if (index < 0) return Status::KeyError(NotFoundMessage("struct field", name, names));
+  FLOTILLA_ASSIGN_OR_RETURN(int index, StructFieldIndex(*structs.type(), ViewAt(args[1], 0)));
   const Array field = structs.field(index);
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(field.type()));
   // A null struct makes its field null, whatever the child holds in that slot.
@@ -247,11 +249,15 @@ Status RegisterListAccessFunctions(FunctionRegistry* r) {
        "Whether the list holds an element equal to the value (numbers compare by value); null "
        "if the list or value is null.",
        2, 2, ResolveContains, ContainsExec}));
-  FLOTILLA_RETURN_NOT_OK(r->Add(
-      {"struct_get",
-       "The named field of the struct; null for a null struct. An unknown name is a KeyError "
-       "suggesting the closest field.",
-       2, 2, ResolveStructGet, StructGetExec}));
+  ScalarFunction struct_get{
+      "struct_get",
+      "struct_get(s, 'name'): the named field of the struct, with that field's type; null for a "
+      "null struct. The name must be a constant; an unknown name is a KeyError suggesting the "
+      "closest field.",
+      2, 2};
+  struct_get.exec = StructGetExec;
+  struct_get.resolve_with_literals = ResolveStructGet;
+  FLOTILLA_RETURN_NOT_OK(r->Add(std::move(struct_get)));
   return Status::OK();
 }
 

@@ -105,10 +105,40 @@ TEST(ListAccessTest, StructGet) {
   ASSERT_EQ(r.status().code(), StatusCode::kKeyError);
   EXPECT_NE(r.status().message().find("did you mean 'alpha'"), std::string::npos)
       << r.status().message();
-  EXPECT_EQ(
-      Resolve("struct_get", {struct_({{"a", int64()}, {"b", utf8()}}), utf8()}).status().code(),
-      StatusCode::kNotImplemented);
   EXPECT_EQ(Resolve("struct_get", {int64(), utf8()}).status().code(), StatusCode::kTypeError);
+}
+
+TEST(ListAccessTest, StructGetTypeIsTheNamedFieldsType) {
+  auto type = struct_({{"id", int64()}, {"label", utf8()}, {"id", boolean()}});
+  auto builder = MakeBuilder(type).ValueOrDie();
+  auto* sb = static_cast<StructBuilder*>(builder.get());
+  sb->Append().Check();
+  sb->field_builder(0)->AppendArraySlice(Ints({7}), 0, 1).Check();
+  sb->field_builder(1)->AppendArraySlice(Strings({"seven"}), 0, 1).Check();
+  sb->field_builder(2)->AppendArraySlice(Bools({true}), 0, 1).Check();
+  sb->AppendNull().Check();
+  Array structs = builder->Finish().ValueOrDie();
+  EXPECT_EQ(CallToString("struct_get", {Col(structs), LitS("label")}), "[seven, null]");
+  // A repeated name means the first field so called.
+  EXPECT_EQ(CallToString("struct_get", {Col(structs), LitS("id")}), "[7, null]");
+  const ScalarFunction* f = DefaultRegistry().Find("struct_get").ValueOrDie();
+  EXPECT_TRUE(
+      f->Resolve({type, utf8()}, {Array(), Strings({"label"})}).ValueOrDie()->Equals(*utf8()));
+  EXPECT_TRUE(f->Resolve({type, large_utf8()}, {Array(), Strings({"id"}, large_utf8())})
+                  .ValueOrDie()
+                  ->Equals(*int64()));
+  auto unknown = f->Resolve({type, utf8()}, {Array(), Strings({"lable"})});
+  EXPECT_EQ(unknown.status().code(), StatusCode::kKeyError);
+  EXPECT_EQ(unknown.status().message(), "struct field 'lable' not found; did you mean 'label'?");
+  auto varying = f->Resolve({type, utf8()}, {Array(), Array()});
+  EXPECT_EQ(varying.status().code(), StatusCode::kTypeError);
+  EXPECT_EQ(varying.status().message(),
+            "struct_get() needs the field name (argument 2) as a constant string; got an "
+            "expression that varies per row");
+  EXPECT_EQ(f->Resolve({type, null()}, {Array(), Array::MakeNull(null(), 1).ValueOrDie()})
+                .status()
+                .message(),
+            "struct_get() needs a non-null field name (argument 2)");
 }
 
 TEST(ListAggregateTest, SumMean) {

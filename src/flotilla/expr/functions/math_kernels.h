@@ -23,7 +23,7 @@ Result<TypePtr> ResolveAbs(const std::vector<TypePtr>& types);
 Result<Datum> ExecAbs(const std::vector<Datum>& args, int64_t num_rows);
 Result<TypePtr> ResolveSign(const std::vector<TypePtr>& types);
 Result<Datum> ExecSign(const std::vector<Datum>& args, int64_t num_rows);
-Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types);
+Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types, const std::vector<Array>& literals);
 Result<Datum> ExecRound(const std::vector<Datum>& args, int64_t num_rows);
 
 // math_binary.cc

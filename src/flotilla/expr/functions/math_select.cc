@@ -1,6 +1,6 @@
 // greatest / least (variadic) and clip(x, lo, hi): pick one argument's value per row.
-// Arguments of one type keep it (numbers, decimals, dates, timestamps, strings); mixed numeric
-// types meet at float64 when any is a float, else uint64 when all are unsigned, else int64.
+// Arguments of one type keep it (numbers, decimals, dates, timestamps, strings); mixed types
+// meet at the binder's common type for CASE branches (expr/coercion.h).
 // Floats order NaN above every number (as DuckDB and PostgreSQL do).
 
 #include <cmath>
@@ -8,6 +8,8 @@
 #include <type_traits>
 
 #include "flotilla/columnar/builder.h"
+#include "flotilla/compute/cast.h"
+#include "flotilla/expr/coercion.h"
 #include "flotilla/expr/functions/elementwise.h"
 #include "flotilla/expr/functions/math_kernels.h"
 
@@ -58,64 +60,30 @@ Result<Datum> WithLess(const TypePtr& type, F&& f) {
   }
 }
 
-Result<TypePtr> CommonType(std::string_view name, const std::vector<TypePtr>& types) {
-  bool all_same = true;
-  for (const auto& t : types)
-    all_same = all_same && t->Equals(*types[0]);
-  if (all_same) {
-    const DataType& t = *types[0];
-    if (t.is_numeric() || t.id() == TypeId::kDecimal128 || t.id() == TypeId::kDate32 ||
-        t.id() == TypeId::kTimestamp || elementwise::IsStringType(t)) {
-      return types[0];
-    }
-    return ArgumentTypeError(name, "numbers, decimals, dates, timestamps or strings", types[0], 0);
-  }
-  bool any_float = false, all_unsigned = true;
-  for (size_t i = 0; i < types.size(); ++i) {
-    if (!types[i]->is_numeric()) {
-      return ArgumentTypeError(name,
-                               "arguments of one type, or all numeric; " + types[i]->ToString() +
-                                   " does not match " + types[0]->ToString() + ", so it",
-                               types[i], i);
-    }
-    any_float = any_float || types[i]->is_floating();
-    all_unsigned = all_unsigned && types[i]->is_integer() && !types[i]->is_signed_integer();
-  }
-  if (any_float) return float64();
-  return all_unsigned ? uint64() : int64();
+bool Orderable(const DataType& t) {
+  return t.is_numeric() || t.id() == TypeId::kDecimal128 || t.id() == TypeId::kDate32 ||
+         t.id() == TypeId::kTimestamp || elementwise::IsStringType(t);
 }
 
-/// `d` with its values converted to the numeric type `target` (scalars stay scalars).
-Result<Datum> ConvertTo(const Datum& d, const TypePtr& target, std::string_view name) {
-  if (d.type()->Equals(*target)) return d;
-  const Array& a = d.array();
-  Result<Array> converted = DispatchNumeric(target->id(), [&](auto to_tag) -> Result<Array> {
-    using To = decltype(to_tag);
-    NumericBuilder<To> builder(target);
-    FLOTILLA_RETURN_NOT_OK(builder.Reserve(a.length()));
-    for (int64_t i = 0; i < a.length(); ++i) {
-      if (a.IsNull(i)) {
-        FLOTILLA_RETURN_NOT_OK(builder.AppendNull());
-        continue;
-      }
-      Result<To> v = DispatchNumeric(a.type_id(), [&](auto from_tag) -> Result<To> {
-        using From = decltype(from_tag);
-        const From x = a.values<From>()[i];
-        if constexpr (std::is_same_v<From, uint64_t> && std::is_same_v<To, int64_t>) {
-          if (x > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-            return Status::Invalid(std::string(name) + "(): " + std::to_string(x) +
-                                   " does not fit int64, the common type of the arguments");
-          }
-        }
-        return static_cast<To>(x);
-      });
-      FLOTILLA_RETURN_NOT_OK(v.status());
-      FLOTILLA_RETURN_NOT_OK(builder.Append(*v));
+/// The type every argument converts to, by the binder's CASE/COALESCE rules (coercion.h):
+/// wider integers, float64 with any float, one decimal wide enough for every decimal and
+/// integer, timestamp for dates with timestamps.
+Result<TypePtr> CommonType(std::string_view name, const std::vector<TypePtr>& types) {
+  TypePtr common = types[0];
+  for (size_t i = 0; i < types.size(); ++i) {
+    if (!Orderable(*types[i])) {
+      return ArgumentTypeError(name, "numbers, decimals, dates, timestamps or strings", types[i],
+                               i);
     }
-    return builder.Finish();
-  });
-  FLOTILLA_RETURN_NOT_OK(converted.status());
-  return d.is_scalar() ? Datum::Scalar(*converted) : Datum::Column(*converted);
+    TypePtr next = expr::CommonType(common, types[i], CoercionPurpose::kUnify);
+    if (next == nullptr) {
+      return Status::TypeError(std::string(name) + "() cannot compare " + common->ToString() +
+                               " with " + types[i]->ToString() + " (argument " +
+                               std::to_string(i + 1) + ")");
+    }
+    common = std::move(next);
+  }
+  return common;
 }
 
 Result<std::vector<Datum>> ConvertAll(const std::vector<Datum>& args, std::string_view name) {
@@ -125,8 +93,13 @@ Result<std::vector<Datum>> ConvertAll(const std::vector<Datum>& args, std::strin
   FLOTILLA_ASSIGN_OR_RETURN(TypePtr common, CommonType(name, types));
   std::vector<Datum> out;
   for (const auto& a : args) {
-    FLOTILLA_ASSIGN_OR_RETURN(Datum converted, ConvertTo(a, common, name));
-    out.push_back(std::move(converted));
+    if (a.type()->Equals(*common)) {
+      out.push_back(a);
+      continue;
+    }
+    Result<Array> converted = compute::Cast(a.array(), common);
+    if (!converted.ok()) return converted.status().WithContext(std::string(name) + "()");
+    out.push_back(a.is_scalar() ? Datum::Scalar(*converted) : Datum::Column(*converted));
   }
   return out;
 }

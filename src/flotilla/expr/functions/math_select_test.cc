@@ -74,8 +74,8 @@ TEST(MathGreatestLeastTest, NumbersAndNulls) {
   auto nan = Call("greatest", {F64Scalar(1.0), F64Scalar(kNaN)});
   EXPECT_TRUE(std::isnan(*Values<double>(*nan)[0]));
   EXPECT_EQ(One("least", {F64Scalar(kNaN), F64Scalar(1.0)}), 1.0);
-  // Mixed int and float meet at float64.
-  EXPECT_EQ(One("greatest", {I64Scalar(2), Scalar(MakeArray<float>(float32(), {2.5f}))}), 2.5);
+  // Mixed int and float meet at the float.
+  EXPECT_EQ(One("greatest", {I64Scalar(2), F64Scalar(2.5)}), 2.5);
   // All unsigned stays unsigned; uint64 above int64 cannot join signed arguments.
   auto u = Call("greatest", {Scalar(MakeArray<uint64_t>(uint64(), {UINT64_MAX})),
                              Scalar(MakeArray<uint8_t>(uint8(), {1}))});
@@ -105,8 +105,21 @@ TEST(MathGreatestLeastTest, OtherTypes) {
   auto mixed = f->resolve({date32(), int32()});
   ASSERT_EQ(mixed.status().code(), StatusCode::kTypeError);
   EXPECT_NE(mixed.status().message().find("greatest()"), std::string::npos);
-  EXPECT_EQ(f->resolve({decimal128(5, 2), decimal128(6, 2)}).status().code(),
-            StatusCode::kTypeError);
+  // Mixed decimals (and integers with decimals) meet at one decimal wide enough for all.
+  EXPECT_EQ(f->resolve({decimal128(5, 2), decimal128(6, 2)}).ValueOrDie()->ToString(),
+            "decimal128(6, 2)");
+  EXPECT_EQ(f->resolve({decimal128(9, 2), decimal128(18, 4), int32()}).ValueOrDie()->ToString(),
+            "decimal128(18, 4)");
+  auto mixed_dec = Call("least", {Col(MakeDecimals(9, 2, {12345, -1, std::nullopt})),
+                                  Col(MakeDecimals(18, 4, {1234600, -200, 5})), I64Scalar(0)});
+  ASSERT_TRUE(mixed_dec.ok()) << mixed_dec.status().ToString();
+  EXPECT_EQ(mixed_dec->type()->ToString(), "decimal128(23, 4)");
+  EXPECT_EQ(Values<Int128>(*mixed_dec), (std::vector<std::optional<Int128>>{0, -200, 0}));
+  // A date meets a timestamp at the timestamp.
+  auto ts = Call("greatest", {Col(MakeArray<int32_t>(date32(), {1})),
+                              Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kMicro), {1}))});
+  ASSERT_TRUE(ts.ok()) << ts.status().ToString();
+  EXPECT_EQ(Values<int64_t>(*ts), (std::vector<std::optional<int64_t>>{86400000000LL}));
   EXPECT_EQ(f->resolve({boolean(), boolean()}).status().code(), StatusCode::kTypeError);
 }
 

@@ -2,6 +2,7 @@
 // (sqrt, exp, ln, log10, log2, sin, cos, tan).
 
 #include <array>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -169,12 +170,18 @@ Result<Datum> ExecFloatOpFn(const std::vector<Datum>& args, int64_t num_rows) {
   return out;
 }
 
+/// A decimal rounded to a whole number keeps its precision with scale 0, as DuckDB types it:
+/// the digits after the point become room for the carry (ceil(9.99) = 10 fits decimal(3, 0)).
+TypePtr WholeNumberType(const TypePtr& type) {
+  return type->id() == TypeId::kDecimal128 ? decimal128(type->precision(), 0) : type;
+}
+
 template <RoundOp Op>
 Result<TypePtr> ResolveRoundOpFn(const std::vector<TypePtr>& types) {
   if (!IsNumericOrDecimal(*types[0])) {
     return ArgumentTypeError(RoundOpName(Op), "a number", types[0], 0);
   }
-  return types[0];
+  return WholeNumberType(types[0]);
 }
 
 template <RoundOp Op>
@@ -191,9 +198,10 @@ Result<Datum> ExecRoundOpFn(const std::vector<Datum>& args, int64_t num_rows) {
     using T = decltype(tag);
     if constexpr (std::is_same_v<T, Int128>) {
       const Int128 factor = PowerOfTen(type->scale());
-      out = MapRows<Int128>(args, num_rows, type, values, [&](Int128 v, int64_t) -> Result<Int128> {
-        const Int128 r = RoundToMultiple(v, factor, kMode);
-        FLOTILLA_RETURN_NOT_OK(CheckDecimalFits(r, *type, kName));
+      const TypePtr whole = WholeNumberType(type);
+      out = MapRows<Int128>(args, num_rows, whole, values, [&](Int128 v, int64_t) -> Result<Int128> {
+        const Int128 r = RoundToMultiple(v, factor, kMode) / factor;
+        FLOTILLA_RETURN_NOT_OK(CheckDecimalFits(r, *whole, kName));
         return r;
       });
     } else if constexpr (std::is_floating_point_v<T>) {
@@ -300,10 +308,31 @@ Result<Datum> ExecSign(const std::vector<Datum>& args, int64_t num_rows) {
   return out;
 }
 
-Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types) {
+namespace {
+
+// round(decimal(p, s), d) is decimal(p, min(max(d, 0), s)) when d is a constant (as DuckDB), so
+// the dropped digits become room for the carry; with per-row digits the scale stays s.
+TypePtr RoundResultType(const TypePtr& x, const Datum* digits) {
+  if (x->id() != TypeId::kDecimal128) return x;
+  if (digits == nullptr) return WholeNumberType(x);
+  if (!digits->is_scalar() || digits->IsNull(0)) return x;
+  Result<int64_t> d = elementwise::IntegerAt(*digits, 0, "round");
+  if (!d.ok()) return x;
+  const int64_t scale = std::clamp<int64_t>(*d, 0, x->scale());
+  return decimal128(x->precision(), static_cast<int32_t>(scale));
+}
+
+}  // namespace
+
+Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types, const std::vector<Array>& literals) {
   if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("round", "a number", types[0], 0);
   if (types.size() > 1 && !types[1]->is_integer()) {
     return ArgumentTypeError("round", "an integer number of digits", types[1], 1);
+  }
+  if (types.size() == 1) return RoundResultType(types[0], nullptr);
+  if (literals.size() > 1 && literals[1].valid()) {
+    const Datum digits = Datum::Scalar(literals[1]);
+    return RoundResultType(types[0], &digits);
   }
   return types[0];
 }
@@ -311,6 +340,9 @@ Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types) {
 Result<Datum> ExecRound(const std::vector<Datum>& args, int64_t num_rows) {
   const Array& in = args[0].array();
   const TypePtr& type = in.type();
+  const TypePtr out_type = RoundResultType(type, args.size() > 1 ? &args[1] : nullptr);
+  // Rounded decimal values are multiples of 10^(scale - out scale): divide to the out scale.
+  const Int128 rescale = PowerOfTen(type->scale() - out_type->scale());
   auto digits_at = [&](int64_t row) -> Result<int64_t> {
     if (args.size() < 2) return int64_t{0};
     return elementwise::IntegerAt(args[1], row, "round");
@@ -318,7 +350,7 @@ Result<Datum> ExecRound(const std::vector<Datum>& args, int64_t num_rows) {
   Result<Datum> out = Status::Internal("unreached");
   FLOTILLA_RETURN_NOT_OK(VisitInput(in, [&](auto tag, const auto* values) -> Status {
     using T = decltype(tag);
-    out = MapRows<T>(args, num_rows, type, values, [&](T v, int64_t row) -> Result<T> {
+    out = MapRows<T>(args, num_rows, out_type, values, [&](T v, int64_t row) -> Result<T> {
       FLOTILLA_ASSIGN_OR_RETURN(int64_t digits, digits_at(row));
       if constexpr (std::is_floating_point_v<T>) {
         if (digits == 0) return static_cast<T>(std::round(v));
@@ -341,8 +373,8 @@ Result<Datum> ExecRound(const std::vector<Datum>& args, int64_t num_rows) {
                       : RoundToMultiple(static_cast<Int128>(v), PowerOfTen(static_cast<int>(drop)),
                                         Mode::kHalfAwayFromZero);
         if constexpr (std::is_same_v<T, Int128>) {
-          FLOTILLA_RETURN_NOT_OK(CheckDecimalFits(rounded, *type, "round"));
-          return rounded;
+          FLOTILLA_RETURN_NOT_OK(CheckDecimalFits(rounded / rescale, *out_type, "round"));
+          return rounded / rescale;
         } else {
           if (rounded > static_cast<Int128>(std::numeric_limits<T>::max()) ||
               rounded < static_cast<Int128>(std::numeric_limits<T>::min())) {

@@ -108,12 +108,17 @@ TEST(MathFloorCeilTruncTest, FloatsKeepSignedZero) {
 
 TEST(MathFloorCeilTruncTest, Decimals) {
   Datum x = Col(MakeDecimals(5, 2, {-125, 125, 300, std::nullopt}));  // -1.25, 1.25, 3.00
-  EXPECT_EQ(Values<Int128>(Call("floor", {x}).ValueOrDie()), (I128s{-200, 100, 300, std::nullopt}));
-  EXPECT_EQ(Values<Int128>(Call("ceil", {x}).ValueOrDie()), (I128s{-100, 200, 300, std::nullopt}));
-  EXPECT_EQ(Values<Int128>(Call("trunc", {x}).ValueOrDie()), (I128s{-100, 100, 300, std::nullopt}));
-  // 999.99 rounds up to 1000.00, which decimal(5, 2) cannot hold.
-  auto overflow = Call("ceil", {Col(MakeDecimals(5, 2, {99999}))});
-  EXPECT_EQ(overflow.status().code(), StatusCode::kInvalid);
+  // Whole numbers as decimal(p, 0), as DuckDB types them.
+  auto floor = Call("floor", {x}).ValueOrDie();
+  EXPECT_EQ(floor.type()->ToString(), "decimal128(5, 0)");
+  EXPECT_EQ(Values<Int128>(floor), (I128s{-2, 1, 3, std::nullopt}));
+  EXPECT_EQ(Values<Int128>(Call("ceil", {x}).ValueOrDie()), (I128s{-1, 2, 3, std::nullopt}));
+  EXPECT_EQ(Values<Int128>(Call("trunc", {x}).ValueOrDie()), (I128s{-1, 1, 3, std::nullopt}));
+  // 999.99 rounds up to 1000, which decimal(5, 0) holds: the scale's digits make room.
+  EXPECT_EQ(Values<Int128>(Call("ceil", {Col(MakeDecimals(5, 2, {99999}))}).ValueOrDie()),
+            (I128s{1000}));
+  EXPECT_EQ(Values<Int128>(Call("floor", {Col(MakeDecimals(5, 2, {-99999}))}).ValueOrDie()),
+            (I128s{-1000}));
 }
 
 TEST(MathRoundTest, FloatsHalfAwayFromZero) {
@@ -154,20 +159,38 @@ TEST(MathRoundTest, IntegersAndDecimals) {
   EXPECT_EQ(*Values<int64_t>(Call("round", {I64Scalar(7), I64Scalar(-40)}).ValueOrDie())[0], 0);
 
   Datum d = Col(MakeDecimals(10, 3, {12345, -12345, std::nullopt}));  // 12.345, -12.345
-  EXPECT_EQ(Values<Int128>(Call("round", {d, I64Scalar(2)}).ValueOrDie()),
-            (I128s{12350, -12350, std::nullopt}));
-  EXPECT_EQ(Values<Int128>(Call("round", {d}).ValueOrDie()), (I128s{12000, -12000, std::nullopt}));
-  EXPECT_EQ(Values<Int128>(Call("round", {d, I64Scalar(-1)}).ValueOrDie()),
-            (I128s{10000, -10000, std::nullopt}));
-  EXPECT_EQ(Values<Int128>(Call("round", {d, I64Scalar(5)}).ValueOrDie()),
-            (I128s{12345, -12345, std::nullopt}));
-  auto kept = Call("round", {d, I64Scalar(1)});
-  EXPECT_TRUE(kept->type()->Equals(*decimal128(10, 3)));
-  // 99.99 rounded to one digit is 100.0, beyond decimal(4, 2).
-  EXPECT_EQ(Call("round", {Col(MakeDecimals(4, 2, {9999})), I64Scalar(1)}).status().code(),
+  // Constant digits set the scale (DuckDB's decimal(p, min(max(d, 0), s))), which leaves room
+  // for the carry.
+  auto two = Call("round", {d, I64Scalar(2)}).ValueOrDie();
+  EXPECT_EQ(two.type()->ToString(), "decimal128(10, 2)");
+  EXPECT_EQ(Values<Int128>(two), (I128s{1235, -1235, std::nullopt}));
+  auto whole = Call("round", {d}).ValueOrDie();
+  EXPECT_EQ(whole.type()->ToString(), "decimal128(10, 0)");
+  EXPECT_EQ(Values<Int128>(whole), (I128s{12, -12, std::nullopt}));
+  EXPECT_EQ(Values<Int128>(Call("round", {Col(MakeDecimals(4, 2, {9999}))}).ValueOrDie()),
+            (I128s{100}));
+  auto tens = Call("round", {d, I64Scalar(-1)}).ValueOrDie();
+  EXPECT_EQ(tens.type()->ToString(), "decimal128(10, 0)");
+  EXPECT_EQ(Values<Int128>(tens), (I128s{10, -10, std::nullopt}));
+  auto more = Call("round", {d, I64Scalar(5)}).ValueOrDie();
+  EXPECT_EQ(more.type()->ToString(), "decimal128(10, 3)");
+  EXPECT_EQ(Values<Int128>(more), (I128s{12345, -12345, std::nullopt}));
+  // 99.99 rounded to one digit is 100.0, which decimal(4, 1) holds.
+  EXPECT_EQ(Values<Int128>(Call("round", {Col(MakeDecimals(4, 2, {9999})), I64Scalar(1)})
+                               .ValueOrDie()),
+            (I128s{1000}));
+  // Digits that vary per row keep the scale; then 99.99 -> 100.00 overflows decimal(4, 2).
+  auto per_row = Call("round", {d, Col(MakeArray<int32_t>(int32(), {1, -1, 0}))});
+  ASSERT_TRUE(per_row.ok()) << per_row.status().ToString();
+  EXPECT_EQ(per_row->type()->ToString(), "decimal128(10, 3)");
+  EXPECT_EQ(Values<Int128>(*per_row), (I128s{12300, -10000, std::nullopt}));
+  EXPECT_EQ(Call("round", {Col(MakeDecimals(4, 2, {9999})),
+                           Col(MakeArray<int32_t>(int32(), {1}))})
+                .status()
+                .code(),
             StatusCode::kInvalid);
   EXPECT_EQ(
-      DefaultRegistry().Find("round").ValueOrDie()->resolve({float64(), float64()}).status().code(),
+      DefaultRegistry().Find("round").ValueOrDie()->Resolve({float64(), float64()}).status().code(),
       StatusCode::kTypeError);
 }
 

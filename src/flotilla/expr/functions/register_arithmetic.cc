@@ -51,8 +51,8 @@ Status RegisterArithmeticFunctions(FunctionRegistry* registry) {
       "multiply", "a * b. Null if either is null; integer overflow is an error.")));
   FLOTILLA_RETURN_NOT_OK(registry->Add(Binary<ArithmeticOp::kDivide>(
       "divide",
-      "a / b. Integers divide into float64; decimals keep a decimal; division by zero is "
-      "null for integers and decimals and IEEE for floats.")));
+      "a / b. Integers divide as float64 (IEEE: 1/0 is inf); decimals keep a decimal and "
+      "division by a zero decimal is null.")));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       Binary<ArithmeticOp::kIntDiv>("int_div", "a // b truncated toward zero. Null when b is 0.")));
   FLOTILLA_RETURN_NOT_OK(registry->Add(Binary<ArithmeticOp::kMod>(

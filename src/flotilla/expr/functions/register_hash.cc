@@ -17,19 +17,16 @@ Status RegisterHashFunctions(FunctionRegistry* registry) {
          return uint64();
        },
        functions::HashExec}));
-  // The signature is list<uint32> rather than fixed_size_list<uint32>[num_hashes]: a ResolveFn
-  // sees only argument types, and the list size is the value of an argument.
-  FLOTILLA_RETURN_NOT_OK(registry->Add(
-      {"minhash",
-       "MinHash signature of the text's word n-grams: minhash(text, num_hashes, ngram_size[, "
-       "seed]) returns num_hashes uint32 values; the share of equal positions between two "
-       "signatures estimates the Jaccard similarity of their n-gram sets. Null for null text.",
-       3, 4,
-       [](const Types& t) -> Result<TypePtr> {
-         FLOTILLA_RETURN_NOT_OK(functions::ResolveSignature("minhash", t, "siii"));
-         return list(uint32());
-       },
-       functions::MinHashExec}));
+  ScalarFunction minhash{
+      "minhash",
+      "MinHash signature of the text's word n-grams: minhash(text, num_hashes, ngram_size[, "
+      "seed]) returns fixed_size_list<uint32>[num_hashes]; the share of equal positions between "
+      "two signatures estimates the Jaccard similarity of their n-gram sets. num_hashes "
+      "(1-65536), ngram_size (>= 1) and seed (default 0) must be constants. Null for null text.",
+      3, 4};
+  minhash.exec = functions::MinHashExec;
+  minhash.resolve_with_literals = functions::ResolveMinHash;
+  FLOTILLA_RETURN_NOT_OK(registry->Add(std::move(minhash)));
   return Status::OK();
 }
 

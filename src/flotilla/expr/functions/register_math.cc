@@ -2,8 +2,10 @@
 // - Domain errors follow DuckDB: sqrt of a negative number and logarithms of zero or negative
 //   numbers are Invalid errors, not NaN. NaN input propagates; -0.0 is kept where IEEE keeps it
 //   (sqrt(-0.0) = -0.0, floor(-0.0) = -0.0, abs(-0.0) = 0.0).
-// - abs, floor, ceil, trunc, round keep the input type (integers, floats, decimal128); integer
-//   abs(INT_MIN) and decimal results that outgrow the precision are errors.
+// - abs, floor, ceil, trunc, round keep the input type (integers, floats, decimal128), except
+//   that a decimal(p, s) rounded to a whole number is decimal(p, 0) (as DuckDB), which always
+//   has room for the carry; integer abs(INT_MIN) and decimal results that outgrow the precision
+//   are errors.
 // - round rounds half away from zero; negative digits round left of the point.
 
 #include "flotilla/expr/function_registry.h"
@@ -45,11 +47,14 @@ Status RegisterMathFunctions(FunctionRegistry* registry) {
   };
   static const RoundEntry kRoundOps[] = {
       {"floor", RoundOp::kFloor,
-       "Largest whole number <= x, in x's type (integers unchanged, decimals keep their scale)."},
+       "Largest whole number <= x, in x's type (integers unchanged; decimal(p, s) gives "
+       "decimal(p, 0))."},
       {"ceil", RoundOp::kCeil,
-       "Smallest whole number >= x, in x's type (integers unchanged, decimals keep their scale)."},
+       "Smallest whole number >= x, in x's type (integers unchanged; decimal(p, s) gives "
+       "decimal(p, 0))."},
       {"trunc", RoundOp::kTrunc,
-       "x with its fraction dropped (toward zero), in x's type; null stays null."},
+       "x with its fraction dropped (toward zero), in x's type (decimal(p, s) gives "
+       "decimal(p, 0)); null stays null."},
   };
   for (const auto& f : kRoundOps) {
     FLOTILLA_RETURN_NOT_OK(registry->Add(
@@ -68,8 +73,9 @@ Status RegisterMathFunctions(FunctionRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(
       registry->Add({"round",
                      "round(x[, digits]): x rounded half away from zero to `digits` decimals (0 by "
-                     "default, negative rounds to tens, hundreds...), in x's type.",
-                     1, 2, math::ResolveRound, math::ExecRound}));
+                     "default, negative rounds to tens, hundreds...), in x's type; a decimal(p, s) "
+                     "rounded to constant digits d is decimal(p, min(max(d, 0), s)).",
+                     1, 2, nullptr, math::ExecRound, math::ResolveRound}));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"log",
        "log(x) is the base-10 logarithm; log(base, x) the logarithm in `base`. float64; "
@@ -82,7 +88,8 @@ Status RegisterMathFunctions(FunctionRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(registry->Add({"pi", "pi(): the constant 3.14159... as a float64 scalar.",
                                         0, 0, math::ResolvePi, math::ExecPi}));
   const char* kOrderDoc =
-      " Arguments of one type keep it; mixed numbers meet at float64, uint64 or int64. Null "
+      " Arguments of one type keep it; mixed types meet as CASE branches do (int64, float64, a "
+      "wide enough decimal, timestamp for dates with timestamps). Null "
       "arguments are skipped (null only when all are null); NaN is greater than every number.";
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"greatest", std::string("greatest(a, b, ...): the largest argument per row.") + kOrderDoc, 1,

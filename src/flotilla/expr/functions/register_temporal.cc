@@ -86,7 +86,8 @@ Status RegisterTemporalFunctions(FunctionRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"date_diff",
        "date_diff(unit, a, b): the number of unit boundaries crossed from a to b (as DuckDB: "
-       "date_diff('year', 2023-12-31, 2024-01-01) = 1); weeks start on Monday. int64.",
+       "date_diff('year', 2023-12-31, 2024-01-01) = 1), except weeks: whole 7-day spans between "
+       "the days, truncated toward zero. int64.",
        3, 3, temporal::ResolveDateDiff, temporal::ExecDateDiff}));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"last_day", "last_day(x): the last day of x's month, as a date. Null in, null out.", 1, 1,

@@ -105,7 +105,8 @@ Result<Datum> LikeExec(const std::vector<Datum>& args, int64_t num_rows) {
   });
 }
 
-// split(s, sep): an empty separator splits into characters; an empty string gives [""].
+// split(s, sep): an empty separator splits into characters; an empty string gives [""]
+// whatever the separator (as DuckDB).
 Result<Datum> SplitExec(const std::vector<Datum>& args, int64_t num_rows) {
   TypePtr element = args[0].type()->id() == TypeId::kLargeString ? large_utf8() : utf8();
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(list(element)));
@@ -117,6 +118,7 @@ Result<Datum> SplitExec(const std::vector<Datum>& args, int64_t num_rows) {
     std::string_view sep = ViewAt(args[1], row);
     FLOTILLA_RETURN_NOT_OK(lists->Append());
     if (sep.empty()) {
+      if (s.empty()) return out.Append(s);
       CharBoundaries(s, &bounds);
       for (size_t i = 0; i + 1 < bounds.size(); ++i) {
         FLOTILLA_RETURN_NOT_OK(out.Append(s.substr(bounds[i], bounds[i + 1] - bounds[i])));

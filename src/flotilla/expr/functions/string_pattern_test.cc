@@ -58,6 +58,9 @@ TEST(StringSplitTest, Split) {
   ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->array().ListValues(0).length(), 1);  // [""]
   EXPECT_EQ(CallToString("split", {Col(Strings({"日本語"})), LitS("")}), "[[日, 本, 語]]");
+  auto chars = Call("split", {Col(Strings({""})), LitS("")});
+  ASSERT_TRUE(chars.ok());
+  EXPECT_EQ(chars->array().ListValues(0).length(), 1);  // [""], as with any separator
   EXPECT_EQ(CallToString("split", {LitS("a--b"), LitS("--")}), "[[a, b]]");
   EXPECT_EQ(CallToString("split", {Col(Strings({"a b"})), NullLit()}), "[null]");
 }

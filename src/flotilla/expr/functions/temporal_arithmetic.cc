@@ -159,9 +159,8 @@ __int128 BucketIndex(const Moment& m, DateUnit unit) {
       const CivilDate c = ToCivil(m.days);
       return static_cast<__int128>(c.year) * 12 + (c.month - 1);
     }
-    // Weeks start on Monday (ISO); 1970-01-05, day 4, was a Monday.
     case DateUnit::kWeek:
-      return FloorDiv(m.days - 4, 7);
+      return m.days;  // date_diff divides the day difference by 7
     default: {
       const int64_t unit_nanos = FixedUnitNanos(unit);
       return static_cast<__int128>(m.days) * (kNanosPerDay / unit_nanos) + m.nanos / unit_nanos;
@@ -233,7 +232,10 @@ Result<Datum> ExecDateDiff(const std::vector<Datum>& args, int64_t num_rows) {
     FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(StringAt(args[0], r), "date_diff"));
     const Moment a = start.At(args[1].array(), args[1].index(r));
     const Moment b = end.At(args[2].array(), args[2].index(r));
-    const __int128 diff = BucketIndex(b, unit) - BucketIndex(a, unit);
+    __int128 diff = BucketIndex(b, unit) - BucketIndex(a, unit);
+    // Weeks are not boundaries crossed but whole 7-day spans between the two days, truncated
+    // toward zero, as DuckDB counts them (Sunday to the next Monday is 0 weeks).
+    if (unit == DateUnit::kWeek) diff /= 7;
     if (diff > INT64_MAX || diff < INT64_MIN) {
       return Status::Invalid("date_diff(): difference does not fit in int64");
     }

@@ -177,8 +177,14 @@ TEST(TemporalDateDiffTest, BoundariesCrossed) {
   EXPECT_EQ(diff("month", DateScalar(D(2024, 3, 1)), DateScalar(D(2023, 3, 31))), -12);
   EXPECT_EQ(diff("day", DateScalar(D(2024, 3, 1)), DateScalar(D(2024, 2, 28))), -2);
   EXPECT_EQ(diff("day", DateScalar(D(1900, 3, 1)), DateScalar(D(1900, 2, 28))), -1);
-  EXPECT_EQ(diff("week", DateScalar(D(2024, 2, 25)), DateScalar(D(2024, 2, 26))), 1);
-  EXPECT_EQ(diff("week", DateScalar(D(2024, 2, 26)), DateScalar(D(2024, 3, 3))), 0);
+  // Weeks: whole 7-day spans between the days, truncated toward zero (time of day ignored).
+  EXPECT_EQ(diff("week", DateScalar(D(2024, 2, 25)), DateScalar(D(2024, 2, 26))), 0);
+  EXPECT_EQ(diff("week", DateScalar(D(2024, 2, 26)), DateScalar(D(2024, 3, 4))), 1);
+  EXPECT_EQ(diff("week", DateScalar(D(2024, 1, 19)), DateScalar(D(2024, 1, 7))), -1);
+  EXPECT_EQ(diff("week", DateScalar(D(1969, 12, 20)), DateScalar(D(1970, 1, 5))), 2);
+  EXPECT_EQ(diff("week", TsScalar(TimeUnit::kSecond, 12 * 3600),
+                 TsScalar(TimeUnit::kSecond, 7 * 86400 + 6 * 3600)),
+            1);
   EXPECT_EQ(diff("day", TsScalar(TimeUnit::kSecond, -1), TsScalar(TimeUnit::kSecond, 0)), 1);
   EXPECT_EQ(diff("second", TsScalar(TimeUnit::kMilli, -1), TsScalar(TimeUnit::kMilli, 0)), 1);
   EXPECT_EQ(diff("hour", TsScalar(TimeUnit::kSecond, 3599), TsScalar(TimeUnit::kSecond, 3600)), 1);
