@@ -1,23 +1,32 @@
 #include "tests/support/canonical_json.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <stdexcept>
 
-#include <fmt/format.h>
-
 namespace flotilla::testing {
-namespace {
 
 void AppendJsonString(std::string_view s, std::string* out) {
   out->push_back('"');
   for (char ch : s) {
     auto c = static_cast<unsigned char>(ch);
     switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           *out += fmt::format("\\u{:04x}", c);
@@ -28,6 +37,8 @@ void AppendJsonString(std::string_view s, std::string* out) {
   }
   out->push_back('"');
 }
+
+namespace {
 
 void AppendHex(std::string_view bytes, std::string* out) {
   static const char kDigits[] = "0123456789abcdef";
@@ -44,7 +55,8 @@ std::string Int128Decimal(__int128 v) {
   if (v == 0) return "0";
   bool negative = v < 0;
   // Work on the magnitude as unsigned (handles the minimum value).
-  unsigned __int128 u = negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
+  unsigned __int128 u =
+      negative ? -static_cast<unsigned __int128>(v) : static_cast<unsigned __int128>(v);
   std::string digits;
   while (u != 0) {
     digits.push_back(static_cast<char>('0' + static_cast<int>(u % 10)));
@@ -79,19 +91,31 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
   }
   const DataType& t = *a.type();
   switch (t.id()) {
-    case TypeId::kNull: *out += "null"; return;
-    case TypeId::kBool: *out += a.BoolValue(i) ? "true" : "false"; return;
-    case TypeId::kInt8: return AppendInt<int8_t>(a, i, out);
-    case TypeId::kInt16: return AppendInt<int16_t>(a, i, out);
+    case TypeId::kNull:
+      *out += "null";
+      return;
+    case TypeId::kBool:
+      *out += a.BoolValue(i) ? "true" : "false";
+      return;
+    case TypeId::kInt8:
+      return AppendInt<int8_t>(a, i, out);
+    case TypeId::kInt16:
+      return AppendInt<int16_t>(a, i, out);
     case TypeId::kInt32:
-    case TypeId::kDate32: return AppendInt<int32_t>(a, i, out);
+    case TypeId::kDate32:
+      return AppendInt<int32_t>(a, i, out);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kDuration: return AppendInt<int64_t>(a, i, out);
-    case TypeId::kUInt8: return AppendInt<uint8_t>(a, i, out);
-    case TypeId::kUInt16: return AppendInt<uint16_t>(a, i, out);
-    case TypeId::kUInt32: return AppendInt<uint32_t>(a, i, out);
-    case TypeId::kUInt64: return AppendInt<uint64_t>(a, i, out);
+    case TypeId::kDuration:
+      return AppendInt<int64_t>(a, i, out);
+    case TypeId::kUInt8:
+      return AppendInt<uint8_t>(a, i, out);
+    case TypeId::kUInt16:
+      return AppendInt<uint16_t>(a, i, out);
+    case TypeId::kUInt32:
+      return AppendInt<uint32_t>(a, i, out);
+    case TypeId::kUInt64:
+      return AppendInt<uint64_t>(a, i, out);
     case TypeId::kFloat32: {
       uint32_t bits;
       std::memcpy(&bits, a.values<float>() + i, sizeof(bits));
@@ -113,12 +137,15 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       return;
     }
     case TypeId::kString:
-    case TypeId::kLargeString: return AppendJsonString(a.GetView(i), out);
+    case TypeId::kLargeString:
+      return AppendJsonString(a.GetView(i), out);
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
-    case TypeId::kFixedSizeBinary: return AppendHex(a.GetView(i), out);
+    case TypeId::kFixedSizeBinary:
+      return AppendHex(a.GetView(i), out);
     case TypeId::kList:
-    case TypeId::kFixedSizeList: return AppendArrayValues(a.ListValues(i), out);
+    case TypeId::kFixedSizeList:
+      return AppendArrayValues(a.ListValues(i), out);
     case TypeId::kStruct: {
       out->push_back('[');
       for (int k = 0; k < a.num_children(); ++k) {
@@ -148,32 +175,55 @@ std::string CanonicalFieldString(const Field& field) {
 
 std::string CanonicalTypeString(const DataType& t) {
   switch (t.id()) {
-    case TypeId::kNull: return "null";
-    case TypeId::kBool: return "bool";
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kUInt8: return "uint8";
-    case TypeId::kUInt16: return "uint16";
-    case TypeId::kUInt32: return "uint32";
-    case TypeId::kUInt64: return "uint64";
-    case TypeId::kFloat32: return "float32";
-    case TypeId::kFloat64: return "float64";
-    case TypeId::kDecimal128: return fmt::format("decimal128({}, {})", t.precision(), t.scale());
-    case TypeId::kDate32: return "date32";
+    case TypeId::kNull:
+      return "null";
+    case TypeId::kBool:
+      return "bool";
+    case TypeId::kInt8:
+      return "int8";
+    case TypeId::kInt16:
+      return "int16";
+    case TypeId::kInt32:
+      return "int32";
+    case TypeId::kInt64:
+      return "int64";
+    case TypeId::kUInt8:
+      return "uint8";
+    case TypeId::kUInt16:
+      return "uint16";
+    case TypeId::kUInt32:
+      return "uint32";
+    case TypeId::kUInt64:
+      return "uint64";
+    case TypeId::kFloat32:
+      return "float32";
+    case TypeId::kFloat64:
+      return "float64";
+    case TypeId::kDecimal128:
+      return fmt::format("decimal128({}, {})", t.precision(), t.scale());
+    case TypeId::kDate32:
+      return "date32";
     case TypeId::kTimestamp:
-      return t.timezone().empty() ? fmt::format("timestamp[{}]", TimeUnitName(t.unit()))
-                                  : fmt::format("timestamp[{}, tz={}]", TimeUnitName(t.unit()), t.timezone());
-    case TypeId::kDuration: return fmt::format("duration[{}]", TimeUnitName(t.unit()));
-    case TypeId::kString: return "utf8";
-    case TypeId::kLargeString: return "large_utf8";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kLargeBinary: return "large_binary";
-    case TypeId::kFixedSizeBinary: return fmt::format("fixed_size_binary[{}]", t.fixed_size());
-    case TypeId::kList: return "list<" + CanonicalFieldString(t.fields()[0]) + ">";
+      return t.timezone().empty()
+                 ? fmt::format("timestamp[{}]", TimeUnitName(t.unit()))
+                 : fmt::format("timestamp[{}, tz={}]", TimeUnitName(t.unit()), t.timezone());
+    case TypeId::kDuration:
+      return fmt::format("duration[{}]", TimeUnitName(t.unit()));
+    case TypeId::kString:
+      return "utf8";
+    case TypeId::kLargeString:
+      return "large_utf8";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kLargeBinary:
+      return "large_binary";
+    case TypeId::kFixedSizeBinary:
+      return fmt::format("fixed_size_binary[{}]", t.fixed_size());
+    case TypeId::kList:
+      return "list<" + CanonicalFieldString(t.fields()[0]) + ">";
     case TypeId::kFixedSizeList:
-      return fmt::format("fixed_size_list[{}]<{}>", t.fixed_size(), CanonicalFieldString(t.fields()[0]));
+      return fmt::format("fixed_size_list[{}]<{}>", t.fixed_size(),
+                         CanonicalFieldString(t.fields()[0]));
     case TypeId::kStruct: {
       std::string s = "struct<";
       for (size_t k = 0; k < t.fields().size(); ++k) {
@@ -209,7 +259,8 @@ std::string CanonicalJson(const Schema& schema, const std::vector<RecordBatch>& 
       if (c) out += ',';
       const Array& col = batch.column(c);
       if (col.length() != batch.num_rows()) {
-        throw std::runtime_error(fmt::format("column {} has {} rows, batch {}", c, col.length(), batch.num_rows()));
+        throw std::runtime_error(
+            fmt::format("column {} has {} rows, batch {}", c, col.length(), batch.num_rows()));
       }
       AppendArrayValues(col, &out);
     }

@@ -18,11 +18,15 @@
 // "struct<a: int64, b: utf8 not null>", "dictionary<int32, utf8>".
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flotilla/columnar/record_batch.h"
 
 namespace flotilla::testing {
+
+/// `s` as a JSON string literal (quotes, escapes; UTF-8 passes through) appended to `out`.
+void AppendJsonString(std::string_view s, std::string* out);
 
 std::string CanonicalTypeString(const DataType& type);
 std::string CanonicalFieldString(const Field& field);

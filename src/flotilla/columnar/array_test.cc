@@ -31,21 +31,26 @@ TEST(ArrayTest, BuildersKeepValuesAcrossGrowth) {
   StringBuilder s(utf8());
   for (int i = 0; i < 5000; ++i) {
     ASSERT_TRUE(b.Append(static_cast<int8_t>(i % 101)).ok());
-    ASSERT_TRUE(s.Append(std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26))).ok());
+    ASSERT_TRUE(
+        s.Append(std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26))).ok());
   }
   Array a = b.Finish().ValueOrDie();
   Array strings = s.Finish().ValueOrDie();
   for (int i = 0; i < 5000; ++i) {
     ASSERT_EQ(a.values<int8_t>()[i], i % 101) << i;
-    ASSERT_EQ(strings.GetView(i), std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26))) << i;
+    ASSERT_EQ(strings.GetView(i),
+              std::string(static_cast<size_t>(i % 7), static_cast<char>('a' + i % 26)))
+        << i;
   }
   const BufferPtr& values = a.data()->buffers[1];
-  for (int64_t i = values->size(); i < values->capacity(); ++i) ASSERT_EQ(values->data()[i], 0);
+  for (int64_t i = values->size(); i < values->capacity(); ++i)
+    ASSERT_EQ(values->data()[i], 0);
 }
 
 TEST(ArrayTest, NoValidityBitmapWhenNoNulls) {
   Int32Builder b(int32());
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(b.Append(i).ok());
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(b.Append(i).ok());
   Array a = b.Finish().ValueOrDie();
   EXPECT_EQ(a.validity(), nullptr);
   EXPECT_EQ(a.null_count(), 0);
@@ -75,7 +80,8 @@ TEST(ArrayTest, SliceIsZeroCopyAndCountsNulls) {
   EXPECT_EQ(s.offset(), 100);
   EXPECT_EQ(s.raw_values(), a.raw_values());
   int64_t nulls = 0;
-  for (int64_t i = 100; i < 150; ++i) nulls += a.IsNull(i);
+  for (int64_t i = 100; i < 150; ++i)
+    nulls += a.IsNull(i);
   EXPECT_EQ(s.null_count(), nulls);
   for (int64_t i = 0; i < 50; ++i) {
     EXPECT_EQ(s.IsNull(i), a.IsNull(100 + i));
@@ -119,7 +125,8 @@ TEST(ArrayTest, ValidationRejectsOutOfRangeOffsets) {
   bad->buffers[2] = Buffer::CopyOf("ab").ValueOrDie();  // 2 bytes, offsets say 3
   auto r = Array::Make(bad);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("offsets reach 3"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("offsets reach 3"), std::string::npos)
+      << r.status().ToString();
 }
 
 TEST(ArrayTest, ValidationRejectsDictionaryIndexOutOfRange) {

@@ -8,8 +8,8 @@ std::string Int128ToString(Int128 value) {
   if (value == 0) return "0";
   bool negative = value < 0;
   // Work on the unsigned magnitude so the most negative value does not overflow.
-  unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(value)
-                                   : static_cast<unsigned __int128>(value);
+  unsigned __int128 mag =
+      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
   std::string digits;
   while (mag > 0) {
     digits.push_back(static_cast<char>('0' + static_cast<int>(mag % 10)));
@@ -68,9 +68,8 @@ Result<Int128> DecimalFromString(std::string_view text, int32_t precision, int32
     ++digits;
   }
   if (digits > precision) {
-    return Status::Invalid(
-        fmt::format("'{}' needs more than the {} digits of decimal128({}, {})", text, precision,
-                    precision, scale));
+    return Status::Invalid(fmt::format("'{}' needs more than the {} digits of decimal128({}, {})",
+                                       text, precision, precision, scale));
   }
   return negative ? -value : value;
 }
@@ -109,10 +108,20 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& tim
   int64_t per_second = 1;
   int width = 0;
   switch (unit) {
-    case TimeUnit::kSecond: break;
-    case TimeUnit::kMilli: per_second = 1000; width = 3; break;
-    case TimeUnit::kMicro: per_second = 1000000; width = 6; break;
-    case TimeUnit::kNano: per_second = 1000000000; width = 9; break;
+    case TimeUnit::kSecond:
+      break;
+    case TimeUnit::kMilli:
+      per_second = 1000;
+      width = 3;
+      break;
+    case TimeUnit::kMicro:
+      per_second = 1000000;
+      width = 6;
+      break;
+    case TimeUnit::kNano:
+      per_second = 1000000000;
+      width = 9;
+      break;
   }
   int64_t secs = value / per_second;
   int64_t frac = value % per_second;

@@ -80,11 +80,12 @@ TEST(CastTest, FromStrings) {
       Try(Strs({"1e3", ".5", "5.", "1E-3", "-1.2355", "0.0004",
                 "1.234567890123456789012345678901234567890e2", "1e", "."}),
           decimal128(12, 3)));
-  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {N, "0.00"}), Try(Strs({"1e10", "0e99999"}), decimal128(5, 2)));
+  EXPECT_ARRAYS_EQUAL(Decimals(5, 2, {N, "0.00"}),
+                      Try(Strs({"1e10", "0e99999"}), decimal128(5, 2)));
   // Text in decimal or exponent notation casts to integers rounded half away from zero.
-  EXPECT_ARRAYS_EQUAL(I32({4, 3, -3, 1000, 0, 1, 5, N, N}),
-                      Try(Strs({"3.5", "2.5", "-2.5", "1e3", "1e-1", ".5", "5.", "1e10", "1_000"}),
-                          int32()));
+  EXPECT_ARRAYS_EQUAL(
+      I32({4, 3, -3, 1000, 0, 1, 5, N, N}),
+      Try(Strs({"3.5", "2.5", "-2.5", "1e3", "1e-1", ".5", "5.", "1e10", "1_000"}), int32()));
   EXPECT_ARRAYS_EQUAL(Bools({true, false, true, N}),
                       Try(Strs({"TRUE", "f", "1", "maybe"}), boolean()));
   // 1995-03-15 is day 9204; 2000-02-29 exists, 1999-02-29 does not.

@@ -188,10 +188,10 @@ Result<Datum> EvaluateCase(const BoundNode& node, const RecordBatch& batch) {
     pending.Set(std::move(rest), n);
   }
   if (pending.size(n) > 0) {
-    FLOTILLA_ASSIGN_OR_RETURN(branches[else_index],
-                              EvaluateBranch(*node.children[else_index], batch,
-                                             std::move(pending.rows), pending.all,
-                                             &storage[else_index]));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        branches[else_index],
+        EvaluateBranch(*node.children[else_index], batch, std::move(pending.rows), pending.all,
+                       &storage[else_index]));
   }
   FLOTILLA_ASSIGN_OR_RETURN(Array out, SelectByChoice(node.type, branches, choice, n));
   return Datum::Column(std::move(out));

@@ -357,14 +357,14 @@ Array GuardCol(const ExprPtr& e) {
 TEST(EvaluatorTest, CaseEvaluatesEachBranchOnlyOnTheRowsThatReachIt) {
   // sqrt of a negative number is an error; the guard keeps those rows away.
   const ExprPtr x = Column("x");
-  EXPECT_ARRAYS_EQUAL(F64({2, 0, 0, 3, 0}),
-                      GuardCol(Case({{Greater(x, Literal(0.0)), Call("sqrt", {x})}}, Literal(0.0))));
-  // Later WHENs see only the rows earlier ones did not take.
   EXPECT_ARRAYS_EQUAL(
-      I32({1, 0, 1, 2, 0}),
-      GuardCol(Case({{LessEqual(x, Literal(0.0)), Literal(0)},
-                     {Greater(Call("sqrt", {x}), Literal(2.5)), Literal(2)}},
-                    Literal(1))));
+      F64({2, 0, 0, 3, 0}),
+      GuardCol(Case({{Greater(x, Literal(0.0)), Call("sqrt", {x})}}, Literal(0.0))));
+  // Later WHENs see only the rows earlier ones did not take.
+  EXPECT_ARRAYS_EQUAL(I32({1, 0, 1, 2, 0}),
+                      GuardCol(Case({{LessEqual(x, Literal(0.0)), Literal(0)},
+                                     {Greater(Call("sqrt", {x}), Literal(2.5)), Literal(2)}},
+                                    Literal(1))));
   // ELSE runs on the remaining rows only: the casts that would fail are on THEN's rows.
   const ExprPtr t = Column("t");
   EXPECT_ARRAYS_EQUAL(
@@ -389,9 +389,9 @@ TEST(EvaluatorTest, CoalesceEvaluatesLaterArgumentsOnlyWhereEarlierOnesAreNull) 
       GuardCol(Coalesce(
           {y, Case({{GreaterEqual(Column("x"), Literal(0.0)), Call("sqrt", {Column("x")})}})})));
   // Three arguments, each over fewer rows; the last one's nulls stay null.
-  EXPECT_ARRAYS_EQUAL(F64({7, 16, 1, -2, N}),
-                      GuardCol(Coalesce({y, TryCast(Column("t"), float64()),
-                                         NullLiteral(float64())})));
+  EXPECT_ARRAYS_EQUAL(
+      F64({7, 16, 1, -2, N}),
+      GuardCol(Coalesce({y, TryCast(Column("t"), float64()), NullLiteral(float64())})));
 }
 
 }  // namespace

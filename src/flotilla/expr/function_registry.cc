@@ -36,7 +36,8 @@ Result<const ScalarFunction*> FunctionRegistry::Find(std::string_view name) cons
 
 std::vector<std::string> FunctionRegistry::Names() const {
   std::vector<std::string> names;
-  for (const auto& [name, f] : functions_) names.push_back(name);
+  for (const auto& [name, f] : functions_)
+    names.push_back(name);
   return names;
 }
 

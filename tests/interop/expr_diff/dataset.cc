@@ -16,13 +16,38 @@ namespace {
 // Text that exercises case mapping, combining marks, wide characters, digits that parse as
 // numbers or dates, LIKE metacharacters and separators.
 constexpr std::string_view kWords[] = {
-    "",          "a",           "A",           "abc",           "Hello",
-    "hello world", "  padded  ", " lead",      "trail ",        "über",
-    "ÀÉÎ",       "naïve café",  "日本語テキスト", "😀 smile",       "123",
-    "-45",       "3.14",        "1e3",         "2024-02-29",    "2023-13-01",
-    "abc_def%",  "50% off",     "x,y,z",       "a,,b",          "aaa",
-    "MiXeD CaSe", "The quick brown fox", "ß", "e\xcc\x81te",    "back\\slash",
-    "o'clock",   "lol lol lol",
+    "",
+    "a",
+    "A",
+    "abc",
+    "Hello",
+    "hello world",
+    "  padded  ",
+    " lead",
+    "trail ",
+    "über",
+    "ÀÉÎ",
+    "naïve café",
+    "日本語テキスト",
+    "😀 smile",
+    "123",
+    "-45",
+    "3.14",
+    "1e3",
+    "2024-02-29",
+    "2023-13-01",
+    "abc_def%",
+    "50% off",
+    "x,y,z",
+    "a,,b",
+    "aaa",
+    "MiXeD CaSe",
+    "The quick brown fox",
+    "ß",
+    "e\xcc\x81te",
+    "back\\slash",
+    "o'clock",
+    "lol lol lol",
 };
 
 struct Gen {
@@ -70,9 +95,9 @@ struct Gen {
   int32_t Date() {
     if (Chance(25)) {
       const int32_t choices[] = {DaysFromCivil(2024, 2, 29), DaysFromCivil(2023, 12, 31),
-                                 DaysFromCivil(2024, 1, 31),  DaysFromCivil(1970, 1, 1),
-                                 DaysFromCivil(2000, 2, 29),  DaysFromCivil(1900, 3, 1),
-                                 DaysFromCivil(2021, 1, 3),   DaysFromCivil(2023, 3, 31)};
+                                 DaysFromCivil(2024, 1, 31), DaysFromCivil(1970, 1, 1),
+                                 DaysFromCivil(2000, 2, 29), DaysFromCivil(1900, 3, 1),
+                                 DaysFromCivil(2021, 1, 3),  DaysFromCivil(2023, 3, 31)};
       return choices[Next() % std::size(choices)];
     }
     return static_cast<int32_t>(Uniform(DaysFromCivil(1950, 1, 1), DaysFromCivil(2050, 12, 31)));
@@ -105,8 +130,7 @@ Status AppendRandom(ArrayBuilder* builder, const DataType& type, Gen* gen) {
     case TypeId::kFloat64:
       return static_cast<DoubleBuilder*>(builder)->Append(gen->Float());
     case TypeId::kDecimal128:
-      return static_cast<FixedSizeBinaryBuilder*>(builder)->AppendDecimal(
-          gen->Decimal());
+      return static_cast<FixedSizeBinaryBuilder*>(builder)->AppendDecimal(gen->Decimal());
     case TypeId::kString:
       return static_cast<StringBuilder*>(builder)->Append(gen->Word());
     case TypeId::kBool:
@@ -161,15 +185,6 @@ Array RandomColumn(const TypePtr& type, int64_t rows, Gen* gen) {
   return builder->Finish().ValueOrDie();
 }
 
-std::string Quote(std::string_view s) {
-  std::string out = "'";
-  for (char c : s) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
-}
-
 std::string FloatLiteral(double d, bool single) {
   std::string text;
   if (std::isnan(d)) {
@@ -191,35 +206,63 @@ std::string IntText(const Array& a, int64_t i) {
 
 }  // namespace
 
+std::string SqlQuote(std::string_view s) {
+  std::string out = "'";
+  for (char c : s) {
+    out += c;
+    if (c == '\'') out += '\'';
+  }
+  return out + "'";
+}
+
 std::string DuckType(const DataType& type) {
   switch (type.id()) {
-    case TypeId::kNull: return "INTEGER";
-    case TypeId::kBool: return "BOOLEAN";
-    case TypeId::kInt8: return "TINYINT";
-    case TypeId::kInt16: return "SMALLINT";
-    case TypeId::kInt32: return "INTEGER";
-    case TypeId::kInt64: return "BIGINT";
-    case TypeId::kUInt8: return "UTINYINT";
-    case TypeId::kUInt16: return "USMALLINT";
-    case TypeId::kUInt32: return "UINTEGER";
-    case TypeId::kUInt64: return "UBIGINT";
-    case TypeId::kFloat32: return "FLOAT";
-    case TypeId::kFloat64: return "DOUBLE";
+    case TypeId::kNull:
+      return "INTEGER";
+    case TypeId::kBool:
+      return "BOOLEAN";
+    case TypeId::kInt8:
+      return "TINYINT";
+    case TypeId::kInt16:
+      return "SMALLINT";
+    case TypeId::kInt32:
+      return "INTEGER";
+    case TypeId::kInt64:
+      return "BIGINT";
+    case TypeId::kUInt8:
+      return "UTINYINT";
+    case TypeId::kUInt16:
+      return "USMALLINT";
+    case TypeId::kUInt32:
+      return "UINTEGER";
+    case TypeId::kUInt64:
+      return "UBIGINT";
+    case TypeId::kFloat32:
+      return "FLOAT";
+    case TypeId::kFloat64:
+      return "DOUBLE";
     case TypeId::kDecimal128:
       return "DECIMAL(" + std::to_string(type.precision()) + "," + std::to_string(type.scale()) +
              ")";
     case TypeId::kString:
-    case TypeId::kLargeString: return "VARCHAR";
-    case TypeId::kDate32: return "DATE";
+    case TypeId::kLargeString:
+      return "VARCHAR";
+    case TypeId::kDate32:
+      return "DATE";
     case TypeId::kTimestamp:
       switch (type.unit()) {
-        case TimeUnit::kSecond: return "TIMESTAMP_S";
-        case TimeUnit::kMilli: return "TIMESTAMP_MS";
-        case TimeUnit::kMicro: return "TIMESTAMP";
-        case TimeUnit::kNano: return "TIMESTAMP_NS";
+        case TimeUnit::kSecond:
+          return "TIMESTAMP_S";
+        case TimeUnit::kMilli:
+          return "TIMESTAMP_MS";
+        case TimeUnit::kMicro:
+          return "TIMESTAMP";
+        case TimeUnit::kNano:
+          return "TIMESTAMP_NS";
       }
       return "TIMESTAMP";
-    case TypeId::kList: return DuckType(*type.value_type()) + "[]";
+    case TypeId::kList:
+      return DuckType(*type.value_type()) + "[]";
     case TypeId::kFixedSizeList:
       return DuckType(*type.value_type()) + "[" + std::to_string(type.fixed_size()) + "]";
     case TypeId::kStruct: {
@@ -230,30 +273,47 @@ std::string DuckType(const DataType& type) {
       }
       return out + ")";
     }
-    default: return "UNSUPPORTED<" + type.ToString() + ">";
+    default:
+      return "UNSUPPORTED<" + type.ToString() + ">";
   }
 }
 
 std::string SqlLiteral(const Array& a, int64_t i) {
   const DataType& type = *a.type();
   if (a.IsNull(i)) return "CAST(NULL AS " + DuckType(type) + ")";
-  auto cast = [&](const std::string& text) { return "CAST(" + text + " AS " + DuckType(type) + ")"; };
+  auto cast = [&](const std::string& text) {
+    return "CAST(" + text + " AS " + DuckType(type) + ")";
+  };
   switch (type.id()) {
-    case TypeId::kBool: return a.BoolValue(i) ? "TRUE" : "FALSE";
-    case TypeId::kInt8: return cast(IntText<int8_t>(a, i));
-    case TypeId::kInt16: return cast(IntText<int16_t>(a, i));
-    case TypeId::kInt32: return cast(IntText<int32_t>(a, i));
-    case TypeId::kInt64: return cast(IntText<int64_t>(a, i));
-    case TypeId::kUInt8: return cast(IntText<uint8_t>(a, i));
-    case TypeId::kUInt16: return cast(IntText<uint16_t>(a, i));
-    case TypeId::kUInt32: return cast(IntText<uint32_t>(a, i));
-    case TypeId::kUInt64: return cast(IntText<uint64_t>(a, i));
-    case TypeId::kFloat32: return FloatLiteral(a.values<float>()[i], true);
-    case TypeId::kFloat64: return FloatLiteral(a.values<double>()[i], false);
-    case TypeId::kDecimal128: return cast(Quote(a.ValueToString(i)));
+    case TypeId::kBool:
+      return a.BoolValue(i) ? "TRUE" : "FALSE";
+    case TypeId::kInt8:
+      return cast(IntText<int8_t>(a, i));
+    case TypeId::kInt16:
+      return cast(IntText<int16_t>(a, i));
+    case TypeId::kInt32:
+      return cast(IntText<int32_t>(a, i));
+    case TypeId::kInt64:
+      return cast(IntText<int64_t>(a, i));
+    case TypeId::kUInt8:
+      return cast(IntText<uint8_t>(a, i));
+    case TypeId::kUInt16:
+      return cast(IntText<uint16_t>(a, i));
+    case TypeId::kUInt32:
+      return cast(IntText<uint32_t>(a, i));
+    case TypeId::kUInt64:
+      return cast(IntText<uint64_t>(a, i));
+    case TypeId::kFloat32:
+      return FloatLiteral(a.values<float>()[i], true);
+    case TypeId::kFloat64:
+      return FloatLiteral(a.values<double>()[i], false);
+    case TypeId::kDecimal128:
+      return cast(SqlQuote(a.ValueToString(i)));
     case TypeId::kString:
-    case TypeId::kLargeString: return Quote(a.GetView(i));
-    case TypeId::kDate32: return "DATE " + Quote(a.ValueToString(i));
+    case TypeId::kLargeString:
+      return SqlQuote(a.GetView(i));
+    case TypeId::kDate32:
+      return "DATE " + SqlQuote(a.ValueToString(i));
     case TypeId::kTimestamp:
       return "make_timestamp(CAST(" + IntText<int64_t>(a, i) + " AS BIGINT))";
     case TypeId::kList:
@@ -270,11 +330,12 @@ std::string SqlLiteral(const Array& a, int64_t i) {
       std::string out = "{";
       for (size_t f = 0; f < type.fields().size(); ++f) {
         if (f > 0) out += ", ";
-        out += Quote(type.fields()[f].name) + ": " + SqlLiteral(a.field(static_cast<int>(f)), i);
+        out += SqlQuote(type.fields()[f].name) + ": " + SqlLiteral(a.field(static_cast<int>(f)), i);
       }
       return out + "}";
     }
-    default: return "UNSUPPORTED";
+    default:
+      return "UNSUPPORTED";
   }
 }
 
@@ -316,7 +377,8 @@ Dataset MakeDataset(std::string name, int64_t rows, std::mt19937_64* rng) {
   }
   arrays.emplace_back("rid", rid.Finish().ValueOrDie());
   arrays.emplace_back("g", group.Finish().ValueOrDie());
-  for (auto& [column, type] : columns) arrays.emplace_back(column, RandomColumn(type, rows, &gen));
+  for (auto& [column, type] : columns)
+    arrays.emplace_back(column, RandomColumn(type, rows, &gen));
 
   Dataset out;
   out.name = std::move(name);

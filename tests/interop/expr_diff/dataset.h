@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <string_view>
 
 #include "flotilla/columnar/record_batch.h"
 
@@ -28,6 +29,9 @@ Dataset MakeDataset(std::string name, int64_t rows, std::mt19937_64* rng);
 /// One random non-null value of `type`, as a one-row array (for literals); the same value
 /// domains as the table's columns.
 Array RandomValue(const TypePtr& type, std::mt19937_64* rng);
+
+/// `s` as an SQL string literal ('it''s').
+std::string SqlQuote(std::string_view s);
 
 /// DuckDB's name for `type`: INTEGER, DECIMAL(9,2), VARCHAR[], STRUCT(a BIGINT, b VARCHAR)...
 std::string DuckType(const DataType& type);

@@ -22,31 +22,12 @@
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
 #include "generator.h"
+#include "tests/support/canonical_json.h"
 
 namespace flotilla::diff {
 namespace {
 
-void AppendJsonString(std::string_view s, std::string* out) {
-  *out += '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\t': *out += "\\t"; break;
-      case '\r': *out += "\\r"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
-          *out += buf;
-        } else {
-          *out += static_cast<char>(c);
-        }
-    }
-  }
-  *out += '"';
-}
+using testing::AppendJsonString;
 
 // How expr_diff.mjs reads a value of this type: {"t": "int" | "float" | "decimal" | "string" |
 // "bool" | "date" | "timestamp" | "list" (with "item") | "null" | "other"}.
@@ -54,26 +35,37 @@ std::string TypeJson(const DataType& type) {
   if (type.is_integer()) return R"({"t":"int"})";
   if (type.is_floating()) return R"({"t":"float"})";
   switch (type.id()) {
-    case TypeId::kDecimal128: return R"({"t":"decimal"})";
+    case TypeId::kDecimal128:
+      return R"({"t":"decimal"})";
     case TypeId::kString:
-    case TypeId::kLargeString: return R"({"t":"string"})";
-    case TypeId::kBool: return R"({"t":"bool"})";
-    case TypeId::kDate32: return R"({"t":"date"})";
-    case TypeId::kTimestamp: return R"({"t":"timestamp"})";
-    case TypeId::kNull: return R"({"t":"null"})";
+    case TypeId::kLargeString:
+      return R"({"t":"string"})";
+    case TypeId::kBool:
+      return R"({"t":"bool"})";
+    case TypeId::kDate32:
+      return R"({"t":"date"})";
+    case TypeId::kTimestamp:
+      return R"({"t":"timestamp"})";
+    case TypeId::kNull:
+      return R"({"t":"null"})";
     case TypeId::kList:
     case TypeId::kFixedSizeList:
       return R"({"t":"list","item":)" + TypeJson(*type.value_type()) + "}";
-    default: return R"({"t":"other"})";
+    default:
+      return R"({"t":"other"})";
   }
 }
 
 int64_t ToMicros(int64_t v, TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond: return v * 1000000;
-    case TimeUnit::kMilli: return v * 1000;
-    case TimeUnit::kMicro: return v;
-    case TimeUnit::kNano: return v / 1000;  // finer than DuckDB's TIMESTAMP
+    case TimeUnit::kSecond:
+      return v * 1000000;
+    case TimeUnit::kMilli:
+      return v * 1000;
+    case TimeUnit::kMicro:
+      return v;
+    case TimeUnit::kNano:
+      return v / 1000;  // finer than DuckDB's TIMESTAMP
   }
   return v;
 }
@@ -85,7 +77,9 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
   }
   const DataType& type = *a.type();
   switch (type.id()) {
-    case TypeId::kBool: *out += a.BoolValue(i) ? "true" : "false"; return;
+    case TypeId::kBool:
+      *out += a.BoolValue(i) ? "true" : "false";
+      return;
     case TypeId::kFloat32:
     case TypeId::kFloat64: {
       const double d = type.id() == TypeId::kFloat32 ? a.values<float>()[i] : a.values<double>()[i];
@@ -101,7 +95,9 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
       return;
     }
     case TypeId::kString:
-    case TypeId::kLargeString: AppendJsonString(a.GetView(i), out); return;
+    case TypeId::kLargeString:
+      AppendJsonString(a.GetView(i), out);
+      return;
     case TypeId::kTimestamp:
       *out += '"' + std::to_string(ToMicros(a.values<int64_t>()[i], type.unit())) + '"';
       return;
@@ -177,9 +173,11 @@ Status RunAggregate(const std::string& name, const std::vector<Array>& columns,
     constant_args.push_back(c);
   }
   std::vector<TypePtr> types;
-  for (const Array& a : args) types.push_back(a.type());
+  for (const Array& a : args)
+    types.push_back(a.type());
   std::vector<uint32_t> ids(n);
-  for (int64_t i = 0; i < n; ++i) ids[i] = static_cast<uint32_t>(groups.values<int32_t>()[i]);
+  for (int64_t i = 0; i < n; ++i)
+    ids[i] = static_cast<uint32_t>(groups.values<int32_t>()[i]);
   FLOTILLA_ASSIGN_OR_RETURN(auto final_acc, f->MakeAccumulator(types, constant_args));
   FLOTILLA_RETURN_NOT_OK(final_acc->Resize(4));
   const uint32_t identity[4] = {0, 1, 2, 3};
@@ -187,7 +185,8 @@ Status RunAggregate(const std::string& name, const std::vector<Array>& columns,
     FLOTILLA_ASSIGN_OR_RETURN(auto part, f->MakeAccumulator(types, constant_args));
     FLOTILLA_RETURN_NOT_OK(part->Resize(4));
     std::vector<Array> slices;
-    for (const Array& a : args) slices.push_back(a.Slice(begin, end - begin));
+    for (const Array& a : args)
+      slices.push_back(a.Slice(begin, end - begin));
     FLOTILLA_RETURN_NOT_OK(part->Update(slices, ids.data() + begin, end - begin));
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> state, part->SerializePartial());
     FLOTILLA_RETURN_NOT_OK(final_acc->MergePartial(state, identity, 4));
@@ -206,8 +205,8 @@ struct AggregateTemplate {
 
 // DuckDB rejects a NaN variance ("out of range") where ours is NaN: spell ours out in SQL.
 std::string NaNGuarded(const char* aggregate) {
-  return std::string("CASE WHEN bool_or(isnan({0})) THEN CAST('NaN' AS DOUBLE) ELSE ") +
-         aggregate + "({0}) FILTER (WHERE NOT isnan({0})) END";
+  return std::string("CASE WHEN bool_or(isnan({0})) THEN CAST('NaN' AS DOUBLE) ELSE ") + aggregate +
+         "({0}) FILTER (WHERE NOT isnan({0})) END";
 }
 
 const std::vector<AggregateTemplate>& AggregateTemplates() {
@@ -259,12 +258,10 @@ int Main(const Options& o) {
     AppendJsonString(data.sql, &json);
     json += '}';
     auto add_case = [&](const std::string& family, const std::string& text,
-                        const std::string& select, const Outcome& r, bool grouped,
-                        bool inexact) {
+                        const std::string& select, const Outcome& r, bool grouped, bool inexact) {
       if (!cases.empty()) cases += ",\n";
-      cases += "{\"id\":" + std::to_string(id++) + ",\"family\":\"" + family +
-               "\",\"dataset\":\"" + data.name + "\",\"inexact\":" +
-               (inexact ? "true" : "false") + ",\"expr\":";
+      cases += "{\"id\":" + std::to_string(id++) + ",\"family\":\"" + family + "\",\"dataset\":\"" +
+               data.name + "\",\"inexact\":" + (inexact ? "true" : "false") + ",\"expr\":";
       AppendJsonString(text, &cases);
       std::string sql = "SELECT " + (r.ok ? WrapForType(select, *r.type) : select) + " AS r FROM " +
                         data.name + (grouped ? " GROUP BY g ORDER BY g" : " ORDER BY rid");

@@ -14,9 +14,10 @@ using expr::ExprPtr;
 using Args = std::vector<ExprPtr>;
 using Maker = std::function<ExprPtr(const Args&)>;
 
-constexpr Kind I = Kind::kInt, SI = Kind::kSignedInt, F = Kind::kFloat, F64 = Kind::kDouble, D = Kind::kDecimal, S = Kind::kString,
-               B = Kind::kBool, DT = Kind::kDate, TS = Kind::kTimestamp, LI = Kind::kListInt,
-               LS = Kind::kListString, ST = Kind::kStruct;
+constexpr Kind I = Kind::kInt, SI = Kind::kSignedInt, F = Kind::kFloat, F64 = Kind::kDouble,
+               D = Kind::kDecimal, S = Kind::kString, B = Kind::kBool, DT = Kind::kDate,
+               TS = Kind::kTimestamp, LI = Kind::kListInt, LS = Kind::kListString,
+               ST = Kind::kStruct;
 
 Maker Fn(std::string name) {
   return [name](const Args& a) { return expr::Call(name, a); };
@@ -30,36 +31,36 @@ Maker CastTo(TypePtr type, bool safe = true) {
   };
 }
 
-Arg A(Kind k) { return Arg{k, {}, false}; }
-Arg Lit(Kind k) { return Arg{k, {}, true}; }
+Arg A(Kind k) {
+  return Arg{k, {}, false};
+}
+Arg Lit(Kind k) {
+  return Arg{k, {}, true};
+}
 /// Integer constants written the same way in both engines.
 Arg Ints(std::vector<int> values) {
   Arg arg{Kind::kConst, {}, false};
-  for (int v : values) arg.constants.push_back({expr::Literal(v), std::to_string(v)});
+  for (int v : values)
+    arg.constants.push_back({expr::Literal(v), std::to_string(v)});
   return arg;
 }
 /// Integer constants whose DuckDB spelling differs (1-based indices): {ours, duckdb}.
 Arg IntsMapped(std::vector<std::pair<int, int>> values) {
   Arg arg{Kind::kConst, {}, false};
-  for (auto [ours, duck] : values) arg.constants.push_back({expr::Literal(ours), std::to_string(duck)});
+  for (auto [ours, duck] : values)
+    arg.constants.push_back({expr::Literal(ours), std::to_string(duck)});
   return arg;
-}
-std::string QuoteSql(const std::string& s) {
-  std::string out = "'";
-  for (char c : s) {
-    out += c;
-    if (c == '\'') out += '\'';
-  }
-  return out + "'";
 }
 Arg Strings(std::vector<std::string> values) {
   Arg arg{Kind::kConst, {}, false};
-  for (auto& v : values) arg.constants.push_back({expr::Literal(v), QuoteSql(v)});
+  for (auto& v : values)
+    arg.constants.push_back({expr::Literal(v), SqlQuote(v)});
   return arg;
 }
 Arg Bools(std::vector<bool> values) {
   Arg arg{Kind::kConst, {}, false};
-  for (bool v : values) arg.constants.push_back({expr::Literal(v), v ? "TRUE" : "FALSE"});
+  for (bool v : values)
+    arg.constants.push_back({expr::Literal(v), v ? "TRUE" : "FALSE"});
   return arg;
 }
 
@@ -81,18 +82,29 @@ const std::vector<std::string> kColumns[] = {
 TypePtr LiteralType(Kind kind) {
   switch (kind) {
     case Kind::kInt:
-    case Kind::kSignedInt: return int32();
+    case Kind::kSignedInt:
+      return int32();
     case Kind::kFloat:
-    case Kind::kDouble: return float64();
-    case Kind::kDecimal: return decimal128(9, 2);
-    case Kind::kString: return utf8();
-    case Kind::kBool: return boolean();
-    case Kind::kDate: return date32();
-    case Kind::kTimestamp: return timestamp(TimeUnit::kMicro);
-    case Kind::kListInt: return list(int64());
-    case Kind::kListString: return list(utf8());
-    case Kind::kStruct: return struct_({Field{"a", int64()}, Field{"b", utf8()}});
-    case Kind::kConst: break;
+    case Kind::kDouble:
+      return float64();
+    case Kind::kDecimal:
+      return decimal128(9, 2);
+    case Kind::kString:
+      return utf8();
+    case Kind::kBool:
+      return boolean();
+    case Kind::kDate:
+      return date32();
+    case Kind::kTimestamp:
+      return timestamp(TimeUnit::kMicro);
+    case Kind::kListInt:
+      return list(int64());
+    case Kind::kListString:
+      return list(utf8());
+    case Kind::kStruct:
+      return struct_({Field{"a", int64()}, Field{"b", utf8()}});
+    case Kind::kConst:
+      break;
   }
   return null();
 }
@@ -138,63 +150,92 @@ std::vector<Template> MakeTemplates() {
   add("arithmetic", F, {A(F), A(I)}, Op(BinaryOp::kDivide), "({0} / {1})");
   // Our decimal division stays decimal, DuckDB's is DOUBLE: compared as numbers. A zero
   // divisor is kept out (NULL for us, a float result there).
-  add("arithmetic", D, {A(D), A(D)},
-      [](const Args& a) { return expr::Divide(a[0], expr::Case({{expr::Equal(a[1], expr::Literal(0)), expr::NullLiteral(decimal128(18, 4))}}, a[1])); },
+  add(
+      "arithmetic", D, {A(D), A(D)},
+      [](const Args& a) {
+        return expr::Divide(a[0], expr::Case({{expr::Equal(a[1], expr::Literal(0)),
+                                               expr::NullLiteral(decimal128(18, 4))}},
+                                             a[1]));
+      },
       "({0} / (CASE WHEN {1} = 0 THEN NULL ELSE {1} END))");
   t.back().inexact = true;
   add("arithmetic", I, {A(I), A(I)}, Op(BinaryOp::kIntDiv), "({0} // {1})");
   add("arithmetic", I, {A(I), A(I)}, Op(BinaryOp::kMod), "({0} % {1})");
   add("arithmetic", F, {A(F), A(F)}, Op(BinaryOp::kMod), "({0} % {1})");
-  add("arithmetic", I, {A(SI)}, [](const Args& a) { return expr::Negate(a[0]); }, "(- {0})");
-  add("arithmetic", F, {A(F)}, [](const Args& a) { return expr::Negate(a[0]); }, "(- {0})");
-  add("arithmetic", D, {A(D)}, [](const Args& a) { return expr::Negate(a[0]); }, "(- {0})");
+  add(
+      "arithmetic", I, {A(SI)}, [](const Args& a) { return expr::Negate(a[0]); }, "(- {0})");
+  add(
+      "arithmetic", F, {A(F)}, [](const Args& a) { return expr::Negate(a[0]); }, "(- {0})");
+  add(
+      "arithmetic", D, {A(D)}, [](const Args& a) { return expr::Negate(a[0]); }, "(- {0})");
   add("arithmetic", I, {A(DT), A(DT)}, Op(BinaryOp::kSubtract), "({0} - {1})");
 
   // --- comparison and logic ---------------------------------------------------------------
   const std::pair<BinaryOp, const char*> comparisons[] = {
-      {BinaryOp::kEqual, "="},   {BinaryOp::kNotEqual, "<>"},   {BinaryOp::kLess, "<"},
-      {BinaryOp::kLessEqual, "<="}, {BinaryOp::kGreater, ">"}, {BinaryOp::kGreaterEqual, ">="}};
+      {BinaryOp::kEqual, "="},      {BinaryOp::kNotEqual, "<>"}, {BinaryOp::kLess, "<"},
+      {BinaryOp::kLessEqual, "<="}, {BinaryOp::kGreater, ">"},   {BinaryOp::kGreaterEqual, ">="}};
   for (auto [op, sym] : comparisons) {
     const std::string sql = std::string("({0} ") + sym + " {1})";
-    for (Kind k : {I, F, D, S, B, DT, TS}) add("comparison", B, {A(k), A(k)}, Op(op), sql);
+    for (Kind k : {I, F, D, S, B, DT, TS})
+      add("comparison", B, {A(k), A(k)}, Op(op), sql);
     add("comparison", B, {A(I), A(D)}, Op(op), sql);
     add("comparison", B, {A(I), A(F)}, Op(op), sql);
     add("comparison", B, {A(DT), A(TS)}, Op(op), sql);
   }
   add("logic", B, {A(B), A(B)}, Op(BinaryOp::kAnd), "({0} AND {1})");
   add("logic", B, {A(B), A(B)}, Op(BinaryOp::kOr), "({0} OR {1})");
-  add("logic", B, {A(B)}, [](const Args& a) { return expr::Not(a[0]); }, "(NOT {0})");
+  add(
+      "logic", B, {A(B)}, [](const Args& a) { return expr::Not(a[0]); }, "(NOT {0})");
   for (Kind k : {I, S, LI, F}) {
-    add("logic", B, {A(k)}, [](const Args& a) { return expr::IsNull(a[0]); }, "({0} IS NULL)");
-    add("logic", B, {A(k)}, [](const Args& a) { return expr::IsNotNull(a[0]); },
+    add(
+        "logic", B, {A(k)}, [](const Args& a) { return expr::IsNull(a[0]); }, "({0} IS NULL)");
+    add(
+        "logic", B, {A(k)}, [](const Args& a) { return expr::IsNotNull(a[0]); },
         "({0} IS NOT NULL)");
   }
 
   // --- conditional: CASE, IF, COALESCE, IN, BETWEEN ---------------------------------------
   for (Kind k : {I, F, D, S, DT}) {
-    add("conditional", k, {A(B), A(k), A(k)},
+    add(
+        "conditional", k, {A(B), A(k), A(k)},
         [](const Args& a) { return expr::IfElse(a[0], a[1], a[2]); },
         "(CASE WHEN {0} THEN {1} ELSE {2} END)");
-    add("conditional", k, {A(B), A(k), A(B), A(k), A(k)},
-        [](const Args& a) { return expr::Case({{a[0], a[1]}, {a[2], a[3]}}, a[4]); },
+    add(
+        "conditional", k, {A(B), A(k), A(B), A(k), A(k)},
+        [](const Args& a) {
+          return expr::Case({{a[0], a[1]}, {a[2], a[3]}}, a[4]);
+        },
         "(CASE WHEN {0} THEN {1} WHEN {2} THEN {3} ELSE {4} END)");
-    add("conditional", k, {A(B), A(k)}, [](const Args& a) { return expr::Case({{a[0], a[1]}}); },
+    add(
+        "conditional", k, {A(B), A(k)},
+        [](const Args& a) {
+          return expr::Case({{a[0], a[1]}});
+        },
         "(CASE WHEN {0} THEN {1} END)");
-    add("conditional", k, {A(k), A(k)}, [](const Args& a) { return expr::Coalesce(a); },
+    add(
+        "conditional", k, {A(k), A(k)}, [](const Args& a) { return expr::Coalesce(a); },
         "coalesce({0}, {1})");
-    add("conditional", k, {A(k), A(k), A(k)}, [](const Args& a) { return expr::Coalesce(a); },
+    add(
+        "conditional", k, {A(k), A(k), A(k)}, [](const Args& a) { return expr::Coalesce(a); },
         "coalesce({0}, {1}, {2})");
-    add("conditional", B, {A(k), Lit(k), Lit(k), Lit(k)},
-        [](const Args& a) { return expr::IsIn(a[0], {a[1], a[2], a[3]}); },
+    add(
+        "conditional", B, {A(k), Lit(k), Lit(k), Lit(k)},
+        [](const Args& a) {
+          return expr::IsIn(a[0], {a[1], a[2], a[3]});
+        },
         "({0} IN ({1}, {2}, {3}))");
-    add("conditional", B, {A(k), Lit(k), Lit(k)},
-        [](const Args& a) { return expr::IsIn(a[0], {a[1], a[2]}, /*negated=*/true); },
+    add(
+        "conditional", B, {A(k), Lit(k), Lit(k)},
+        [](const Args& a) {
+          return expr::IsIn(a[0], {a[1], a[2]}, /*negated=*/true);
+        },
         "({0} NOT IN ({1}, {2}))");
-    add("conditional", B, {A(k), A(k), A(k)},
-        [](const Args& a) { return expr::Between(a[0], a[1], a[2]); },
-        "({0} BETWEEN {1} AND {2})");
+    add(
+        "conditional", B, {A(k), A(k), A(k)},
+        [](const Args& a) { return expr::Between(a[0], a[1], a[2]); }, "({0} BETWEEN {1} AND {2})");
   }
-  add("conditional", B, {A(I), A(I), A(I)},
+  add(
+      "conditional", B, {A(I), A(I), A(I)},
       [](const Args& a) { return expr::Between(a[0], a[1], a[2], /*negated=*/true); },
       "({0} NOT BETWEEN {1} AND {2})");
 
@@ -229,7 +270,8 @@ std::vector<Template> MakeTemplates() {
   add("cast", I, {A(I)}, CastTo(int8(), false), "TRY_CAST({0} AS TINYINT)");
 
   // --- math -------------------------------------------------------------------------------
-  for (Kind k : {I, F, D}) add("math", k, {A(k)}, Fn("abs"), "abs({0})");
+  for (Kind k : {I, F, D})
+    add("math", k, {A(k)}, Fn("abs"), "abs({0})");
   for (const char* f : {"floor", "ceil", "trunc", "round"}) {
     add("math", F, {A(F)}, Fn(f), std::string(f) + "({0})");
     add("math", D, {A(D)}, Fn(f), std::string(f) + "({0})");
@@ -265,8 +307,8 @@ std::vector<Template> MakeTemplates() {
 
   // --- strings ----------------------------------------------------------------------------
   const std::pair<const char*, const char*> unary_strings[] = {
-      {"lower", "lower"}, {"upper", "upper"}, {"trim", "trim"},       {"ltrim", "ltrim"},
-      {"rtrim", "rtrim"}, {"lstrip", "ltrim"}, {"rstrip", "rtrim"},   {"reverse", "reverse"}};
+      {"lower", "lower"}, {"upper", "upper"},  {"trim", "trim"},    {"ltrim", "ltrim"},
+      {"rtrim", "rtrim"}, {"lstrip", "ltrim"}, {"rstrip", "rtrim"}, {"reverse", "reverse"}};
   for (auto [ours, duck] : unary_strings) {
     add("string", S, {A(S)}, Fn(ours), std::string(duck) + "({0})");
   }
@@ -291,14 +333,14 @@ std::vector<Template> MakeTemplates() {
       "starts_with({0}, {1})");
   add("string", B, {A(S), Strings({"c", "d", "", "é", "x"})}, Fn("ends_with"),
       "ends_with({0}, {1})");
-  const std::vector<std::string> like_patterns = {"%a%", "h%", "%o", "_e%", "%l_o%", "",
-                                                  "%", "a%c", "%é%", "___"};
+  const std::vector<std::string> like_patterns = {"%a%", "h%", "%o",  "_e%", "%l_o%",
+                                                  "",    "%",  "a%c", "%é%", "___"};
   add("string", B, {A(S), Strings(like_patterns)}, Fn("like"), "({0} LIKE {1})");
   add("string", B, {A(S), Strings(like_patterns)}, Fn("ilike"), "({0} ILIKE {1})");
   add("string", B, {A(S), Strings({"%!%%", "abc!_def!%", "%!_%"}), Strings({"!"})}, Fn("like"),
       "({0} LIKE {1} ESCAPE {2})");
-  const std::vector<std::string> regexes = {"[a-z]+", "\\d+", "l+", "^h", "o$", "\\s+", ".",
-                                            "(?i)HELLO", "[^a-z ]", "a|e"};
+  const std::vector<std::string> regexes = {"[a-z]+", "\\d+", "l+",        "^h",      "o$",
+                                            "\\s+",   ".",    "(?i)HELLO", "[^a-z ]", "a|e"};
   add("string", B, {A(S), Strings(regexes)}, Fn("regexp_matches"), "regexp_matches({0}, {1})");
   // Ours: null when nothing matches; DuckDB: an empty string.
   add("string", S, {A(S), Strings(regexes)}, Fn("regexp_extract"),
@@ -316,8 +358,8 @@ std::vector<Template> MakeTemplates() {
       "regexp_split_to_array({0}, {1})");
   add("string", LS, {A(S), Strings({",", " ", "l", "", "lo"})}, Fn("split"),
       "string_split({0}, {1})");
-  add("string", S, {A(S), Strings({"l", "a", " ", "lo"}), Strings({"L", "", "__"})},
-      Fn("replace"), "replace({0}, {1}, {2})");
+  add("string", S, {A(S), Strings({"l", "a", " ", "lo"}), Strings({"L", "", "__"})}, Fn("replace"),
+      "replace({0}, {1}, {2})");
   add("string", S, {A(S), Ints({-1, 0, 1, 3})}, Fn("repeat"), "repeat({0}, {1})");
   add("string", S, {A(S), Ints({0, 3, 8}), Strings({"*", "ab", "é"})}, Fn("lpad"),
       "lpad({0}, {1}, {2})");
@@ -327,9 +369,9 @@ std::vector<Template> MakeTemplates() {
 
   // --- temporal ---------------------------------------------------------------------------
   const std::pair<const char*, const char*> fields[] = {
-      {"year", "year"},         {"month", "month"},     {"day", "day"},
+      {"year", "year"},           {"month", "month"},        {"day", "day"},
       {"dayofweek", "dayofweek"}, {"day_of_week", "isodow"}, {"day_of_year", "dayofyear"},
-      {"quarter", "quarter"},   {"week", "week"},       {"isoyear", "isoyear"}};
+      {"quarter", "quarter"},     {"week", "week"},          {"isoyear", "isoyear"}};
   for (auto [ours, duck] : fields) {
     add("temporal", I, {A(DT)}, Fn(ours), std::string(duck) + "({0})");
     add("temporal", I, {A(TS)}, Fn(ours), std::string(duck) + "({0})");
@@ -337,11 +379,11 @@ std::vector<Template> MakeTemplates() {
   for (const char* f : {"hour", "minute", "second", "millisecond", "microsecond"}) {
     add("temporal", I, {A(TS)}, Fn(f), std::string(f) + "({0})");
   }
-  const std::vector<std::string> parts = {"year", "quarter", "month", "day", "dow", "isodow",
-                                          "doy", "week", "isoyear"};
+  const std::vector<std::string> parts = {"year",   "quarter", "month", "day",    "dow",
+                                          "isodow", "doy",     "week",  "isoyear"};
   add("temporal", I, {Strings(parts), A(DT)}, Fn("extract"), "date_part({0}, {1})");
-  add("temporal", I, {Strings({"hour", "minute", "second", "year", "doy"}), A(TS)},
-      Fn("date_part"), "date_part({0}, {1})");
+  add("temporal", I, {Strings({"hour", "minute", "second", "year", "doy"}), A(TS)}, Fn("date_part"),
+      "date_part({0}, {1})");
   const std::vector<std::string> date_units = {"year", "quarter", "month", "week", "day"};
   // DuckDB moves and truncates dates as TIMESTAMPs; ours stay dates, so cast back for nesting.
   add("temporal", DT, {Strings(date_units), A(DT)}, Fn("date_trunc"),
@@ -353,41 +395,57 @@ std::vector<Template> MakeTemplates() {
     const std::string u = unit;
     const std::string interval = std::string(" INTERVAL ({1}) ") + unit;
     auto count = Ints({-13, -1, 0, 1, 2, 12, 400});
-    add("temporal", DT, {A(DT), count},
-        [u](const Args& a) { return expr::Call("date_add", {a[0], a[1], expr::Literal(u)}); },
+    add(
+        "temporal", DT, {A(DT), count},
+        [u](const Args& a) {
+          return expr::Call("date_add", {a[0], a[1], expr::Literal(u)});
+        },
         "CAST({0} +" + interval + " AS DATE)");
-    add("temporal", DT, {A(DT), count},
-        [u](const Args& a) { return expr::Call("date_sub", {a[0], a[1], expr::Literal(u)}); },
+    add(
+        "temporal", DT, {A(DT), count},
+        [u](const Args& a) {
+          return expr::Call("date_sub", {a[0], a[1], expr::Literal(u)});
+        },
         "CAST({0} -" + interval + " AS DATE)");
-    add("temporal", TS, {A(TS), count},
-        [u](const Args& a) { return expr::Call("date_add", {a[0], a[1], expr::Literal(u)}); },
+    add(
+        "temporal", TS, {A(TS), count},
+        [u](const Args& a) {
+          return expr::Call("date_add", {a[0], a[1], expr::Literal(u)});
+        },
         "({0} +" + interval + ")");
   }
-  add("temporal", TS, {A(TS), Ints({-25, 1, 36})},
-      [](const Args& a) { return expr::Call("date_add", {a[0], a[1], expr::Literal("hour")}); },
+  add(
+      "temporal", TS, {A(TS), Ints({-25, 1, 36})},
+      [](const Args& a) {
+        return expr::Call("date_add", {a[0], a[1], expr::Literal("hour")});
+      },
       "({0} + INTERVAL ({1}) HOUR)");
   add("temporal", I, {Strings({"year", "quarter", "month", "week", "day"}), A(DT), A(DT)},
       Fn("date_diff"), "date_diff({0}, {1}, {2})");
-  add("temporal", I, {Strings({"day", "hour", "minute", "second"}), A(TS), A(TS)},
-      Fn("date_diff"), "date_diff({0}, {1}, {2})");
-  const std::vector<std::string> formats = {"%Y-%m-%d", "%d/%m/%y", "%j", "%b %d %Y", "%A",
-                                            "%a %B", "%Y%m%d"};
+  add("temporal", I, {Strings({"day", "hour", "minute", "second"}), A(TS), A(TS)}, Fn("date_diff"),
+      "date_diff({0}, {1}, {2})");
+  const std::vector<std::string> formats = {"%Y-%m-%d", "%d/%m/%y", "%j",    "%b %d %Y",
+                                            "%A",       "%a %B",    "%Y%m%d"};
   add("temporal", S, {A(DT), Strings(formats)}, Fn("strftime"), "strftime({0}, {1})");
   add("temporal", S, {A(TS), Strings({"%Y-%m-%d %H:%M:%S", "%I %p", "%H%M", "%S.%f", "%T"})},
       Fn("strftime"), "strftime({0}, {1})");
-  add("temporal", TS, {A(TS)},
+  add(
+      "temporal", TS, {A(TS)},
       [](const Args& a) {
-        return expr::Call("strptime", {expr::Call("strftime", {a[0], expr::Literal("%d.%m.%Y %H:%M:%S")}),
-                                       expr::Literal("%d.%m.%Y %H:%M:%S")});
+        return expr::Call("strptime",
+                          {expr::Call("strftime", {a[0], expr::Literal("%d.%m.%Y %H:%M:%S")}),
+                           expr::Literal("%d.%m.%Y %H:%M:%S")});
       },
       "strptime(strftime({0}, '%d.%m.%Y %H:%M:%S'), '%d.%m.%Y %H:%M:%S')");
-  add("temporal", DT, {A(DT)},
+  add(
+      "temporal", DT, {A(DT)},
       [](const Args& a) {
         return expr::Call("to_date", {expr::Call("strftime", {a[0], expr::Literal("%Y-%m-%d")})});
       },
       "CAST(strftime({0}, '%Y-%m-%d') AS DATE)");
   add("temporal", DT, {A(DT)}, Fn("last_day"), "last_day({0})");
-  add("temporal", DT, {A(DT)},
+  add(
+      "temporal", DT, {A(DT)},
       [](const Args& a) {
         return expr::Call("make_date", {expr::Call("year", {a[0]}), expr::Call("month", {a[0]}),
                                         expr::Literal(1)});
@@ -415,18 +473,24 @@ std::vector<Template> MakeTemplates() {
   add("list", S, {A(LS)}, Fn("list_min"), "list_min({0})");
   add("list", LI, {A(LI)}, Fn("list_sort"), "list_sort({0}, 'ASC', 'NULLS LAST')");
   add("list", LS, {A(LS)}, Fn("list_sort"), "list_sort({0}, 'ASC', 'NULLS LAST')");
-  add("list", LI, {A(LI), Bools({true})}, Fn("list_sort"),
-      "list_sort({0}, 'DESC', 'NULLS LAST')");
+  add("list", LI, {A(LI), Bools({true})}, Fn("list_sort"), "list_sort({0}, 'DESC', 'NULLS LAST')");
   // Our list_distinct keeps one null; DuckDB's drops nulls, so add it back there.
-  add("list", LI, {A(LI)},
+  add(
+      "list", LI, {A(LI)},
       [](const Args& a) { return expr::Call("list_sort", {expr::Call("list_distinct", a)}); },
       "list_sort(CASE WHEN len(list_filter({0}, x -> x IS NULL)) > 0 THEN "
       "list_append(list_distinct({0}), NULL) ELSE list_distinct({0}) END, 'ASC', 'NULLS LAST')");
-  add("list", I, {A(ST)},
-      [](const Args& a) { return expr::Call("struct_get", {a[0], expr::Literal("a")}); },
+  add(
+      "list", I, {A(ST)},
+      [](const Args& a) {
+        return expr::Call("struct_get", {a[0], expr::Literal("a")});
+      },
       "struct_extract({0}, 'a')");
-  add("list", S, {A(ST)},
-      [](const Args& a) { return expr::Call("struct_get", {a[0], expr::Literal("b")}); },
+  add(
+      "list", S, {A(ST)},
+      [](const Args& a) {
+        return expr::Call("struct_get", {a[0], expr::Literal("b")});
+      },
       "struct_extract({0}, 'b')");
   return t;
 }
@@ -434,8 +498,8 @@ std::vector<Template> MakeTemplates() {
 std::string Substitute(const std::string& format, const std::vector<std::string>& args) {
   std::string out;
   for (size_t i = 0; i < format.size(); ++i) {
-    if (format[i] == '{' && i + 2 < format.size() && format[i + 2] == '}' &&
-        format[i + 1] >= '0' && format[i + 1] <= '9') {
+    if (format[i] == '{' && i + 2 < format.size() && format[i + 2] == '}' && format[i + 1] >= '0' &&
+        format[i + 1] <= '9') {
       out += args[format[i + 1] - '0'];
       i += 2;
     } else {
@@ -457,8 +521,7 @@ std::vector<std::string> ExprGenerator::Families() const {
   return out;
 }
 
-GeneratedExpr ExprGenerator::Generate(const std::string& family, int depth,
-                                      const Schema& schema) {
+GeneratedExpr ExprGenerator::Generate(const std::string& family, int depth, const Schema& schema) {
   schema_ = &schema;
   std::vector<const Template*> candidates;
   for (const Template& t : templates_) {

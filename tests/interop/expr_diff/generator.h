@@ -21,7 +21,7 @@ enum class Kind {
   kInt,
   kSignedInt,  // signed integer columns only (negation: DuckDB wraps unsigned values around)
   kFloat,
-  kDouble,     // float64 only (DuckDB meets decimal with float at float32, we at float64)
+  kDouble,  // float64 only (DuckDB meets decimal with float at float32, we at float64)
   kDecimal,
   kString,
   kBool,

@@ -259,8 +259,8 @@ TEST(AggregateBasic, FloatSumIsCompensated) {
 
 TEST(AggregateBasic, FloatSumsWithInfinitiesAndNaN) {
   // Groups: {-inf, 1, 2}, {inf, -inf}, {NaN, 1}, {inf, inf}.
-  Array x = MakeArray<double>(float64(), F64{-INFINITY, 1.0, 2.0, INFINITY, -INFINITY, NAN, 1.0,
-                                             INFINITY, INFINITY});
+  Array x = MakeArray<double>(
+      float64(), F64{-INFINITY, 1.0, 2.0, INFINITY, -INFINITY, NAN, 1.0, INFINITY, INFINITY});
   const std::vector<uint32_t> g = {0, 0, 0, 1, 1, 2, 2, 3, 3};
   for (const char* name : {"sum", "mean"}) {
     SCOPED_TRACE(name);

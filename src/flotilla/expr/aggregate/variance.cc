@@ -36,8 +36,7 @@ class VarianceAccumulator : public GroupedAccumulator {
 
   Status Update(const std::vector<Array>& args, const uint32_t* group_ids,
                 int64_t num_rows) override {
-    ForEachValidAsDouble(args[0], num_rows,
-                         [&](int64_t i, double x) { Add(group_ids[i], x); });
+    ForEachValidAsDouble(args[0], num_rows, [&](int64_t i, double x) { Add(group_ids[i], x); });
     return Status::OK();
   }
 

@@ -1,8 +1,8 @@
 // One-argument math: abs, sign, floor/ceil/trunc, round, and the float64 functions
 // (sqrt, exp, ln, log10, log2, sin, cos, tan).
 
-#include <array>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <type_traits>
@@ -199,11 +199,12 @@ Result<Datum> ExecRoundOpFn(const std::vector<Datum>& args, int64_t num_rows) {
     if constexpr (std::is_same_v<T, Int128>) {
       const Int128 factor = PowerOfTen(type->scale());
       const TypePtr whole = WholeNumberType(type);
-      out = MapRows<Int128>(args, num_rows, whole, values, [&](Int128 v, int64_t) -> Result<Int128> {
-        const Int128 r = RoundToMultiple(v, factor, kMode) / factor;
-        FLOTILLA_RETURN_NOT_OK(CheckDecimalFits(r, *whole, kName));
-        return r;
-      });
+      out =
+          MapRows<Int128>(args, num_rows, whole, values, [&](Int128 v, int64_t) -> Result<Int128> {
+            const Int128 r = RoundToMultiple(v, factor, kMode) / factor;
+            FLOTILLA_RETURN_NOT_OK(CheckDecimalFits(r, *whole, kName));
+            return r;
+          });
     } else if constexpr (std::is_floating_point_v<T>) {
       out = MapRows<T>(args, num_rows, type, values, [](T v, int64_t) -> Result<T> {
         if constexpr (Op == RoundOp::kFloor) return std::floor(v);
@@ -324,7 +325,8 @@ TypePtr RoundResultType(const TypePtr& x, const Datum* digits) {
 
 }  // namespace
 
-Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types, const std::vector<Array>& literals) {
+Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types,
+                             const std::vector<Array>& literals) {
   if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("round", "a number", types[0], 0);
   if (types.size() > 1 && !types[1]->is_integer()) {
     return ArgumentTypeError("round", "an integer number of digits", types[1], 1);

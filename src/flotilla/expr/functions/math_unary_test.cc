@@ -176,16 +176,15 @@ TEST(MathRoundTest, IntegersAndDecimals) {
   EXPECT_EQ(more.type()->ToString(), "decimal128(10, 3)");
   EXPECT_EQ(Values<Int128>(more), (I128s{12345, -12345, std::nullopt}));
   // 99.99 rounded to one digit is 100.0, which decimal(4, 1) holds.
-  EXPECT_EQ(Values<Int128>(Call("round", {Col(MakeDecimals(4, 2, {9999})), I64Scalar(1)})
-                               .ValueOrDie()),
-            (I128s{1000}));
+  EXPECT_EQ(
+      Values<Int128>(Call("round", {Col(MakeDecimals(4, 2, {9999})), I64Scalar(1)}).ValueOrDie()),
+      (I128s{1000}));
   // Digits that vary per row keep the scale; then 99.99 -> 100.00 overflows decimal(4, 2).
   auto per_row = Call("round", {d, Col(MakeArray<int32_t>(int32(), {1, -1, 0}))});
   ASSERT_TRUE(per_row.ok()) << per_row.status().ToString();
   EXPECT_EQ(per_row->type()->ToString(), "decimal128(10, 3)");
   EXPECT_EQ(Values<Int128>(*per_row), (I128s{12300, -10000, std::nullopt}));
-  EXPECT_EQ(Call("round", {Col(MakeDecimals(4, 2, {9999})),
-                           Col(MakeArray<int32_t>(int32(), {1}))})
+  EXPECT_EQ(Call("round", {Col(MakeDecimals(4, 2, {9999})), Col(MakeArray<int32_t>(int32(), {1}))})
                 .status()
                 .code(),
             StatusCode::kInvalid);
