@@ -156,9 +156,9 @@ class Binder {
     return CastTo(std::move(input), values, true, text);
   }
 
-  Status DecodeAll(std::vector<BoundPtr>* args, size_t from = 0) {
-    for (size_t i = from; i < args->size(); ++i) {
-      FLOTILLA_ASSIGN_OR_RETURN((*args)[i], Decoded(std::move((*args)[i])));
+  Status DecodeAll(std::vector<BoundPtr>* args) {
+    for (BoundPtr& arg : *args) {
+      FLOTILLA_ASSIGN_OR_RETURN(arg, Decoded(std::move(arg)));
     }
     return Status::OK();
   }
