@@ -1,0 +1,109 @@
+#include "flotilla/exec/thread_pool.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+
+namespace flotilla::exec {
+
+ThreadPool::ThreadPool(int num_threads) {
+  const int n = num_threads < 1 ? 1 : num_threads;
+  threads_.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i)
+    threads_.emplace_back([this] { Work(); });
+}
+
+ThreadPool::~ThreadPool() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (std::thread& t : threads_)
+    t.join();
+}
+
+void ThreadPool::Submit(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    queue_.push_back(std::move(task));
+  }
+  ready_.notify_one();
+}
+
+void ThreadPool::Work() {
+  while (true) {
+    std::function<void()> task;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      // Stopping still drains the queue, so no submitted task is dropped.
+      if (queue_.empty()) return;
+      task = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    task();
+  }
+}
+
+ThreadPool& ThreadPool::Default() {
+  static ThreadPool pool([] {
+    if (const char* env = std::getenv("FLOTILLA_THREADS")) {
+      const int n = std::atoi(env);
+      if (n > 0) return n;
+    }
+    const unsigned hardware = std::thread::hardware_concurrency();
+    return hardware == 0 ? 1 : static_cast<int>(hardware);
+  }());
+  return pool;
+}
+
+// Shared with the queued tasks, so a task that outlives nothing it needs.
+struct TaskGroup::State {
+  std::mutex mutex;
+  std::condition_variable done;
+  int64_t pending = 0;
+  std::atomic<bool> cancelled{false};
+  Status first_error;
+};
+
+TaskGroup::TaskGroup(ThreadPool* pool) : pool_(pool), state_(std::make_shared<State>()) {}
+
+TaskGroup::~TaskGroup() {
+  (void)Wait();
+}
+
+void TaskGroup::Spawn(std::function<Status()> task) {
+  if (cancelled()) return;
+  {
+    std::lock_guard<std::mutex> lock(state_->mutex);
+    ++state_->pending;
+  }
+  pool_->Submit([state = state_, task = std::move(task)] {
+    Status status = state->cancelled.load() ? Status::OK() : task();
+    std::lock_guard<std::mutex> lock(state->mutex);
+    if (!status.ok() && state->first_error.ok()) {
+      state->first_error = std::move(status);
+      state->cancelled = true;
+    }
+    if (--state->pending == 0) state->done.notify_all();
+  });
+}
+
+Status TaskGroup::Wait() {
+  std::unique_lock<std::mutex> lock(state_->mutex);
+  state_->done.wait(lock, [this] { return state_->pending == 0; });
+  if (!state_->first_error.ok()) return state_->first_error;
+  if (state_->cancelled) return Status::Cancelled("the task group was cancelled");
+  return Status::OK();
+}
+
+void TaskGroup::Cancel() {
+  state_->cancelled = true;
+}
+
+bool TaskGroup::cancelled() const {
+  return state_->cancelled.load();
+}
+
+}  // namespace flotilla::exec
