@@ -1,6 +1,6 @@
 #pragma once
 // Test helpers for the element-wise function tests: build small arrays, call a function the
-// way the engine does (DefaultRegistry().Find, resolve, exec), and read results back.
+// way the engine does (function_test_support.h), and read results back.
 
 #include <gtest/gtest.h>
 
@@ -10,6 +10,7 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/function_registry.h"
+#include "flotilla/expr/functions/function_test_support.h"
 
 namespace flotilla::expr::testing {
 
@@ -51,9 +52,6 @@ inline Array MakeDecimals(int32_t precision, int32_t scale,
   return b.Finish().ValueOrDie();
 }
 
-inline Datum Col(Array a) {
-  return Datum::Column(std::move(a));
-}
 inline Datum Scalar(Array a) {
   return Datum::Scalar(std::move(a));
 }
@@ -64,34 +62,10 @@ inline Datum I64Scalar(int64_t v) {
   return Scalar(MakeArray<int64_t>(int64(), {v}));
 }
 
-/// Resolves and executes `name`; checks the result's type is the resolved one, its length,
-/// and that it is a scalar exactly when every argument is.
-inline Result<Datum> Call(const std::string& name, const std::vector<Datum>& args,
-                          int64_t num_rows = -1) {
-  FLOTILLA_ASSIGN_OR_RETURN(const ScalarFunction* f, DefaultRegistry().Find(name));
-  const int n = static_cast<int>(args.size());
-  if (n < f->min_args || (f->max_args >= 0 && n > f->max_args)) {
-    return Status::Invalid("wrong number of arguments in test");
-  }
-  std::vector<TypePtr> types;
-  std::vector<Array> literals;  // scalars stand for the literals the binder would pass
-  bool all_scalar = true;
-  for (const auto& a : args) {
-    types.push_back(a.type());
-    literals.push_back(a.is_scalar() ? a.array() : Array());
-    if (!a.is_scalar()) {
-      all_scalar = false;
-      if (num_rows < 0) num_rows = a.array().length();
-    }
-  }
-  if (num_rows < 0) num_rows = 1;
-  FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, f->Resolve(types, literals));
-  FLOTILLA_ASSIGN_OR_RETURN(Datum out, f->exec(args, num_rows));
-  EXPECT_TRUE(out.type()->Equals(*type)) << out.type()->ToString() << " vs " << type->ToString();
-  EXPECT_EQ(out.is_scalar(), all_scalar) << name;
-  EXPECT_EQ(out.array().length(), all_scalar ? 1 : num_rows) << name;
-  return out;
-}
+// Calling a function (resolve with constant arguments, exec, result checks) and wrapping a
+// column are shared with the other function tests.
+using functions::testing::Call;
+using functions::testing::Col;
 
 template <typename T>
 std::vector<std::optional<T>> Values(const Datum& d) {
