@@ -8,6 +8,7 @@ PACKAGES=(
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
   libzstd-dev liblz4-dev libxxhash-dev
   libflatbuffers-dev flatbuffers-compiler
+  libprotobuf-dev protobuf-compiler   # plan fragments sent to workers
   libfmt-dev libcli11-dev
   libre2-dev libutf8proc-dev          # regular expressions, Unicode normalisation
   libgtest-dev libgmock-dev libbenchmark-dev

@@ -271,3 +271,21 @@ std::string CanonicalJson(const Schema& schema, const std::vector<RecordBatch>& 
 }
 
 }  // namespace flotilla::testing
+
+namespace flotilla::testing {
+
+std::vector<std::string> CanonicalRows(const RecordBatch& batch) {
+  std::vector<std::string> rows;
+  rows.reserve(static_cast<size_t>(batch.num_rows()));
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    std::string row = "[";
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      if (c > 0) row += ",";
+      AppendValue(batch.column(c), r, &row);
+    }
+    rows.push_back(row + "]");
+  }
+  return rows;
+}
+
+}  // namespace flotilla::testing

@@ -34,4 +34,7 @@ std::string CanonicalFieldString(const Field& field);
 /// Canonical JSON of `batches` (all of `schema`).
 std::string CanonicalJson(const Schema& schema, const std::vector<RecordBatch>& batches);
 
+/// Each row of `batch` as a JSON array of its canonical values: "[1,null,\"a\"]".
+std::vector<std::string> CanonicalRows(const RecordBatch& batch);
+
 }  // namespace flotilla::testing

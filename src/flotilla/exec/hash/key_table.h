@@ -1,0 +1,133 @@
+#pragma once
+// KeyTable: a hash table from rows of one or more key columns to dense ids 0, 1, 2, ... — the
+// core of hash aggregation (id = group), DISTINCT, pivot and the build side of hash joins (id =
+// distinct build key; the probe side calls Find).
+//
+// Key equality agrees with the row hash of compute/hash.h: two rows are equal exactly when every
+// key column holds the same logical value, where
+//   - integers, date32, timestamp and duration compare as their integers; bool as bool;
+//   - float32/float64 compare by value except that -0.0 equals 0.0 and every NaN equals every
+//     other NaN;
+//   - string/binary (either offset width) and fixed_size_binary compare bytewise, decimal128 by
+//     its 16 bytes;
+//   - a dictionary-encoded column compares by the values its indices point to, so a dictionary
+//     column and a dense column of its value type give the same ids;
+//   - nulls: see `nulls_equal` in Make.
+//
+// Layout (the design notes' PERFORMANCE.md, "Hash aggregation"): open addressing with linear probing
+// over a power-of-two slot array, grown (doubled) at 50% load. When every key column is fixed
+// width and the normalized key fits in 32 bytes, the slots hold the key itself next to its id
+// (one cache line visit per lookup; a single int64 key uses 16-byte slots). Otherwise each key is
+// serialized into a byte row kept in an arena and the slots hold {32 hash bits, id}; rows are
+// compared only when the hash bits match. Rows are processed in mini-batches with the type
+// dispatch hoisted out of the row loops and the next slots prefetched.
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "flotilla/columnar/array.h"
+#include "flotilla/common/memory_pool.h"
+#include "flotilla/common/result.h"
+
+namespace flotilla::exec {
+
+class KeyTable {
+ public:
+  /// The id given to rows that are not in the table (Find) or cannot be keys (a null key when
+  /// nulls are not equal).
+  static constexpr uint32_t kNotFound = UINT32_MAX;
+
+  /// \brief A new, empty table for keys of `key_types` (at least one column).
+  ///
+  /// Supported key types: null, bool, every integer, float32/64, decimal128, date32, timestamp,
+  /// duration, string, large_string, binary, large_binary, fixed_size_binary, and dictionaries of
+  /// any of these (compared by value: the table's key type of such a column is its value type).
+  /// Nested types (list, fixed_size_list, struct) are NotImplemented, naming the column.
+  ///
+  /// `nulls_equal`: true = a null equals another null in the same column and differs from every
+  /// value (GROUP BY, DISTINCT, null-safe join); false = a row with a null in any key column is
+  /// never inserted nor found (SQL join equality): Insert and Find give kNotFound for it.
+  ///
+  /// Every byte the table holds (slots and stored keys) is allocated from `pool`.
+  static Result<std::unique_ptr<KeyTable>> Make(std::vector<TypePtr> key_types, bool nulls_equal,
+                                                MemoryPool* pool = DefaultMemoryPool());
+
+  virtual ~KeyTable() = default;
+  KeyTable(const KeyTable&) = delete;
+  KeyTable& operator=(const KeyTable&) = delete;
+
+  /// \brief Writes the id of each row of `keys` to ids[0 .. keys[0].length()), inserting keys
+  /// not seen before: ids are 0, 1, 2, ... in order of first appearance.
+  ///
+  /// `keys` holds one array per key column, all of the same length. Each must have the column's
+  /// type, or be a dictionary array whose value type is it, or be the dense value type when the
+  /// column was declared as a dictionary. Slices (offset != 0) and validity bitmaps are fine.
+  /// Errors: Invalid (wrong number of columns, different lengths, a dictionary index out of
+  /// range), TypeError (a column of another type), OutOfMemory (from the pool when growing).
+  /// After an error the ids of the rows before the failing one are written and the table is
+  /// consistent; the other ids are unspecified.
+  Status Insert(const std::vector<Array>& keys, uint32_t* ids);
+  /// \brief Same as Insert(keys, ids), with the rows' hashes already computed: hashes[i] must be
+  /// HashRows(keys) of row i (seed 0), which callers that partition rows by hash first reuse.
+  ///
+  /// Strictly, any hash works as long as every Insert and Find on this table uses the same
+  /// function and equal keys get equal hashes; the overloads without `hashes` use HashRows.
+  Status Insert(const std::vector<Array>& keys, const uint64_t* hashes, uint32_t* ids);
+
+  /// \brief Lookup only: writes the id of each row of `keys` to ids[i], or kNotFound when the
+  /// key is not in the table. Same inputs and errors as Insert (without OutOfMemory).
+  ///
+  /// Const and free of any mutation, so any number of threads may call Find on one table at
+  /// once (for example to probe a built join table), as long as no thread calls Insert.
+  Status Find(const std::vector<Array>& keys, uint32_t* ids) const;
+  /// Find with precomputed hashes (see Insert(keys, hashes, ids)).
+  Status Find(const std::vector<Array>& keys, const uint64_t* hashes, uint32_t* ids) const;
+
+  /// Sizes the table for `expected_keys` distinct keys, so inserting that many does not grow it
+  /// (useful when the build side's row count is known). Never shrinks.
+  Status Reserve(int64_t expected_keys);
+
+  /// Number of distinct keys inserted so far (ids are 0 .. size() - 1).
+  int64_t size() const { return size_; }
+
+  /// \brief The distinct keys, one array per key column, where row i is the key of id i.
+  ///
+  /// Each array has the column's declared type, except that dictionary columns come back
+  /// decoded (as their value type). A float key comes back canonical: 0.0 for a key first seen
+  /// as -0.0, and one NaN bit pattern for all NaNs. Costs one pass over the stored keys; meant
+  /// to be called once, when the table is complete.
+  Result<std::vector<Array>> Keys() const;
+
+  /// Bytes held (slot array, stored keys and offsets, reusable scratch space), for the memory
+  /// manager.
+  int64_t memory_bytes() const;
+
+  /// The key types as given to Make.
+  const std::vector<TypePtr>& key_types() const { return key_types_; }
+  bool nulls_equal() const { return nulls_equal_; }
+
+ protected:
+  KeyTable(std::vector<TypePtr> key_types, bool nulls_equal, MemoryPool* pool)
+      : key_types_(std::move(key_types)), nulls_equal_(nulls_equal), pool_(pool) {}
+
+  // The layouts' implementations, called with checked keys of at least one row; `hashes` is
+  // nullptr when the caller gave none.
+  virtual Status InsertImpl(const std::vector<Array>& keys, const uint64_t* hashes,
+                            uint32_t* ids) = 0;
+  virtual Status FindImpl(const std::vector<Array>& keys, const uint64_t* hashes,
+                          uint32_t* ids) const = 0;
+  virtual Status ReserveImpl(int64_t expected_keys) = 0;
+  virtual Result<std::vector<Array>> KeysImpl() const = 0;
+  virtual int64_t MemoryBytesImpl() const = 0;
+
+  std::vector<TypePtr> key_types_;
+  bool nulls_equal_;
+  MemoryPool* pool_;
+  int64_t size_ = 0;
+
+ private:
+  Status CheckKeys(const std::vector<Array>& keys) const;
+};
+
+}  // namespace flotilla::exec

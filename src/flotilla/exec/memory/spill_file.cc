@@ -1,0 +1,138 @@
+#include "flotilla/exec/memory/spill_file.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <system_error>
+
+#include "flotilla/io/ipc/ipc.h"
+#include "flotilla/io/stream.h"
+
+namespace flotilla::exec {
+
+namespace fs = std::filesystem;
+
+SpillFile::~SpillFile() {
+  std::error_code ignored;
+  fs::remove(path_, ignored);
+}
+
+namespace {
+
+class FileSpillReader final : public SpillFile::Reader {
+ public:
+  explicit FileSpillReader(std::unique_ptr<ipc::StreamReader> reader)
+      : reader_(std::move(reader)) {}
+  Result<std::optional<RecordBatch>> Next() override { return reader_->Next(); }
+
+ private:
+  std::unique_ptr<ipc::StreamReader> reader_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SpillFile::Reader>> SpillFile::OpenReader() const {
+  FLOTILLA_ASSIGN_OR_RETURN(auto input, io::FileInputStream::Open(path_));
+  auto reader = ipc::StreamReader::Open(std::move(input));
+  if (!reader.ok()) return reader.status().WithContext("reading spill file '" + path_ + "'");
+  return std::unique_ptr<Reader>(new FileSpillReader(std::move(reader).ValueOrDie()));
+}
+
+Result<std::vector<RecordBatch>> SpillFile::ReadAll() const {
+  FLOTILLA_ASSIGN_OR_RETURN(auto reader, OpenReader());
+  std::vector<RecordBatch> batches;
+  while (true) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto batch, reader->Next());
+    if (!batch) break;
+    batches.push_back(std::move(*batch));
+  }
+  return batches;
+}
+
+SpillWriter::~SpillWriter() {
+  if (file_ != nullptr) {
+    // Abandoned before Finish (an error upstream): drop the partial file.
+    writer_.reset();
+    (void)file_->Close();
+    std::error_code ignored;
+    fs::remove(path_, ignored);
+  }
+}
+
+Status SpillWriter::Write(const RecordBatch& batch) {
+  if (batch.num_rows() == 0) return Status::OK();
+  Status status = writer_->WriteBatch(batch);
+  if (!status.ok()) return status.WithContext("writing spill file '" + path_ + "'");
+  num_rows_ += batch.num_rows();
+  return Status::OK();
+}
+
+Result<std::shared_ptr<SpillFile>> SpillWriter::Finish() {
+  Status status = writer_->Close();
+  if (status.ok()) status = file_->Close();
+  const int64_t size = file_->Tell();
+  writer_.reset();
+  file_.reset();
+  if (!status.ok()) {
+    std::error_code ignored;
+    fs::remove(path_, ignored);
+    return status.WithContext("writing spill file '" + path_ + "'");
+  }
+  manager_->files_ += 1;
+  manager_->bytes_ += size;
+  return std::make_shared<SpillFile>(path_, schema_, num_rows_, size);
+}
+
+SpillManager::SpillManager(std::vector<std::string> directories)
+    : directories_(std::move(directories)) {
+  if (directories_.empty()) directories_.push_back(fs::temp_directory_path().string());
+}
+
+SpillManager::~SpillManager() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!directory_.empty()) {
+    std::error_code ignored;
+    fs::remove_all(directory_, ignored);
+  }
+}
+
+std::string SpillManager::directory() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return directory_;
+}
+
+Status SpillManager::EnsureDirectory() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!directory_.empty()) return Status::OK();
+  static std::atomic<int64_t> counter{0};
+  std::string errors;
+  for (const std::string& base : directories_) {
+    const fs::path candidate = fs::path(base) / ("flotilla-spill-" + std::to_string(getpid()) +
+                                                 "-" + std::to_string(counter++));
+    std::error_code error;
+    fs::create_directories(candidate, error);
+    if (!error) {
+      directory_ = candidate.string();
+      return Status::OK();
+    }
+    errors += "; '" + candidate.string() + "': " + error.message();
+  }
+  return Status::IOError("cannot create a spill directory under the spill_dirs" + errors);
+}
+
+Result<std::unique_ptr<SpillWriter>> SpillManager::Create(SchemaPtr schema) {
+  FLOTILLA_RETURN_NOT_OK(EnsureDirectory());
+  std::unique_ptr<SpillWriter> writer(new SpillWriter());
+  writer->manager_ = this;
+  writer->path_ = directory() + "/" + std::to_string(next_id_++) + ".arrows";
+  writer->schema_ = schema;
+  FLOTILLA_ASSIGN_OR_RETURN(writer->file_, io::FileOutputStream::Open(writer->path_));
+  ipc::WriteOptions options;
+  options.compression = ipc::Compression::kLz4Frame;
+  options.min_compress_bytes = 256;
+  FLOTILLA_ASSIGN_OR_RETURN(writer->writer_,
+                            ipc::StreamWriter::Open(writer->file_.get(), std::move(schema), options));
+  return writer;
+}
+
+}  // namespace flotilla::exec

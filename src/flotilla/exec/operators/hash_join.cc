@@ -1,0 +1,388 @@
+// Hash join and cross join. The build side (the right input) is collected by a sink; its
+// Finalize builds the hash table and hands it to the probe operator through a bridge both
+// hold. Probing is a streaming operator on the left input's pipeline: each thread looks its
+// morsel's keys up in the shared, read-only table.
+//
+// Null keys: the table treats null as equal to null; a key whose null_equal flag is off keeps
+// rows with a null in it out of the table (build) and away from it (probe).
+// Right and full joins mark the build rows that found a partner; Finish emits the others.
+#include <atomic>
+#include <mutex>
+
+#include "flotilla/compute/concat.h"
+#include "flotilla/compute/elementwise.h"
+#include "flotilla/compute/filter.h"
+#include "flotilla/compute/take.h"
+#include "flotilla/exec/hash/key_table.h"
+#include "flotilla/exec/memory/batch_size.h"
+#include "flotilla/exec/operators/operators.h"
+#include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/exec/stats/operator_stats.h"
+#include "flotilla/expr/binder.h"
+#include "flotilla/expr/evaluator.h"
+
+namespace flotilla::exec {
+
+namespace {
+
+/// What the build side hands to the probe side.
+struct JoinBridge {
+  RecordBatch build;  // the right input's rows, with the key columns appended
+  std::unique_ptr<KeyTable> table;
+  // Build rows of key id k: rows[offsets[k] .. offsets[k + 1]).
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> rows;
+  std::unique_ptr<std::atomic<uint8_t>[]> matched;  // right/full joins
+  MemoryReservation* reservation = nullptr;
+};
+
+Result<std::vector<Array>> EvaluateKeys(const std::vector<expr::BoundExpression>& keys,
+                                        const RecordBatch& batch) {
+  std::vector<Array> out;
+  for (const auto& k : keys) {
+    FLOTILLA_ASSIGN_OR_RETURN(expr::Datum d, expr::Evaluate(k, batch));
+    FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
+    out.push_back(std::move(column));
+  }
+  return out;
+}
+
+/// Rows with a null in a key whose null_equal flag is off: they match nothing.
+std::vector<bool> NeverMatch(const std::vector<Array>& keys, const std::vector<bool>& null_equal,
+                             int64_t n, bool* any) {
+  std::vector<bool> out;
+  *any = false;
+  for (size_t k = 0; k < keys.size(); ++k) {
+    if (null_equal[k] || keys[k].null_count() == 0) continue;
+    if (out.empty()) out.assign(static_cast<size_t>(n), false);
+    for (int64_t i = 0; i < n; ++i) {
+      if (keys[k].IsNull(i)) {
+        out[static_cast<size_t>(i)] = true;
+        *any = true;
+      }
+    }
+  }
+  return out;
+}
+
+Result<Array> IndexArray(const std::vector<int64_t>& indices) {
+  // -1 is a null index: Take gives a null row there (the outer side of an outer join).
+  const int64_t n = static_cast<int64_t>(indices.size());
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
+  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
+  BufferPtr validity;
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = indices[static_cast<size_t>(i)] < 0 ? 0 : indices[static_cast<size_t>(i)];
+    if (indices[static_cast<size_t>(i)] < 0) {
+      FLOTILLA_RETURN_NOT_OK(compute::SetNull(&validity, i, n, &nulls));
+    }
+  }
+  return compute::MakeFixedWidthArray(int64(), n, std::move(validity), nulls, std::move(values));
+}
+
+struct BuildState final : GlobalState {
+  BuildState(ExecContext* context, OperatorStats* stats)
+      : context(context), stats(stats), reservation(context->memory()) {}
+  ExecContext* context;
+  OperatorStats* stats;
+  std::mutex mutex;
+  std::vector<std::pair<int64_t, RecordBatch>> batches;
+  int64_t bytes = 0;
+  MemoryReservation reservation;
+};
+
+class HashJoinBuild final : public SinkOperator {
+ public:
+  HashJoinBuild(SchemaPtr build_schema, std::vector<expr::BoundExpression> keys,
+                std::vector<bool> null_equal, bool track_matches,
+                std::shared_ptr<JoinBridge> bridge)
+      : schema_(std::move(build_schema)),
+        keys_(std::move(keys)),
+        null_equal_(std::move(null_equal)),
+        track_matches_(track_matches),
+        bridge_(std::move(bridge)) {}
+  std::string name() const override { return "HashJoinBuild"; }
+  const SchemaPtr& output_schema() const override { return schema_; }
+
+  Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
+                                                       OperatorStats* stats) const override {
+    return std::unique_ptr<GlobalState>(new BuildState(context, stats));
+  }
+
+  Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
+    auto* state = static_cast<BuildState*>(global);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    for (RecordBatch& batch : input.batches) {
+      if (batch.num_rows() == 0) continue;
+      state->bytes += SliceBytes(batch);
+      state->batches.emplace_back(input.seq, std::move(batch));
+    }
+    // The build side must fit: it is reserved, beyond the budget if need be.
+    state->reservation.ForceResize(state->bytes * 2);
+    state->stats->ObserveMemory(state->reservation.size());
+    return Status::OK();
+  }
+
+  Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
+    auto* state = static_cast<BuildState*>(global);
+    std::sort(state->batches.begin(), state->batches.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::vector<RecordBatch> batches;
+    for (auto& [seq, b] : state->batches) batches.push_back(std::move(b));
+    state->batches.clear();
+    JoinBridge& bridge = *bridge_;
+    if (batches.empty()) {
+      std::vector<Array> columns;
+      for (const Field& f : schema_->fields()) {
+        FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
+        columns.push_back(std::move(empty));
+      }
+      FLOTILLA_ASSIGN_OR_RETURN(bridge.build, RecordBatch::Make(schema_, std::move(columns), 0));
+    } else if (batches.size() == 1) {
+      bridge.build = std::move(batches[0]);
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(bridge.build, ConcatBatches(batches));
+    }
+    const int64_t n = bridge.build.num_rows();
+    if (n >= int64_t{UINT32_MAX}) {
+      return Status::NotImplemented("hash join: the build side has more than 2^32 rows");
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(keys_, bridge.build));
+    std::vector<TypePtr> types;
+    for (const Array& k : keys) types.push_back(k.type());
+    FLOTILLA_ASSIGN_OR_RETURN(bridge.table, KeyTable::Make(types, /*nulls_equal=*/true));
+    std::vector<uint32_t> ids(static_cast<size_t>(n));
+    FLOTILLA_RETURN_NOT_OK(bridge.table->Insert(keys, ids.data()));
+    bool any = false;
+    const std::vector<bool> never = NeverMatch(keys, null_equal_, n, &any);
+    const size_t groups = static_cast<size_t>(bridge.table->size());
+    bridge.offsets.assign(groups + 1, 0);
+    for (int64_t i = 0; i < n; ++i) {
+      if (any && never[static_cast<size_t>(i)]) continue;
+      ++bridge.offsets[ids[static_cast<size_t>(i)] + 1];
+    }
+    for (size_t g = 0; g < groups; ++g) bridge.offsets[g + 1] += bridge.offsets[g];
+    bridge.rows.resize(bridge.offsets[groups]);
+    std::vector<uint32_t> cursor(bridge.offsets.begin(), bridge.offsets.end() - 1);
+    for (int64_t i = 0; i < n; ++i) {
+      if (any && never[static_cast<size_t>(i)]) continue;
+      bridge.rows[cursor[ids[static_cast<size_t>(i)]]++] = static_cast<uint32_t>(i);
+    }
+    if (track_matches_) {
+      bridge.matched.reset(new std::atomic<uint8_t>[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+      for (int64_t i = 0; i < n; ++i) bridge.matched[static_cast<size_t>(i)] = 0;
+    }
+    state->reservation.ForceResize(SliceBytes(bridge.build) + bridge.table->memory_bytes() +
+                                   static_cast<int64_t>(bridge.rows.size() * 8));
+    state->stats->ObserveMemory(state->reservation.size());
+    return MakeBatchSource(schema_, {}, 1);
+  }
+
+ private:
+  SchemaPtr schema_;
+  std::vector<expr::BoundExpression> keys_;
+  std::vector<bool> null_equal_;
+  bool track_matches_;
+  std::shared_ptr<JoinBridge> bridge_;
+};
+
+class HashJoinProbe final : public IntermediateOperator {
+ public:
+  HashJoinProbe(SchemaPtr schema, JoinType type, std::vector<expr::BoundExpression> keys,
+                std::vector<bool> null_equal, std::optional<expr::BoundExpression> residual,
+                SchemaPtr joined_schema, int num_left, std::shared_ptr<JoinBridge> bridge)
+      : schema_(std::move(schema)),
+        type_(type),
+        keys_(std::move(keys)),
+        null_equal_(std::move(null_equal)),
+        residual_(std::move(residual)),
+        joined_schema_(std::move(joined_schema)),
+        num_left_(num_left),
+        bridge_(std::move(bridge)) {}
+  std::string name() const override { return "HashJoinProbe"; }
+  const SchemaPtr& output_schema() const override { return schema_; }
+
+  Status Execute(const RecordBatch& input, GlobalState*, ThreadState*,
+                 std::vector<RecordBatch>* out) const override {
+    const JoinBridge& bridge = *bridge_;
+    const int64_t n = input.num_rows();
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(keys_, input));
+    std::vector<uint32_t> ids(static_cast<size_t>(n));
+    FLOTILLA_RETURN_NOT_OK(bridge.table->Find(keys, ids.data()));
+    bool any = false;
+    const std::vector<bool> never = NeverMatch(keys, null_equal_, n, &any);
+    // Candidate pairs (probe row, build row).
+    std::vector<int64_t> left, right;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint32_t id = ids[static_cast<size_t>(i)];
+      if (id == KeyTable::kNotFound || (any && never[static_cast<size_t>(i)])) continue;
+      for (uint32_t r = bridge.offsets[id]; r < bridge.offsets[id + 1]; ++r) {
+        left.push_back(i);
+        right.push_back(bridge.rows[r]);
+      }
+    }
+    std::vector<bool> keep;  // per candidate, after the residual
+    if (residual_ && !left.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch joined, Joined(input, left, right));
+      FLOTILLA_ASSIGN_OR_RETURN(expr::Datum mask, expr::Evaluate(*residual_, joined));
+      FLOTILLA_ASSIGN_OR_RETURN(Array m, mask.ToColumn(joined.num_rows()));
+      keep.resize(left.size());
+      for (size_t c = 0; c < left.size(); ++c)
+        keep[c] = m.IsValid(static_cast<int64_t>(c)) && m.BoolValue(static_cast<int64_t>(c));
+      size_t w = 0;
+      for (size_t c = 0; c < left.size(); ++c) {
+        if (!keep[c]) continue;
+        left[w] = left[c];
+        right[w] = right[c];
+        ++w;
+      }
+      left.resize(w);
+      right.resize(w);
+    }
+    if (bridge.matched) {
+      for (int64_t r : right) bridge.matched[static_cast<size_t>(r)].store(1, std::memory_order_relaxed);
+    }
+    switch (type_) {
+      case JoinType::kSemi:
+      case JoinType::kAnti: {
+        std::vector<bool> has(static_cast<size_t>(n), false);
+        for (int64_t l : left) has[static_cast<size_t>(l)] = true;
+        std::vector<int64_t> rows;
+        for (int64_t i = 0; i < n; ++i)
+          if (has[static_cast<size_t>(i)] == (type_ == JoinType::kSemi)) rows.push_back(i);
+        if (rows.empty()) return Status::OK();
+        FLOTILLA_ASSIGN_OR_RETURN(Array indices, IndexArray(rows));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, Take(input, indices));
+        out->push_back(std::move(batch));
+        return Status::OK();
+      }
+      case JoinType::kLeft:
+      case JoinType::kFull: {
+        // Matched pairs in probe order, each unmatched probe row once with nulls.
+        std::vector<int64_t> l2, r2;
+        size_t c = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          bool found = false;
+          while (c < left.size() && left[c] == i) {
+            l2.push_back(i);
+            r2.push_back(right[c]);
+            ++c;
+            found = true;
+          }
+          if (!found) {
+            l2.push_back(i);
+            r2.push_back(-1);
+          }
+        }
+        left = std::move(l2);
+        right = std::move(r2);
+        break;
+      }
+      default:
+        break;
+    }
+    if (left.empty()) return Status::OK();
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch joined, Joined(input, left, right));
+    out->push_back(std::move(joined));
+    return Status::OK();
+  }
+
+  Status Finish(GlobalState*, std::vector<RecordBatch>* out) const override {
+    if (type_ != JoinType::kRight && type_ != JoinType::kFull) return Status::OK();
+    const JoinBridge& bridge = *bridge_;
+    std::vector<int64_t> left, right;
+    for (int64_t r = 0; r < bridge.build.num_rows(); ++r) {
+      if (bridge.matched[static_cast<size_t>(r)].load(std::memory_order_relaxed)) continue;
+      left.push_back(-1);
+      right.push_back(r);
+    }
+    if (right.empty()) return Status::OK();
+    // The left columns are all null: take from an empty-typed source by null indices.
+    FLOTILLA_ASSIGN_OR_RETURN(Array l, IndexArray(left));
+    FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
+    std::vector<Array> columns;
+    for (int c = 0; c < num_left_; ++c) {
+      FLOTILLA_ASSIGN_OR_RETURN(Array nulls,
+                                Array::MakeNull(schema_->field(c).type, static_cast<int64_t>(left.size())));
+      columns.push_back(std::move(nulls));
+    }
+    FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(r, &columns));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, RecordBatch::Make(schema_, std::move(columns),
+                                                                   static_cast<int64_t>(right.size())));
+    out->push_back(std::move(batch));
+    return Status::OK();
+  }
+
+ private:
+  Status AppendBuildColumns(const Array& indices, std::vector<Array>* columns) const {
+    const JoinBridge& bridge = *bridge_;
+    const int num_right = bridge.build.num_columns();
+    for (int c = 0; c < num_right; ++c) {
+      FLOTILLA_ASSIGN_OR_RETURN(Array column, Take(bridge.build.column(c), indices));
+      columns->push_back(std::move(column));
+    }
+    return Status::OK();
+  }
+
+  /// Left row left[i] next to build row right[i] (-1: nulls) as one batch of the join's
+  /// inner schema.
+  Result<RecordBatch> Joined(const RecordBatch& input, const std::vector<int64_t>& left,
+                             const std::vector<int64_t>& right) const {
+    FLOTILLA_ASSIGN_OR_RETURN(Array l, IndexArray(left));
+    FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch probe, Take(input, l));
+    std::vector<Array> columns = probe.columns();
+    FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(r, &columns));
+    return RecordBatch::Make(type_ == JoinType::kInner ? schema_ : joined_schema_,
+                             std::move(columns), static_cast<int64_t>(left.size()));
+  }
+
+  SchemaPtr schema_;
+  JoinType type_;
+  std::vector<expr::BoundExpression> keys_;
+  std::vector<bool> null_equal_;
+  std::optional<expr::BoundExpression> residual_;
+  SchemaPtr joined_schema_;
+  int num_left_;
+  std::shared_ptr<JoinBridge> bridge_;
+};
+
+}  // namespace
+
+Result<JoinOperators> MakeHashJoinOperators(const JoinNode& node) {
+  const SchemaPtr& left = node.children()[0]->schema();
+  const SchemaPtr& right = node.children()[1]->schema();
+  std::vector<expr::BoundExpression> left_keys, right_keys;
+  for (const auto& k : node.left_keys) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto b, expr::Bind(k, *left));
+    left_keys.push_back(std::move(b));
+  }
+  for (const auto& k : node.right_keys) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto b, expr::Bind(k, *right));
+    right_keys.push_back(std::move(b));
+  }
+  SchemaPtr joined = JoinOutputSchema(*left, *right, JoinType::kInner);
+  std::optional<expr::BoundExpression> residual;
+  if (node.residual != nullptr) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto b, expr::Bind(node.residual, *joined));
+    residual = std::move(b);
+  }
+  // Outer joins' schemas differ from the inner one only in nullability; the batch built from
+  // the joined rows takes the node's schema.
+  SchemaPtr joined_for_output =
+      (node.type == JoinType::kLeft || node.type == JoinType::kFull || node.type == JoinType::kRight)
+          ? node.schema()
+          : joined;
+  auto bridge = std::make_shared<JoinBridge>();
+  const bool track = node.type == JoinType::kRight || node.type == JoinType::kFull;
+  JoinOperators ops;
+  ops.build = std::make_unique<HashJoinBuild>(right, std::move(right_keys), node.null_equal, track,
+                                              bridge);
+  ops.probe = std::make_unique<HashJoinProbe>(node.schema(), node.type, std::move(left_keys),
+                                              node.null_equal, std::move(residual),
+                                              joined_for_output, left->num_fields(), bridge);
+  return ops;
+}
+
+}  // namespace flotilla::exec

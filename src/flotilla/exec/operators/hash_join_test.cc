@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "flotilla/exec/exec_test_util.h"
+#include "flotilla/expr/expression.h"
+
+namespace flotilla::exec {
+namespace {
+
+using namespace test;
+using expr::Column;
+
+struct Side {
+  std::vector<std::optional<int64_t>> k;
+  std::vector<std::optional<int64_t>> v;
+};
+
+Side RandomSide(int n, int distinct, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  Side s;
+  for (int i = 0; i < n; ++i) {
+    s.k.push_back(rng() % 11 == 0 ? std::nullopt
+                                  : std::optional<int64_t>(static_cast<int64_t>(rng() % distinct)));
+    s.v.push_back(i);
+  }
+  return s;
+}
+
+/// Nested-loop reference join on k (= or null-safe), with an optional residual lv < rv + bias.
+RecordBatch Reference(const Side& l, const Side& r, JoinType type, bool null_equal,
+                      std::optional<int64_t> bias) {
+  std::vector<std::optional<int64_t>> lk, lv, rk, rv;
+  std::vector<bool> right_matched(r.k.size(), false);
+  auto match = [&](size_t i, size_t j) {
+    const bool keys = (l.k[i].has_value() && r.k[j].has_value() && *l.k[i] == *r.k[j]) ||
+                      (null_equal && !l.k[i].has_value() && !r.k[j].has_value());
+    return keys && (!bias || *l.v[i] < *r.v[j] + *bias);
+  };
+  for (size_t i = 0; i < l.k.size(); ++i) {
+    bool any = false;
+    for (size_t j = 0; j < r.k.size(); ++j) {
+      if (!match(i, j)) continue;
+      any = true;
+      right_matched[j] = true;
+      if (type == JoinType::kSemi || type == JoinType::kAnti) continue;
+      lk.push_back(l.k[i]);
+      lv.push_back(l.v[i]);
+      rk.push_back(r.k[j]);
+      rv.push_back(r.v[j]);
+    }
+    if ((type == JoinType::kSemi && any) || (type == JoinType::kAnti && !any)) {
+      lk.push_back(l.k[i]);
+      lv.push_back(l.v[i]);
+    }
+    if (!any && (type == JoinType::kLeft || type == JoinType::kFull)) {
+      lk.push_back(l.k[i]);
+      lv.push_back(l.v[i]);
+      rk.push_back(std::nullopt);
+      rv.push_back(std::nullopt);
+    }
+  }
+  if (type == JoinType::kRight || type == JoinType::kFull) {
+    for (size_t j = 0; j < r.k.size(); ++j) {
+      if (right_matched[j]) continue;
+      lk.push_back(std::nullopt);
+      lv.push_back(std::nullopt);
+      rk.push_back(r.k[j]);
+      rv.push_back(r.v[j]);
+    }
+  }
+  if (type == JoinType::kSemi || type == JoinType::kAnti)
+    return Batch({{"k", I64(lk)}, {"v", I64(lv)}});
+  return Batch({{"k", I64(lk)}, {"v", I64(lv)}, {"right.k", I64(rk)}, {"right.v", I64(rv)}});
+}
+
+PlanPtr SideSource(const Side& s, int chunk) {
+  auto batch = Batch({{"k", I64(s.k)}, {"v", I64(s.v)}});
+  std::vector<RecordBatch> chunks;
+  for (int64_t o = 0; o < batch.num_rows(); o += chunk) chunks.push_back(batch.Slice(o, chunk));
+  if (chunks.empty()) chunks.push_back(batch);
+  return MemorySource(chunks);
+}
+
+TEST(HashJoinOperator, EveryJoinTypeMatchesANestedLoopReference) {
+  const Side left = RandomSide(400, 40, 1);
+  const Side right = RandomSide(300, 50, 2);  // many duplicate keys on both sides
+  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
+                        JoinType::kSemi, JoinType::kAnti}) {
+    for (bool null_equal : {false, true}) {
+      for (std::optional<int64_t> bias : {std::optional<int64_t>(), std::optional<int64_t>(50)}) {
+        expr::ExprPtr residual =
+            bias ? expr::Less(Column("v"), expr::Add(Column("right.v"), expr::Literal(*bias)))
+                 : nullptr;
+        auto plan = MakeHashJoin(SideSource(left, 64), SideSource(right, 50), {Column("k")},
+                                 {Column("k")}, type, residual, {null_equal})
+                        .ValueOrDie();
+        SCOPED_TRACE(std::string(JoinTypeName(type)) + (null_equal ? " null-equal" : "") +
+                     (bias ? " with residual" : ""));
+        ExpectPlanRows(plan, Reference(left, right, type, null_equal, bias), false);
+      }
+    }
+  }
+}
+
+TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
+  Side empty;
+  const Side some = RandomSide(20, 5, 3);
+  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
+                        JoinType::kSemi, JoinType::kAnti}) {
+    auto a = MakeHashJoin(SideSource(some, 8), SideSource(empty, 8), {Column("k")}, {Column("k")}, type)
+                 .ValueOrDie();
+    ExpectPlanRows(a, Reference(some, empty, type, false, std::nullopt), false);
+    auto b = MakeHashJoin(SideSource(empty, 8), SideSource(some, 8), {Column("k")}, {Column("k")}, type)
+                 .ValueOrDie();
+    ExpectPlanRows(b, Reference(empty, some, type, false, std::nullopt), false);
+  }
+  auto l = Batch({{"a", I64({1, 1, 2})}, {"b", Strs({"x", "y", "x"})}});
+  auto r = Batch({{"c", Strs({"x", "x", "y"})}, {"d", I64({1, 2, 1})}});
+  auto plan = MakeHashJoin(MemorySource({l}), MemorySource({r}), {Column("a"), Column("b")},
+                           {Column("d"), Column("c")}, JoinType::kInner)
+                  .ValueOrDie();
+  ExpectPlanRows(plan,
+                 Batch({{"a", I64({1, 1, 2})}, {"b", Strs({"x", "y", "x"})},
+                        {"c", Strs({"x", "y", "x"})}, {"d", I64({1, 1, 2})}}),
+                 false);
+}
+
+TEST(HashJoinOperator, KeyTypeMismatchIsAPlanError) {
+  auto l = Batch({{"a", I64({1})}});
+  auto r = Batch({{"b", Strs({"1"})}});
+  auto plan = MakeHashJoin(MemorySource({l}), MemorySource({r}), {Column("a")}, {Column("b")},
+                           JoinType::kInner);
+  ASSERT_FALSE(plan.ok());
+  EXPECT_NE(plan.status().ToString().find("cast one side"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace flotilla::exec

@@ -1,0 +1,181 @@
+// Repartition (hash, random, range, into) and sampling a fixed number of rows: sinks that see
+// the whole input in order, then hand out partitions.
+#include <mutex>
+
+#include "flotilla/compute/concat.h"
+#include "flotilla/compute/partition.h"
+#include "flotilla/compute/sample.h"
+#include "flotilla/exec/operators/operators.h"
+#include "flotilla/exec/operators/sequenced_batches.h"
+#include "flotilla/exec/operators/sort_support.h"
+#include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/expr/evaluator.h"
+
+namespace flotilla::exec {
+
+namespace {
+
+struct CollectedState final : GlobalState {
+  std::mutex mutex;
+  SequencedBatches batches;
+  int64_t morsel_size = 0;
+};
+
+/// A sink that collects its input in order and transforms it all at the end.
+class CollectingSink : public SinkOperator {
+ public:
+  explicit CollectingSink(SchemaPtr schema) : schema_(std::move(schema)) {}
+  const SchemaPtr& output_schema() const override { return schema_; }
+  Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
+                                                       OperatorStats*) const override {
+    auto state = std::make_unique<CollectedState>();
+    state->morsel_size = context->morsel_size();
+    return std::unique_ptr<GlobalState>(std::move(state));
+  }
+  Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
+    auto* state = static_cast<CollectedState*>(global);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    state->batches.Add(std::move(input));
+    return Status::OK();
+  }
+  Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
+    auto* state = static_cast<CollectedState*>(global);
+    std::vector<RecordBatch> all;
+    for (auto& partition : state->batches.TakeAllByPartition())
+      for (RecordBatch& b : partition)
+        if (b.num_rows() > 0) all.push_back(std::move(b));
+    FLOTILLA_ASSIGN_OR_RETURN(auto partitions, Transform(std::move(all)));
+    return MakeBatchSource(schema_, std::move(partitions), state->morsel_size);
+  }
+
+ protected:
+  /// The output partitions from all input rows (in order).
+  virtual Result<std::vector<std::vector<RecordBatch>>> Transform(
+      std::vector<RecordBatch> batches) const = 0;
+  SchemaPtr schema_;
+};
+
+class RepartitionSink final : public CollectingSink {
+ public:
+  explicit RepartitionSink(const RepartitionNode& node, std::vector<expr::BoundExpression> keys)
+      : CollectingSink(node.schema()), node_(node), keys_(std::move(keys)) {}
+  std::string name() const override { return "Repartition"; }
+
+ protected:
+  Result<std::vector<std::vector<RecordBatch>>> Transform(
+      std::vector<RecordBatch> batches) const override {
+    const int n = node_.num_partitions;
+    std::vector<std::vector<RecordBatch>> out(static_cast<size_t>(n));
+    RecordBatch boundaries;
+    std::shared_ptr<BoundSortKeys> range_keys;
+    if (node_.scheme == PartitionScheme::kRange && !batches.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(BoundSortKeys bound, BoundSortKeys::Make(schema_, node_.sort_keys));
+      range_keys = std::make_shared<BoundSortKeys>(std::move(bound));
+      std::vector<RecordBatch> extended;
+      for (const RecordBatch& b : batches) {
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch e, range_keys->Extend(b));
+        extended.push_back(std::move(e));
+      }
+      batches = std::move(extended);
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(batches));
+      FLOTILLA_ASSIGN_OR_RETURN(boundaries, RangeBoundaries(all, range_keys->keys(), n));
+    }
+    int64_t total = 0;
+    for (const RecordBatch& b : batches) total += b.num_rows();
+    int64_t seen = 0;
+    for (size_t i = 0; i < batches.size(); ++i) {
+      const RecordBatch& batch = batches[i];
+      std::vector<uint32_t> ids;
+      switch (node_.scheme) {
+        case PartitionScheme::kHash: {
+          std::vector<Array> keys;
+          for (const auto& k : keys_) {
+            FLOTILLA_ASSIGN_OR_RETURN(expr::Datum d, expr::Evaluate(k, batch));
+            FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
+            keys.push_back(std::move(column));
+          }
+          FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, n, 0, &ids));
+          break;
+        }
+        case PartitionScheme::kRandom:
+          FLOTILLA_RETURN_NOT_OK(RandomPartitionIds(batch.num_rows(), n, node_.seed,
+                                                    static_cast<int64_t>(i), &ids));
+          break;
+        case PartitionScheme::kRange:
+          FLOTILLA_RETURN_NOT_OK(RangePartitionIds(batch, range_keys->keys(), boundaries, &ids));
+          break;
+        case PartitionScheme::kInto:
+          // Consecutive rows, partition sizes differing by at most one.
+          ids.resize(static_cast<size_t>(batch.num_rows()));
+          for (int64_t r = 0; r < batch.num_rows(); ++r)
+            ids[static_cast<size_t>(r)] = static_cast<uint32_t>((seen + r) * n / std::max<int64_t>(total, 1));
+          break;
+      }
+      seen += batch.num_rows();
+      FLOTILLA_ASSIGN_OR_RETURN(auto parts, ScatterByPartition(batch, ids, n));
+      for (int p = 0; p < n; ++p) {
+        RecordBatch part = std::move(parts[static_cast<size_t>(p)]);
+        if (part.num_rows() == 0) continue;
+        if (range_keys) {
+          FLOTILLA_ASSIGN_OR_RETURN(part, range_keys->Strip(part));
+        }
+        out[static_cast<size_t>(p)].push_back(std::move(part));
+      }
+    }
+    // Every partition shows up in the output, empty ones as one empty batch.
+    for (auto& part : out) {
+      if (!part.empty()) continue;
+      std::vector<Array> columns;
+      for (const Field& f : schema_->fields()) {
+        FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
+        columns.push_back(std::move(empty));
+      }
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty, RecordBatch::Make(schema_, std::move(columns), 0));
+      part.push_back(std::move(empty));
+    }
+    return out;
+  }
+
+ private:
+  const RepartitionNode& node_;
+  std::vector<expr::BoundExpression> keys_;
+};
+
+class SampleSizeSink final : public CollectingSink {
+ public:
+  explicit SampleSizeSink(const SampleNode& node) : CollectingSink(node.schema()), node_(node) {}
+  std::string name() const override { return "Sample"; }
+
+ protected:
+  Result<std::vector<std::vector<RecordBatch>>> Transform(
+      std::vector<RecordBatch> batches) const override {
+    FLOTILLA_ASSIGN_OR_RETURN(ReservoirSampler sampler,
+                              ReservoirSampler::Make(schema_, *node_.size, node_.with_replacement,
+                                                     node_.seed));
+    for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(sampler.Add(b));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sample, sampler.Finish());
+    std::vector<std::vector<RecordBatch>> out(1);
+    out[0].push_back(std::move(sample));
+    return out;
+  }
+
+ private:
+  const SampleNode& node_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SinkOperator>> MakeRepartitionSink(const RepartitionNode& node) {
+  std::vector<expr::BoundExpression> keys;
+  for (const auto& k : node.keys) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto b, expr::Bind(k, *node.schema()));
+    keys.push_back(std::move(b));
+  }
+  return std::unique_ptr<SinkOperator>(new RepartitionSink(node, std::move(keys)));
+}
+
+Result<std::unique_ptr<SinkOperator>> MakeSampleSizeSink(const SampleNode& node) {
+  return std::unique_ptr<SinkOperator>(new SampleSizeSink(node));
+}
+
+}  // namespace flotilla::exec

@@ -1,0 +1,140 @@
+// Top-N: each thread keeps its best rows, compacting (sort, keep the first offset + limit) when
+// its buffer grows past a few times that, so memory stays O(threads * N) whatever the input
+// size. Every row carries its input position as a last sort key, so equal keys resolve to the
+// earliest rows, as a stable sort followed by a limit would.
+#include <mutex>
+
+#include "flotilla/compute/elementwise.h"
+#include "flotilla/exec/memory/batch_size.h"
+#include "flotilla/exec/operators/operators.h"
+#include "flotilla/exec/operators/sort_support.h"
+#include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/exec/stats/operator_stats.h"
+
+namespace flotilla::exec {
+
+namespace {
+
+struct TopNBuffer {
+  std::vector<RecordBatch> batches;  // positioned batches
+  int64_t rows = 0;
+};
+
+struct TopNThread final : ThreadState {
+  TopNBuffer buffer;
+};
+
+struct TopNState final : GlobalState {
+  std::mutex mutex;
+  TopNBuffer buffer;
+  OperatorStats* stats = nullptr;
+  int64_t morsel_size = 0;
+};
+
+class TopNSink final : public SinkOperator {
+ public:
+  TopNSink(SchemaPtr schema, BoundSortKeys keys, int64_t limit, int64_t offset)
+      : schema_(std::move(schema)), keys_(std::move(keys)), keep_(limit + offset), limit_(limit),
+        offset_(offset) {
+    std::vector<Field> fields = keys_.extended_schema()->fields();
+    fields.push_back(Field{"__position", int64(), false});
+    const int position = static_cast<int>(fields.size()) - 1;
+    positioned_ = std::make_shared<Schema>(std::move(fields));
+    sort_keys_ = keys_.keys();
+    sort_keys_.push_back(SortKey{position, true, false});
+  }
+  std::string name() const override { return "TopN"; }
+  const SchemaPtr& output_schema() const override { return schema_; }
+
+  Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
+                                                       OperatorStats* stats) const override {
+    auto state = std::make_unique<TopNState>();
+    state->stats = stats;
+    state->morsel_size = context->morsel_size();
+    return std::unique_ptr<GlobalState>(std::move(state));
+  }
+  Result<std::unique_ptr<ThreadState>> MakeThreadState(GlobalState*) const override {
+    return std::unique_ptr<ThreadState>(new TopNThread());
+  }
+
+  Status Consume(MorselOutput input, GlobalState* global, ThreadState* thread) const override {
+    if (keep_ == 0) return Status::OK();
+    auto* buffer = &static_cast<TopNThread*>(thread)->buffer;
+    int64_t row_base = 0;
+    for (const RecordBatch& batch : input.batches) {
+      if (batch.num_rows() == 0) continue;
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch extended, keys_.Extend(batch));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch positioned, Position(extended, input.seq, row_base));
+      row_base += batch.num_rows();
+      buffer->rows += positioned.num_rows();
+      buffer->batches.push_back(std::move(positioned));
+    }
+    if (buffer->rows > std::max<int64_t>(4 * keep_, 8192)) FLOTILLA_RETURN_NOT_OK(Compact(buffer));
+    return Status::OK();
+  }
+
+  Status Combine(GlobalState* global, ThreadState* thread) const override {
+    auto* local = &static_cast<TopNThread*>(thread)->buffer;
+    FLOTILLA_RETURN_NOT_OK(Compact(local));
+    auto* state = static_cast<TopNState*>(global);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    for (RecordBatch& b : local->batches) state->buffer.batches.push_back(std::move(b));
+    state->buffer.rows += local->rows;
+    int64_t bytes = 0;
+    for (const RecordBatch& b : state->buffer.batches) bytes += SliceBytes(b);
+    state->stats->ObserveMemory(bytes);
+    return Compact(&state->buffer);
+  }
+
+  Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
+    auto* state = static_cast<TopNState*>(global);
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted,
+                              SortBatches(positioned_, state->buffer.batches, sort_keys_));
+    const int64_t start = std::min(offset_, sorted.num_rows());
+    const int64_t length = std::min(limit_, sorted.num_rows() - start);
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, keys_.Strip(sorted.Slice(start, length)));
+    std::vector<std::vector<RecordBatch>> partitions(1);
+    partitions[0].push_back(std::move(out));
+    return MakeBatchSource(schema_, std::move(partitions), state->morsel_size);
+  }
+
+ private:
+  Result<RecordBatch> Position(const RecordBatch& batch, int64_t seq, int64_t row_base) const {
+    const int64_t n = batch.num_rows();
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
+    auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
+    for (int64_t i = 0; i < n; ++i) out[i] = (seq << 32) | (row_base + i);
+    std::vector<Array> columns = batch.columns();
+    columns.push_back(compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values)));
+    return RecordBatch::Make(positioned_, std::move(columns), n);
+  }
+
+  Status Compact(TopNBuffer* buffer) const {
+    if (buffer->rows <= keep_ && buffer->batches.size() <= 1) return Status::OK();
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted,
+                              SortBatches(positioned_, buffer->batches, sort_keys_));
+    buffer->batches.clear();
+    const int64_t n = std::min(keep_, sorted.num_rows());
+    buffer->batches.push_back(sorted.Slice(0, n));
+    buffer->rows = n;
+    return Status::OK();
+  }
+
+  SchemaPtr schema_;
+  BoundSortKeys keys_;
+  int64_t keep_;
+  int64_t limit_;
+  int64_t offset_;
+  SchemaPtr positioned_;
+  std::vector<SortKey> sort_keys_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<SinkOperator>> MakeTopNSink(const TopNNode& node) {
+  FLOTILLA_ASSIGN_OR_RETURN(BoundSortKeys keys, BoundSortKeys::Make(node.schema(), node.keys));
+  return std::unique_ptr<SinkOperator>(
+      new TopNSink(node.schema(), std::move(keys), node.limit, node.offset));
+}
+
+}  // namespace flotilla::exec

@@ -1,0 +1,56 @@
+#pragma once
+// Runs a physical plan on the local engine.
+//
+// The plan is cut into pipelines at its blocking operators (pipeline_builder.h). Pipelines run
+// one after another in dependency order — a join's build side before its probe side — each on
+// every thread of the pool at once, morsel by morsel. The last pipeline feeds a bounded result
+// queue: producers wait while the caller has not taken the batches already queued
+// (backpressure), and dropping the stream cancels the query, stops its threads and deletes its
+// spill files.
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "flotilla/columnar/micro_partition.h"
+#include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/exec/pipeline/operator.h"
+#include "flotilla/exec/plan/physical_plan.h"
+#include "flotilla/exec/stats/operator_stats.h"
+
+namespace flotilla::exec {
+
+/// The batches of a query as they are produced.
+class ResultStream {
+ public:
+  virtual ~ResultStream() = default;
+  virtual const SchemaPtr& schema() const = 0;
+  /// The next batch with its partition index, nullopt at the end, or the query's error.
+  virtual Result<std::optional<Morsel>> Next() = 0;
+  /// Stops the query; Next() then returns Cancelled.
+  virtual void Cancel() = 0;
+  /// The per-operator statistics (final once Next() has returned nullopt).
+  virtual const QueryStats& stats() const = 0;
+};
+
+struct QueryResult {
+  SchemaPtr schema;
+  /// Output partitions in order; one unless the plan ends in a repartition.
+  std::vector<MicroPartition> partitions;
+  std::shared_ptr<const QueryStats> stats;
+
+  int64_t num_rows() const;
+  /// Every partition's rows in one batch.
+  Result<RecordBatch> ToBatch() const;
+};
+
+/// Starts `plan` and returns its result stream.
+Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan,
+                                              const ExecOptions& options = {});
+
+/// Runs `plan` to completion.
+Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options = {});
+
+/// Runs `plan` and renders its per-operator statistics (explain analyze).
+Result<std::string> ExplainAnalyze(const PlanPtr& plan, const ExecOptions& options = {});
+
+}  // namespace flotilla::exec

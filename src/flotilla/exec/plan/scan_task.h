@@ -1,0 +1,53 @@
+#pragma once
+// The interface the file readers plug into: a scan is a list of scan tasks (a file, a row-group
+// range of a file...), each read on its own, in parallel with the others, in task order.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flotilla/columnar/record_batch.h"
+#include "flotilla/expr/expression.h"
+
+namespace flotilla::exec {
+
+/// What a scan may skip. `columns` (names of the file schema, in output order) is applied
+/// exactly by every task; `filter` and `limit` are hints a task may use to read less (statistics
+/// pruning, stopping early) — the scan operator applies both again to what the task returns.
+struct ScanPushdowns {
+  std::optional<std::vector<std::string>> columns;
+  expr::ExprPtr filter;
+  std::optional<int64_t> limit;
+
+  std::string ToString() const;
+};
+
+class ScanTask {
+ public:
+  virtual ~ScanTask() = default;
+  /// Reads the task's rows with `pushdowns.columns` applied (the output schema is the file
+  /// schema projected to them). Errors name the file and, where it applies, the part of it.
+  virtual Result<std::vector<RecordBatch>> Read(const ScanPushdowns& pushdowns) const = 0;
+  /// Estimates from metadata, -1 when unknown.
+  virtual int64_t num_rows() const { return -1; }
+  virtual int64_t size_bytes() const { return -1; }
+  /// For plans and errors: "parquet 'a.parquet' row groups [0, 4)".
+  virtual std::string ToString() const = 0;
+};
+
+/// A scan task over batches held in memory (tests, and data handed over by a caller).
+class InMemoryScanTask final : public ScanTask {
+ public:
+  explicit InMemoryScanTask(std::vector<RecordBatch> batches, std::string name = "memory")
+      : batches_(std::move(batches)), name_(std::move(name)) {}
+  Result<std::vector<RecordBatch>> Read(const ScanPushdowns& pushdowns) const override;
+  int64_t num_rows() const override;
+  std::string ToString() const override { return name_; }
+
+ private:
+  std::vector<RecordBatch> batches_;
+  std::string name_;
+};
+
+}  // namespace flotilla::exec
