@@ -48,10 +48,14 @@ inline std::vector<RunMode> AllModes() {
 inline ThreadPool* PoolOf(int threads) {
   static ThreadPool one(1), two(2), three(3), four(4);
   switch (threads) {
-    case 1: return &one;
-    case 2: return &two;
-    case 3: return &three;
-    default: return &four;
+    case 1:
+      return &one;
+    case 2:
+      return &two;
+    case 3:
+      return &three;
+    default:
+      return &four;
   }
 }
 
@@ -87,7 +91,8 @@ inline void ExpectRows(const RecordBatch& actual, const RecordBatch& expected, b
   }
   if (a == e) return;
   size_t i = 0;
-  while (i < a.size() && i < e.size() && a[i] == e[i]) ++i;
+  while (i < a.size() && i < e.size() && a[i] == e[i])
+    ++i;
   ADD_FAILURE() << context << ": " << a.size() << " rows, expected " << e.size()
                 << "; first difference at row " << i << ": "
                 << (i < a.size() ? a[i] : std::string("(none)")) << " vs expected "

@@ -5,10 +5,6 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
-#include <cstdlib>
-#include <cstdio>
-#include <x86intrin.h>
-#include <sys/mman.h>
 
 #include "flotilla/common/bit_util.h"
 #include "flotilla/compute/hash.h"
@@ -20,7 +16,7 @@ constexpr uint32_t kEmpty = UINT32_MAX;
 // Rows normalized and probed together; their scratch (keys, hashes, positions) stays in L1/L2.
 constexpr int64_t kMiniBatchRows = 4096;
 // How many rows ahead of the probe the slot of a row is prefetched.
-static const int64_t kPrefetchRows = [] { const char* e = getenv("KT_PF"); return e ? atoll(e) : 16; }();
+constexpr int64_t kPrefetchRows = 16;
 constexpr int64_t kInitialSlots = 256;
 // A slot keeps 32 bits of its key's hash and its position is taken from them, so a table never
 // needs the keys to grow; this caps it at 2^32 slots (2^31 keys).
@@ -335,6 +331,29 @@ void WriteFixed(const Column& column, const ColumnRows& rows, int64_t n, Dest de
   }
 }
 
+// memcpy for the short values keys usually hold, without a library call; reads and writes only
+// [src, src + n) and [dst, dst + n).
+inline void CopyBytes(uint8_t* dst, const uint8_t* src, size_t n) {
+  if (n >= 8 && n <= 16) {
+    uint64_t head, tail;
+    std::memcpy(&head, src, 8);
+    std::memcpy(&tail, src + n - 8, 8);
+    std::memcpy(dst, &head, 8);
+    std::memcpy(dst + n - 8, &tail, 8);
+  } else if (n >= 4 && n < 8) {
+    uint32_t head, tail;
+    std::memcpy(&head, src, 4);
+    std::memcpy(&tail, src + n - 4, 4);
+    std::memcpy(dst, &head, 4);
+    std::memcpy(dst + n - 4, &tail, 4);
+  } else if (n < 4) {
+    for (size_t i = 0; i < n; ++i)
+      dst[i] = src[i];
+  } else {
+    std::memcpy(dst, src, n);
+  }
+}
+
 template <typename Offset>
 const Offset* BinaryOffsets(const Array& values) {
   return values.data()->buffers[1]->data_as<Offset>() + values.offset();
@@ -378,7 +397,7 @@ void WriteBinary(const ColumnRows& rows, int64_t n, uint8_t* bytes, int64_t* cur
     if (offsets != nullptr && (is_null == nullptr || !is_null[i])) {
       const int64_t p = kIndirect ? rows.positions[i] : rows.start + i;
       length = static_cast<uint32_t>(offsets[p + 1] - offsets[p]);
-      if (length > 0) std::memcpy(out + 4, data + offsets[p], length);
+      CopyBytes(out + 4, data + offsets[p], length);
     }
     std::memcpy(out, &length, 4);
     cursors[i] += 4 + int64_t{length};
@@ -526,19 +545,14 @@ Status TooManyKeys() {
       "KeyTable: more than 2^31 distinct keys; partition the input by hash into several tables");
 }
 
-// Slot arrays: `capacity` slots (a power of two) from the pool, every id set to kEmpty.
+// Slot arrays: `capacity` slots (a power of two) from the pool, every id kEmpty.
 template <typename Slot>
 Result<BufferPtr> AllocateSlots(int64_t capacity, MemoryPool* pool) {
   if (capacity > kMaxSlots) return TooManyKeys();
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer,
                             Buffer::Allocate(capacity * static_cast<int64_t>(sizeof(Slot)), pool));
-  auto* slots = reinterpret_cast<Slot*>(buffer->mutable_data());
-  if (getenv("KT_HUGE")) {
-    uintptr_t b = (reinterpret_cast<uintptr_t>(slots) + 4095) & ~uintptr_t{4095};
-    madvise(reinterpret_cast<void*>(b), capacity * sizeof(Slot) - (b - reinterpret_cast<uintptr_t>(slots)), MADV_HUGEPAGE);
-  }
-  for (int64_t i = 0; i < capacity; ++i)
-    slots[i].id = kEmpty;
+  // All ones: every id is kEmpty (and every other field is defined).
+  std::memset(buffer->mutable_data(), 0xFF, static_cast<size_t>(buffer->size()));
   return buffer;
 }
 
@@ -856,23 +870,16 @@ class RowKeyTable final : public KeyTable {
                   uint32_t* ids) const override {
     Scratch scratch;
     scratch.Prepare(columns_.size(), std::min(keys[0].length(), kMiniBatchRows), 0);
-    static uint64_t t_norm = 0, t_find = 0, t_hash = 0, calls = 0;
-    uint64_t t_prev = __rdtsc();
-    auto st = ForEachMiniBatch(keys, hashes, pool_, [&](int64_t start, int64_t n, const uint64_t* h) {
-      uint64_t a = __rdtsc(); t_hash += a - t_prev;
+    return ForEachMiniBatch(keys, hashes, pool_, [&](int64_t start, int64_t n, const uint64_t* h) {
       bool has_states;
       FLOTILLA_RETURN_NOT_OK(Normalize(keys, start, n, &scratch, &has_states));
-      uint64_t b = __rdtsc(); t_norm += b - a;
       if (has_states) {
         FindRows<true>(scratch, h, n, ids + start);
       } else {
         FindRows<false>(scratch, h, n, ids + start);
       }
-      t_prev = __rdtsc(); t_find += t_prev - b;
       return Status::OK();
     });
-    if (++calls % 153 == 0) { fprintf(stderr, "hash %.0f norm %.0f find %.0f Mcycles\n", t_hash/1e6, t_norm/1e6, t_find/1e6); t_hash = t_norm = t_find = 0; }
-    return st;
   }
 
   Status ReserveImpl(int64_t expected_keys) override {
@@ -883,15 +890,14 @@ class RowKeyTable final : public KeyTable {
   Result<std::vector<Array>> KeysImpl() const override {
     const int64_t n = size_;
     const uint8_t* bytes = arena_->data();
-    // The rows are in id order, each led by its length.
+    // Where each id's row starts (after its length), from the slots.
     std::vector<int64_t> row_starts(static_cast<size_t>(n));
-    std::vector<int64_t> cursors(static_cast<size_t>(n));
-    int64_t offset = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      row_starts[i] = offset + kLengthBytes;
-      cursors[i] = row_starts[i] + mask_bytes_;
-      offset += kLengthBytes + RowLength(bytes + offset);
+    for (int64_t s = 0; s < capacity_; ++s) {
+      if (slots_[s].id != kEmpty) row_starts[slots_[s].id] = slots_[s].offset + kLengthBytes;
     }
+    std::vector<int64_t> cursors(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i)
+      cursors[i] = row_starts[i] + mask_bytes_;
     std::vector<Array> out;
     for (size_t c = 0; c < columns_.size(); ++c) {
       const Column& column = columns_[c];
@@ -925,6 +931,7 @@ class RowKeyTable final : public KeyTable {
 
  private:
   static constexpr int64_t kLengthBytes = 4;
+  static constexpr int64_t kCacheLine = 64;  // the arena's buffer is aligned to it
 
   static uint32_t RowLength(const uint8_t* row) {
     uint32_t length;
@@ -1018,37 +1025,33 @@ class RowKeyTable final : public KeyTable {
                        static_cast<size_t>(size - kLengthBytes)) == 0;
   }
 
-  // Prefetches the slot of row i + kPrefetchRows and, half as far ahead, the stored row its home
-  // slot points to (by then the slot is in cache). Always inlined: GCC takes a function that only
-  // prefetches for one without effects and drops the calls.
+  // Prefetches the slot of row i + kPrefetchRows and, half as far ahead (when that slot is in
+  // cache), the stored row the probe will most likely compare with. Always inlined: GCC takes a
+  // function that only prefetches for one without effects and drops the calls.
   [[gnu::always_inline]] void Prefetch(const uint64_t* hashes, int64_t i, int64_t n) const {
     if (i + kPrefetchRows < n) {
       __builtin_prefetch(slots_ + (hashes[i + kPrefetchRows] & mask_));
     }
     if (i + kPrefetchRows / 2 < n) {
-      // The first slot of the home cache line whose tag matches is almost always the key's.
+      // The row of the home slot, or of the next one when the home slot's tag differs: without
+      // branches, which would wait for the slot to arrive and stall the probe when mispredicted.
       const uint64_t hash = hashes[i + kPrefetchRows / 2];
-      const auto tag = static_cast<uint32_t>(hash);
-      uint64_t pos = hash & mask_;
-      for (int k = 0; k < 4; ++k) {
-        const Slot& slot = slots_[pos];
-        if (slot.id == kEmpty) break;
-        if (slot.tag == tag) {
-          __builtin_prefetch(arena_->data() + slot.offset);
-          break;
-        }
-        pos = (pos + 1) & mask_;
-      }
+      const Slot& home = slots_[hash & mask_];
+      const Slot& next = slots_[(hash + 1) & mask_];
+      const int64_t offset = home.tag == static_cast<uint32_t>(hash) ? home.offset : next.offset;
+      // An empty slot's offset is -1: clamp it into the arena.
+      __builtin_prefetch(arena_->data() + std::min(static_cast<uint64_t>(offset),
+                                                   static_cast<uint64_t>(arena_size_)));
     }
   }
 
   Status AppendRow(const uint8_t* row, int64_t size, int64_t* offset) {
+    // A row that would cross a cache line boundary starts on the next line instead, so that
+    // comparing a row of up to 64 bytes touches (and prefetches) one line.
+    const int64_t in_line = arena_size_ & (kCacheLine - 1);
+    if (in_line + size > kCacheLine) arena_size_ += kCacheLine - in_line;
     if (arena_size_ + size > arena_->capacity()) {
       FLOTILLA_RETURN_NOT_OK(arena_->Reserve(arena_size_ + size));
-      if (getenv("KT_HUGE")) {
-        uintptr_t b = (reinterpret_cast<uintptr_t>(arena_->data()) + 4095) & ~uintptr_t{4095};
-        madvise(reinterpret_cast<void*>(b), arena_->capacity() - (b - reinterpret_cast<uintptr_t>(arena_->data())) - 4096, MADV_HUGEPAGE);
-      }
     }
     std::memcpy(arena_->mutable_data() + arena_size_, row, static_cast<size_t>(size));
     *offset = arena_size_;
@@ -1152,7 +1155,7 @@ class RowKeyTable final : public KeyTable {
   Slot* slots_ = nullptr;
   int64_t capacity_ = 0;
   uint64_t mask_ = 0;
-  BufferPtr arena_;  // the rows in id order
+  BufferPtr arena_;  // the rows in id order, each within one cache line when it fits in one
   int64_t arena_size_ = 0;
   Scratch scratch_;
 };

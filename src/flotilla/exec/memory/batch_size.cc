@@ -31,13 +31,15 @@ int64_t SliceBytes(const Array& array) {
       return bytes + SliceBytes(array.child(0).Slice(array.offset() * size, n * size));
     }
     case TypeId::kStruct: {
-      for (int i = 0; i < array.num_children(); ++i) bytes += SliceBytes(array.field(i));
+      for (int i = 0; i < array.num_children(); ++i)
+        bytes += SliceBytes(array.field(i));
       return bytes;
     }
     case TypeId::kDictionary: {
       // The dictionary is shared by every slice; charge it once per batch anyway, as the
       // batch keeps it alive.
-      return bytes + n * type.index_type()->byte_width() + TotalBufferSize(*array.dictionary().data());
+      return bytes + n * type.index_type()->byte_width() +
+             TotalBufferSize(*array.dictionary().data());
     }
     default:
       return bytes + n * type.byte_width();
@@ -46,7 +48,8 @@ int64_t SliceBytes(const Array& array) {
 
 int64_t SliceBytes(const RecordBatch& batch) {
   int64_t bytes = 0;
-  for (const Array& column : batch.columns()) bytes += SliceBytes(column);
+  for (const Array& column : batch.columns())
+    bytes += SliceBytes(column);
   return bytes;
 }
 

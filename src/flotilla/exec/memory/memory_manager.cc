@@ -63,11 +63,20 @@ int64_t ParseByteSize(const char* text) {
     const std::string rest = suffix.substr(1);
     if (rest != "" && rest != "b" && rest != "ib") return -1;
     switch (unit) {
-      case 'k': scale = 1024.0; break;
-      case 'm': scale = 1024.0 * 1024; break;
-      case 'g': scale = 1024.0 * 1024 * 1024; break;
-      case 't': scale = 1024.0 * 1024 * 1024 * 1024; break;
-      default: return -1;
+      case 'k':
+        scale = 1024.0;
+        break;
+      case 'm':
+        scale = 1024.0 * 1024;
+        break;
+      case 'g':
+        scale = 1024.0 * 1024 * 1024;
+        break;
+      case 't':
+        scale = 1024.0 * 1024 * 1024 * 1024;
+        break;
+      default:
+        return -1;
     }
   }
   return static_cast<int64_t>(value * scale);

@@ -130,8 +130,8 @@ Result<std::unique_ptr<SpillWriter>> SpillManager::Create(SchemaPtr schema) {
   ipc::WriteOptions options;
   options.compression = ipc::Compression::kLz4Frame;
   options.min_compress_bytes = 256;
-  FLOTILLA_ASSIGN_OR_RETURN(writer->writer_,
-                            ipc::StreamWriter::Open(writer->file_.get(), std::move(schema), options));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      writer->writer_, ipc::StreamWriter::Open(writer->file_.get(), std::move(schema), options));
   return writer;
 }
 

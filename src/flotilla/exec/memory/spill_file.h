@@ -27,7 +27,9 @@ namespace flotilla::exec {
 class SpillFile {
  public:
   SpillFile(std::string path, SchemaPtr schema, int64_t num_rows, int64_t size_bytes)
-      : path_(std::move(path)), schema_(std::move(schema)), num_rows_(num_rows),
+      : path_(std::move(path)),
+        schema_(std::move(schema)),
+        num_rows_(num_rows),
         size_bytes_(size_bytes) {}
   ~SpillFile();
   SpillFile(const SpillFile&) = delete;

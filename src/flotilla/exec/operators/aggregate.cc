@@ -28,6 +28,9 @@ namespace flotilla::exec {
 namespace {
 
 constexpr int kSpillPartitions = 16;
+// Not the key table's hash seed (0): partitions routed by the table's own hash would all share
+// their low bits and crowd its slots when a partition is re-aggregated.
+constexpr uint64_t kSpillSeed = 0x5350494C4C5EEDull;
 // A rough per-group, per-aggregate state size: accumulators do not report their memory.
 constexpr int64_t kStateBytesPerGroup = 24;
 
@@ -164,7 +167,8 @@ class AggregateSink final : public SinkOperator {
 
   static Status Resize(GroupSet* set, int64_t groups) {
     if (groups == set->num_groups) return Status::OK();
-    for (auto& acc : set->accumulators) FLOTILLA_RETURN_NOT_OK(acc->Resize(groups));
+    for (auto& acc : set->accumulators)
+      FLOTILLA_RETURN_NOT_OK(acc->Resize(groups));
     set->num_groups = groups;
     return Status::OK();
   }
@@ -232,7 +236,8 @@ class AggregateSink final : public SinkOperator {
     }
     for (const auto& acc : set.accumulators) {
       FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> state, acc->SerializePartial());
-      for (Array& s : state) columns.push_back(std::move(s));
+      for (Array& s : state)
+        columns.push_back(std::move(s));
     }
     return RecordBatch::Make(partial_schema_, std::move(columns), set.num_groups);
   }
@@ -246,7 +251,8 @@ class AggregateSink final : public SinkOperator {
     }
     for (size_t a = 0; a < set.accumulators.size(); ++a) {
       auto value = set.accumulators[a]->Finalize();
-      if (!value.ok()) return value.status().WithContext("in " + aggregates_[a].function->name + "()");
+      if (!value.ok())
+        return value.status().WithContext("in " + aggregates_[a].function->name + "()");
       columns.push_back(std::move(value).ValueOrDie());
     }
     return RecordBatch::Make(schema_, std::move(columns), set.num_groups);
@@ -257,13 +263,15 @@ class AggregateSink final : public SinkOperator {
     if (set->num_groups > 0) {
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch partial, PartialBatch(*set));
       std::vector<int> key_columns;
-      for (size_t k = 0; k < key_types_.size(); ++k) key_columns.push_back(static_cast<int>(k));
+      for (size_t k = 0; k < key_types_.size(); ++k)
+        key_columns.push_back(static_cast<int>(k));
       std::vector<RecordBatch> parts;
       if (key_columns.empty()) {
         parts.assign(kSpillPartitions, partial.Slice(0, 0));
         parts[0] = partial;
       } else {
-        FLOTILLA_ASSIGN_OR_RETURN(parts, PartitionByHash(partial, key_columns, kSpillPartitions));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            parts, PartitionByHash(partial, key_columns, kSpillPartitions, kSpillSeed));
       }
       std::vector<std::pair<int, std::shared_ptr<SpillFile>>> files;
       for (int p = 0; p < kSpillPartitions; ++p) {
@@ -276,7 +284,8 @@ class AggregateSink final : public SinkOperator {
       }
       std::unique_lock<std::mutex> lock(g->mutex, std::defer_lock);
       if (!locked) lock.lock();
-      for (auto& [p, file] : files) g->partitions[static_cast<size_t>(p)].push_back(std::move(file));
+      for (auto& [p, file] : files)
+        g->partitions[static_cast<size_t>(p)].push_back(std::move(file));
       g->spilled = true;
     } else if (!locked) {
       std::lock_guard<std::mutex> lock(g->mutex);
@@ -423,7 +432,8 @@ Result<std::unique_ptr<SinkOperator>> MakeAggregateSink(const AggregateNode& nod
         bound.arguments.push_back(std::move(b));
       }
     }
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<TypePtr> state, bound.function->state_types(bound.argument_types));
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<TypePtr> state,
+                              bound.function->state_types(bound.argument_types));
     bound.num_state_columns = static_cast<int>(state.size());
     for (size_t s = 0; s < state.size(); ++s)
       partial_fields.push_back(Field{spec.name + "." + std::to_string(s), state[s], true});

@@ -15,8 +15,8 @@ using expr::Column;
 using expr::Literal;
 
 RecordBatch Sales() {
-  return Batch({{"g", Strs({"a", "b", "a", N, "b", "a", N})},
-                {"v", I64({1, 10, 2, 100, N, 4, 200})}});
+  return Batch(
+      {{"g", Strs({"a", "b", "a", N, "b", "a", N})}, {"v", I64({1, 10, 2, 100, N, 4, 200})}});
 }
 
 TEST(AggregateOperator, GroupedSingleMode) {
@@ -68,7 +68,8 @@ TEST(AggregateOperator, PartialThenFinalEqualsSingle) {
   ExpectPlanRows(final_plan, expected, false);
   // The reference: std::map.
   std::map<std::optional<int64_t>, int64_t> sums;
-  for (size_t i = 0; i < g.size(); ++i) sums[g[i]] += *v[i];
+  for (size_t i = 0; i < g.size(); ++i)
+    sums[g[i]] += *v[i];
   std::vector<std::optional<int64_t>> rg, rs;
   for (auto& [k, s] : sums) {
     rg.push_back(k);
@@ -88,7 +89,8 @@ TEST(AggregateOperator, SpillsUnderASmallBudgetWithTheSameResult) {
   }
   auto input = Batch({{"g", I64(g)}, {"name", Strs(name)}, {"v", I64(v)}});
   std::vector<RecordBatch> chunks;
-  for (int o = 0; o < 60000; o += 5000) chunks.push_back(input.Slice(o, 5000));
+  for (int o = 0; o < 60000; o += 5000)
+    chunks.push_back(input.Slice(o, 5000));
   auto plan = MakeAggregate(MemorySource(chunks), {Column("g"), Column("name")},
                             {{"sum", {Column("v")}, "s"}, {"count_star", {}, "n"}})
                   .ValueOrDie();
@@ -106,7 +108,8 @@ TEST(AggregateOperator, SpillsUnderASmallBudgetWithTheSameResult) {
     ASSERT_TRUE(result.ok()) << result.status().ToString();
     ExpectRows(result->ToBatch().ValueOrDie(), expected, false, mode.ToString());
     int64_t spilled = 0;
-    for (const auto& s : result->stats->operators()) spilled += s->spilled_bytes.load();
+    for (const auto& s : result->stats->operators())
+      spilled += s->spilled_bytes.load();
     EXPECT_GT(spilled, 0) << mode.ToString();
     EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
   }
@@ -117,7 +120,8 @@ TEST(AggregateOperator, OverflowErrorNamesTheFunction) {
   auto plan = MakeAggregate(MemorySource({input}), {}, {{"sum", {Column("v")}, "s"}}).ValueOrDie();
   auto result = RunToBatch(plan, OptionsFor({1, 131072, true}));
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.status().ToString().find("sum"), std::string::npos) << result.status().ToString();
+  EXPECT_NE(result.status().ToString().find("sum"), std::string::npos)
+      << result.status().ToString();
 }
 
 }  // namespace

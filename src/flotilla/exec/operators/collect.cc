@@ -186,7 +186,8 @@ class MonotonicIdSink final : public SinkOperator {
 Result<Array> MonotonicIdSink::AllocateIds(int64_t n, int64_t first) {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
   auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-  for (int64_t i = 0; i < n; ++i) out[i] = first + i;
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = first + i;
   return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
 }
 

@@ -129,7 +129,8 @@ class HashJoinBuild final : public SinkOperator {
     std::sort(state->batches.begin(), state->batches.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<RecordBatch> batches;
-    for (auto& [seq, b] : state->batches) batches.push_back(std::move(b));
+    for (auto& [seq, b] : state->batches)
+      batches.push_back(std::move(b));
     state->batches.clear();
     JoinBridge& bridge = *bridge_;
     if (batches.empty()) {
@@ -150,7 +151,8 @@ class HashJoinBuild final : public SinkOperator {
     }
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(keys_, bridge.build));
     std::vector<TypePtr> types;
-    for (const Array& k : keys) types.push_back(k.type());
+    for (const Array& k : keys)
+      types.push_back(k.type());
     FLOTILLA_ASSIGN_OR_RETURN(bridge.table, KeyTable::Make(types, /*nulls_equal=*/true));
     std::vector<uint32_t> ids(static_cast<size_t>(n));
     FLOTILLA_RETURN_NOT_OK(bridge.table->Insert(keys, ids.data()));
@@ -162,7 +164,8 @@ class HashJoinBuild final : public SinkOperator {
       if (any && never[static_cast<size_t>(i)]) continue;
       ++bridge.offsets[ids[static_cast<size_t>(i)] + 1];
     }
-    for (size_t g = 0; g < groups; ++g) bridge.offsets[g + 1] += bridge.offsets[g];
+    for (size_t g = 0; g < groups; ++g)
+      bridge.offsets[g + 1] += bridge.offsets[g];
     bridge.rows.resize(bridge.offsets[groups]);
     std::vector<uint32_t> cursor(bridge.offsets.begin(), bridge.offsets.end() - 1);
     for (int64_t i = 0; i < n; ++i) {
@@ -171,7 +174,8 @@ class HashJoinBuild final : public SinkOperator {
     }
     if (track_matches_) {
       bridge.matched.reset(new std::atomic<uint8_t>[static_cast<size_t>(std::max<int64_t>(n, 1))]);
-      for (int64_t i = 0; i < n; ++i) bridge.matched[static_cast<size_t>(i)] = 0;
+      for (int64_t i = 0; i < n; ++i)
+        bridge.matched[static_cast<size_t>(i)] = 0;
     }
     state->reservation.ForceResize(SliceBytes(bridge.build) + bridge.table->memory_bytes() +
                                    static_cast<int64_t>(bridge.rows.size() * 8));
@@ -241,13 +245,15 @@ class HashJoinProbe final : public IntermediateOperator {
       right.resize(w);
     }
     if (bridge.matched) {
-      for (int64_t r : right) bridge.matched[static_cast<size_t>(r)].store(1, std::memory_order_relaxed);
+      for (int64_t r : right)
+        bridge.matched[static_cast<size_t>(r)].store(1, std::memory_order_relaxed);
     }
     switch (type_) {
       case JoinType::kSemi:
       case JoinType::kAnti: {
         std::vector<bool> has(static_cast<size_t>(n), false);
-        for (int64_t l : left) has[static_cast<size_t>(l)] = true;
+        for (int64_t l : left)
+          has[static_cast<size_t>(l)] = true;
         std::vector<int64_t> rows;
         for (int64_t i = 0; i < n; ++i)
           if (has[static_cast<size_t>(i)] == (type_ == JoinType::kSemi)) rows.push_back(i);
@@ -303,13 +309,14 @@ class HashJoinProbe final : public IntermediateOperator {
     FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
     std::vector<Array> columns;
     for (int c = 0; c < num_left_; ++c) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array nulls,
-                                Array::MakeNull(schema_->field(c).type, static_cast<int64_t>(left.size())));
+      FLOTILLA_ASSIGN_OR_RETURN(
+          Array nulls, Array::MakeNull(schema_->field(c).type, static_cast<int64_t>(left.size())));
       columns.push_back(std::move(nulls));
     }
     FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(r, &columns));
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, RecordBatch::Make(schema_, std::move(columns),
-                                                                   static_cast<int64_t>(right.size())));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        RecordBatch batch,
+        RecordBatch::Make(schema_, std::move(columns), static_cast<int64_t>(right.size())));
     out->push_back(std::move(batch));
     return Status::OK();
   }
@@ -370,15 +377,15 @@ Result<JoinOperators> MakeHashJoinOperators(const JoinNode& node) {
   }
   // Outer joins' schemas differ from the inner one only in nullability; the batch built from
   // the joined rows takes the node's schema.
-  SchemaPtr joined_for_output =
-      (node.type == JoinType::kLeft || node.type == JoinType::kFull || node.type == JoinType::kRight)
-          ? node.schema()
-          : joined;
+  SchemaPtr joined_for_output = (node.type == JoinType::kLeft || node.type == JoinType::kFull ||
+                                 node.type == JoinType::kRight)
+                                    ? node.schema()
+                                    : joined;
   auto bridge = std::make_shared<JoinBridge>();
   const bool track = node.type == JoinType::kRight || node.type == JoinType::kFull;
   JoinOperators ops;
-  ops.build = std::make_unique<HashJoinBuild>(right, std::move(right_keys), node.null_equal, track,
-                                              bridge);
+  ops.build =
+      std::make_unique<HashJoinBuild>(right, std::move(right_keys), node.null_equal, track, bridge);
   ops.probe = std::make_unique<HashJoinProbe>(node.schema(), node.type, std::move(left_keys),
                                               node.null_equal, std::move(residual),
                                               joined_for_output, left->num_fields(), bridge);

@@ -77,7 +77,8 @@ RecordBatch Reference(const Side& l, const Side& r, JoinType type, bool null_equ
 PlanPtr SideSource(const Side& s, int chunk) {
   auto batch = Batch({{"k", I64(s.k)}, {"v", I64(s.v)}});
   std::vector<RecordBatch> chunks;
-  for (int64_t o = 0; o < batch.num_rows(); o += chunk) chunks.push_back(batch.Slice(o, chunk));
+  for (int64_t o = 0; o < batch.num_rows(); o += chunk)
+    chunks.push_back(batch.Slice(o, chunk));
   if (chunks.empty()) chunks.push_back(batch);
   return MemorySource(chunks);
 }
@@ -108,11 +109,13 @@ TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
   const Side some = RandomSide(20, 5, 3);
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
                         JoinType::kSemi, JoinType::kAnti}) {
-    auto a = MakeHashJoin(SideSource(some, 8), SideSource(empty, 8), {Column("k")}, {Column("k")}, type)
-                 .ValueOrDie();
+    auto a =
+        MakeHashJoin(SideSource(some, 8), SideSource(empty, 8), {Column("k")}, {Column("k")}, type)
+            .ValueOrDie();
     ExpectPlanRows(a, Reference(some, empty, type, false, std::nullopt), false);
-    auto b = MakeHashJoin(SideSource(empty, 8), SideSource(some, 8), {Column("k")}, {Column("k")}, type)
-                 .ValueOrDie();
+    auto b =
+        MakeHashJoin(SideSource(empty, 8), SideSource(some, 8), {Column("k")}, {Column("k")}, type)
+            .ValueOrDie();
     ExpectPlanRows(b, Reference(empty, some, type, false, std::nullopt), false);
   }
   auto l = Batch({{"a", I64({1, 1, 2})}, {"b", Strs({"x", "y", "x"})}});
@@ -121,8 +124,10 @@ TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
                            {Column("d"), Column("c")}, JoinType::kInner)
                   .ValueOrDie();
   ExpectPlanRows(plan,
-                 Batch({{"a", I64({1, 1, 2})}, {"b", Strs({"x", "y", "x"})},
-                        {"c", Strs({"x", "y", "x"})}, {"d", I64({1, 1, 2})}}),
+                 Batch({{"a", I64({1, 1, 2})},
+                        {"b", Strs({"x", "y", "x"})},
+                        {"c", Strs({"x", "y", "x"})},
+                        {"d", I64({1, 1, 2})}}),
                  false);
 }
 

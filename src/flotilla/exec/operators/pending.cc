@@ -8,11 +8,9 @@ Status Pending(const char* what) {
 }
 }  // namespace
 
-Result<std::unique_ptr<SinkOperator>> MakeDistinctSink(const DistinctNode&) {
-  return Pending("distinct");
+Result<std::unique_ptr<SinkOperator>> MakePivotSink(const PivotNode&) {
+  return Pending("pivot");
 }
-Result<std::unique_ptr<SinkOperator>> MakePivotSink(const PivotNode&) { return Pending("pivot"); }
-Result<JoinOperators> MakeCrossJoinOperators(const PlanNode&) { return Pending("cross join"); }
 CombineFactory MakeMergeJoinCombine(const JoinNode&) {
   return [](std::vector<std::unique_ptr<Source>>, ExecContext*) -> Result<std::unique_ptr<Source>> {
     return Pending("sort-merge join");

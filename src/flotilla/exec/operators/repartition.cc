@@ -81,7 +81,8 @@ class RepartitionSink final : public CollectingSink {
       FLOTILLA_ASSIGN_OR_RETURN(boundaries, RangeBoundaries(all, range_keys->keys(), n));
     }
     int64_t total = 0;
-    for (const RecordBatch& b : batches) total += b.num_rows();
+    for (const RecordBatch& b : batches)
+      total += b.num_rows();
     int64_t seen = 0;
     for (size_t i = 0; i < batches.size(); ++i) {
       const RecordBatch& batch = batches[i];
@@ -98,8 +99,8 @@ class RepartitionSink final : public CollectingSink {
           break;
         }
         case PartitionScheme::kRandom:
-          FLOTILLA_RETURN_NOT_OK(RandomPartitionIds(batch.num_rows(), n, node_.seed,
-                                                    static_cast<int64_t>(i), &ids));
+          FLOTILLA_RETURN_NOT_OK(
+              RandomPartitionIds(batch.num_rows(), n, node_.seed, static_cast<int64_t>(i), &ids));
           break;
         case PartitionScheme::kRange:
           FLOTILLA_RETURN_NOT_OK(RangePartitionIds(batch, range_keys->keys(), boundaries, &ids));
@@ -108,7 +109,8 @@ class RepartitionSink final : public CollectingSink {
           // Consecutive rows, partition sizes differing by at most one.
           ids.resize(static_cast<size_t>(batch.num_rows()));
           for (int64_t r = 0; r < batch.num_rows(); ++r)
-            ids[static_cast<size_t>(r)] = static_cast<uint32_t>((seen + r) * n / std::max<int64_t>(total, 1));
+            ids[static_cast<size_t>(r)] =
+                static_cast<uint32_t>((seen + r) * n / std::max<int64_t>(total, 1));
           break;
       }
       seen += batch.num_rows();
@@ -130,7 +132,8 @@ class RepartitionSink final : public CollectingSink {
         FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
         columns.push_back(std::move(empty));
       }
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty, RecordBatch::Make(schema_, std::move(columns), 0));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty,
+                                RecordBatch::Make(schema_, std::move(columns), 0));
       part.push_back(std::move(empty));
     }
     return out;
@@ -149,10 +152,11 @@ class SampleSizeSink final : public CollectingSink {
  protected:
   Result<std::vector<std::vector<RecordBatch>>> Transform(
       std::vector<RecordBatch> batches) const override {
-    FLOTILLA_ASSIGN_OR_RETURN(ReservoirSampler sampler,
-                              ReservoirSampler::Make(schema_, *node_.size, node_.with_replacement,
-                                                     node_.seed));
-    for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(sampler.Add(b));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        ReservoirSampler sampler,
+        ReservoirSampler::Make(schema_, *node_.size, node_.with_replacement, node_.seed));
+    for (const RecordBatch& b : batches)
+      FLOTILLA_RETURN_NOT_OK(sampler.Add(b));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sample, sampler.Finish());
     std::vector<std::vector<RecordBatch>> out(1);
     out[0].push_back(std::move(sample));

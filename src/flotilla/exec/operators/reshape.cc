@@ -33,7 +33,8 @@ class BatchOperator final : public IntermediateOperator {
 
 std::vector<int> Indices(const Schema& schema, const std::vector<std::string>& names) {
   std::vector<int> out;
-  for (const std::string& name : names) out.push_back(schema.GetFieldIndex(name));
+  for (const std::string& name : names)
+    out.push_back(schema.GetFieldIndex(name));
   return out;
 }
 
@@ -42,7 +43,9 @@ std::vector<int> Indices(const Schema& schema, const std::vector<std::string>& n
 class SampleOperator final : public IntermediateOperator {
  public:
   SampleOperator(SchemaPtr schema, double fraction, bool with_replacement, uint64_t seed)
-      : schema_(std::move(schema)), fraction_(fraction), with_replacement_(with_replacement),
+      : schema_(std::move(schema)),
+        fraction_(fraction),
+        with_replacement_(with_replacement),
         seed_(seed) {}
   std::string name() const override { return "Sample"; }
   const SchemaPtr& output_schema() const override { return schema_; }
@@ -91,10 +94,11 @@ class UdfOperator final : public IntermediateOperator {
                              node_.return_type->ToString());
     }
     std::vector<Array> columns;
-    for (int i : passthrough_) columns.push_back(input.column(i));
+    for (int i : passthrough_)
+      columns.push_back(input.column(i));
     columns.push_back(std::move(result).ValueOrDie());
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch,
-                              RecordBatch::Make(node_.schema(), std::move(columns), input.num_rows()));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        RecordBatch batch, RecordBatch::Make(node_.schema(), std::move(columns), input.num_rows()));
     out->push_back(std::move(batch));
     return Status::OK();
   }
@@ -110,8 +114,8 @@ class UdfOperator final : public IntermediateOperator {
 Result<std::unique_ptr<IntermediateOperator>> MakeExplodeOperator(const ExplodeNode& node) {
   std::vector<int> columns = Indices(*node.children()[0]->schema(), node.columns);
   SchemaPtr schema = node.schema();
-  return std::unique_ptr<IntermediateOperator>(
-      new BatchOperator("Explode", schema, [columns, schema](const RecordBatch& input) -> Result<RecordBatch> {
+  return std::unique_ptr<IntermediateOperator>(new BatchOperator(
+      "Explode", schema, [columns, schema](const RecordBatch& input) -> Result<RecordBatch> {
         FLOTILLA_ASSIGN_OR_RETURN(RecordBatch exploded, Explode(input, columns));
         // The kernel names and types the columns as the plan does; adopt the plan's schema
         // object (nullability may differ).
@@ -126,8 +130,8 @@ Result<std::unique_ptr<IntermediateOperator>> MakeUnpivotOperator(const UnpivotN
   SchemaPtr schema = node.schema();
   const std::string variable = node.variable_name;
   const std::string value = node.value_name;
-  return std::unique_ptr<IntermediateOperator>(new BatchOperator(
-      "Unpivot", schema, [=](const RecordBatch& batch) -> Result<RecordBatch> {
+  return std::unique_ptr<IntermediateOperator>(
+      new BatchOperator("Unpivot", schema, [=](const RecordBatch& batch) -> Result<RecordBatch> {
         FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, Unpivot(batch, ids, values, variable, value));
         return RecordBatch::Make(schema, out.columns(), out.num_rows());
       }));

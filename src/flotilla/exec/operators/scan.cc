@@ -17,10 +17,12 @@ std::string ScanPushdowns::ToString() const {
   std::string out;
   if (columns) {
     out += "columns [";
-    for (size_t i = 0; i < columns->size(); ++i) out += (i ? ", " : "") + (*columns)[i];
+    for (size_t i = 0; i < columns->size(); ++i)
+      out += (i ? ", " : "") + (*columns)[i];
     out += "]";
   }
-  if (filter != nullptr) out += (out.empty() ? "" : " ") + std::string("filter ") + filter->ToString();
+  if (filter != nullptr)
+    out += (out.empty() ? "" : " ") + std::string("filter ") + filter->ToString();
   if (limit) out += (out.empty() ? "" : " ") + std::string("limit ") + std::to_string(*limit);
   return out;
 }
@@ -42,7 +44,8 @@ Result<std::vector<RecordBatch>> InMemoryScanTask::Read(const ScanPushdowns& pus
 
 int64_t InMemoryScanTask::num_rows() const {
   int64_t rows = 0;
-  for (const RecordBatch& batch : batches_) rows += batch.num_rows();
+  for (const RecordBatch& batch : batches_)
+    rows += batch.num_rows();
   return rows;
 }
 
@@ -50,7 +53,8 @@ namespace {
 
 void CollectColumns(const expr::ExprPtr& e, std::set<std::string>* names) {
   if (e->kind() == expr::ExprKind::kColumn) names->insert(e->name());
-  for (const auto& child : e->children()) CollectColumns(child, names);
+  for (const auto& child : e->children())
+    CollectColumns(child, names);
 }
 
 class ScanSource final : public Source {

@@ -81,7 +81,8 @@ class SortSink final : public SinkOperator {
               [](const auto& a, const auto& b) { return a.first < b.first; });
     if (state->runs.empty()) {
       std::vector<RecordBatch> batches;
-      for (auto& [seq, batch] : state->buffered) batches.push_back(std::move(batch));
+      for (auto& [seq, batch] : state->buffered)
+        batches.push_back(std::move(batch));
       state->buffered.clear();
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted,
                                 SortBatches(keys_->extended_schema(), batches, keys_->keys()));
@@ -99,8 +100,8 @@ class SortSink final : public SinkOperator {
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rest, SortPositioned(std::move(state->buffered)));
       runs.push_back(MakeMemoryRun(std::move(rest), morsel));
     }
-    FLOTILLA_ASSIGN_OR_RETURN(auto merger,
-                              RunMerger::Make(positioned_schema_, std::move(runs), positioned_keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        auto merger, RunMerger::Make(positioned_schema_, std::move(runs), positioned_keys_));
     return MakeMergeSource(schema_, std::move(merger), keys_, morsel, std::move(state->runs));
   }
 
@@ -112,7 +113,8 @@ class SortSink final : public SinkOperator {
       const int64_t n = batch.num_rows();
       FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
       auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-      for (int64_t i = 0; i < n; ++i) out[i] = (seq << 32) | i;
+      for (int64_t i = 0; i < n; ++i)
+        out[i] = (seq << 32) | i;
       std::vector<Array> columns = batch.columns();
       columns.push_back(compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values)));
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch with_position,

@@ -22,7 +22,8 @@ Result<BoundSortKeys> BoundSortKeys::Make(const SchemaPtr& input,
       column = bound.root->column_index;
     } else {
       column = static_cast<int>(fields.size());
-      fields.push_back(Field{"__sort_key" + std::to_string(out.computed_.size()), bound.type(), true});
+      fields.push_back(
+          Field{"__sort_key" + std::to_string(out.computed_.size()), bound.type(), true});
       out.computed_.push_back(std::move(bound));
     }
     out.keys_.push_back(SortKey{column, spec.ascending, spec.nulls_first});
@@ -135,7 +136,8 @@ Result<std::unique_ptr<RunMerger>> RunMerger::Make(SchemaPtr schema,
     size_t child = merger->heap_.size() - 1;
     while (child > 0) {
       const size_t parent = (child - 1) / 2;
-      FLOTILLA_ASSIGN_OR_RETURN(int c, merger->Compare(merger->heap_[child], merger->heap_[parent]));
+      FLOTILLA_ASSIGN_OR_RETURN(int c,
+                                merger->Compare(merger->heap_[child], merger->heap_[parent]));
       if (c >= 0) break;
       std::swap(merger->heap_[child], merger->heap_[parent]);
       child = parent;
@@ -271,8 +273,7 @@ class MergeSource final : public Source {
 
 }  // namespace
 
-std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema,
-                                        std::unique_ptr<RunMerger> merger,
+std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema, std::unique_ptr<RunMerger> merger,
                                         std::shared_ptr<const BoundSortKeys> strip,
                                         int64_t morsel_size,
                                         std::vector<std::shared_ptr<SpillFile>> files) {

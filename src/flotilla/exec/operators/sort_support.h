@@ -78,8 +78,7 @@ class RunMerger {
 
 /// A Source over a RunMerger, in morsels of `morsel_size` rows; `strip` drops the hidden key
 /// columns.
-std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema,
-                                        std::unique_ptr<RunMerger> merger,
+std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema, std::unique_ptr<RunMerger> merger,
                                         std::shared_ptr<const BoundSortKeys> strip,
                                         int64_t morsel_size,
                                         std::vector<std::shared_ptr<SpillFile>> files);

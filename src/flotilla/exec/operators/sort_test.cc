@@ -17,8 +17,9 @@ TEST(SortOperator, SeveralKeysDirectionsAndNullPlacement) {
                       {"s", Strs({"b", "x", "a", "a", "c", "y", N})},
                       {"i", I64({0, 1, 2, 3, 4, 5, 6})}});
   // k DESC NULLS FIRST, s ASC NULLS LAST
-  auto plan = MakeSort(MemorySource({input}), {{Column("k"), false, true}, {Column("s"), true, false}})
-                  .ValueOrDie();
+  auto plan =
+      MakeSort(MemorySource({input}), {{Column("k"), false, true}, {Column("s"), true, false}})
+          .ValueOrDie();
   auto expected = Batch({{"k", I64({N, N, 3, 3, 2, 1, 1})},
                          {"s", Strs({"x", "y", "a", "b", "c", "a", N})},
                          {"i", I64({1, 5, 3, 0, 4, 2, 6})}});
@@ -28,13 +29,16 @@ TEST(SortOperator, SeveralKeysDirectionsAndNullPlacement) {
 TEST(SortOperator, IsStableAndSortsByExpressions) {
   // Sort by k % 2: ties keep the input order.
   std::vector<std::optional<int64_t>> k;
-  for (int64_t i = 0; i < 40; ++i) k.push_back(i);
+  for (int64_t i = 0; i < 40; ++i)
+    k.push_back(i);
   auto plan = MakeSort(MemorySource({Batch({{"k", I64(k)}})}),
                        {{expr::Mod(Column("k"), expr::Literal(int64_t{2})), true, false}})
                   .ValueOrDie();
   std::vector<std::optional<int64_t>> expected;
-  for (int64_t i = 0; i < 40; i += 2) expected.push_back(i);
-  for (int64_t i = 1; i < 40; i += 2) expected.push_back(i);
+  for (int64_t i = 0; i < 40; i += 2)
+    expected.push_back(i);
+  for (int64_t i = 1; i < 40; i += 2)
+    expected.push_back(i);
   ExpectPlanRows(plan, Batch({{"k", I64(expected)}}), true);
 }
 
@@ -64,7 +68,8 @@ Rows RandomRows(int64_t n, uint64_t seed) {
 /// Reference: std::stable_sort by (a DESC NULLS LAST, b ASC NULLS FIRST).
 Rows ReferenceSort(const Rows& in) {
   std::vector<size_t> order(in.a.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  for (size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
     const auto& ax = in.a[x];
     const auto& ay = in.a[y];
@@ -91,7 +96,8 @@ RecordBatch ToBatch(const Rows& rows) {
 
 std::vector<RecordBatch> InChunks(const RecordBatch& batch, int64_t chunk) {
   std::vector<RecordBatch> out;
-  for (int64_t o = 0; o < batch.num_rows(); o += chunk) out.push_back(batch.Slice(o, chunk));
+  for (int64_t o = 0; o < batch.num_rows(); o += chunk)
+    out.push_back(batch.Slice(o, chunk));
   return out;
 }
 
@@ -122,7 +128,8 @@ TEST(SortOperator, SpillsUnderASmallBudgetWithTheSameResultAndCleansUp) {
     // Equal keys come back in input order even across spilled runs.
     ExpectRows(result->ToBatch().ValueOrDie(), expected, true, mode.ToString());
     int64_t spilled = 0;
-    for (const auto& s : result->stats->operators()) spilled += s->spilled_bytes.load();
+    for (const auto& s : result->stats->operators())
+      spilled += s->spilled_bytes.load();
     EXPECT_GT(spilled, 0) << mode.ToString();
     EXPECT_EQ(small.reserved(), 0);
     EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";

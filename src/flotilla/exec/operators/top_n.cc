@@ -34,7 +34,10 @@ struct TopNState final : GlobalState {
 class TopNSink final : public SinkOperator {
  public:
   TopNSink(SchemaPtr schema, BoundSortKeys keys, int64_t limit, int64_t offset)
-      : schema_(std::move(schema)), keys_(std::move(keys)), keep_(limit + offset), limit_(limit),
+      : schema_(std::move(schema)),
+        keys_(std::move(keys)),
+        keep_(limit + offset),
+        limit_(limit),
         offset_(offset) {
     std::vector<Field> fields = keys_.extended_schema()->fields();
     fields.push_back(Field{"__position", int64(), false});
@@ -78,10 +81,12 @@ class TopNSink final : public SinkOperator {
     FLOTILLA_RETURN_NOT_OK(Compact(local));
     auto* state = static_cast<TopNState*>(global);
     std::lock_guard<std::mutex> lock(state->mutex);
-    for (RecordBatch& b : local->batches) state->buffer.batches.push_back(std::move(b));
+    for (RecordBatch& b : local->batches)
+      state->buffer.batches.push_back(std::move(b));
     state->buffer.rows += local->rows;
     int64_t bytes = 0;
-    for (const RecordBatch& b : state->buffer.batches) bytes += SliceBytes(b);
+    for (const RecordBatch& b : state->buffer.batches)
+      bytes += SliceBytes(b);
     state->stats->ObserveMemory(bytes);
     return Compact(&state->buffer);
   }
@@ -103,7 +108,8 @@ class TopNSink final : public SinkOperator {
     const int64_t n = batch.num_rows();
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
     auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-    for (int64_t i = 0; i < n; ++i) out[i] = (seq << 32) | (row_base + i);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = (seq << 32) | (row_base + i);
     std::vector<Array> columns = batch.columns();
     columns.push_back(compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values)));
     return RecordBatch::Make(positioned_, std::move(columns), n);

@@ -21,27 +21,29 @@ TEST(TopNOperator, FirstRowsInSortOrderWithTiesByInputOrder) {
   }
   auto input = Batch({{"k", I64(k)}, {"pos", I64(pos)}});
   auto source = MemorySource({input.Slice(0, 1000), input.Slice(1000, 2000)});
-  for (auto [limit, offset] : std::vector<std::pair<int64_t, int64_t>>{{10, 0}, {7, 5}, {0, 0}, {5000, 2990}}) {
+  for (auto [limit, offset] :
+       std::vector<std::pair<int64_t, int64_t>>{{10, 0}, {7, 5}, {0, 0}, {5000, 2990}}) {
     auto top = MakeTopN(source, {{Column("k"), false, false}}, limit, offset).ValueOrDie();
     auto sorted = MakeSort(source, {{Column("k"), false, false}}).ValueOrDie();
-    auto expected = RunToBatch(MakeLimit(sorted, limit, offset).ValueOrDie(), OptionsFor({1, 131072, true}))
-                        .ValueOrDie();
+    auto expected =
+        RunToBatch(MakeLimit(sorted, limit, offset).ValueOrDie(), OptionsFor({1, 131072, true}))
+            .ValueOrDie();
     ExpectPlanRows(top, expected, true);
   }
 }
 
 TEST(WindowOperator, RankingAndRunningSumPerPartition) {
-  auto input = Batch({{"g", Strs({"a", "b", "a", "a", "b", N})},
-                      {"v", I64({30, 10, 10, 20, 10, 5})}});
+  auto input =
+      Batch({{"g", Strs({"a", "b", "a", "a", "b", N})}, {"v", I64({30, 10, 10, 20, 10, 5})}});
   std::vector<WindowExpression> functions = {
       {"row_number", {}, std::nullopt, "rn"},
       {"rank", {}, std::nullopt, "rk"},
       {"sum", {Column("v")}, std::nullopt, "running"},
       {"lag", {Column("v"), Literal(int64_t{1}), Literal(int64_t{-1})}, std::nullopt, "prev"},
   };
-  auto plan = MakeWindow(MemorySource({input}), {Column("g")}, {{Column("v"), true, false}},
-                         functions)
-                  .ValueOrDie();
+  auto plan =
+      MakeWindow(MemorySource({input}), {Column("g")}, {{Column("v"), true, false}}, functions)
+          .ValueOrDie();
   // Sorted by g (nulls first), then v.
   auto expected = Batch({{"g", Strs({N, "a", "a", "a", "b", "b"})},
                          {"v", I64({5, 10, 20, 30, 10, 10})},
@@ -61,7 +63,8 @@ TEST(WindowOperator, UnknownFunctionIsAPlanError) {
   auto input = Batch({{"v", I64({1})}});
   auto plan = MakeWindow(MemorySource({input}), {}, {}, {{"row_numbr", {}, std::nullopt, "x"}});
   ASSERT_FALSE(plan.ok());
-  EXPECT_NE(plan.status().ToString().find("row_number"), std::string::npos) << plan.status().ToString();
+  EXPECT_NE(plan.status().ToString().find("row_number"), std::string::npos)
+      << plan.status().ToString();
 }
 
 }  // namespace

@@ -51,14 +51,16 @@ class WindowSink final : public SinkOperator {
     auto* state = static_cast<WindowState*>(global);
     std::vector<RecordBatch> batches;
     for (auto& partition : state->batches.TakeAllByPartition())
-      for (RecordBatch& b : partition) batches.push_back(std::move(b));
+      for (RecordBatch& b : partition)
+        batches.push_back(std::move(b));
     const std::vector<SortKey>& all = keys_.keys();
-    std::vector<SortKey> sort_keys(all.begin(),
-                                   all.begin() + static_cast<long>(num_partition_keys_ + num_order_keys_));
+    std::vector<SortKey> sort_keys(
+        all.begin(), all.begin() + static_cast<long>(num_partition_keys_ + num_order_keys_));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted,
                               SortBatches(keys_.extended_schema(), batches, sort_keys));
     std::vector<int> partition_columns;
-    for (size_t i = 0; i < num_partition_keys_; ++i) partition_columns.push_back(all[i].column);
+    for (size_t i = 0; i < num_partition_keys_; ++i)
+      partition_columns.push_back(all[i].column);
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> starts,
                               PartitionStarts(sorted, partition_columns));
     std::vector<SortKey> order_keys(sort_keys.begin() + static_cast<long>(num_partition_keys_),
@@ -91,8 +93,10 @@ Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
   // Partition keys, order keys and non-literal function arguments all become columns of the
   // extended batch: the keys for sorting, the arguments for the kernels.
   std::vector<SortSpec> columns;
-  for (const auto& key : node.partition_by) columns.push_back({key, true, true});
-  for (const SortSpec& key : node.order_by) columns.push_back(key);
+  for (const auto& key : node.partition_by)
+    columns.push_back({key, true, true});
+  for (const SortSpec& key : node.order_by)
+    columns.push_back(key);
   std::vector<std::vector<size_t>> argument_slots;
   for (const WindowExpression& w : node.functions) {
     std::vector<size_t> slots;
@@ -111,9 +115,11 @@ Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
     WindowFunctionSpec spec;
     spec.name = w.function;
     spec.frame = w.frame;
-    for (size_t slot : argument_slots[f]) spec.arguments.push_back(keys.keys()[slot].column);
+    for (size_t slot : argument_slots[f])
+      spec.arguments.push_back(keys.keys()[slot].column);
     for (const auto& argument : w.arguments) {
-      if (argument->kind() == expr::ExprKind::kLiteral) spec.constants.push_back(argument->literal());
+      if (argument->kind() == expr::ExprKind::kLiteral)
+        spec.constants.push_back(argument->literal());
     }
     specs.push_back(std::move(spec));
   }

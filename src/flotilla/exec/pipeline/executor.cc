@@ -156,7 +156,8 @@ class PipelineRun {
     if (pipeline_->sink != nullptr) {
       FLOTILLA_RETURN_NOT_OK(pipeline_->sink->Combine(sink_global, sink_thread));
     }
-    for (auto& step : pipeline_->operators) step.stats->finished = true;
+    for (auto& step : pipeline_->operators)
+      step.stats->finished = true;
     if (pipeline_->source_stats != nullptr) pipeline_->source_stats->finished = true;
     return Status::OK();
   }
@@ -209,8 +210,7 @@ class PipelineRun {
       FLOTILLA_ASSIGN_OR_RETURN(std::optional<Morsel> morsel, source_->Next());
       if (!morsel) break;
       if (pipeline_->source_stats != nullptr) {
-        pipeline_->source_stats->AddOutput(morsel->batch.num_rows(),
-                                           SliceBytes(morsel->batch));
+        pipeline_->source_stats->AddOutput(morsel->batch.num_rows(), SliceBytes(morsel->batch));
         pipeline_->source_stats->AddCpu(ThreadCpuNanos() - start);
       }
       UpdateNextSeq(morsel->seq + 1);
@@ -281,7 +281,8 @@ class LocalResultStream final : public ResultStream {
         FLOTILLA_ASSIGN_OR_RETURN(source, pipeline.make_source(&context_));
       } else if (pipeline.combine) {
         std::vector<std::unique_ptr<Source>> inputs;
-        for (int upstream : pipeline.upstreams) inputs.push_back(std::move(outputs[upstream]));
+        for (int upstream : pipeline.upstreams)
+          inputs.push_back(std::move(outputs[upstream]));
         FLOTILLA_ASSIGN_OR_RETURN(source, pipeline.combine(std::move(inputs), &context_));
       } else {
         source = std::move(outputs[pipeline.upstreams.at(0)]);
@@ -330,14 +331,16 @@ class LocalResultStream final : public ResultStream {
 
 int64_t QueryResult::num_rows() const {
   int64_t rows = 0;
-  for (const MicroPartition& partition : partitions) rows += partition.num_rows();
+  for (const MicroPartition& partition : partitions)
+    rows += partition.num_rows();
   return rows;
 }
 
 Result<RecordBatch> QueryResult::ToBatch() const {
   std::vector<RecordBatch> batches;
   for (const MicroPartition& partition : partitions)
-    for (const RecordBatch& batch : partition.batches()) batches.push_back(batch);
+    for (const RecordBatch& batch : partition.batches())
+      batches.push_back(batch);
   if (batches.empty()) {
     std::vector<Array> columns;
     for (const Field& field : schema->fields()) {

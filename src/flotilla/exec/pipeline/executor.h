@@ -44,8 +44,7 @@ struct QueryResult {
 };
 
 /// Starts `plan` and returns its result stream.
-Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan,
-                                              const ExecOptions& options = {});
+Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan, const ExecOptions& options = {});
 
 /// Runs `plan` to completion.
 Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options = {});

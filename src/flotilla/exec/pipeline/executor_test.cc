@@ -32,7 +32,8 @@ TEST(Executor, SourceAloneKeepsOrderAndPartitions) {
 
 TEST(Executor, ProjectFilterPipeline) {
   auto source = MemorySource({Numbers(0, 20), Numbers(20, 40)});
-  auto filtered = MakeFilter(source, expr::Greater(Column("b"), Literal(int64_t{100}))).ValueOrDie();
+  auto filtered =
+      MakeFilter(source, expr::Greater(Column("b"), Literal(int64_t{100}))).ValueOrDie();
   auto projected =
       MakeProject(filtered, {Column("a"), expr::Alias(expr::Add(Column("a"), Column("b")), "s")})
           .ValueOrDie();
@@ -100,7 +101,8 @@ TEST(Executor, UnorderedLimitReturnsTheRightNumberOfInputRows) {
 /// A scan task that counts how often it is read.
 class CountingTask final : public ScanTask {
  public:
-  CountingTask(RecordBatch batch, std::atomic<int>* reads) : batch_(std::move(batch)), reads_(reads) {}
+  CountingTask(RecordBatch batch, std::atomic<int>* reads)
+      : batch_(std::move(batch)), reads_(reads) {}
   Result<std::vector<RecordBatch>> Read(const ScanPushdowns& pushdowns) const override {
     ++*reads_;
     return InMemoryScanTask({batch_}).Read(pushdowns);
@@ -128,7 +130,8 @@ TEST(Executor, LimitStopsTheScanEarly) {
 TEST(Executor, ScanAppliesProjectionAndFilterPushdowns) {
   std::vector<std::shared_ptr<const ScanTask>> tasks;
   for (int i = 0; i < 5; ++i)
-    tasks.push_back(std::make_shared<InMemoryScanTask>(std::vector<RecordBatch>{Numbers(i * 10, i * 10 + 10)}));
+    tasks.push_back(
+        std::make_shared<InMemoryScanTask>(std::vector<RecordBatch>{Numbers(i * 10, i * 10 + 10)}));
   ScanPushdowns pushdowns;
   pushdowns.columns = std::vector<std::string>{"a"};
   pushdowns.filter = expr::Less(Column("b"), Literal(int64_t{200}));
@@ -155,12 +158,14 @@ TEST(Executor, ScanErrorsNameTheTask) {
 }
 
 TEST(Executor, ConcatKeepsInputOrder) {
-  auto plan = MakeConcat({MemorySource({Numbers(0, 5)}), MemorySource({Numbers(5, 12), Numbers(12, 13)}),
-                          MakeFilter(MemorySource({Numbers(13, 20)}), Literal(true)).ValueOrDie()})
-                  .ValueOrDie();
+  auto plan =
+      MakeConcat({MemorySource({Numbers(0, 5)}), MemorySource({Numbers(5, 12), Numbers(12, 13)}),
+                  MakeFilter(MemorySource({Numbers(13, 20)}), Literal(true)).ValueOrDie()})
+          .ValueOrDie();
   ExpectPlanRows(plan, Numbers(0, 20), true);
-  auto mismatched = MakeConcat({MemorySource({Numbers(0, 5)}),
-                                MakeProject(MemorySource({Numbers(0, 5)}), {Column("a")}).ValueOrDie()});
+  auto mismatched =
+      MakeConcat({MemorySource({Numbers(0, 5)}),
+                  MakeProject(MemorySource({Numbers(0, 5)}), {Column("a")}).ValueOrDie()});
   EXPECT_FALSE(mismatched.ok());
 }
 
@@ -185,7 +190,8 @@ TEST(Executor, MonotonicallyIncreasingIdNumbersRowsPerPartition) {
 
 TEST(Executor, StreamCanBeDroppedEarlyWithoutHanging) {
   std::vector<RecordBatch> batches;
-  for (int i = 0; i < 100; ++i) batches.push_back(Numbers(i * 100, i * 100 + 100));
+  for (int i = 0; i < 100; ++i)
+    batches.push_back(Numbers(i * 100, i * 100 + 100));
   auto plan = MakeProject(MemorySource(batches), {Column("a")}).ValueOrDie();
   ExecOptions options = OptionsFor({4, 10, true});
   options.result_queue_capacity = 2;
@@ -216,7 +222,8 @@ using namespace test;
 
 RecordBatch Keys(int64_t n) {
   std::vector<std::optional<int64_t>> k;
-  for (int64_t i = 0; i < n; ++i) k.push_back((i * 7919) % 101);
+  for (int64_t i = 0; i < n; ++i)
+    k.push_back((i * 7919) % 101);
   return Batch({{"k", I64(k)}});
 }
 
@@ -232,7 +239,8 @@ TEST(RepartitionOperator, EverySchemeKeepsEveryRowOnceInTheRightPartition) {
       for (const RecordBatch& b : hash.partitions[p].batches())
         for (int64_t r = 0; r < b.num_rows(); ++r) {
           const int64_t key = b.column(0).values<int64_t>()[r];
-          EXPECT_TRUE(home.emplace(key, p).first->second == p) << "key " << key << " in two partitions";
+          EXPECT_TRUE(home.emplace(key, p).first->second == p)
+              << "key " << key << " in two partitions";
         }
     EXPECT_EQ(hash.num_rows(), 800);
 
@@ -255,11 +263,14 @@ TEST(RepartitionOperator, EverySchemeKeepsEveryRowOnceInTheRightPartition) {
       }
     }
 
-    auto into = exec::Run(MakeIntoPartitions(source, 3).ValueOrDie(), OptionsFor(mode)).ValueOrDie();
+    auto into =
+        exec::Run(MakeIntoPartitions(source, 3).ValueOrDie(), OptionsFor(mode)).ValueOrDie();
     ASSERT_EQ(into.partitions.size(), 3u);
-    for (const MicroPartition& p : into.partitions) EXPECT_NEAR(p.num_rows(), 800 / 3.0, 1.0);
+    for (const MicroPartition& p : into.partitions)
+      EXPECT_NEAR(p.num_rows(), 800 / 3.0, 1.0);
 
-    auto random = exec::Run(MakeRepartitionRandom(source, 5, 9).ValueOrDie(), OptionsFor(mode)).ValueOrDie();
+    auto random =
+        exec::Run(MakeRepartitionRandom(source, 5, 9).ValueOrDie(), OptionsFor(mode)).ValueOrDie();
     EXPECT_EQ(random.partitions.size(), 5u);
     EXPECT_EQ(random.num_rows(), 800);
   }
@@ -301,12 +312,15 @@ TEST(ReshapeOperators, ExplodeUnpivotAndUdf) {
   ExpectPlanRows(udf, Batch({{"id", I64({1, 2})}, {"twice", I64({20, 40})}}), true);
   auto failing = MakeUdfProject(
                      MemorySource({input}), "broken",
-                     [](const std::vector<Array>&) -> Result<Array> { return Status::Invalid("model not loaded"); },
+                     [](const std::vector<Array>&) -> Result<Array> {
+                       return Status::Invalid("model not loaded");
+                     },
                      {expr::Column("a")}, {}, "x", int64())
                      .ValueOrDie();
   auto result = RunToBatch(failing, OptionsFor({1, 131072, true}));
   ASSERT_FALSE(result.ok());
-  EXPECT_NE(result.status().ToString().find("UDF 'broken'"), std::string::npos) << result.status().ToString();
+  EXPECT_NE(result.status().ToString().find("UDF 'broken'"), std::string::npos)
+      << result.status().ToString();
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ class IntermediateOperator {
   virtual std::string name() const = 0;
   virtual const SchemaPtr& output_schema() const = 0;
   virtual Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
-                                                                OperatorStats* stats) const {
+                                                               OperatorStats* stats) const {
     return std::unique_ptr<GlobalState>();
   }
   virtual Result<std::unique_ptr<ThreadState>> MakeThreadState(GlobalState* global) const {
@@ -103,7 +103,7 @@ class SinkOperator {
   virtual const SchemaPtr& output_schema() const = 0;
   /// `stats` lets the sink report its memory and spills; it outlives the state.
   virtual Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
-                                                                OperatorStats* stats) const = 0;
+                                                               OperatorStats* stats) const = 0;
   virtual Result<std::unique_ptr<ThreadState>> MakeThreadState(GlobalState* global) const {
     return std::unique_ptr<ThreadState>();
   }

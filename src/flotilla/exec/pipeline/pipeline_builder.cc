@@ -142,9 +142,9 @@ class Builder {
       case PlanKind::kCrossJoin: {
         const int id = next_id_++;
         const bool hash = node.kind() == PlanKind::kHashJoin;
-        Result<JoinOperators> made =
-            hash ? MakeHashJoinOperators(static_cast<const JoinNode&>(node))
-                 : MakeCrossJoinOperators(node);
+        Result<JoinOperators> made = hash
+                                         ? MakeHashJoinOperators(static_cast<const JoinNode&>(node))
+                                         : MakeCrossJoinOperators(node);
         FLOTILLA_ASSIGN_OR_RETURN(JoinOperators join, std::move(made));
         FLOTILLA_ASSIGN_OR_RETURN(Pipeline build, Lower(*node.children()[1], depth + 1));
         build.sink = std::move(join.build);
@@ -168,8 +168,8 @@ class Builder {
           FLOTILLA_ASSIGN_OR_RETURN(auto sink, MakeSortSink(child->schema(), keys));
           FLOTILLA_ASSIGN_OR_RETURN(Pipeline input, Lower(*child, depth + 1));
           input.sink = std::move(sink);
-          input.sink_stats = Stats(node, side == 0 ? "MergeJoinSortLeft" : "MergeJoinSortRight",
-                                   id, depth);
+          input.sink_stats =
+              Stats(node, side == 0 ? "MergeJoinSortLeft" : "MergeJoinSortRight", id, depth);
           next.upstreams.push_back(Close(std::move(input)));
         }
         next.combine = MakeMergeJoinCombine(join);

@@ -25,7 +25,8 @@ std::string JoinTexts(const std::vector<expr::ExprPtr>& expressions) {
 
 std::string JoinNames(const std::vector<std::string>& names) {
   std::string out;
-  for (size_t i = 0; i < names.size(); ++i) out += (i > 0 ? ", " : "") + names[i];
+  for (size_t i = 0; i < names.size(); ++i)
+    out += (i > 0 ? ", " : "") + names[i];
   return out;
 }
 
@@ -52,7 +53,8 @@ Status CheckDistinctNames(const std::vector<Field>& fields) {
 }
 
 Status CheckColumns(const Schema& schema, const std::vector<std::string>& names) {
-  for (const std::string& name : names) FLOTILLA_RETURN_NOT_OK(schema.FindField(name).status());
+  for (const std::string& name : names)
+    FLOTILLA_RETURN_NOT_OK(schema.FindField(name).status());
   return Status::OK();
 }
 
@@ -68,58 +70,92 @@ Status CheckSortKeys(const Schema& schema, const std::vector<SortSpec>& keys) {
 
 const char* PlanKindName(PlanKind kind) {
   switch (kind) {
-    case PlanKind::kInMemorySource: return "InMemorySource";
-    case PlanKind::kScan: return "Scan";
-    case PlanKind::kProject: return "Project";
-    case PlanKind::kFilter: return "Filter";
-    case PlanKind::kLimit: return "Limit";
-    case PlanKind::kSample: return "Sample";
-    case PlanKind::kExplode: return "Explode";
-    case PlanKind::kUnpivot: return "Unpivot";
-    case PlanKind::kConcat: return "Concat";
-    case PlanKind::kMonotonicId: return "MonotonicallyIncreasingId";
-    case PlanKind::kAggregate: return "Aggregate";
-    case PlanKind::kDistinct: return "Distinct";
-    case PlanKind::kHashJoin: return "HashJoin";
-    case PlanKind::kCrossJoin: return "CrossJoin";
-    case PlanKind::kSortMergeJoin: return "SortMergeJoin";
-    case PlanKind::kSort: return "Sort";
-    case PlanKind::kTopN: return "TopN";
-    case PlanKind::kWindow: return "Window";
-    case PlanKind::kPivot: return "Pivot";
-    case PlanKind::kRepartition: return "Repartition";
-    case PlanKind::kUdfProject: return "UdfProject";
+    case PlanKind::kInMemorySource:
+      return "InMemorySource";
+    case PlanKind::kScan:
+      return "Scan";
+    case PlanKind::kProject:
+      return "Project";
+    case PlanKind::kFilter:
+      return "Filter";
+    case PlanKind::kLimit:
+      return "Limit";
+    case PlanKind::kSample:
+      return "Sample";
+    case PlanKind::kExplode:
+      return "Explode";
+    case PlanKind::kUnpivot:
+      return "Unpivot";
+    case PlanKind::kConcat:
+      return "Concat";
+    case PlanKind::kMonotonicId:
+      return "MonotonicallyIncreasingId";
+    case PlanKind::kAggregate:
+      return "Aggregate";
+    case PlanKind::kDistinct:
+      return "Distinct";
+    case PlanKind::kHashJoin:
+      return "HashJoin";
+    case PlanKind::kCrossJoin:
+      return "CrossJoin";
+    case PlanKind::kSortMergeJoin:
+      return "SortMergeJoin";
+    case PlanKind::kSort:
+      return "Sort";
+    case PlanKind::kTopN:
+      return "TopN";
+    case PlanKind::kWindow:
+      return "Window";
+    case PlanKind::kPivot:
+      return "Pivot";
+    case PlanKind::kRepartition:
+      return "Repartition";
+    case PlanKind::kUdfProject:
+      return "UdfProject";
   }
   return "?";
 }
 
 const char* AggregateModeName(AggregateMode mode) {
   switch (mode) {
-    case AggregateMode::kSingle: return "single";
-    case AggregateMode::kPartial: return "partial";
-    case AggregateMode::kFinal: return "final";
+    case AggregateMode::kSingle:
+      return "single";
+    case AggregateMode::kPartial:
+      return "partial";
+    case AggregateMode::kFinal:
+      return "final";
   }
   return "?";
 }
 
 const char* JoinTypeName(JoinType type) {
   switch (type) {
-    case JoinType::kInner: return "inner";
-    case JoinType::kLeft: return "left";
-    case JoinType::kRight: return "right";
-    case JoinType::kFull: return "full";
-    case JoinType::kSemi: return "semi";
-    case JoinType::kAnti: return "anti";
+    case JoinType::kInner:
+      return "inner";
+    case JoinType::kLeft:
+      return "left";
+    case JoinType::kRight:
+      return "right";
+    case JoinType::kFull:
+      return "full";
+    case JoinType::kSemi:
+      return "semi";
+    case JoinType::kAnti:
+      return "anti";
   }
   return "?";
 }
 
 const char* PartitionSchemeName(PartitionScheme scheme) {
   switch (scheme) {
-    case PartitionScheme::kHash: return "hash";
-    case PartitionScheme::kRandom: return "random";
-    case PartitionScheme::kRange: return "range";
-    case PartitionScheme::kInto: return "into";
+    case PartitionScheme::kHash:
+      return "hash";
+    case PartitionScheme::kRandom:
+      return "random";
+    case PartitionScheme::kRange:
+      return "range";
+    case PartitionScheme::kInto:
+      return "into";
   }
   return "?";
 }
@@ -128,7 +164,8 @@ std::string PlanToString(const PlanNode& root) {
   std::string out;
   std::function<void(const PlanNode&, int)> visit = [&](const PlanNode& node, int depth) {
     out += std::string(static_cast<size_t>(depth) * 2, ' ') + node.Describe() + "\n";
-    for (const PlanPtr& child : node.children()) visit(*child, depth + 1);
+    for (const PlanPtr& child : node.children())
+      visit(*child, depth + 1);
   };
   visit(root, 0);
   return out;
@@ -148,18 +185,24 @@ std::string SortSpecsToString(const std::vector<SortSpec>& keys) {
 
 std::string InMemorySourceNode::Describe() const {
   int64_t rows = 0;
-  for (const MicroPartition& p : partitions) rows += p.num_rows();
+  for (const MicroPartition& p : partitions)
+    rows += p.num_rows();
   return "InMemorySource: " + std::to_string(partitions.size()) + " partition(s), " +
          std::to_string(rows) + " rows";
 }
 std::string ScanNode::Describe() const {
   std::string out = "Scan: " + std::to_string(tasks.size()) + " task(s)";
-  if (!tasks.empty()) out += " [" + tasks.front()->ToString() + (tasks.size() > 1 ? ", ..." : "") + "]";
+  if (!tasks.empty())
+    out += " [" + tasks.front()->ToString() + (tasks.size() > 1 ? ", ..." : "") + "]";
   const std::string pushed = pushdowns.ToString();
   return pushed.empty() ? out : out + " " + pushed;
 }
-std::string ProjectNode::Describe() const { return "Project: " + JoinTexts(expressions); }
-std::string FilterNode::Describe() const { return "Filter: " + predicate->ToString(); }
+std::string ProjectNode::Describe() const {
+  return "Project: " + JoinTexts(expressions);
+}
+std::string FilterNode::Describe() const {
+  return "Filter: " + predicate->ToString();
+}
 std::string LimitNode::Describe() const {
   return "Limit: " + (limit < 0 ? std::string("all") : std::to_string(limit)) +
          (offset > 0 ? " offset " + std::to_string(offset) : "");
@@ -169,7 +212,9 @@ std::string SampleNode::Describe() const {
          (fraction ? "fraction " + std::to_string(*fraction) : "size " + std::to_string(*size)) +
          (with_replacement ? " with replacement" : "") + " seed " + std::to_string(seed);
 }
-std::string ExplodeNode::Describe() const { return "Explode: " + JoinNames(columns); }
+std::string ExplodeNode::Describe() const {
+  return "Explode: " + JoinNames(columns);
+}
 std::string UnpivotNode::Describe() const {
   return "Unpivot: ids [" + JoinNames(ids) + "] values [" + JoinNames(values) + "] -> " +
          variable_name + ", " + value_name;
@@ -177,7 +222,9 @@ std::string UnpivotNode::Describe() const {
 std::string ConcatNode::Describe() const {
   return "Concat: " + std::to_string(children().size()) + " inputs";
 }
-std::string MonotonicIdNode::Describe() const { return "MonotonicallyIncreasingId: " + column_name; }
+std::string MonotonicIdNode::Describe() const {
+  return "MonotonicallyIncreasingId: " + column_name;
+}
 std::string UdfProjectNode::Describe() const {
   return "UdfProject: " + output_name + " = " + function_name + "(" + JoinTexts(arguments) + ")";
 }
@@ -202,16 +249,17 @@ std::string JoinNode::Describe() const {
   std::string out = std::string(PlanKindName(kind())) + " (" + JoinTypeName(type) + "): ";
   for (size_t i = 0; i < left_keys.size(); ++i) {
     if (i > 0) out += " AND ";
-    out += left_keys[i]->ToString() + (null_equal[i] ? " <=> " : " = ") +
-           right_keys[i]->ToString();
+    out += left_keys[i]->ToString() + (null_equal[i] ? " <=> " : " = ") + right_keys[i]->ToString();
   }
   if (residual != nullptr) out += " AND " + residual->ToString();
   return out;
 }
-std::string SortNode::Describe() const { return "Sort: " + SortSpecsToString(keys); }
+std::string SortNode::Describe() const {
+  return "Sort: " + SortSpecsToString(keys);
+}
 std::string TopNNode::Describe() const {
-  return "TopN: " + std::to_string(limit) + (offset > 0 ? " offset " + std::to_string(offset) : "") +
-         " by " + SortSpecsToString(keys);
+  return "TopN: " + std::to_string(limit) +
+         (offset > 0 ? " offset " + std::to_string(offset) : "") + " by " + SortSpecsToString(keys);
 }
 std::string WindowNode::Describe() const {
   std::string out = "Window: ";
@@ -225,8 +273,8 @@ std::string WindowNode::Describe() const {
   return out;
 }
 std::string RepartitionNode::Describe() const {
-  std::string out = std::string("Repartition (") + PartitionSchemeName(scheme) + "): " +
-                    std::to_string(num_partitions) + " partitions";
+  std::string out = std::string("Repartition (") + PartitionSchemeName(scheme) +
+                    "): " + std::to_string(num_partitions) + " partitions";
   if (!keys.empty()) out += " by " + JoinTexts(keys);
   if (!sort_keys.empty()) out += " by " + SortSpecsToString(sort_keys);
   return out;
@@ -240,9 +288,9 @@ Result<PlanPtr> MakeInMemorySource(SchemaPtr schema, std::vector<MicroPartition>
       FLOTILLA_ASSIGN_OR_RETURN(partitions[i], partitions[i].Load());
     }
     if (!partitions[i].schema()->Equals(*schema)) {
-      return Status::Invalid("in-memory source: partition " + std::to_string(i) +
-                             " has schema\n" + partitions[i].schema()->ToString() +
-                             "\nexpected\n" + schema->ToString());
+      return Status::Invalid("in-memory source: partition " + std::to_string(i) + " has schema\n" +
+                             partitions[i].schema()->ToString() + "\nexpected\n" +
+                             schema->ToString());
     }
   }
   return PlanPtr(std::make_shared<InMemorySourceNode>(std::move(schema), std::move(partitions)));
@@ -272,8 +320,8 @@ Result<PlanPtr> MakeScan(SchemaPtr file_schema, std::vector<std::shared_ptr<cons
     auto bound = expr::Bind(pushdowns.filter, *file_schema);
     if (!bound.ok()) return NodeError("Scan filter", bound.status());
   }
-  return PlanPtr(std::make_shared<ScanNode>(std::move(schema), std::move(tasks),
-                                            std::move(pushdowns)));
+  return PlanPtr(
+      std::make_shared<ScanNode>(std::move(schema), std::move(tasks), std::move(pushdowns)));
 }
 
 Result<PlanPtr> MakeProject(PlanPtr input, std::vector<expr::ExprPtr> expressions) {
@@ -302,8 +350,10 @@ Result<PlanPtr> MakeLimit(PlanPtr input, int64_t limit, int64_t offset) {
 Result<PlanPtr> MakeSampleFraction(PlanPtr input, double fraction, bool with_replacement,
                                    uint64_t seed) {
   if (!(fraction >= 0) || (!with_replacement && fraction > 1)) {
-    return Status::Invalid("sample: the fraction must be in [0, 1] (any non-negative value with "
-                           "replacement), got " + std::to_string(fraction));
+    return Status::Invalid(
+        "sample: the fraction must be in [0, 1] (any non-negative value with "
+        "replacement), got " +
+        std::to_string(fraction));
   }
   return PlanPtr(std::make_shared<SampleNode>(std::move(input), fraction, std::nullopt,
                                               with_replacement, seed));
@@ -311,8 +361,8 @@ Result<PlanPtr> MakeSampleFraction(PlanPtr input, double fraction, bool with_rep
 
 Result<PlanPtr> MakeSampleSize(PlanPtr input, int64_t size, bool with_replacement, uint64_t seed) {
   if (size < 0) return Status::Invalid("sample: the size must not be negative");
-  return PlanPtr(std::make_shared<SampleNode>(std::move(input), std::nullopt, size,
-                                              with_replacement, seed));
+  return PlanPtr(
+      std::make_shared<SampleNode>(std::move(input), std::nullopt, size, with_replacement, seed));
 }
 
 Result<PlanPtr> MakeExplode(PlanPtr input, std::vector<std::string> columns) {
@@ -340,7 +390,8 @@ Result<PlanPtr> MakeUnpivot(PlanPtr input, std::vector<std::string> ids,
   if (auto s = CheckColumns(in, ids); !s.ok()) return NodeError("Unpivot", s);
   if (auto s = CheckColumns(in, values); !s.ok()) return NodeError("Unpivot", s);
   std::vector<Field> fields;
-  for (const std::string& id : ids) fields.push_back(in.field(in.GetFieldIndex(id)));
+  for (const std::string& id : ids)
+    fields.push_back(in.field(in.GetFieldIndex(id)));
   fields.push_back(Field{variable_name, utf8(), false});
   TypePtr value_type = in.field(in.GetFieldIndex(values[0])).type;
   for (const std::string& v : values) {
@@ -354,9 +405,8 @@ Result<PlanPtr> MakeUnpivot(PlanPtr input, std::vector<std::string> ids,
   fields.push_back(Field{value_name, value_type, true});
   FLOTILLA_RETURN_NOT_OK(NodeError("Unpivot", CheckDistinctNames(fields)));
   return PlanPtr(std::make_shared<UnpivotNode>(std::make_shared<Schema>(std::move(fields)),
-                                               std::move(input), std::move(ids),
-                                               std::move(values), std::move(variable_name),
-                                               std::move(value_name)));
+                                               std::move(input), std::move(ids), std::move(values),
+                                               std::move(variable_name), std::move(value_name)));
 }
 
 Result<PlanPtr> MakeConcat(std::vector<PlanPtr> inputs) {
@@ -390,7 +440,8 @@ Result<PlanPtr> MakeUdfProject(PlanPtr input, std::string function_name, BatchFu
   const Schema& in = *input->schema();
   if (auto s = CheckColumns(in, passthrough); !s.ok()) return NodeError("UdfProject", s);
   std::vector<Field> fields;
-  for (const std::string& name : passthrough) fields.push_back(in.field(in.GetFieldIndex(name)));
+  for (const std::string& name : passthrough)
+    fields.push_back(in.field(in.GetFieldIndex(name)));
   fields.push_back(Field{output_name, return_type, true});
   FLOTILLA_RETURN_NOT_OK(NodeError("UdfProject", CheckDistinctNames(fields)));
   return PlanPtr(std::make_shared<UdfProjectNode>(
@@ -409,7 +460,8 @@ Result<std::vector<std::vector<TypePtr>>> AggregateArgumentTypes(
     auto fields = BindFields(spec.arguments, schema);
     if (!fields.ok()) return fields.status().WithContext("in " + spec.function + "()");
     std::vector<TypePtr> t;
-    for (const Field& f : *fields) t.push_back(f.type);
+    for (const Field& f : *fields)
+      t.push_back(f.type);
     types.push_back(std::move(t));
   }
   return types;
@@ -447,8 +499,7 @@ Result<PlanPtr> MakeAggregate(PlanPtr input, std::vector<expr::ExprPtr> group_by
       auto state = (*function)->state_types(types);
       if (!state.ok()) return NodeError("Aggregate", state.status());
       for (size_t s = 0; s < state->size(); ++s) {
-        fields.push_back(
-            Field{aggregates[i].name + "." + std::to_string(s), (*state)[s], true});
+        fields.push_back(Field{aggregates[i].name + "." + std::to_string(s), (*state)[s], true});
       }
     }
   }
@@ -471,17 +522,17 @@ Result<PlanPtr> MakeFinalAggregate(PlanPtr input, const AggregateNode& partial) 
   if (!key_fields.ok()) return NodeError("Aggregate", key_fields.status());
   std::vector<Field> fields = std::move(*key_fields);
   std::vector<expr::ExprPtr> keys;
-  for (size_t k = 0; k < fields.size(); ++k) keys.push_back(expr::Column(fields[k].name));
+  for (size_t k = 0; k < fields.size(); ++k)
+    keys.push_back(expr::Column(fields[k].name));
   for (size_t i = 0; i < partial.aggregates.size(); ++i) {
-    FLOTILLA_ASSIGN_OR_RETURN(auto function,
-                              expr::DefaultAggregateRegistry().Find(partial.aggregates[i].function));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        auto function, expr::DefaultAggregateRegistry().Find(partial.aggregates[i].function));
     FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, function->resolve(partial.argument_types[i]));
     fields.push_back(Field{partial.aggregates[i].name, type, true});
   }
-  return PlanPtr(std::make_shared<AggregateNode>(std::make_shared<Schema>(std::move(fields)),
-                                                 std::move(input), std::move(keys),
-                                                 partial.aggregates, AggregateMode::kFinal,
-                                                 partial.argument_types));
+  return PlanPtr(std::make_shared<AggregateNode>(
+      std::make_shared<Schema>(std::move(fields)), std::move(input), std::move(keys),
+      partial.aggregates, AggregateMode::kFinal, partial.argument_types));
 }
 
 Result<PlanPtr> MakeDistinct(PlanPtr input, std::vector<std::string> columns) {
@@ -503,7 +554,8 @@ Result<PlanPtr> MakePivot(PlanPtr input, std::vector<expr::ExprPtr> group_by,
   auto type = aggregate->resolve({value->type()});
   if (!type.ok()) return NodeError("Pivot", type.status());
   std::vector<Field> fields = std::move(*key_fields);
-  for (const std::string& name : names) fields.push_back(Field{name, *type, true});
+  for (const std::string& name : names)
+    fields.push_back(Field{name, *type, true});
   FLOTILLA_RETURN_NOT_OK(NodeError("Pivot", CheckDistinctNames(fields)));
   return PlanPtr(std::make_shared<PivotNode>(
       std::make_shared<Schema>(std::move(fields)), std::move(input), std::move(group_by),
@@ -516,15 +568,18 @@ SchemaPtr JoinOutputSchema(const Schema& left, const Schema& right, JoinType typ
     return std::make_shared<Schema>(std::move(fields));
   }
   std::set<std::string> taken;
-  for (const Field& f : fields) taken.insert(f.name);
+  for (const Field& f : fields)
+    taken.insert(f.name);
   for (Field f : right.fields()) {
-    while (taken.count(f.name)) f.name = "right." + f.name;
+    while (taken.count(f.name))
+      f.name = "right." + f.name;
     taken.insert(f.name);
     fields.push_back(std::move(f));
   }
   // Outer joins fill the other side with nulls.
   if (type == JoinType::kRight || type == JoinType::kFull) {
-    for (size_t i = 0; i < static_cast<size_t>(left.num_fields()); ++i) fields[i].nullable = true;
+    for (size_t i = 0; i < static_cast<size_t>(left.num_fields()); ++i)
+      fields[i].nullable = true;
   }
   if (type == JoinType::kLeft || type == JoinType::kFull) {
     for (size_t i = static_cast<size_t>(left.num_fields()); i < fields.size(); ++i)
@@ -570,10 +625,9 @@ Result<PlanPtr> MakeEquiJoin(PlanKind kind, const char* what, PlanPtr left, Plan
       return Status::TypeError(std::string(what) + ": the residual predicate must be boolean");
     }
   }
-  return PlanPtr(std::make_shared<JoinNode>(kind, std::move(schema), std::move(left),
-                                            std::move(right), std::move(left_keys),
-                                            std::move(right_keys), std::move(null_equal), type,
-                                            std::move(residual)));
+  return PlanPtr(std::make_shared<JoinNode>(
+      kind, std::move(schema), std::move(left), std::move(right), std::move(left_keys),
+      std::move(right_keys), std::move(null_equal), type, std::move(residual)));
 }
 
 }  // namespace
@@ -586,16 +640,15 @@ Result<PlanPtr> MakeHashJoin(PlanPtr left, PlanPtr right, std::vector<expr::Expr
                       std::move(null_equal));
 }
 
-Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right,
-                                  std::vector<expr::ExprPtr> left_keys,
+Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,
                                   std::vector<expr::ExprPtr> right_keys, JoinType type,
                                   std::vector<bool> null_equal) {
   if (type == JoinType::kSemi || type == JoinType::kAnti) {
     return Status::NotImplemented("sort-merge join supports inner, left, right and full joins");
   }
-  return MakeEquiJoin(PlanKind::kSortMergeJoin, "SortMergeJoin", std::move(left),
-                      std::move(right), std::move(left_keys), std::move(right_keys), type,
-                      nullptr, std::move(null_equal));
+  return MakeEquiJoin(PlanKind::kSortMergeJoin, "SortMergeJoin", std::move(left), std::move(right),
+                      std::move(left_keys), std::move(right_keys), type, nullptr,
+                      std::move(null_equal));
 }
 
 namespace {
@@ -608,8 +661,8 @@ struct CrossJoinNode final : PlanNode {
 
 Result<PlanPtr> MakeCrossJoin(PlanPtr left, PlanPtr right) {
   SchemaPtr schema = JoinOutputSchema(*left->schema(), *right->schema(), JoinType::kInner);
-  return PlanPtr(std::make_shared<CrossJoinNode>(std::move(schema), std::move(left),
-                                                 std::move(right)));
+  return PlanPtr(
+      std::make_shared<CrossJoinNode>(std::move(schema), std::move(left), std::move(right)));
 }
 
 Result<PlanPtr> MakeSort(PlanPtr input, std::vector<SortSpec> keys) {
@@ -618,8 +671,7 @@ Result<PlanPtr> MakeSort(PlanPtr input, std::vector<SortSpec> keys) {
   return PlanPtr(std::make_shared<SortNode>(std::move(input), std::move(keys)));
 }
 
-Result<PlanPtr> MakeTopN(PlanPtr input, std::vector<SortSpec> keys, int64_t limit,
-                         int64_t offset) {
+Result<PlanPtr> MakeTopN(PlanPtr input, std::vector<SortSpec> keys, int64_t limit, int64_t offset) {
   if (keys.empty()) return Status::Invalid("top-N needs at least one key");
   if (limit < 0 || offset < 0) return Status::Invalid("top-N: limit and offset must be >= 0");
   if (auto s = CheckSortKeys(*input->schema(), keys); !s.ok()) return NodeError("TopN", s);

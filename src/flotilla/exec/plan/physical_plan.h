@@ -209,10 +209,9 @@ struct UdfProjectNode final : PlanNode {
   std::vector<std::string> passthrough;
   std::string output_name;
   TypePtr return_type;
-  UdfProjectNode(SchemaPtr schema, PlanPtr input, std::string function_name,
-                 BatchFunction function, std::vector<expr::ExprPtr> arguments,
-                 std::vector<std::string> passthrough, std::string output_name,
-                 TypePtr return_type)
+  UdfProjectNode(SchemaPtr schema, PlanPtr input, std::string function_name, BatchFunction function,
+                 std::vector<expr::ExprPtr> arguments, std::vector<std::string> passthrough,
+                 std::string output_name, TypePtr return_type)
       : PlanNode(PlanKind::kUdfProject, std::move(schema), {std::move(input)}),
         function_name(std::move(function_name)),
         function(std::move(function)),
@@ -332,8 +331,7 @@ Result<PlanPtr> MakeHashJoin(PlanPtr left, PlanPtr right, std::vector<expr::Expr
                              std::vector<expr::ExprPtr> right_keys, JoinType type,
                              expr::ExprPtr residual = nullptr, std::vector<bool> null_equal = {});
 /// Sort-merge join: sorts both inputs on the keys and merges them (inner, left, right, full).
-Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right,
-                                  std::vector<expr::ExprPtr> left_keys,
+Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,
                                   std::vector<expr::ExprPtr> right_keys, JoinType type,
                                   std::vector<bool> null_equal = {});
 /// Every left row with every right row.

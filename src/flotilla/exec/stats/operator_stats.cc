@@ -26,7 +26,8 @@ OperatorStats* QueryStats::Add(std::string name, std::string detail, int node_id
 
 std::vector<const OperatorStats*> QueryStats::InPlanOrder() const {
   std::vector<const OperatorStats*> out;
-  for (const auto& s : operators_) out.push_back(s.get());
+  for (const auto& s : operators_)
+    out.push_back(s.get());
   std::stable_sort(out.begin(), out.end(), [](const OperatorStats* a, const OperatorStats* b) {
     return a->node_id < b->node_id;
   });
@@ -81,9 +82,8 @@ std::string RenderExplainAnalyze(const QueryStats& stats) {
     out += std::string(static_cast<size_t>(s->depth) * 2, ' ');
     out += s->detail.empty() ? s->name : s->detail;
     out += "  [" + s->name + ": rows " + FormatCount(s->rows_in.load()) + " -> " +
-           FormatCount(s->rows_out.load()) + ", bytes " + FormatBytes(s->bytes_in.load()) +
-           " -> " + FormatBytes(s->bytes_out.load()) + ", cpu " +
-           FormatNanos(s->cpu_nanos.load());
+           FormatCount(s->rows_out.load()) + ", bytes " + FormatBytes(s->bytes_in.load()) + " -> " +
+           FormatBytes(s->bytes_out.load()) + ", cpu " + FormatNanos(s->cpu_nanos.load());
     if (s->peak_memory.load() > 0) out += ", peak mem " + FormatBytes(s->peak_memory.load());
     if (s->spilled_bytes.load() > 0) out += ", spilled " + FormatBytes(s->spilled_bytes.load());
     out += "]\n";

@@ -13,10 +13,10 @@ namespace flotilla::exec {
 class PlanNode;
 
 struct OperatorStats {
-  std::string name;        // "Filter", "HashJoinProbe", ...
-  std::string detail;      // the plan node's Describe()
-  int node_id = -1;        // pre-order position of the plan node
-  int depth = 0;           // in the plan tree, for rendering
+  std::string name;    // "Filter", "HashJoinProbe", ...
+  std::string detail;  // the plan node's Describe()
+  int node_id = -1;    // pre-order position of the plan node
+  int depth = 0;       // in the plan tree, for rendering
   std::atomic<int64_t> rows_in{0};
   std::atomic<int64_t> rows_out{0};
   std::atomic<int64_t> bytes_in{0};

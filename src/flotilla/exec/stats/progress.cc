@@ -81,7 +81,8 @@ class TerminalProgress final : public ProgressDisplay {
     const auto lines = RenderProgressLines(*stats_, TerminalWidth() - 1, elapsed);
     std::string out;
     if (drawn_ > 0) out += "\x1b[" + std::to_string(drawn_) + "F";
-    for (const std::string& line : lines) out += "\x1b[2K" + line + "\n";
+    for (const std::string& line : lines)
+      out += "\x1b[2K" + line + "\n";
     std::fputs(out.c_str(), stderr);
     std::fflush(stderr);
     drawn_ = static_cast<int>(lines.size());
@@ -90,7 +91,8 @@ class TerminalProgress final : public ProgressDisplay {
   void Erase() {
     if (drawn_ == 0) return;
     std::string out = "\x1b[" + std::to_string(drawn_) + "F";
-    for (int i = 0; i < drawn_; ++i) out += "\x1b[2K\n";
+    for (int i = 0; i < drawn_; ++i)
+      out += "\x1b[2K\n";
     out += "\x1b[" + std::to_string(drawn_) + "F";
     std::fputs(out.c_str(), stderr);
     std::fflush(stderr);
