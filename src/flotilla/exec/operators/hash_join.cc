@@ -6,12 +6,19 @@
 // Null keys: the table treats null as equal to null; a key whose null_equal flag is off keeps
 // rows with a null in it out of the table (build) and away from it (probe).
 // Right and full joins mark the build rows that found a partner; Finish emits the others.
+//
+// Grace hash join: when the build side does not fit the memory budget, its rows are split by
+// key hash into kJoinPartitions spill files per spill, and the probe side is split the same way
+// as it arrives (nothing is emitted while probing). Finish then joins one partition at a time:
+// the partition's build rows become a table, its probe rows stream through it — equal keys hash
+// alike, so every match is inside one partition — and only that partition's table is in memory.
 #include <atomic>
 #include <mutex>
 
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/filter.h"
+#include "flotilla/compute/partition.h"
 #include "flotilla/compute/take.h"
 #include "flotilla/exec/hash/key_table.h"
 #include "flotilla/exec/memory/batch_size.h"
@@ -25,15 +32,26 @@ namespace flotilla::exec {
 
 namespace {
 
-/// What the build side hands to the probe side.
-struct JoinBridge {
-  RecordBatch build;  // the right input's rows, with the key columns appended
+constexpr int kJoinPartitions = 16;
+// Not the key table's seed (0), so one partition's keys do not share their low hash bits.
+constexpr uint64_t kJoinSpillSeed = 0x4A4F494E5345EDull;
+
+/// The build rows and their hash table.
+struct JoinTable {
+  RecordBatch build;  // the right input's rows
   std::unique_ptr<KeyTable> table;
   // Build rows of key id k: rows[offsets[k] .. offsets[k + 1]).
   std::vector<uint32_t> offsets;
   std::vector<uint32_t> rows;
   std::unique_ptr<std::atomic<uint8_t>[]> matched;  // right/full joins
-  MemoryReservation* reservation = nullptr;
+};
+
+/// What the build side hands to the probe side: the table, or (spilled) the build rows split
+/// into hash partitions.
+struct JoinBridge {
+  JoinTable table;
+  bool spilled = false;
+  std::vector<std::vector<std::shared_ptr<SpillFile>>> build_partitions;
 };
 
 Result<std::vector<Array>> EvaluateKeys(const std::vector<expr::BoundExpression>& keys,
@@ -81,15 +99,100 @@ Result<Array> IndexArray(const std::vector<int64_t>& indices) {
   return compute::MakeFixedWidthArray(int64(), n, std::move(validity), nulls, std::move(values));
 }
 
+Result<RecordBatch> ConcatOrEmpty(const SchemaPtr& schema,
+                                  const std::vector<RecordBatch>& batches) {
+  if (batches.size() == 1) return batches[0];
+  if (!batches.empty()) return ConcatBatches(batches);
+  std::vector<Array> columns;
+  for (const Field& f : schema->fields()) {
+    FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
+    columns.push_back(std::move(empty));
+  }
+  return RecordBatch::Make(schema, std::move(columns), 0);
+}
+
+/// The table over `build`. Rows with a null in a key whose null_equal flag is off are left out.
+Status BuildTable(RecordBatch build, const std::vector<expr::BoundExpression>& key_expressions,
+                  const std::vector<bool>& null_equal, bool track_matches, JoinTable* out) {
+  out->build = std::move(build);
+  const int64_t n = out->build.num_rows();
+  if (n >= int64_t{UINT32_MAX}) {
+    return Status::NotImplemented("hash join: a build partition has more than 2^32 rows");
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(key_expressions, out->build));
+  std::vector<TypePtr> types;
+  for (const Array& k : keys)
+    types.push_back(k.type());
+  FLOTILLA_ASSIGN_OR_RETURN(out->table, KeyTable::Make(types, /*nulls_equal=*/true));
+  std::vector<uint32_t> ids(static_cast<size_t>(n));
+  FLOTILLA_RETURN_NOT_OK(out->table->Insert(keys, ids.data()));
+  bool any = false;
+  const std::vector<bool> never = NeverMatch(keys, null_equal, n, &any);
+  const size_t groups = static_cast<size_t>(out->table->size());
+  out->offsets.assign(groups + 1, 0);
+  for (int64_t i = 0; i < n; ++i) {
+    if (any && never[static_cast<size_t>(i)]) continue;
+    ++out->offsets[ids[static_cast<size_t>(i)] + 1];
+  }
+  for (size_t g = 0; g < groups; ++g)
+    out->offsets[g + 1] += out->offsets[g];
+  out->rows.resize(out->offsets[groups]);
+  std::vector<uint32_t> cursor(out->offsets.begin(), out->offsets.end() - 1);
+  for (int64_t i = 0; i < n; ++i) {
+    if (any && never[static_cast<size_t>(i)]) continue;
+    out->rows[cursor[ids[static_cast<size_t>(i)]]++] = static_cast<uint32_t>(i);
+  }
+  if (track_matches) {
+    out->matched.reset(new std::atomic<uint8_t>[static_cast<size_t>(std::max<int64_t>(n, 1))]);
+    for (int64_t i = 0; i < n; ++i)
+      out->matched[static_cast<size_t>(i)] = 0;
+  }
+  return Status::OK();
+}
+
+/// Splits `batches` by the hash of their join keys and writes each part to its own spill file.
+Status SpillPartitioned(const std::vector<RecordBatch>& batches,
+                        const std::vector<expr::BoundExpression>& keys, ExecContext* context,
+                        OperatorStats* stats,
+                        std::vector<std::vector<std::shared_ptr<SpillFile>>>* partitions) {
+  if (batches.empty()) return Status::OK();
+  std::vector<std::vector<RecordBatch>> parts(kJoinPartitions);
+  for (const RecordBatch& batch : batches) {
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys, batch));
+    std::vector<uint32_t> ids;
+    FLOTILLA_RETURN_NOT_OK(HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
+    FLOTILLA_ASSIGN_OR_RETURN(auto split, ScatterByPartition(batch, ids, kJoinPartitions));
+    for (int p = 0; p < kJoinPartitions; ++p)
+      if (split[static_cast<size_t>(p)].num_rows() > 0)
+        parts[static_cast<size_t>(p)].push_back(std::move(split[static_cast<size_t>(p)]));
+  }
+  for (int p = 0; p < kJoinPartitions; ++p) {
+    if (parts[static_cast<size_t>(p)].empty()) continue;
+    FLOTILLA_ASSIGN_OR_RETURN(auto writer,
+                              context->spill()->Create(parts[static_cast<size_t>(p)][0].schema()));
+    for (const RecordBatch& b : parts[static_cast<size_t>(p)])
+      FLOTILLA_RETURN_NOT_OK(writer->Write(b));
+    FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
+    stats->spilled_bytes += file->size_bytes();
+    (*partitions)[static_cast<size_t>(p)].push_back(std::move(file));
+  }
+  return Status::OK();
+}
+
 struct BuildState final : GlobalState {
   BuildState(ExecContext* context, OperatorStats* stats)
-      : context(context), stats(stats), reservation(context->memory()) {}
+      : context(context),
+        stats(stats),
+        reservation(context->memory()),
+        partitions(kJoinPartitions) {}
   ExecContext* context;
   OperatorStats* stats;
   std::mutex mutex;
   std::vector<std::pair<int64_t, RecordBatch>> batches;
   int64_t bytes = 0;
   MemoryReservation reservation;
+  bool spilled = false;
+  std::vector<std::vector<std::shared_ptr<SpillFile>>> partitions;
 };
 
 class HashJoinBuild final : public SinkOperator {
@@ -113,72 +216,49 @@ class HashJoinBuild final : public SinkOperator {
   Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
     auto* state = static_cast<BuildState*>(global);
     std::lock_guard<std::mutex> lock(state->mutex);
+    std::vector<RecordBatch> to_spill;
     for (RecordBatch& batch : input.batches) {
       if (batch.num_rows() == 0) continue;
+      if (state->spilled) {
+        to_spill.push_back(std::move(batch));
+        continue;
+      }
       state->bytes += SliceBytes(batch);
       state->batches.emplace_back(input.seq, std::move(batch));
     }
-    // The build side must fit: it is reserved, beyond the budget if need be.
-    state->reservation.ForceResize(state->bytes * 2);
+    // The table costs about as much again as the rows.
+    if (!state->spilled && !state->reservation.TryResize(state->bytes * 2)) {
+      state->spilled = true;
+      for (auto& [seq, b] : state->batches)
+        to_spill.push_back(std::move(b));
+      state->batches.clear();
+      state->bytes = 0;
+      state->reservation.Clear();
+    }
     state->stats->ObserveMemory(state->reservation.size());
-    return Status::OK();
+    return SpillPartitioned(to_spill, keys_, state->context, state->stats, &state->partitions);
   }
 
   Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
     auto* state = static_cast<BuildState*>(global);
+    JoinBridge& bridge = *bridge_;
+    if (state->spilled) {
+      bridge.spilled = true;
+      bridge.build_partitions = std::move(state->partitions);
+      return MakeBatchSource(schema_, {}, 1);
+    }
     std::sort(state->batches.begin(), state->batches.end(),
               [](const auto& a, const auto& b) { return a.first < b.first; });
     std::vector<RecordBatch> batches;
     for (auto& [seq, b] : state->batches)
       batches.push_back(std::move(b));
     state->batches.clear();
-    JoinBridge& bridge = *bridge_;
-    if (batches.empty()) {
-      std::vector<Array> columns;
-      for (const Field& f : schema_->fields()) {
-        FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
-        columns.push_back(std::move(empty));
-      }
-      FLOTILLA_ASSIGN_OR_RETURN(bridge.build, RecordBatch::Make(schema_, std::move(columns), 0));
-    } else if (batches.size() == 1) {
-      bridge.build = std::move(batches[0]);
-    } else {
-      FLOTILLA_ASSIGN_OR_RETURN(bridge.build, ConcatBatches(batches));
-    }
-    const int64_t n = bridge.build.num_rows();
-    if (n >= int64_t{UINT32_MAX}) {
-      return Status::NotImplemented("hash join: the build side has more than 2^32 rows");
-    }
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(keys_, bridge.build));
-    std::vector<TypePtr> types;
-    for (const Array& k : keys)
-      types.push_back(k.type());
-    FLOTILLA_ASSIGN_OR_RETURN(bridge.table, KeyTable::Make(types, /*nulls_equal=*/true));
-    std::vector<uint32_t> ids(static_cast<size_t>(n));
-    FLOTILLA_RETURN_NOT_OK(bridge.table->Insert(keys, ids.data()));
-    bool any = false;
-    const std::vector<bool> never = NeverMatch(keys, null_equal_, n, &any);
-    const size_t groups = static_cast<size_t>(bridge.table->size());
-    bridge.offsets.assign(groups + 1, 0);
-    for (int64_t i = 0; i < n; ++i) {
-      if (any && never[static_cast<size_t>(i)]) continue;
-      ++bridge.offsets[ids[static_cast<size_t>(i)] + 1];
-    }
-    for (size_t g = 0; g < groups; ++g)
-      bridge.offsets[g + 1] += bridge.offsets[g];
-    bridge.rows.resize(bridge.offsets[groups]);
-    std::vector<uint32_t> cursor(bridge.offsets.begin(), bridge.offsets.end() - 1);
-    for (int64_t i = 0; i < n; ++i) {
-      if (any && never[static_cast<size_t>(i)]) continue;
-      bridge.rows[cursor[ids[static_cast<size_t>(i)]]++] = static_cast<uint32_t>(i);
-    }
-    if (track_matches_) {
-      bridge.matched.reset(new std::atomic<uint8_t>[static_cast<size_t>(std::max<int64_t>(n, 1))]);
-      for (int64_t i = 0; i < n; ++i)
-        bridge.matched[static_cast<size_t>(i)] = 0;
-    }
-    state->reservation.ForceResize(SliceBytes(bridge.build) + bridge.table->memory_bytes() +
-                                   static_cast<int64_t>(bridge.rows.size() * 8));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch build, ConcatOrEmpty(schema_, batches));
+    FLOTILLA_RETURN_NOT_OK(
+        BuildTable(std::move(build), keys_, null_equal_, track_matches_, &bridge.table));
+    state->reservation.ForceResize(SliceBytes(bridge.table.build) +
+                                   bridge.table.table->memory_bytes() +
+                                   static_cast<int64_t>(bridge.table.rows.size() * 8));
     state->stats->ObserveMemory(state->reservation.size());
     return MakeBatchSource(schema_, {}, 1);
   }
@@ -195,8 +275,11 @@ class HashJoinProbe final : public IntermediateOperator {
  public:
   HashJoinProbe(SchemaPtr schema, JoinType type, std::vector<expr::BoundExpression> keys,
                 std::vector<bool> null_equal, std::optional<expr::BoundExpression> residual,
-                SchemaPtr joined_schema, int num_left, std::shared_ptr<JoinBridge> bridge)
-      : schema_(std::move(schema)),
+                SchemaPtr joined_schema, int num_left, std::shared_ptr<JoinBridge> bridge,
+                SchemaPtr build_schema, std::vector<expr::BoundExpression> build_keys)
+      : build_schema_(std::move(build_schema)),
+        build_keys_(std::move(build_keys)),
+        schema_(std::move(schema)),
         type_(type),
         keys_(std::move(keys)),
         null_equal_(std::move(null_equal)),
@@ -207,9 +290,35 @@ class HashJoinProbe final : public IntermediateOperator {
   std::string name() const override { return "HashJoinProbe"; }
   const SchemaPtr& output_schema() const override { return schema_; }
 
-  Status Execute(const RecordBatch& input, GlobalState*, ThreadState*,
+  Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
+                                                       OperatorStats* stats) const override {
+    return std::unique_ptr<GlobalState>(new ProbeState(context, stats));
+  }
+
+  Status Execute(const RecordBatch& input, GlobalState* global, ThreadState*,
                  std::vector<RecordBatch>* out) const override {
-    const JoinBridge& bridge = *bridge_;
+    if (!bridge_->spilled) return Probe(bridge_->table, input, out);
+    // Grace join: park the probe rows in their hash partitions until Finish.
+    auto* state = static_cast<ProbeState*>(global);
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys_, input));
+    std::vector<uint32_t> ids;
+    FLOTILLA_RETURN_NOT_OK(HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
+    FLOTILLA_ASSIGN_OR_RETURN(auto parts, ScatterByPartition(input, ids, kJoinPartitions));
+    for (int p = 0; p < kJoinPartitions; ++p) {
+      const RecordBatch& part = parts[static_cast<size_t>(p)];
+      if (part.num_rows() == 0) continue;
+      std::lock_guard<std::mutex> lock(state->mutexes[static_cast<size_t>(p)]);
+      auto& writer = state->writers[static_cast<size_t>(p)];
+      if (writer == nullptr) {
+        FLOTILLA_ASSIGN_OR_RETURN(writer, state->context->spill()->Create(input.schema()));
+      }
+      FLOTILLA_RETURN_NOT_OK(writer->Write(part));
+    }
+    return Status::OK();
+  }
+
+  Status Probe(const JoinTable& bridge, const RecordBatch& input,
+               std::vector<RecordBatch>* out) const {
     const int64_t n = input.num_rows();
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(keys_, input));
     std::vector<uint32_t> ids(static_cast<size_t>(n));
@@ -228,7 +337,7 @@ class HashJoinProbe final : public IntermediateOperator {
     }
     std::vector<bool> keep;  // per candidate, after the residual
     if (residual_ && !left.empty()) {
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch joined, Joined(input, left, right));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch joined, Joined(bridge, input, left, right));
       FLOTILLA_ASSIGN_OR_RETURN(expr::Datum mask, expr::Evaluate(*residual_, joined));
       FLOTILLA_ASSIGN_OR_RETURN(Array m, mask.ToColumn(joined.num_rows()));
       keep.resize(left.size());
@@ -289,14 +398,63 @@ class HashJoinProbe final : public IntermediateOperator {
         break;
     }
     if (left.empty()) return Status::OK();
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch joined, Joined(input, left, right));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch joined, Joined(bridge, input, left, right));
     out->push_back(std::move(joined));
     return Status::OK();
   }
 
-  Status Finish(GlobalState*, std::vector<RecordBatch>* out) const override {
+  Status Finish(GlobalState* global, const Emit& emit) const override {
+    if (!bridge_->spilled) return EmitUnmatched(bridge_->table, emit);
+    auto* state = static_cast<ProbeState*>(global);
+    for (int p = 0; p < kJoinPartitions; ++p) {
+      std::vector<RecordBatch> build;
+      for (const auto& file : bridge_->build_partitions[static_cast<size_t>(p)]) {
+        FLOTILLA_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, file->ReadAll());
+        for (RecordBatch& b : batches)
+          build.push_back(std::move(b));
+      }
+      bridge_->build_partitions[static_cast<size_t>(p)].clear();
+      JoinTable table;
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, ConcatOrEmpty(build_schema_, build));
+      build.clear();
+      FLOTILLA_RETURN_NOT_OK(BuildTable(std::move(rows), build_keys_, null_equal_,
+                                        type_ == JoinType::kRight || type_ == JoinType::kFull,
+                                        &table));
+      MemoryReservation reservation(state->context->memory());
+      reservation.ForceResize(SliceBytes(table.build) + table.table->memory_bytes());
+      state->stats->ObserveMemory(reservation.size());
+      auto& writer = state->writers[static_cast<size_t>(p)];
+      if (writer != nullptr) {
+        FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
+        writer.reset();
+        state->stats->spilled_bytes += file->size_bytes();
+        FLOTILLA_ASSIGN_OR_RETURN(auto reader, file->OpenReader());
+        while (true) {
+          FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+          if (!batch) break;
+          std::vector<RecordBatch> out;
+          FLOTILLA_RETURN_NOT_OK(Probe(table, *batch, &out));
+          if (!out.empty()) FLOTILLA_RETURN_NOT_OK(emit(std::move(out)));
+        }
+      }
+      FLOTILLA_RETURN_NOT_OK(EmitUnmatched(table, emit));
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct ProbeState final : GlobalState {
+    ProbeState(ExecContext* context, OperatorStats* stats)
+        : context(context), stats(stats), mutexes(kJoinPartitions), writers(kJoinPartitions) {}
+    ExecContext* context;
+    OperatorStats* stats;
+    std::vector<std::mutex> mutexes;
+    std::vector<std::unique_ptr<SpillWriter>> writers;
+  };
+
+  /// A right or full join's build rows that found no partner, with nulls on the left.
+  Status EmitUnmatched(const JoinTable& bridge, const Emit& emit) const {
     if (type_ != JoinType::kRight && type_ != JoinType::kFull) return Status::OK();
-    const JoinBridge& bridge = *bridge_;
     std::vector<int64_t> left, right;
     for (int64_t r = 0; r < bridge.build.num_rows(); ++r) {
       if (bridge.matched[static_cast<size_t>(r)].load(std::memory_order_relaxed)) continue;
@@ -313,17 +471,17 @@ class HashJoinProbe final : public IntermediateOperator {
           Array nulls, Array::MakeNull(schema_->field(c).type, static_cast<int64_t>(left.size())));
       columns.push_back(std::move(nulls));
     }
-    FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(r, &columns));
+    FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(bridge, r, &columns));
     FLOTILLA_ASSIGN_OR_RETURN(
         RecordBatch batch,
         RecordBatch::Make(schema_, std::move(columns), static_cast<int64_t>(right.size())));
-    out->push_back(std::move(batch));
-    return Status::OK();
+    std::vector<RecordBatch> out;
+    out.push_back(std::move(batch));
+    return emit(std::move(out));
   }
 
- private:
-  Status AppendBuildColumns(const Array& indices, std::vector<Array>* columns) const {
-    const JoinBridge& bridge = *bridge_;
+  Status AppendBuildColumns(const JoinTable& bridge, const Array& indices,
+                            std::vector<Array>* columns) const {
     const int num_right = bridge.build.num_columns();
     for (int c = 0; c < num_right; ++c) {
       FLOTILLA_ASSIGN_OR_RETURN(Array column, Take(bridge.build.column(c), indices));
@@ -334,17 +492,20 @@ class HashJoinProbe final : public IntermediateOperator {
 
   /// Left row left[i] next to build row right[i] (-1: nulls) as one batch of the join's
   /// inner schema.
-  Result<RecordBatch> Joined(const RecordBatch& input, const std::vector<int64_t>& left,
+  Result<RecordBatch> Joined(const JoinTable& bridge, const RecordBatch& input,
+                             const std::vector<int64_t>& left,
                              const std::vector<int64_t>& right) const {
     FLOTILLA_ASSIGN_OR_RETURN(Array l, IndexArray(left));
     FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch probe, Take(input, l));
     std::vector<Array> columns = probe.columns();
-    FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(r, &columns));
+    FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(bridge, r, &columns));
     return RecordBatch::Make(type_ == JoinType::kInner ? schema_ : joined_schema_,
                              std::move(columns), static_cast<int64_t>(left.size()));
   }
 
+  SchemaPtr build_schema_;
+  std::vector<expr::BoundExpression> build_keys_;
   SchemaPtr schema_;
   JoinType type_;
   std::vector<expr::BoundExpression> keys_;
@@ -384,11 +545,10 @@ Result<JoinOperators> MakeHashJoinOperators(const JoinNode& node) {
   auto bridge = std::make_shared<JoinBridge>();
   const bool track = node.type == JoinType::kRight || node.type == JoinType::kFull;
   JoinOperators ops;
-  ops.build =
-      std::make_unique<HashJoinBuild>(right, std::move(right_keys), node.null_equal, track, bridge);
-  ops.probe = std::make_unique<HashJoinProbe>(node.schema(), node.type, std::move(left_keys),
-                                              node.null_equal, std::move(residual),
-                                              joined_for_output, left->num_fields(), bridge);
+  ops.build = std::make_unique<HashJoinBuild>(right, right_keys, node.null_equal, track, bridge);
+  ops.probe = std::make_unique<HashJoinProbe>(
+      node.schema(), node.type, std::move(left_keys), node.null_equal, std::move(residual),
+      joined_for_output, left->num_fields(), bridge, right, std::move(right_keys));
   return ops;
 }
 

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 
 #include "flotilla/exec/exec_test_util.h"
@@ -129,6 +130,39 @@ TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
                         {"c", Strs({"x", "y", "x"})},
                         {"d", I64({1, 1, 2})}}),
                  false);
+}
+
+TEST(HashJoinOperator, GraceJoinSpillsUnderASmallBudgetWithTheSameResult) {
+  const Side left = RandomSide(2500, 300, 4);
+  const Side right = RandomSide(2000, 400, 5);
+  const std::string spill_dir = ::testing::TempDir() + "/join_spill_test";
+  std::filesystem::create_directories(spill_dir);
+  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
+                        JoinType::kSemi, JoinType::kAnti}) {
+    for (bool null_equal : {false, true}) {
+      auto residual =
+          expr::Less(Column("v"), expr::Add(Column("right.v"), expr::Literal(int64_t{2000})));
+      auto plan = MakeHashJoin(SideSource(left, 500), SideSource(right, 400), {Column("k")},
+                               {Column("k")}, type, residual, {null_equal})
+                      .ValueOrDie();
+      const RecordBatch expected = Reference(left, right, type, null_equal, 2000);
+      for (const RunMode& mode : {RunMode{1, 131072, true}, RunMode{3, 300, false}}) {
+        MemoryManager small(24 * 1024);
+        ExecOptions options = OptionsFor(mode);
+        options.memory = &small;
+        options.spill_dirs = {spill_dir};
+        auto result = exec::Run(plan, options);
+        ASSERT_TRUE(result.ok()) << result.status().ToString();
+        ExpectRows(result->ToBatch().ValueOrDie(), expected, false,
+                   std::string(JoinTypeName(type)) + " " + mode.ToString());
+        int64_t spilled = 0;
+        for (const auto& s : result->stats->operators())
+          spilled += s->spilled_bytes.load();
+        EXPECT_GT(spilled, 0);
+        EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
+      }
+    }
+  }
 }
 
 TEST(HashJoinOperator, KeyTypeMismatchIsAPlanError) {

@@ -143,15 +143,20 @@ class PipelineRun {
     }
     for (size_t i = 0; i < pipeline_->operators.size(); ++i) {
       auto& step = pipeline_->operators[i];
-      std::vector<RecordBatch> out;
-      FLOTILLA_RETURN_NOT_OK(step.op->Finish(globals_[i].get(), &out));
-      int64_t rows = 0;
-      const int64_t bytes = BytesOf(out, &rows);
-      step.stats->AddOutput(rows, bytes);
       std::vector<std::unique_ptr<ThreadState>> states;
       FLOTILLA_RETURN_NOT_OK(MakeThreadStates(i + 1, &states));
-      FLOTILLA_ASSIGN_OR_RETURN(auto rest, Push(std::move(out), i + 1, states, seq));
-      FLOTILLA_RETURN_NOT_OK(deliver(MorselOutput{seq++, 0, std::move(rest)}, sink_thread));
+      const int64_t start = ThreadCpuNanos();
+      Status status =
+          step.op->Finish(globals_[i].get(), [&](std::vector<RecordBatch> out) -> Status {
+            if (context_->cancelled()) return Status::Cancelled("the query was cancelled");
+            int64_t rows = 0;
+            const int64_t bytes = BytesOf(out, &rows);
+            step.stats->AddOutput(rows, bytes);
+            FLOTILLA_ASSIGN_OR_RETURN(auto rest, Push(std::move(out), i + 1, states, seq));
+            return deliver(MorselOutput{seq++, 0, std::move(rest)}, sink_thread);
+          });
+      step.stats->AddCpu(ThreadCpuNanos() - start);
+      if (!status.ok()) return status.WithContext("in " + step.op->name());
     }
     if (pipeline_->sink != nullptr) {
       FLOTILLA_RETURN_NOT_OK(pipeline_->sink->Combine(sink_global, sink_thread));

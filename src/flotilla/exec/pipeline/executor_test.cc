@@ -5,6 +5,7 @@
 #include <atomic>
 #include <map>
 #include <thread>
+#include <tuple>
 
 #include "flotilla/exec/exec_test_util.h"
 #include "flotilla/expr/expression.h"
@@ -82,12 +83,18 @@ TEST(Executor, RuntimeErrorsStopTheQueryAndNameTheOperator) {
 }
 
 TEST(Executor, LimitAndOffsetInOrder) {
+  // Which rows a limit keeps is defined only when input order is kept.
   auto source = MemorySource({Numbers(0, 10), Numbers(10, 30)});
-  auto plan = MakeLimit(source, 7, 8).ValueOrDie();
-  ExpectPlanRows(plan, Numbers(8, 15), true);
-  ExpectPlanRows(MakeLimit(source, 0, 0).ValueOrDie(), Numbers(0, 0), true);
-  ExpectPlanRows(MakeLimit(source, 100, 25).ValueOrDie(), Numbers(25, 30), true);
-  ExpectPlanRows(MakeLimit(source, -1, 28).ValueOrDie(), Numbers(28, 30), true);
+  const std::vector<std::tuple<int64_t, int64_t, int64_t, int64_t>> cases = {
+      {7, 8, 8, 15}, {0, 0, 0, 0}, {100, 25, 25, 30}, {-1, 28, 28, 30}};
+  for (const RunMode& mode : AllModes()) {
+    if (!mode.maintain_order) continue;
+    for (const auto& [limit, offset, from, to] : cases) {
+      auto result = RunToBatch(MakeLimit(source, limit, offset).ValueOrDie(), OptionsFor(mode));
+      ASSERT_TRUE(result.ok()) << result.status().ToString();
+      ExpectRows(*result, Numbers(from, to), true, mode.ToString());
+    }
+  }
 }
 
 TEST(Executor, UnorderedLimitReturnsTheRightNumberOfInputRows) {

@@ -16,6 +16,7 @@
 // thread finished first. Every morsel reaches the sink, also when the operators dropped all its
 // rows, so the sequence has no holes.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -89,10 +90,10 @@ class IntermediateOperator {
     return Execute(input, global, thread, out);
   }
   /// After every thread has finished the input: rows still to emit (a right or full join's
-  /// unmatched build rows). They follow all other morsels.
-  virtual Status Finish(GlobalState* global, std::vector<RecordBatch>* out) const {
-    return Status::OK();
-  }
+  /// unmatched build rows, a spilled join's partitions), handed to `emit` a few batches at a
+  /// time so they need not all be in memory at once. They follow all other morsels.
+  using Emit = std::function<Status(std::vector<RecordBatch> batches)>;
+  virtual Status Finish(GlobalState* global, const Emit& emit) const { return Status::OK(); }
 };
 
 /// Consumes a whole stream; its Finalize result starts the next pipeline.
