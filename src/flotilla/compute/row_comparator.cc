@@ -160,7 +160,8 @@ Result<std::unique_ptr<KeyComparator>> MakeDictionaryComparator(const Array& lef
   }
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> entry_ranks, RankValues(entries));
   RankAccess l{RowRanks(left, entry_ranks, 0)};
-  RankAccess r{shared ? l.ranks : RowRanks(right, entry_ranks, left.dictionary().length())};
+  // A shared dictionary shares the entry ranks, not the row ranks: the rows are different arrays.
+  RankAccess r{RowRanks(right, entry_ranks, shared ? 0 : left.dictionary().length())};
   return std::unique_ptr<KeyComparator>(
       std::make_unique<TypedKeyComparator<RankAccess>>(std::move(l), std::move(r), key));
 }

@@ -217,5 +217,18 @@ TEST(RowComparatorTest, ComparesRowsOfTwoBatchesWithDifferentDictionaries) {
   EXPECT_GT(cmp.Compare(2, 0), 0);  // null last
 }
 
+TEST(RowComparatorTest, ComparesDifferentRowsOverOneSharedDictionary) {
+  // Slices of one array share its dictionary but not its rows.
+  Array d = MakeStrings({"c", "a", "b", "a"}, dictionary(int32(), utf8()));
+  RecordBatch left = Batch({{"d", d.Slice(0, 2)}});   // c, a
+  RecordBatch right = Batch({{"d", d.Slice(2, 2)}});  // b, a
+  ASSERT_EQ(left.column(0).data()->dictionary, right.column(0).data()->dictionary);
+  RowComparator cmp = RowComparator::Make(left, right, {{0}}).ValueOrDie();
+  EXPECT_GT(cmp.Compare(0, 0), 0);  // c > b
+  EXPECT_GT(cmp.Compare(0, 1), 0);  // c > a
+  EXPECT_LT(cmp.Compare(1, 0), 0);  // a < b
+  EXPECT_EQ(cmp.Compare(1, 1), 0);  // a == a
+}
+
 }  // namespace
 }  // namespace flotilla
