@@ -91,6 +91,21 @@ TEST(AggregateBasic, AnyFirstLast) {
   EXPECT_EQ(RunText("last", {x}, {0, 0, 0, 1}, 2), "[3, null]");
 }
 
+TEST(AggregateBasic, ArgMinArgMax) {
+  // Keys: group 0 <- {1, 3, 6}, group 1 <- {2, 5}, group 2 <- {null}, group 3 <- no rows.
+  Array v = MakeArray<std::string>(utf8(), Str{"a", "b", std::nullopt, "d", "e", "f"});
+  EXPECT_EQ(RunText("arg_min", {v, Values()}, kGroups, 4), "[a, b, null, null]");
+  EXPECT_EQ(RunText("arg_max", {v, Values()}, kGroups, 4), "[f, e, null, null]");
+  // The value may be null (row 2 has the smallest key of its group) and ties keep the first.
+  Array k = MakeArray<int64_t>(int64(), I64{5, 1, 0, 1});
+  EXPECT_EQ(RunText("arg_min", {v.Slice(0, 4), k}, {0, 0, 0, 1}, 2), "[null, d]");
+  EXPECT_EQ(RunText("arg_max", {v.Slice(0, 4), k}, {0, 1, 0, 1}, 2), "[a, b]");
+  // A nested key is refused, naming the argument.
+  Array nested = RunSingle("list", {Values()}, kGroups, 4).ValueOrDie();
+  auto status = Fn("arg_min").MakeAccumulator({int64(), nested.type()}).status();
+  EXPECT_NE(status.message().find("argument 2"), std::string::npos) << status.ToString();
+}
+
 TEST(AggregateBasic, MinMaxOtherTypes) {
   Array s = MakeArray<std::string>(utf8(), Str{"pear", "apple", std::nullopt, "zoo"});
   EXPECT_EQ(RunText("min", {s}, {0, 0, 0, 1}, 2), "[apple, zoo]");
@@ -185,6 +200,7 @@ TEST(AggregateBasic, EmptyInputAndEmptyGroups) {
     if (name == "count_star") args = {};
     if (name == "approx_percentile") args = {x, q};
     if (name == "string_agg") args = {s, sep};
+    if (name == "arg_min" || name == "arg_max") args = {s, x};
     if (name == "bool_and" || name == "bool_or") args = {b};
     auto acc = Fn(name).MakeAccumulator(TypesOf(args), ConstantsOf(args)).ValueOrDie();
     // No groups at all.

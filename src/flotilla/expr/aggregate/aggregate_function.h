@@ -31,6 +31,8 @@
 //   mean(x), avg(x)                    float64 (decimal too, as DuckDB's avg(decimal))
 //   min(x), max(x)                     input type; NaN is the largest float
 //   any_value(x), first(x), last(x)    input type (first/last keep a null first/last value)
+//   arg_min(x, k), arg_max(x, k)       x's type (any, nested too): x at the row of the
+//                                      smallest / largest non-null k
 //   variance/var_samp, var_pop,
 //   stddev/stddev_samp, stddev_pop     float64 (Welford + Chan's merge); samp of < 2 rows null
 //   bool_and(x), bool_or(x)            bool
@@ -146,6 +148,7 @@ const AggregateRegistry& DefaultAggregateRegistry();
 Status RegisterCountAggregates(AggregateRegistry* registry);       // count, count_star
 Status RegisterSumMeanAggregates(AggregateRegistry* registry);     // sum, mean, avg
 Status RegisterSelectAggregates(AggregateRegistry* registry);      // min, max, first, ...
+Status RegisterArgSelectAggregates(AggregateRegistry* registry);   // arg_min, arg_max
 Status RegisterVarianceAggregates(AggregateRegistry* registry);    // stddev, variance, ...
 Status RegisterBoolAggregates(AggregateRegistry* registry);        // bool_and, bool_or
 Status RegisterCollectAggregates(AggregateRegistry* registry);     // list, string_agg

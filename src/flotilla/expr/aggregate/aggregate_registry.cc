@@ -50,6 +50,7 @@ Status RegisterAggregateFunctions(AggregateRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(RegisterCountAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterSumMeanAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterSelectAggregates(registry));
+  FLOTILLA_RETURN_NOT_OK(RegisterArgSelectAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterVarianceAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterBoolAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterCollectAggregates(registry));

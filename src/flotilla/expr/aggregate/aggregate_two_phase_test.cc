@@ -13,7 +13,8 @@ namespace {
 struct Case {
   std::string function;
   TypePtr type;
-  TypePtr extra_type = nullptr;  // second (constant) argument, when there is one
+  TypePtr extra_type = nullptr;  // second argument, when there is one
+  bool extra_is_column = false;  // random like the first (arg_min's key), else a constant
 };
 
 constexpr int64_t kRows = 3000;
@@ -33,7 +34,9 @@ std::vector<Array> RandomArgs(const Case& c, uint64_t seed) {
   // Small integers: sums stay in range; duplicates exercise count_distinct.
   if (c.type->is_integer()) options.distinct_values = 1000;
   std::vector<Array> args = {flotilla::testing::RandomArray(c.type, kRows, seed, options)};
-  if (c.extra_type) {
+  if (c.extra_type && c.extra_is_column) {
+    args.push_back(flotilla::testing::RandomArray(c.extra_type, kRows, seed + 1, options));
+  } else if (c.extra_type) {
     auto builder = MakeBuilder(c.extra_type).ValueOrDie();
     for (int64_t i = 0; i < kRows; ++i) {
       if (c.extra_type->id() == TypeId::kFloat64) {
@@ -71,6 +74,13 @@ std::vector<Case> AllCases() {
     cases.push_back({"list", t});
     cases.push_back({"count", t});
     cases.push_back({"approx_count_distinct", t});
+  }
+  // arg_min/arg_max: values of every kind, nested too, by keys of a few kinds.
+  for (const char* f : {"arg_min", "arg_max"}) {
+    for (const TypePtr& t : {int64(), utf8(), list(int32()), struct_({{"a", int8()}})})
+      cases.push_back({f, t, float64(), true});
+    for (const TypePtr& k : {utf8(), decimal128(12, 3), date32()})
+      cases.push_back({f, int32(), k, true});
   }
   cases.push_back({"agg_list", int64()});
   cases.push_back({"count_star", int32()});

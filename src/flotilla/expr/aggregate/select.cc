@@ -8,77 +8,19 @@
 #include <cmath>
 #include <string_view>
 
-#include "flotilla/expr/aggregate/accumulator_support.h"
+#include "flotilla/expr/aggregate/value_storage.h"
 
 namespace flotilla::expr {
 namespace {
 
 using aggregate_internal::ArgumentTypeError;
 using aggregate_internal::CheckPartialState;
-using aggregate_internal::DecimalAt;
 using aggregate_internal::GrowTo;
-using aggregate_internal::MakeBinaryArray;
+using aggregate_internal::IsSelectable;
 using aggregate_internal::MakeBooleanArray;
-using aggregate_internal::MakeFixedWidthArray;
-using aggregate_internal::VisitPrimitive;
+using aggregate_internal::VisitStorage;
 
 enum class Pick { kMin, kMax, kAny, kFirst, kLast };
-
-// Per-group value storage; one per physical type so the update loops are typed.
-template <typename T>
-struct PrimitiveStorage {
-  using View = T;
-  std::vector<T> values;
-  static T Get(const Array& a, int64_t i) { return a.values<T>()[i]; }
-  static bool Less(T a, T b) {
-    if constexpr (std::is_floating_point_v<T>) {
-      if (std::isnan(a)) return false;
-      if (std::isnan(b)) return true;
-    }
-    return a < b;
-  }
-  void Set(uint32_t g, T v) { values[g] = v; }
-  T At(int64_t g) const { return values[g]; }
-  void Resize(int64_t n) { GrowTo(&values, n, T{}); }
-  Result<Array> Build(const TypePtr& type, int64_t n, const std::vector<uint8_t>& valid) const {
-    std::vector<T> out(values.begin(), values.begin() + n);
-    return MakeFixedWidthArray(type, out, &valid);
-  }
-};
-
-struct DecimalStorage : PrimitiveStorage<Int128> {
-  static Int128 Get(const Array& a, int64_t i) { return DecimalAt(a, i); }
-};
-
-struct BoolStorage {
-  using View = bool;
-  std::vector<uint8_t> values;
-  static bool Get(const Array& a, int64_t i) { return a.BoolValue(i); }
-  static bool Less(bool a, bool b) { return !a && b; }
-  void Set(uint32_t g, bool v) { values[g] = v; }
-  bool At(int64_t g) const { return values[g] != 0; }
-  void Resize(int64_t n) { GrowTo(&values, n, uint8_t{0}); }
-  Result<Array> Build(const TypePtr&, int64_t n, const std::vector<uint8_t>& valid) const {
-    std::vector<uint8_t> out(values.begin(), values.begin() + n);
-    return MakeBooleanArray(out, &valid);
-  }
-};
-
-struct BinaryStorage {
-  using View = std::string_view;
-  // One string per group; assign() reuses its capacity, so a new extreme costs no allocation
-  // once the group's string is large enough.
-  std::vector<std::string> values;
-  static std::string_view Get(const Array& a, int64_t i) { return a.GetView(i); }
-  static bool Less(std::string_view a, std::string_view b) { return a < b; }
-  void Set(uint32_t g, std::string_view v) { values[g].assign(v); }
-  std::string_view At(int64_t g) const { return values[g]; }
-  void Resize(int64_t n) { GrowTo(&values, n); }
-  Result<Array> Build(const TypePtr& type, int64_t n, const std::vector<uint8_t>& valid) const {
-    std::vector<std::string> out(values.begin(), values.begin() + n);
-    return MakeBinaryArray(type, out, &valid);
-  }
-};
 
 template <typename Storage, Pick kPick>
 class SelectAccumulator : public GroupedAccumulator {
@@ -178,11 +120,6 @@ class SelectAccumulator : public GroupedAccumulator {
   std::vector<uint8_t> valid_;  // the picked value is not null
 };
 
-bool IsSelectable(const DataType& t) {
-  return t.is_numeric() || t.is_binary_like() || t.id() == TypeId::kDecimal128 ||
-         t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration ||
-         t.id() == TypeId::kBool || t.id() == TypeId::kFixedSizeBinary;
-}
 
 constexpr const char* PickName(Pick pick) {
   switch (pick) {
@@ -220,25 +157,10 @@ Result<std::unique_ptr<GroupedAccumulator>> MakeSelect(const std::vector<TypePtr
   using Ptr = std::unique_ptr<GroupedAccumulator>;
   const TypePtr& type = args[0];
   const std::string name = PickName(kPick);
-  switch (type->id()) {
-    case TypeId::kBool:
-      return Ptr(new SelectAccumulator<BoolStorage, kPick>(name, type));
-    case TypeId::kDecimal128:
-      return Ptr(new SelectAccumulator<DecimalStorage, kPick>(name, type));
-    case TypeId::kString:
-    case TypeId::kLargeString:
-    case TypeId::kBinary:
-    case TypeId::kLargeBinary:
-    case TypeId::kFixedSizeBinary:
-      return Ptr(new SelectAccumulator<BinaryStorage, kPick>(name, type));
-    default:
-      break;
-  }
-  return VisitPrimitive(
-      type->id(),
-      [&](auto tag) -> Result<Ptr> {
-        using T = decltype(tag);
-        return Ptr(new SelectAccumulator<PrimitiveStorage<T>, kPick>(name, type));
+  return VisitStorage(
+      *type,
+      [&](auto storage) -> Result<Ptr> {
+        return Ptr(new SelectAccumulator<decltype(storage), kPick>(name, type));
       },
       [&]() -> Result<Ptr> {
         return ArgumentTypeError(name, "an orderable (non-nested) argument", type, 0);
