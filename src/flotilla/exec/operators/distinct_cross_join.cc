@@ -1,5 +1,10 @@
-// Distinct (an aggregation grouped by the distinct columns, keeping the other columns' first
-// value) and cross join (every left row with every right row).
+// Distinct (an aggregation grouped by the distinct columns) and cross join (every left row with
+// every right row).
+//
+// Distinct over a subset of the columns keeps, of each key's rows, the first in input order. The
+// sink tags every row with its input position (morsel sequence number << 32 + row) and the other
+// columns are arg_min(column, position): right whatever thread or spill partition saw the row,
+// and for columns of any type.
 #include <mutex>
 
 #include "flotilla/compute/concat.h"
@@ -11,6 +16,14 @@
 namespace flotilla::exec {
 
 namespace {
+
+Result<Array> Indices(int64_t n, const std::function<int64_t(int64_t)>& at) {
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
+  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = at(i);
+  return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
+}
 
 /// A source whose batches are another source's with the columns put in a given order.
 class ReorderSource final : public Source {
@@ -35,14 +48,17 @@ class ReorderSource final : public Source {
   std::vector<int> order_;
 };
 
+constexpr const char* kPositionColumn = "__flotilla_input_position";
+
 class DistinctSink final : public SinkOperator {
  public:
   DistinctSink(SchemaPtr schema, PlanPtr aggregate, std::unique_ptr<SinkOperator> inner,
-               std::vector<int> order)
+               std::vector<int> order, SchemaPtr positioned)
       : schema_(std::move(schema)),
         aggregate_(std::move(aggregate)),
         inner_(std::move(inner)),
-        order_(std::move(order)) {}
+        order_(std::move(order)),
+        positioned_(std::move(positioned)) {}
   std::string name() const override { return "Distinct"; }
   const SchemaPtr& output_schema() const override { return schema_; }
   Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
@@ -53,6 +69,19 @@ class DistinctSink final : public SinkOperator {
     return inner_->MakeThreadState(global);
   }
   Status Consume(MorselOutput input, GlobalState* global, ThreadState* thread) const override {
+    if (positioned_ != nullptr) {
+      int64_t row = input.seq << 32;
+      for (RecordBatch& b : input.batches) {
+        const int64_t first = row;
+        FLOTILLA_ASSIGN_OR_RETURN(Array position,
+                                  Indices(b.num_rows(), [&](int64_t i) { return first + i; }));
+        row += b.num_rows();
+        std::vector<Array> columns = b.columns();
+        columns.push_back(std::move(position));
+        FLOTILLA_ASSIGN_OR_RETURN(b, RecordBatch::Make(positioned_, std::move(columns),
+                                                       b.num_rows()));
+      }
+    }
     return inner_->Consume(std::move(input), global, thread);
   }
   Status Combine(GlobalState* global, ThreadState* thread) const override {
@@ -68,6 +97,7 @@ class DistinctSink final : public SinkOperator {
   PlanPtr aggregate_;  // the node the inner sink reads its parameters from
   std::unique_ptr<SinkOperator> inner_;
   std::vector<int> order_;
+  SchemaPtr positioned_;  // the input schema plus the position column, when positions are kept
 };
 
 struct CrossBridge {
@@ -121,14 +151,6 @@ class CrossJoinBuild final : public SinkOperator {
   std::shared_ptr<CrossBridge> bridge_;
 };
 
-Result<Array> Indices(int64_t n, const std::function<int64_t(int64_t)>& at) {
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
-  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-  for (int64_t i = 0; i < n; ++i)
-    out[i] = at(i);
-  return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
-}
-
 class CrossJoinProbe final : public IntermediateOperator {
  public:
   CrossJoinProbe(SchemaPtr schema, std::shared_ptr<CrossBridge> bridge)
@@ -176,16 +198,27 @@ Result<std::unique_ptr<SinkOperator>> MakeDistinctSink(const DistinctNode& node)
   std::vector<AggregateSpec> others;
   for (const Field& f : schema.fields()) {
     if (std::find(keys.begin(), keys.end(), f.name) != keys.end()) continue;
-    others.push_back({"first", {expr::Column(f.name)}, f.name});
+    others.push_back({"arg_min", {expr::Column(f.name), expr::Column(kPositionColumn)}, f.name});
   }
-  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr aggregate, MakeAggregate(node.children()[0], group_by, others));
+  // The aggregate binds against the input plus the position column the sink adds; the node
+  // stands for that input only to give it a schema.
+  PlanPtr input = node.children()[0];
+  SchemaPtr positioned;
+  if (!others.empty()) {
+    std::vector<Field> fields = schema.fields();
+    fields.push_back({kPositionColumn, int64(), false});
+    positioned = std::make_shared<Schema>(std::move(fields));
+    FLOTILLA_ASSIGN_OR_RETURN(input, MakeInMemorySource(positioned, std::vector<RecordBatch>{}));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr aggregate, MakeAggregate(input, group_by, others));
   FLOTILLA_ASSIGN_OR_RETURN(auto inner,
                             MakeAggregateSink(static_cast<const AggregateNode&>(*aggregate)));
   std::vector<int> order;
   for (const Field& f : schema.fields())
     order.push_back(aggregate->schema()->GetFieldIndex(f.name));
   return std::unique_ptr<SinkOperator>(
-      new DistinctSink(node.schema(), std::move(aggregate), std::move(inner), std::move(order)));
+      new DistinctSink(node.schema(), std::move(aggregate), std::move(inner), std::move(order),
+                       std::move(positioned)));
 }
 
 Result<JoinOperators> MakeCrossJoinOperators(const PlanNode& node) {

@@ -22,6 +22,45 @@ TEST(DistinctOperator, AllColumnsAndASubset) {
   ExpectPlanRows(by_a, Batch({{"a", I64({1, 2, N})}, {"b", Strs({"x", "y", "z"})}}), false);
 }
 
+// Lists [k, k+1] for each k (null where k is null).
+Array Lists(const std::vector<std::optional<int64_t>>& ks) {
+  auto builder = MakeBuilder(list(int64())).ValueOrDie();
+  auto* lists = static_cast<ListBuilder*>(builder.get());
+  auto* values = static_cast<NumericBuilder<int64_t>*>(lists->value_builder());
+  for (const auto& k : ks) {
+    if (!k) {
+      lists->AppendNull().Check();
+      continue;
+    }
+    lists->Append().Check();
+    values->Append(*k).Check();
+    values->Append(*k + 1).Check();
+  }
+  return builder->Finish().ValueOrDie();
+}
+
+TEST(DistinctOperator, SubsetKeepsTheFirstRowInInputOrderForAnyColumnType) {
+  // 40 rows over 3 keys, split into several batches; every mode (several threads, 1-row morsels)
+  // must keep the first row of each key, nested columns included.
+  std::vector<RecordBatch> batches;
+  for (int b = 0; b < 4; ++b) {
+    std::vector<std::optional<int64_t>> keys, seq;
+    for (int i = 0; i < 10; ++i) {
+      const int row = b * 10 + i;
+      keys.push_back(row % 7 == 3 ? std::nullopt : std::optional<int64_t>((row * 5) % 3));
+      seq.push_back(row % 11 == 0 ? std::nullopt : std::optional<int64_t>(row));
+    }
+    batches.push_back(Batch({{"k", I64(keys)}, {"row", I64(seq)}, {"l", Lists(seq)}}));
+  }
+  auto plan = MakeDistinct(MemorySource(batches), {"k"}).ValueOrDie();
+  // Rows 0 (k 0, row null), 1 (k 2), 2 (k 1), 3 (k null).
+  ExpectPlanRows(plan,
+                 Batch({{"k", I64({0, 2, 1, N})},
+                        {"row", I64({N, 1, 2, 3})},
+                        {"l", Lists({N, 1, 2, 3})}}),
+                 false);
+}
+
 TEST(CrossJoinOperator, EveryPair) {
   auto l = Batch({{"a", I64({1, 2, 3})}});
   auto r = Batch({{"b", Strs({"x", N})}});
