@@ -10,17 +10,21 @@
 //   CREATE TABLE p AS SELECT (hash(range) % 1000000) * 7 AS k FROM range(10000000);
 //   SELECT count(*), sum(w) FROM p JOIN b USING (k);
 //   CREATE TABLE s AS SELECT 'key_' || (h % 1000) AS a, 'name_' || (h // 1000 % 1000) ||
-//     '_suffix' AS b, range AS v FROM (SELECT range, hash(range) % 1000000 AS h FROM range(10000000));
+//     '_suffix' AS b, range AS v FROM (SELECT range, hash(range) % 1000000 AS h FROM
+//     range(10000000));
 //   SELECT count(*), sum(s) FROM (SELECT a, b, sum(v) AS s FROM s GROUP BY a, b);
 //
 //   ./build/bench/key_table_bench --benchmark_min_time=1
 //
 // The 2-thread variants: aggregation = one table per thread over alternate morsels, then the
-// second table's keys and sums merged into the first; join = one table built, then probed by
-// both threads at once (Find is const).
+// second table's keys and sums merged into the first (or, "Partitioned", radix-partitioned by
+// hash so the threads' tables are disjoint); join = one table built, then probed by both
+// threads at once (Find is const).
 
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <memory>
 #include <random>
 #include <string>
 #include <thread>
@@ -56,11 +60,11 @@ Array Int64Column(const std::vector<int64_t>& values) {
 
 // The 1M distinct keys (scattered int64 values) and, per probe/aggregation row, which of them.
 struct IntData {
-  Array distinct;                  // kDistinct keys
-  std::vector<Array> keys;         // kRows keys drawn uniformly from `distinct`, in morsels
-  std::vector<Array> values;       // 0, 1, 2, ... in morsels
-  std::vector<Array> build_keys;   // `distinct` in morsels (the join's build side)
-  std::vector<Array> build_values; // payload of the build side
+  Array distinct;                   // kDistinct keys
+  std::vector<Array> keys;          // kRows keys drawn uniformly from `distinct`, in morsels
+  std::vector<Array> values;        // 0, 1, 2, ... in morsels
+  std::vector<Array> build_keys;    // `distinct` in morsels (the join's build side)
+  std::vector<Array> build_values;  // payload of the build side
 };
 
 const IntData& Ints() {
@@ -178,6 +182,73 @@ void BM_GroupedSumInt64(benchmark::State& state) {
   RunGroupedSum(state, {d.keys}, d.values, {int64()});
 }
 BENCHMARK(BM_GroupedSumInt64)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// The same grouped sum on 2 threads without a merge: every morsel is hashed once and its rows
+// split by the top hash bit (a radix partition), then thread p aggregates partition p of all
+// morsels into its own table, reusing the hashes (Insert(keys, hashes, ids)). The two tables hold
+// disjoint keys.
+void BM_GroupedSumInt64Partitioned(benchmark::State& state) {
+  const IntData& d = Ints();
+  constexpr int kThreads = 2;
+  struct Part {
+    std::shared_ptr<std::vector<int64_t>> keys = std::make_shared<std::vector<int64_t>>();
+    std::vector<int64_t> values;
+    std::vector<uint64_t> hashes;
+  };
+  const size_t morsels = d.keys.size();
+  int64_t groups = 0;
+  for (auto _ : state) {
+    std::vector<std::array<Part, kThreads>> parts(morsels);
+    auto partition = [&](size_t first) {
+      for (size_t m = first; m < morsels; m += kThreads) {
+        Array hashes = HashRows({d.keys[m]}).ValueOrDie();
+        const uint64_t* h = hashes.values<uint64_t>();
+        const int64_t* k = d.keys[m].values<int64_t>();
+        const int64_t* v = d.values[m].values<int64_t>();
+        for (int64_t i = 0; i < d.keys[m].length(); ++i) {
+          Part& part = parts[m][h[i] >> 63];
+          part.keys->push_back(k[i]);
+          part.values.push_back(v[i]);
+          part.hashes.push_back(h[i]);
+        }
+      }
+    };
+    std::vector<GroupedSum> partial;
+    for (int t = 0; t < kThreads; ++t)
+      partial.emplace_back(std::vector<TypePtr>{int64()});
+    auto aggregate = [&](int p) {
+      GroupedSum& g = partial[p];
+      for (size_t m = 0; m < morsels; ++m) {
+        Part& part = parts[m][p];
+        const auto n = static_cast<int64_t>(part.keys->size());
+        auto data = std::make_shared<ArrayData>();
+        data->type = int64();
+        data->length = n;
+        data->buffers = {nullptr, Buffer::Wrap(reinterpret_cast<const uint8_t*>(part.keys->data()),
+                                               n * 8, part.keys)};
+        g.ids.resize(static_cast<size_t>(n));
+        g.table->Insert({Array(data)}, part.hashes.data(), g.ids.data()).Check();
+        g.sums.resize(static_cast<size_t>(g.table->size()), 0);
+        for (int64_t i = 0; i < n; ++i)
+          g.sums[g.ids[i]] += part.values[i];
+      }
+    };
+    std::thread helper(partition, 1);
+    partition(0);
+    helper.join();
+    std::thread second(aggregate, 1);
+    aggregate(0);
+    second.join();
+    groups = 0;
+    for (GroupedSum& g : partial) {
+      benchmark::DoNotOptimize(g.table->Keys().ValueOrDie());
+      groups += g.table->size();
+    }
+  }
+  state.counters["groups"] = static_cast<double>(groups);
+  state.SetItemsProcessed(state.iterations() * kRows);
+}
+BENCHMARK(BM_GroupedSumInt64Partitioned)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_GroupedSumTwoStrings(benchmark::State& state) {
   const StringData& d = Strings();

@@ -136,11 +136,15 @@ struct Scratch {
       cursors.resize(n);
     }
   }
+  // Drops the references to the last batch's arrays, so the table does not keep them alive.
+  void ReleaseInputs() {
+    for (ColumnRows& c : columns)
+      c.values = Array();
+  }
   int64_t memory_bytes() const {
-    return static_cast<int64_t>(positions.capacity() * 8 + is_null.capacity() +
-                                states.capacity() + keys.capacity() * 8 +
-                                row_offsets.capacity() * 8 + cursors.capacity() * 8 +
-                                row_bytes.capacity());
+    return static_cast<int64_t>(positions.capacity() * 8 + is_null.capacity() + states.capacity() +
+                                keys.capacity() * 8 + row_offsets.capacity() * 8 +
+                                cursors.capacity() * 8 + row_bytes.capacity());
   }
 };
 
@@ -454,7 +458,8 @@ Result<BufferPtr> BuildValidity(int64_t n, bool may_have_nulls, NullAt null_at, 
                                 int64_t* null_count) {
   *null_count = 0;
   if (!may_have_nulls) return BufferPtr();
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateZeroed(bit_util::BytesForBits(n), pool));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits,
+                            Buffer::AllocateZeroed(bit_util::BytesForBits(n), pool));
   int64_t nulls = 0;
   for (int64_t i = 0; i < n; ++i) {
     if (null_at(i)) {
@@ -516,9 +521,9 @@ Result<Array> BuildBinaryColumn(const Column& column, int64_t n, bool may_have_n
   if constexpr (sizeof(Offset) == 4) {
     if (total > INT32_MAX) {
       return Status::Invalid(fmt::format(
-          "KeyTable::Keys: the distinct keys of a {} column hold {} bytes, more than a {} array "
-          "can (2^31 - 1); declare the key as large_{}",
-          column.type->ToString(), total, column.type->ToString(), column.type->ToString()));
+          "KeyTable::Keys: the distinct keys of a {0} column hold {1} bytes, more than a {0} "
+          "array can (2^31 - 1); declare the key column as large_{0}",
+          column.type->ToString(), total));
     }
   }
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr offsets_buffer,
@@ -599,13 +604,16 @@ class FixedKeyTable final : public KeyTable {
   Status InsertImpl(const std::vector<Array>& keys, const uint64_t* hashes,
                     uint32_t* ids) override {
     scratch_.Prepare(columns_.size(), std::min(keys[0].length(), kMiniBatchRows), kWords);
-    return ForEachMiniBatch(keys, hashes, pool_, [&](int64_t start, int64_t n, const uint64_t* h) {
-      bool has_states;
-      FLOTILLA_RETURN_NOT_OK(Normalize(keys, start, n, &scratch_, &has_states));
-      const uint8_t* states = scratch_.states.data();
-      return has_states ? InsertRows<true>(scratch_.keys.data(), states, h, n, ids + start)
-                        : InsertRows<false>(scratch_.keys.data(), states, h, n, ids + start);
-    });
+    Status status =
+        ForEachMiniBatch(keys, hashes, pool_, [&](int64_t start, int64_t n, const uint64_t* h) {
+          bool has_states;
+          FLOTILLA_RETURN_NOT_OK(Normalize(keys, start, n, &scratch_, &has_states));
+          const uint8_t* states = scratch_.states.data();
+          return has_states ? InsertRows<true>(scratch_.keys.data(), states, h, n, ids + start)
+                            : InsertRows<false>(scratch_.keys.data(), states, h, n, ids + start);
+        });
+    scratch_.ReleaseInputs();
+    return status;
   }
 
   Status FindImpl(const std::vector<Array>& keys, const uint64_t* hashes,
@@ -652,10 +660,9 @@ class FixedKeyTable final : public KeyTable {
                         [&](int64_t i) { return (mask[i * kStride] >> bit) & 1; }, pool_));
       } else {
         const int64_t null_id = null_id_ == kNotFound ? -1 : int64_t{null_id_};
-        FLOTILLA_ASSIGN_OR_RETURN(
-            column, BuildFixedColumn(
-                        columns_[c], n, null_id >= 0, value_at,
-                        [&](int64_t i) { return i == null_id; }, pool_));
+        FLOTILLA_ASSIGN_OR_RETURN(column, BuildFixedColumn(
+                                              columns_[c], n, null_id >= 0, value_at,
+                                              [&](int64_t i) { return i == null_id; }, pool_));
       }
       out.push_back(std::move(column));
     }
@@ -858,12 +865,15 @@ class RowKeyTable final : public KeyTable {
   Status InsertImpl(const std::vector<Array>& keys, const uint64_t* hashes,
                     uint32_t* ids) override {
     scratch_.Prepare(columns_.size(), std::min(keys[0].length(), kMiniBatchRows), 0);
-    return ForEachMiniBatch(keys, hashes, pool_, [&](int64_t start, int64_t n, const uint64_t* h) {
-      bool has_states;
-      FLOTILLA_RETURN_NOT_OK(Normalize(keys, start, n, &scratch_, &has_states));
-      return has_states ? InsertRows<true>(scratch_, h, n, ids + start)
-                        : InsertRows<false>(scratch_, h, n, ids + start);
-    });
+    Status status =
+        ForEachMiniBatch(keys, hashes, pool_, [&](int64_t start, int64_t n, const uint64_t* h) {
+          bool has_states;
+          FLOTILLA_RETURN_NOT_OK(Normalize(keys, start, n, &scratch_, &has_states));
+          return has_states ? InsertRows<true>(scratch_, h, n, ids + start)
+                            : InsertRows<false>(scratch_, h, n, ids + start);
+        });
+    scratch_.ReleaseInputs();
+    return status;
   }
 
   Status FindImpl(const std::vector<Array>& keys, const uint64_t* hashes,
@@ -906,11 +916,13 @@ class RowKeyTable final : public KeyTable {
       auto null_at = [&](int64_t i) { return (bytes[row_starts[i] + mask_byte] >> bit) & 1; };
       Array built;
       if (column.kind == Kind::kBinary) {
-        FLOTILLA_ASSIGN_OR_RETURN(built, BuildBinaryColumn<int32_t>(column, n, nulls_equal_, bytes,
-                                                                    cursors.data(), null_at, pool_));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            built, BuildBinaryColumn<int32_t>(column, n, nulls_equal_, bytes, cursors.data(),
+                                              null_at, pool_));
       } else if (column.kind == Kind::kLargeBinary) {
-        FLOTILLA_ASSIGN_OR_RETURN(built, BuildBinaryColumn<int64_t>(column, n, nulls_equal_, bytes,
-                                                                    cursors.data(), null_at, pool_));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            built, BuildBinaryColumn<int64_t>(column, n, nulls_equal_, bytes, cursors.data(),
+                                              null_at, pool_));
       } else {
         FLOTILLA_ASSIGN_OR_RETURN(
             built, BuildFixedColumn(
@@ -1049,7 +1061,7 @@ class RowKeyTable final : public KeyTable {
     // A row that would cross a cache line boundary starts on the next line instead, so that
     // comparing a row of up to 64 bytes touches (and prefetches) one line.
     const int64_t in_line = arena_size_ & (kCacheLine - 1);
-    if (in_line + size > kCacheLine) arena_size_ += kCacheLine - in_line;
+    if (in_line != 0 && in_line + size > kCacheLine) arena_size_ += kCacheLine - in_line;
     if (arena_size_ + size > arena_->capacity()) {
       FLOTILLA_RETURN_NOT_OK(arena_->Reserve(arena_size_ + size));
     }
@@ -1240,8 +1252,7 @@ Status KeyTable::Find(const std::vector<Array>& keys, uint32_t* ids) const {
   return Find(keys, nullptr, ids);
 }
 
-Status KeyTable::Find(const std::vector<Array>& keys, const uint64_t* hashes,
-                      uint32_t* ids) const {
+Status KeyTable::Find(const std::vector<Array>& keys, const uint64_t* hashes, uint32_t* ids) const {
   FLOTILLA_RETURN_NOT_OK(CheckKeys(keys));
   if (keys[0].length() == 0) return Status::OK();
   return FindImpl(keys, hashes, ids);
@@ -1256,8 +1267,12 @@ Status KeyTable::Reserve(int64_t expected_keys) {
   return ReserveImpl(expected_keys);
 }
 
-Result<std::vector<Array>> KeyTable::Keys() const { return KeysImpl(); }
+Result<std::vector<Array>> KeyTable::Keys() const {
+  return KeysImpl();
+}
 
-int64_t KeyTable::memory_bytes() const { return MemoryBytesImpl(); }
+int64_t KeyTable::memory_bytes() const {
+  return MemoryBytesImpl();
+}
 
 }  // namespace flotilla::exec

@@ -14,13 +14,18 @@
 //     column and a dense column of its value type give the same ids;
 //   - nulls: see `nulls_equal` in Make.
 //
-// Layout (the design notes' PERFORMANCE.md, "Hash aggregation"): open addressing with linear probing
-// over a power-of-two slot array, grown (doubled) at 50% load. When every key column is fixed
-// width and the normalized key fits in 32 bytes, the slots hold the key itself next to its id
-// (one cache line visit per lookup; a single int64 key uses 16-byte slots). Otherwise each key is
-// serialized into a byte row kept in an arena and the slots hold {32 hash bits, id}; rows are
-// compared only when the hash bits match. Rows are processed in mini-batches with the type
-// dispatch hoisted out of the row loops and the next slots prefetched.
+// Layout (see "Hash aggregation" in the design notes' PERFORMANCE.md): open addressing with
+// linear probing over a power-of-two slot array, doubled as soon as more than half full.
+//   - Fixed layout: when every key column is fixed-width and the normalized key (canonical value
+//     bytes, plus a null bit per column when nulls are equal and there are several columns) fits
+//     in 32 bytes, a slot holds the key itself, its id and 32 hash bits; a lookup visits one cache
+//     line. A single int64 key uses 16-byte slots.
+//   - Row layout (strings, binary, wider keys): each distinct key is serialized into a byte row
+//     kept in an arena, and a slot holds {32 hash bits, id, row offset}; a row is compared only
+//     when the hash bits match.
+// Rows are handled in mini-batches of a few thousand: type dispatch once per column and batch,
+// keys normalized column by column, then a probe loop that prefetches the slots (and the likely
+// rows) of the rows ahead. No allocation per row, no virtual call per row.
 
 #include <cstdint>
 #include <memory>
@@ -49,7 +54,8 @@ class KeyTable {
   /// value (GROUP BY, DISTINCT, null-safe join); false = a row with a null in any key column is
   /// never inserted nor found (SQL join equality): Insert and Find give kNotFound for it.
   ///
-  /// Every byte the table holds (slots and stored keys) is allocated from `pool`.
+  /// The slot array, the stored keys and the hashes computed for Insert/Find are allocated from
+  /// `pool`.
   static Result<std::unique_ptr<KeyTable>> Make(std::vector<TypePtr> key_types, bool nulls_equal,
                                                 MemoryPool* pool = DefaultMemoryPool());
 
@@ -65,8 +71,8 @@ class KeyTable {
   /// column was declared as a dictionary. Slices (offset != 0) and validity bitmaps are fine.
   /// Errors: Invalid (wrong number of columns, different lengths, a dictionary index out of
   /// range), TypeError (a column of another type), OutOfMemory (from the pool when growing).
-  /// After an error the ids of the rows before the failing one are written and the table is
-  /// consistent; the other ids are unspecified.
+  /// After an error the table is consistent (keys inserted before it keep their ids) but `ids`
+  /// may be only partly written.
   Status Insert(const std::vector<Array>& keys, uint32_t* ids);
   /// \brief Same as Insert(keys, ids), with the rows' hashes already computed: hashes[i] must be
   /// HashRows(keys) of row i (seed 0), which callers that partition rows by hash first reuse.
@@ -76,7 +82,7 @@ class KeyTable {
   Status Insert(const std::vector<Array>& keys, const uint64_t* hashes, uint32_t* ids);
 
   /// \brief Lookup only: writes the id of each row of `keys` to ids[i], or kNotFound when the
-  /// key is not in the table. Same inputs and errors as Insert (without OutOfMemory).
+  /// key is not in the table. Same inputs and errors as Insert.
   ///
   /// Const and free of any mutation, so any number of threads may call Find on one table at
   /// once (for example to probe a built join table), as long as no thread calls Insert.
@@ -99,8 +105,8 @@ class KeyTable {
   /// to be called once, when the table is complete.
   Result<std::vector<Array>> Keys() const;
 
-  /// Bytes held (slot array, stored keys and offsets, reusable scratch space), for the memory
-  /// manager.
+  /// Bytes held (slot array, stored key rows, scratch space kept between Insert calls), for the
+  /// memory manager.
   int64_t memory_bytes() const;
 
   /// The key types as given to Make.

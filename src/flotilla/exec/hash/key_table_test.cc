@@ -62,7 +62,9 @@ Array Copy(const Array& a) {
   return b->Finish().ValueOrDie();
 }
 
-Array Int64s(const std::vector<std::optional<int64_t>>& v) { return MakeNumeric<int64_t>(int64(), v); }
+Array Int64s(const std::vector<std::optional<int64_t>>& v) {
+  return MakeNumeric<int64_t>(int64(), v);
+}
 
 Array Int64Range(int64_t begin, int64_t end) {
   Int64Builder b(int64());
@@ -140,8 +142,9 @@ TEST(KeyTableTest, SameIntegerDifferentColumnsDoNotMeet) {
   EXPECT_EQ(Insert(ints.get(), {Int64s({1, 2, 1}), Int64s({2, 1, 2})}),
             (std::vector<uint32_t>{0, 1, 0}));
   auto strings = MakeTable({utf8(), utf8()}, true);
-  EXPECT_EQ(Insert(strings.get(), {MakeStrings({"12", "1", "", "12"}), MakeStrings({"", "2", "12", ""})}),
-            (std::vector<uint32_t>{0, 1, 2, 0}));
+  EXPECT_EQ(
+      Insert(strings.get(), {MakeStrings({"12", "1", "", "12"}), MakeStrings({"", "2", "12", ""})}),
+      (std::vector<uint32_t>{0, 1, 2, 0}));
 }
 
 TEST(KeyTableTest, Strings) {
@@ -149,9 +152,8 @@ TEST(KeyTableTest, Strings) {
     SCOPED_TRACE(type->ToString());
     auto table = MakeTable({type}, true);
     std::string long_value(1000, 'z');
-    Array keys = MakeStrings({"b", "", "a", "b", std::nullopt, "", long_value, "a", std::nullopt,
-                              long_value},
-                             type);
+    Array keys = MakeStrings(
+        {"b", "", "a", "b", std::nullopt, "", long_value, "a", std::nullopt, long_value}, type);
     EXPECT_EQ(Insert(table.get(), {keys}), (std::vector<uint32_t>{0, 1, 2, 0, 3, 1, 4, 2, 3, 4}));
     std::vector<Array> out = Keys(*table);
     EXPECT_ARRAYS_EQUAL(MakeStrings({"b", "", "a", std::nullopt, long_value}, type), out[0]);
@@ -215,7 +217,7 @@ TEST(KeyTableTest, NegativeZeroAndNaNs) {
   const double inf = std::numeric_limits<double>::infinity();
   auto doubles = MakeTable({float64()}, true);
   EXPECT_EQ(Insert(doubles.get(), {MakeNumeric<double>(float64(), {0.0, -0.0, nan1, nan2, 1.0,
-                                                                    std::nullopt, -inf, inf})}),
+                                                                   std::nullopt, -inf, inf})}),
             (std::vector<uint32_t>{0, 0, 1, 1, 2, 3, 4, 5}));
   std::vector<Array> keys = Keys(*doubles);
   ASSERT_EQ(keys[0].length(), 6);
@@ -236,8 +238,8 @@ TEST(KeyTableTest, NegativeZeroAndNaNs) {
 
 TEST(KeyTableTest, SlicedInputs) {
   Array ints = Int64s({5, std::nullopt, 6, 5, 7, std::nullopt, 6, 8, 5, 9, 10, std::nullopt});
-  Array strs = MakeStrings({"a", "b", std::nullopt, "a", "c", "b", std::nullopt, "a", "a", "d",
-                            "e", std::nullopt});
+  Array strs = MakeStrings(
+      {"a", "b", std::nullopt, "a", "c", "b", std::nullopt, "a", "a", "d", "e", std::nullopt});
   for (bool nulls_equal : {true, false}) {
     for (int64_t offset : {1, 3, 7}) {
       SCOPED_TRACE(offset);
@@ -331,13 +333,15 @@ TEST(KeyTableTest, Errors) {
 }
 
 TEST(KeyTableTest, PrecomputedHashesGiveTheSameIds) {
-  Array a = flotilla::testing::RandomArray(int64(), 20000, 1, {.null_probability = 0.1, .distinct_values = 3000});
-  Array b = flotilla::testing::RandomArray(utf8(), 20000, 2, {.null_probability = 0.1, .distinct_values = 5});
+  Array a = flotilla::testing::RandomArray(int64(), 20000, 1,
+                                           {.null_probability = 0.1, .distinct_values = 3000});
+  Array b = flotilla::testing::RandomArray(utf8(), 20000, 2,
+                                           {.null_probability = 0.1, .distinct_values = 5});
   for (const std::vector<Array>& keys : {std::vector<Array>{a}, std::vector<Array>{a, b}}) {
     Array hashes = HashRows(keys).ValueOrDie();
-    auto with = MakeTable(keys.size() == 1 ? std::vector<TypePtr>{int64()}
-                                           : std::vector<TypePtr>{int64(), utf8()},
-                          true);
+    auto with = MakeTable(
+        keys.size() == 1 ? std::vector<TypePtr>{int64()} : std::vector<TypePtr>{int64(), utf8()},
+        true);
     auto without = MakeTable(with->key_types(), true);
     std::vector<uint32_t> ids(static_cast<size_t>(a.length()));
     ASSERT_TRUE(with->Insert(keys, hashes.values<uint64_t>(), ids.data()).ok());
@@ -354,12 +358,14 @@ TEST(KeyTableTest, KeysRoundTripForEveryScalarType) {
   std::vector<TypePtr> types = AllTypesForTesting();
   types.push_back(fixed_size_binary(3));
   types.push_back(fixed_size_binary(40));
-  Array tag = flotilla::testing::RandomArray(int8(), 3000, 99, {.null_probability = 0.2, .distinct_values = 3});
+  Array tag = flotilla::testing::RandomArray(int8(), 3000, 99,
+                                             {.null_probability = 0.2, .distinct_values = 3});
   for (const TypePtr& type : types) {
     if (type->is_nested()) continue;
     for (bool with_tag : {false, true}) {
       SCOPED_TRACE(type->ToString() + (with_tag ? " + int8" : ""));
-      Array column = flotilla::testing::RandomArray(type, 3000, 7, {.null_probability = 0.1, .distinct_values = 40});
+      Array column = flotilla::testing::RandomArray(
+          type, 3000, 7, {.null_probability = 0.1, .distinct_values = 40});
       std::vector<Array> input = {column};
       std::vector<TypePtr> key_types = {type};
       if (with_tag) {
@@ -550,35 +556,48 @@ void RunAgainstMap(const std::vector<RefColumn>& columns, bool nulls_equal, uint
   }
 }
 
-TEST(KeyTableTest, RandomizedAgainstStdMap) {
-  constexpr int64_t kRows = 200000;
+// ~200k rows with many duplicates, in both null modes, per layout.
+constexpr int64_t kRandomRows = 200000;
+
+TEST(KeyTableRandomizedTest, OneInt64Column) {
   std::mt19937_64 rng(42);
   for (bool nulls_equal : {true, false}) {
     SCOPED_TRACE(nulls_equal);
-    {
-      SCOPED_TRACE("one int64 column");
-      RunAgainstMap({RandomInts(int64(), kRows, 20000, 0.02, rng)}, nulls_equal, 1);
-    }
-    {
-      SCOPED_TRACE("int32 + int16 + float64 (fixed-width layout with null bits)");
-      RunAgainstMap({RandomInts(int32(), kRows, 60, 0.05, rng),
-                     RandomInts(int16(), kRows, 30, 0.05, rng), RandomDoubles(kRows, 0.05, rng)},
-                    nulls_equal, 2);
-    }
-    {
-      SCOPED_TRACE("five int64 (fixed-width values in rows)");
-      std::vector<RefColumn> columns;
-      for (int c = 0; c < 5; ++c)
-        columns.push_back(RandomInts(int64(), kRows, 4 + c, 0.02, rng));
-      RunAgainstMap(columns, nulls_equal, 3);
-    }
-    {
-      SCOPED_TRACE("string + int64 + large_string + float64 (rows)");
-      RunAgainstMap(
-          {RandomStrings(utf8(), kRows, 300, 0.03, rng), RandomInts(int64(), kRows, 5, 0.03, rng),
-           RandomStrings(large_utf8(), kRows, 4, 0.03, rng), RandomDoubles(kRows, 0.03, rng)},
-          nulls_equal, 4);
-    }
+    RunAgainstMap({RandomInts(int64(), kRandomRows, 20000, 0.02, rng)}, nulls_equal, 1);
+  }
+}
+
+TEST(KeyTableRandomizedTest, FixedWidthWithNullBits) {
+  std::mt19937_64 rng(43);
+  for (bool nulls_equal : {true, false}) {
+    SCOPED_TRACE(nulls_equal);
+    RunAgainstMap(
+        {RandomInts(int32(), kRandomRows, 60, 0.05, rng),
+         RandomInts(int16(), kRandomRows, 30, 0.05, rng), RandomDoubles(kRandomRows, 0.05, rng)},
+        nulls_equal, 2);
+  }
+}
+
+TEST(KeyTableRandomizedTest, FiveInt64ColumnsAsRows) {
+  std::mt19937_64 rng(44);
+  for (bool nulls_equal : {true, false}) {
+    SCOPED_TRACE(nulls_equal);
+    std::vector<RefColumn> columns;
+    for (int c = 0; c < 5; ++c)
+      columns.push_back(RandomInts(int64(), kRandomRows, 4 + c, 0.02, rng));
+    RunAgainstMap(columns, nulls_equal, 3);
+  }
+}
+
+TEST(KeyTableRandomizedTest, StringsAndFloats) {
+  std::mt19937_64 rng(45);
+  for (bool nulls_equal : {true, false}) {
+    SCOPED_TRACE(nulls_equal);
+    RunAgainstMap({RandomStrings(utf8(), kRandomRows, 300, 0.03, rng),
+                   RandomInts(int64(), kRandomRows, 5, 0.03, rng),
+                   RandomStrings(large_utf8(), kRandomRows, 4, 0.03, rng),
+                   RandomDoubles(kRandomRows, 0.03, rng)},
+                  nulls_equal, 4);
   }
 }
 
@@ -599,8 +618,8 @@ TEST(KeyTableTest, GrowsPastSeveralResizes) {
       ints.Append(v * 7919).Check();
       strs.Append("key-" + std::to_string(v)).Check();
     }
-    Array keys = types[0]->id() == TypeId::kInt64 ? ints.Finish().ValueOrDie()
-                                                   : strs.Finish().ValueOrDie();
+    Array keys =
+        types[0]->id() == TypeId::kInt64 ? ints.Finish().ValueOrDie() : strs.Finish().ValueOrDie();
     const int64_t initial_memory = table->memory_bytes();
     for (int64_t start = 0; start < kKeys; start += 33333) {
       std::vector<uint32_t> ids = Insert(table.get(), {keys.Slice(start, 33333)});
@@ -652,15 +671,43 @@ TEST(KeyTableTest, ReserveAvoidsGrowth) {
   Insert(table.get(), {a, a});
   EXPECT_EQ(table->size(), 100000);
   EXPECT_LE(table->memory_bytes(), reserved + (1 << 20));  // slots unchanged, scratch aside
-  ASSERT_TRUE(table->Reserve(10).ok());  // never shrinks
+  ASSERT_TRUE(table->Reserve(10).ok());                    // never shrinks
   EXPECT_EQ(Find(*table, {a.Slice(5, 2), a.Slice(5, 2)}), (std::vector<uint32_t>{5, 6}));
+}
+
+TEST(KeyTableTest, OutOfMemoryIsAnError) {
+  for (const TypePtr& type : {int64(), utf8()}) {
+    SCOPED_TRACE(type->ToString());
+    MemoryPool pool(1 << 20);
+    auto table = MakeTable({type}, true, &pool);
+    Array keys = type->id() == TypeId::kInt64
+                     ? Int64Range(0, 200000)
+                     : flotilla::testing::RandomArray(type, 200000, 9, {.null_probability = 0});
+    std::vector<uint32_t> ids(200000);
+    Status st = table->Insert({keys}, ids.data());
+    EXPECT_EQ(st.code(), StatusCode::kOutOfMemory) << st.ToString();
+    // What was inserted before the failure stays usable.
+    ASSERT_GT(table->size(), 0);
+    EXPECT_EQ(Find(*table, {keys.Slice(0, 1)}), std::vector<uint32_t>{0});
+  }
+}
+
+TEST(KeyTableTest, DoesNotKeepInputsAlive) {
+  for (const TypePtr& type : {int64(), utf8()}) {
+    auto table = MakeTable({type}, true);
+    Array keys = flotilla::testing::RandomArray(type, 10000, 8);
+    Insert(table.get(), {keys});
+    Find(*table, {keys});
+    EXPECT_EQ(keys.data().use_count(), 1) << type->ToString();
+  }
 }
 
 TEST(KeyTableTest, ConcurrentFind) {
   for (const std::vector<TypePtr>& types :
        {std::vector<TypePtr>{int64()}, std::vector<TypePtr>{utf8()}}) {
     auto table = MakeTable(types, false);
-    Array keys = flotilla::testing::RandomArray(types[0], 100000, 3, {.null_probability = 0.05, .distinct_values = 20000});
+    Array keys = flotilla::testing::RandomArray(
+        types[0], 100000, 3, {.null_probability = 0.05, .distinct_values = 20000});
     std::vector<uint32_t> ids = Insert(table.get(), {keys});
     std::vector<std::vector<uint32_t>> found(4);
     std::vector<std::thread> threads;
