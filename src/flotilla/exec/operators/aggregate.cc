@@ -6,12 +6,14 @@
 // merges the states.
 //
 // Memory: a thread reserves what its table and accumulators hold. When the budget refuses,
-// the thread's groups are serialized as partial state, split by key hash into
-// kSpillPartitions files, and the thread starts over empty. Once anything spilled, the
+// the thread's groups are serialized as partial state, split by key hash and appended to
+// kSpillPartitions spill files (one open file per partition, shared by the threads), and the
+// thread starts over empty. Once anything spilled, the
 // remaining groups are spilled the same way at the end, and the output is produced one hash
 // partition at a time: all partial rows of a partition are merged (its keys cannot occur in any
 // other partition), finalized, emitted, and freed before the next — so memory holds one
 // partition's groups at a time.
+#include <array>
 #include <mutex>
 
 #include "flotilla/compute/partition.h"
@@ -68,6 +70,10 @@ struct AggregateGlobal final : GlobalState {
   GroupSet groups;
   MemoryReservation reservation;
   bool spilled = false;
+  // While spilling: one open file per hash partition, each under its own lock.
+  std::array<std::mutex, kSpillPartitions> writer_mutex;
+  std::array<std::unique_ptr<SpillWriter>, kSpillPartitions> writers;
+  // After the input: the finished files of each partition.
   std::vector<std::vector<std::shared_ptr<SpillFile>>> partitions{kSpillPartitions};
 };
 
@@ -273,19 +279,18 @@ class AggregateSink final : public SinkOperator {
         FLOTILLA_ASSIGN_OR_RETURN(
             parts, PartitionByHash(partial, key_columns, kSpillPartitions, kSpillSeed));
       }
-      std::vector<std::pair<int, std::shared_ptr<SpillFile>>> files;
       for (int p = 0; p < kSpillPartitions; ++p) {
-        if (parts[static_cast<size_t>(p)].num_rows() == 0) continue;
-        FLOTILLA_ASSIGN_OR_RETURN(auto writer, g->context->spill()->Create(partial_schema_));
-        FLOTILLA_RETURN_NOT_OK(writer->Write(parts[static_cast<size_t>(p)]));
-        FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
-        g->stats->spilled_bytes += file->size_bytes();
-        files.emplace_back(p, std::move(file));
+        const RecordBatch& part = parts[static_cast<size_t>(p)];
+        if (part.num_rows() == 0) continue;
+        std::lock_guard<std::mutex> lock(g->writer_mutex[static_cast<size_t>(p)]);
+        auto& writer = g->writers[static_cast<size_t>(p)];
+        if (writer == nullptr) {
+          FLOTILLA_ASSIGN_OR_RETURN(writer, g->context->spill()->Create(partial_schema_));
+        }
+        FLOTILLA_RETURN_NOT_OK(writer->Write(part));
       }
       std::unique_lock<std::mutex> lock(g->mutex, std::defer_lock);
       if (!locked) lock.lock();
-      for (auto& [p, file] : files)
-        g->partitions[static_cast<size_t>(p)].push_back(std::move(file));
       g->spilled = true;
     } else if (!locked) {
       std::lock_guard<std::mutex> lock(g->mutex);
@@ -384,6 +389,14 @@ Result<std::unique_ptr<Source>> AggregateSink::Finalize(GlobalState* global) con
   }
   FLOTILLA_RETURN_NOT_OK(SpillGroups(g, &g->groups, /*locked=*/true));
   g->reservation.Clear();
+  for (int p = 0; p < kSpillPartitions; ++p) {
+    auto& writer = g->writers[static_cast<size_t>(p)];
+    if (writer == nullptr) continue;
+    FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
+    writer.reset();
+    g->stats->spilled_bytes += file->size_bytes();
+    g->partitions[static_cast<size_t>(p)].push_back(std::move(file));
+  }
   // The source outlives this call; it takes over the spill files (the state object is
   // destroyed by the executor after Finalize, so move what the source needs into a new one).
   auto kept = std::make_unique<AggregateGlobal>(g->context, g->stats);
