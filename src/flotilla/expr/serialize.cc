@@ -176,10 +176,9 @@ class Context {
     // A path through a deep tree is cut in the middle to stay readable.
     constexpr size_t kEnds = 4;
     if (path_.size() <= 3 * kEnds) return out + fmt::format(" (at {})", fmt::join(path_, "."));
-    return out + fmt::format(" (at {}.<{} more>.{})",
-                             fmt::join(path_.begin(), path_.begin() + kEnds, "."),
-                             path_.size() - 2 * kEnds,
-                             fmt::join(path_.end() - kEnds, path_.end(), "."));
+    return out + fmt::format(
+                     " (at {}.<{} more>.{})", fmt::join(path_.begin(), path_.begin() + kEnds, "."),
+                     path_.size() - 2 * kEnds, fmt::join(path_.end() - kEnds, path_.end(), "."));
   }
 
   std::string_view subject_;

@@ -321,7 +321,8 @@ Result<PlanPtr> MakeScan(SchemaPtr file_schema, std::vector<std::shared_ptr<cons
     if (!bound.ok()) return NodeError("Scan filter", bound.status());
   }
   return PlanPtr(
-      std::make_shared<ScanNode>(std::move(schema), std::move(tasks), std::move(pushdowns)));
+      std::make_shared<ScanNode>(std::move(schema), std::move(file_schema), std::move(tasks),
+                                 std::move(pushdowns)));
 }
 
 Result<PlanPtr> MakeProject(PlanPtr input, std::vector<expr::ExprPtr> expressions) {

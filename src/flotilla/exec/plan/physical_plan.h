@@ -89,11 +89,13 @@ Result<PlanPtr> MakeInMemorySource(SchemaPtr schema, std::vector<RecordBatch> ba
 
 /// Rows read by scan tasks (files, row-group ranges...) with pushdowns.
 struct ScanNode final : PlanNode {
+  SchemaPtr file_schema;  // what every task reads before pushdowns; schema() is its projection
   std::vector<std::shared_ptr<const ScanTask>> tasks;
   ScanPushdowns pushdowns;
-  ScanNode(SchemaPtr schema, std::vector<std::shared_ptr<const ScanTask>> tasks,
-           ScanPushdowns pushdowns)
+  ScanNode(SchemaPtr schema, SchemaPtr file_schema,
+           std::vector<std::shared_ptr<const ScanTask>> tasks, ScanPushdowns pushdowns)
       : PlanNode(PlanKind::kScan, std::move(schema), {}),
+        file_schema(std::move(file_schema)),
         tasks(std::move(tasks)),
         pushdowns(std::move(pushdowns)) {}
   std::string Describe() const override;

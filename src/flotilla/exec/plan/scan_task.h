@@ -34,6 +34,15 @@ class ScanTask {
   virtual int64_t size_bytes() const { return -1; }
   /// For plans and errors: "parquet 'a.parquet' row groups [0, 4)".
   virtual std::string ToString() const = 0;
+
+  /// Plan serialization (plan_serde.h): a task that can travel to a worker names its kind (the
+  /// key its reader registers a factory under in PlanResolver::scan_tasks; empty: none)...
+  virtual std::string kind() const { return ""; }
+  /// ...and writes the bytes that factory reads back. NotImplemented naming the task by default.
+  virtual Result<std::string> Serialize() const {
+    return Status::NotImplemented("scan task '" + ToString() +
+                                  "' cannot be serialized: its reader has no serializer");
+  }
 };
 
 /// A scan task over batches held in memory (tests, and data handed over by a caller).
