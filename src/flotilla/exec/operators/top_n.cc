@@ -1,10 +1,14 @@
 // Top-N: each thread keeps its best rows, compacting (sort, keep the first offset + limit) when
 // its buffer grows past a few times that, so memory stays O(threads * N) whatever the input
 // size. Every row carries its input position as a last sort key, so equal keys resolve to the
-// earliest rows, as a stable sort followed by a limit would.
+// earliest rows, as a stable sort followed by a limit would. Once a buffer holds N rows, its
+// N-th row is a boundary: incoming rows that sort after it can never make the top and are
+// dropped before they are buffered, so most morsels cost one comparison per row.
 #include <mutex>
+#include <optional>
 
 #include "flotilla/compute/elementwise.h"
+#include "flotilla/compute/take.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/exec/operators/sort_support.h"
@@ -18,6 +22,8 @@ namespace {
 struct TopNBuffer {
   std::vector<RecordBatch> batches;  // positioned batches
   int64_t rows = 0;
+  // After a compaction that kept N rows: the N-th of them (extended schema, one row).
+  std::optional<RecordBatch> boundary;
 };
 
 struct TopNThread final : ThreadState {
@@ -67,7 +73,17 @@ class TopNSink final : public SinkOperator {
     for (const RecordBatch& batch : input.batches) {
       if (batch.num_rows() == 0) continue;
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch extended, keys_.Extend(batch));
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch positioned, Position(extended, input.seq, row_base));
+      std::optional<Array> kept;
+      if (buffer->boundary.has_value()) {
+        FLOTILLA_ASSIGN_OR_RETURN(kept, RowsWithin(extended, *buffer->boundary));
+        if (kept->length() == 0) {
+          row_base += batch.num_rows();
+          continue;
+        }
+        FLOTILLA_ASSIGN_OR_RETURN(extended, Take(extended, *kept));
+      }
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch positioned,
+                                Position(extended, input.seq, row_base, kept));
       row_base += batch.num_rows();
       buffer->rows += positioned.num_rows();
       buffer->batches.push_back(std::move(positioned));
@@ -104,15 +120,76 @@ class TopNSink final : public SinkOperator {
   }
 
  private:
-  Result<RecordBatch> Position(const RecordBatch& batch, int64_t seq, int64_t row_base) const {
+  // `batch` with each row's input position appended; `rows`: the batch holds only these rows
+  // (uint32 indices) of the morsel's batch starting at row_base.
+  Result<RecordBatch> Position(const RecordBatch& batch, int64_t seq, int64_t row_base,
+                               const std::optional<Array>& rows) const {
     const int64_t n = batch.num_rows();
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
     auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
+    const uint32_t* index = rows.has_value() ? rows->values<uint32_t>() : nullptr;
     for (int64_t i = 0; i < n; ++i)
-      out[i] = (seq << 32) | (row_base + i);
+      out[i] = (seq << 32) | (row_base + (index != nullptr ? index[i] : i));
     std::vector<Array> columns = batch.columns();
     columns.push_back(compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values)));
     return RecordBatch::Make(positioned_, std::move(columns), n);
+  }
+
+  // The positions (uint32) of the rows of `extended` that may sort before or with `boundary`:
+  // exactly those when compared on every key, a superset when only the first key is compared
+  // (the fast path for a null-free fixed-width first key). Ties stay: their input positions may
+  // still win, as threads buffer morsels out of input order.
+  Result<Array> RowsWithin(const RecordBatch& extended, const RecordBatch& boundary) const {
+    const int64_t n = extended.num_rows();
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 4));
+    auto* kept = reinterpret_cast<uint32_t*>(values->mutable_data());
+    const SortKey& first = keys_.keys()[0];
+    const Array& column = extended.column(first.column);
+    const Array& bound = boundary.column(first.column);
+    int64_t count = -1;
+    if (column.null_count() == 0 && bound.IsValid(0)) {
+      switch (column.type_id()) {
+        case TypeId::kInt64:
+        case TypeId::kTimestamp:
+        case TypeId::kDuration:
+          count = FirstKeyWithin<int64_t>(column, bound, first.ascending, kept);
+          break;
+        case TypeId::kInt32:
+        case TypeId::kDate32:
+          count = FirstKeyWithin<int32_t>(column, bound, first.ascending, kept);
+          break;
+        case TypeId::kFloat64:
+          count = FirstKeyWithin<double>(column, bound, first.ascending, kept);
+          break;
+        default:
+          break;
+      }
+    }
+    if (count < 0) {
+      FLOTILLA_ASSIGN_OR_RETURN(RowComparator cmp,
+                                RowComparator::Make(extended, boundary, keys_.keys()));
+      count = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        kept[count] = static_cast<uint32_t>(i);
+        count += cmp.Compare(i, 0) <= 0;
+      }
+    }
+    return compute::MakeFixedWidthArray(uint32(), count, nullptr, 0, std::move(values));
+  }
+
+  // Rows whose value is not strictly beyond the bound. Written with negated comparisons so a
+  // NaN (which sorts after every number) is kept rather than wrongly dropped.
+  template <typename T>
+  static int64_t FirstKeyWithin(const Array& column, const Array& bound, bool ascending,
+                                uint32_t* kept) {
+    const T* v = column.values<T>();
+    const T b = bound.values<T>()[0];
+    int64_t count = 0;
+    for (int64_t i = 0; i < column.length(); ++i) {
+      kept[count] = static_cast<uint32_t>(i);
+      count += ascending ? !(v[i] > b) : !(v[i] < b);
+    }
+    return count;
   }
 
   Status Compact(TopNBuffer* buffer) const {
@@ -123,6 +200,12 @@ class TopNSink final : public SinkOperator {
     const int64_t n = std::min(keep_, sorted.num_rows());
     buffer->batches.push_back(sorted.Slice(0, n));
     buffer->rows = n;
+    if (n == keep_) {
+      std::vector<Array> columns = sorted.Slice(n - 1, 1).columns();
+      columns.pop_back();  // the position
+      FLOTILLA_ASSIGN_OR_RETURN(buffer->boundary,
+                                RecordBatch::Make(keys_.extended_schema(), std::move(columns), 1));
+    }
     return Status::OK();
   }
 

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "flotilla/compute/filter.h"
 #include "flotilla/exec/exec_test_util.h"
 #include "flotilla/expr/expression.h"
 
@@ -29,6 +30,53 @@ TEST(TopNOperator, FirstRowsInSortOrderWithTiesByInputOrder) {
         RunToBatch(MakeLimit(sorted, limit, offset).ValueOrDie(), OptionsFor({1, 131072, true}))
             .ValueOrDie();
     ExpectPlanRows(top, expected, true);
+  }
+}
+
+// Enough rows that buffers compact and later morsels are cut against a boundary row: float keys
+// with NaN, -0.0 and nulls, ties across morsels on both keys, ascending and descending.
+TEST(TopNOperator, RowsBeyondTheBoundaryAreDroppedWithoutChangingTheResult) {
+  std::vector<std::optional<double>> f;
+  std::vector<std::optional<int64_t>> g, pos;
+  std::mt19937_64 rng(11);
+  for (int64_t i = 0; i < 60000; ++i) {
+    const uint64_t r = rng() % 50;
+    f.push_back(r == 0   ? std::nullopt
+                : r == 1 ? std::optional<double>(std::nan(""))
+                : r == 2 ? std::optional<double>(-0.0)
+                         : std::optional<double>(static_cast<double>(rng() % 40) / 4));
+    g.push_back(static_cast<int64_t>(rng() % 3));
+    pos.push_back(i);
+  }
+  auto input = Batch({{"f", F64(f)}, {"g", I64(g)}, {"pos", I64(pos)}});
+  std::vector<RecordBatch> slices;
+  for (int64_t start = 0; start < 60000; start += 9000)
+    slices.push_back(input.Slice(start, std::min<int64_t>(9000, 60000 - start)));
+  // The same rows with no nulls, so the fixed-width first-key path runs.
+  std::vector<RecordBatch> no_nulls;
+  for (const RecordBatch& slice : slices) {
+    std::vector<std::optional<bool>> valid;
+    for (int64_t i = 0; i < slice.num_rows(); ++i)
+      valid.push_back(slice.column(0).IsValid(i));
+    no_nulls.push_back(Filter(slice, Bools(valid)).ValueOrDie());
+  }
+  for (const auto& batches : {slices, no_nulls}) {
+    auto source = MemorySource(batches);
+    for (bool ascending : {true, false}) {
+      for (bool nulls_first : {true, false}) {
+        std::vector<SortSpec> keys = {{Column("f"), ascending, nulls_first},
+                                      {Column("g"), !ascending, false}};
+        for (auto [limit, offset] : std::vector<std::pair<int64_t, int64_t>>{{100, 0}, {30, 2000}}) {
+          auto top = MakeTopN(source, keys, limit, offset).ValueOrDie();
+          auto sorted = MakeSort(source, keys).ValueOrDie();
+          auto expected = RunToBatch(MakeLimit(sorted, limit, offset).ValueOrDie(),
+                                     OptionsFor({1, 131072, true}))
+                              .ValueOrDie();
+          ASSERT_EQ(expected.num_rows(), limit);
+          ExpectPlanRows(top, expected, true);
+        }
+      }
+    }
   }
 }
 
