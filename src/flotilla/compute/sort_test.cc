@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/take.h"
@@ -187,6 +188,28 @@ TEST(SortTest, SeveralKeysMatchTheReference) {
     RecordBatch b = Batch(std::move(columns));
     SCOPED_TRACE(b.schema()->ToString());
     EXPECT_EQ(Sort(b, keys), NaiveSort(b, keys));
+  }
+}
+
+// A key range narrow enough to share 64 bits with the row number takes the packed radix path,
+// a wider one the (key, row) path; nulls in runs, first and last, are set aside either way.
+TEST(SortTest, PackedAndUnpackedRadixPathsWithNullRunsMatchTheReference) {
+  std::mt19937_64 rng(17);
+  for (int range_bits : {3, 40, 50, 63}) {
+    std::vector<std::optional<int64_t>> values;
+    for (int64_t i = 0; i < 100000; ++i) {
+      const bool null_run = (i / 7) % 13 == 0 || i == 99999;
+      const int64_t v = static_cast<int64_t>(rng() >> (64 - range_bits)) - (int64_t{1} << 2);
+      values.push_back(null_run ? std::nullopt : std::optional<int64_t>(v));
+    }
+    RecordBatch b = Batch({{"x", MakeNumeric<int64_t>(int64(), values)},
+                           {"y", MakeNumeric<int64_t>(int64(), std::vector<std::optional<int64_t>>(
+                                                                   100000, int64_t{1}))}});
+    for (int dir = 0; dir < 4; ++dir) {
+      SCOPED_TRACE("range bits " + std::to_string(range_bits) + " key " + std::to_string(dir));
+      const std::vector<SortKey> keys = {{0, dir % 2 == 0, dir / 2 == 1}, {1, false}};
+      EXPECT_EQ(Sort(b, keys), NaiveSort(b, keys));
+    }
   }
 }
 
