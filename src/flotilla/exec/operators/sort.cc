@@ -84,11 +84,15 @@ class SortSink final : public SinkOperator {
       for (auto& [seq, batch] : state->buffered)
         batches.push_back(std::move(batch));
       state->buffered.clear();
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted,
-                                SortBatches(keys_->extended_schema(), batches, keys_->keys()));
-      FLOTILLA_ASSIGN_OR_RETURN(sorted, keys_->Strip(sorted));
+      FLOTILLA_ASSIGN_OR_RETURN(
+          std::vector<RecordBatch> sorted,
+          SortBatches(keys_->extended_schema(), batches, keys_->keys(), state->context->pool(),
+                      std::max<int64_t>(morsel, 1 << 20)));
       std::vector<std::vector<RecordBatch>> partitions(1);
-      partitions[0].push_back(std::move(sorted));
+      for (const RecordBatch& piece : sorted) {
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch stripped, keys_->Strip(piece));
+        partitions[0].push_back(std::move(stripped));
+      }
       return MakeBatchSource(schema_, std::move(partitions), morsel);
     }
     std::vector<std::unique_ptr<SortedRun>> runs;

@@ -50,23 +50,53 @@ Result<RecordBatch> BoundSortKeys::Strip(const RecordBatch& extended) const {
   return RecordBatch::Make(input_, std::move(columns), extended.num_rows());
 }
 
+namespace {
+
+// `batches` as one batch (an empty one of `schema` when there are none).
+Result<RecordBatch> ConcatOrEmpty(const SchemaPtr& schema, const std::vector<RecordBatch>& batches) {
+  if (batches.size() == 1) return batches[0];
+  if (!batches.empty()) return ConcatBatches(batches);
+  std::vector<Array> columns;
+  for (const Field& f : schema->fields()) {
+    FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
+    columns.push_back(std::move(empty));
+  }
+  return RecordBatch::Make(schema, std::move(columns), 0);
+}
+
+}  // namespace
+
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
                                 const std::vector<SortKey>& keys) {
-  RecordBatch all;
-  if (batches.size() == 1) {
-    all = batches[0];
-  } else if (batches.empty()) {
-    std::vector<Array> columns;
-    for (const Field& f : schema->fields()) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
-      columns.push_back(std::move(empty));
-    }
-    return RecordBatch::Make(schema, std::move(columns), 0);
-  } else {
-    FLOTILLA_ASSIGN_OR_RETURN(all, ConcatBatches(batches));
-  }
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatOrEmpty(schema, batches));
+  if (all.num_rows() == 0) return all;
   FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
   return Take(all, order);
+}
+
+Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
+                                             const std::vector<RecordBatch>& batches,
+                                             const std::vector<SortKey>& keys, ThreadPool* pool,
+                                             int64_t piece_rows) {
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatOrEmpty(schema, batches));
+  if (all.num_rows() == 0) return std::vector<RecordBatch>{all};
+  FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
+  // The gather reads rows in random order, so it is memory-bound per thread: every thread
+  // gathers pieces of its own.
+  const int64_t n = all.num_rows();
+  piece_rows = std::max<int64_t>(1, piece_rows);
+  std::vector<RecordBatch> pieces(static_cast<size_t>((n + piece_rows - 1) / piece_rows));
+  TaskGroup group(pool);
+  for (size_t p = 0; p < pieces.size(); ++p) {
+    group.Spawn([&, p]() -> Status {
+      const int64_t start = static_cast<int64_t>(p) * piece_rows;
+      FLOTILLA_ASSIGN_OR_RETURN(pieces[p],
+                                Take(all, order.Slice(start, std::min(piece_rows, n - start))));
+      return Status::OK();
+    });
+  }
+  FLOTILLA_RETURN_NOT_OK(group.Wait());
+  return pieces;
 }
 
 namespace {

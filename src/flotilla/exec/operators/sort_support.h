@@ -7,6 +7,7 @@
 #include "flotilla/compute/row_comparator.h"
 #include "flotilla/exec/memory/spill_file.h"
 #include "flotilla/exec/pipeline/operator.h"
+#include "flotilla/exec/thread_pool.h"
 #include "flotilla/exec/plan/physical_plan.h"
 #include "flotilla/expr/binder.h"
 
@@ -38,6 +39,11 @@ class BoundSortKeys {
 /// `batches` (all of one schema, in input order) as one batch sorted stably by `keys`.
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
                                 const std::vector<SortKey>& keys);
+/// The same rows in the same order as pieces of `piece_rows` rows, gathered on `pool`'s threads.
+Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
+                                             const std::vector<RecordBatch>& batches,
+                                             const std::vector<SortKey>& keys, ThreadPool* pool,
+                                             int64_t piece_rows);
 
 /// A stream of batches in sorted order: one run of a merge.
 class SortedRun {
