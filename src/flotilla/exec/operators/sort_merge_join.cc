@@ -9,8 +9,8 @@
 // that reaches the end of its batch is completed from the following batches, which are
 // concatenated with its rows into one batch, so a group always lies in one batch.
 //
-// Dictionary keys are decoded to their values: the batches of one side share a dictionary, and
-// RowComparator ranks two different arrays that share a dictionary by the first one's rows.
+// Dictionary keys are decoded to their values: the two sides (and the batches of one side) may
+// each carry a dictionary of their own, which a comparator of two arrays cannot rank together.
 //
 // Null keys: the sort places nulls last and the comparator treats null as equal to null. Two
 // equal groups whose key holds a null in a key without null_equal do not match; they are
