@@ -7,6 +7,9 @@ PACKAGES=(
   cmake ninja-build ccache g++ make pkg-config
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
   libzstd-dev liblz4-dev libxxhash-dev
+  libsnappy-dev zlib1g-dev libbrotli-dev  # Parquet codecs (zstd and lz4 above too)
+  libsimdjson-dev                     # newline-delimited JSON
+  libcurl4-openssl-dev                # HTTP(S) reads with range requests
   libflatbuffers-dev flatbuffers-compiler
   libprotobuf-dev protobuf-compiler   # plan fragments sent to workers
   libfmt-dev libcli11-dev

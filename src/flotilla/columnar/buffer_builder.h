@@ -44,6 +44,8 @@ class BufferBuilder {
     std::memcpy(buffer_->mutable_data() + size_, &value, sizeof(T));
     size_ += sizeof(T);
   }
+  /// Marks `n` more bytes, written through mutable_data() after a Reserve, as used.
+  void UnsafeAdvance(int64_t n) { size_ += n; }
   /// Hands over the bytes as a buffer and resets the builder.
   Result<BufferPtr> Finish() {
     if (!buffer_) FLOTILLA_RETURN_NOT_OK(Reserve(0));

@@ -101,6 +101,8 @@ std::string FormatDate32(int32_t days) {
   int64_t y;
   unsigned m, d;
   CivilFromDays(days, &y, &m, &d);
+  // Years before 1 keep four digits after the sign (ISO 8601's expanded form: "-0044-03-15").
+  if (y < 0) return fmt::format("-{:04d}-{:02d}-{:02d}", -y, m, d);
   return fmt::format("{:04d}-{:02d}-{:02d}", y, m, d);
 }
 

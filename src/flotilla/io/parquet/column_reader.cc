@@ -1,0 +1,608 @@
+#include "flotilla/io/parquet/column_reader.h"
+
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "flotilla/columnar/buffer_builder.h"
+#include "flotilla/columnar/decimal.h"
+#include "flotilla/io/parquet/codec.h"
+#include "flotilla/io/parquet/encoding.h"
+
+namespace flotilla::parquet {
+
+namespace {
+
+// A corrupt header must not turn into a huge allocation: no real codec expands a page more than
+// this (zstd's best ratio on a constant page stays well below it).
+int64_t MaxUncompressedPageSize(int64_t compressed) {
+  return std::min<int64_t>(std::numeric_limits<int32_t>::max(), compressed * 65536 + (16 << 20));
+}
+
+int PhysicalWidth(const ColumnDescriptor& c) {
+  switch (*c.element.type) {
+    case PhysicalType::kBoolean: return 1;  // one byte per value while decoding
+    case PhysicalType::kInt32:
+    case PhysicalType::kFloat: return 4;
+    case PhysicalType::kInt64:
+    case PhysicalType::kDouble: return 8;
+    case PhysicalType::kInt96: return 12;
+    case PhysicalType::kFixedLenByteArray: return c.element.type_length;
+    case PhysicalType::kByteArray: return 0;
+  }
+  return 0;
+}
+
+// Dense physical values of a chunk (or of its dictionary), in the order decoded.
+class ValueSink {
+ public:
+  explicit ValueSink(const ColumnDescriptor& c)
+      : physical_(*c.element.type), width_(PhysicalWidth(c)) {}
+
+  int64_t size() const { return count_; }
+  int width() const { return width_; }
+  bool is_byte_array() const { return physical_ == PhysicalType::kByteArray; }
+  const uint8_t* fixed() const { return fixed_.data(); }
+  const int32_t* offsets() const { return reinterpret_cast<const int32_t*>(offsets_.data()); }
+  const uint8_t* bytes() const { return data_.data(); }
+
+  Status Reserve(int64_t n) {
+    if (is_byte_array()) return offsets_.Reserve(n * 4);
+    return fixed_.Reserve(n * width_);
+  }
+
+  Status AppendFixed(const uint8_t* src, int64_t n) {
+    FLOTILLA_RETURN_NOT_OK(fixed_.Append(src, n * width_));
+    count_ += n;
+    return Status::OK();
+  }
+  Status AppendBytes(const void* src, int64_t length) {
+    if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
+    if (data_.size() + length > std::numeric_limits<int32_t>::max())
+      return Status::NotImplemented("column chunk with more than 2 GiB of string data");
+    FLOTILLA_RETURN_NOT_OK(data_.Append(src, length));
+    FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(static_cast<int32_t>(data_.size())));
+    ++count_;
+    return Status::OK();
+  }
+
+  Status DecodePlain(const uint8_t* p, int64_t size, int64_t n) {
+    switch (physical_) {
+      case PhysicalType::kBoolean: {
+        if (size * 8 < n) return Status::Invalid("PLAIN booleans past the end of the page");
+        FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n));
+        for (int64_t i = 0; i < n; ++i) fixed_.UnsafeAppend<uint8_t>((p[i >> 3] >> (i & 7)) & 1);
+        count_ += n;
+        return Status::OK();
+      }
+      case PhysicalType::kByteArray: {
+        const uint8_t* end = p + size;
+        if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
+        FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
+        for (int64_t i = 0; i < n; ++i) {
+          if (end - p < 4) return Status::Invalid("PLAIN byte array length past the end");
+          uint32_t length;
+          std::memcpy(&length, p, 4);
+          p += 4;
+          if (length > static_cast<uint64_t>(end - p))
+            return Status::Invalid("PLAIN byte array of " + std::to_string(length) +
+                                   " bytes past the end of the page");
+          if (data_.size() + length > std::numeric_limits<int32_t>::max())
+            return Status::NotImplemented("column chunk with more than 2 GiB of string data");
+          FLOTILLA_RETURN_NOT_OK(data_.Append(p, length));
+          offsets_.UnsafeAppend<int32_t>(static_cast<int32_t>(data_.size()));
+          p += length;
+        }
+        count_ += n;
+        return Status::OK();
+      }
+      default:
+        if (size < n * width_)
+          return Status::Invalid("PLAIN values need " + std::to_string(n * width_) +
+                                 " bytes, the page holds " + std::to_string(size));
+        return AppendFixed(p, n);
+    }
+  }
+
+  // Appends dictionary[indices[i]] for each index.
+  Status Gather(const ValueSink& dict, const uint32_t* indices, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (indices[i] >= static_cast<uint64_t>(dict.size()))
+        return Status::Invalid("dictionary index " + std::to_string(indices[i]) +
+                               " beyond the dictionary's " + std::to_string(dict.size()) +
+                               " values");
+    }
+    if (is_byte_array()) {
+      const int32_t* offsets = dict.offsets();
+      for (int64_t i = 0; i < n; ++i) {
+        const uint32_t k = indices[i];
+        FLOTILLA_RETURN_NOT_OK(AppendBytes(dict.bytes() + offsets[k], offsets[k + 1] - offsets[k]));
+      }
+      return Status::OK();
+    }
+    FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n * width_));
+    uint8_t* out = fixed_.mutable_data() + fixed_.size();
+    const uint8_t* src = dict.fixed();
+    switch (width_) {
+      case 4:
+        for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 4, src + indices[i] * 4, 4);
+        break;
+      case 8:
+        for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 8, src + indices[i] * 8, 8);
+        break;
+      default:
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(out + i * width_, src + static_cast<int64_t>(indices[i]) * width_,
+                      static_cast<size_t>(width_));
+    }
+    fixed_.UnsafeAdvance(n * width_);
+    count_ += n;
+    return Status::OK();
+  }
+
+  Result<BufferPtr> FinishFixed() { return fixed_.Finish(); }
+  Result<BufferPtr> FinishOffsets() {
+    if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
+    return offsets_.Finish();
+  }
+  Result<BufferPtr> FinishData() { return data_.Finish(); }
+
+ private:
+  PhysicalType physical_;
+  int width_;
+  BufferBuilder fixed_, offsets_, data_;
+  int64_t count_ = 0;
+};
+
+class ChunkReader {
+ public:
+  ChunkReader(const ColumnMetaData& meta, const ColumnDescriptor& column)
+      : meta_(meta), column_(column), values_(column) {}
+
+  Result<LeafData> Read(const uint8_t* chunk, int64_t size) {
+    FLOTILLA_ASSIGN_OR_RETURN(codec_, PageCodec::Make(meta_.codec));
+    if (meta_.num_values < 0) return Status::Invalid("negative value count in column metadata");
+    if (column_.max_def > 0) out_.def.reserve(static_cast<size_t>(meta_.num_values));
+    if (column_.max_rep > 0) out_.rep.reserve(static_cast<size_t>(meta_.num_values));
+    int64_t pos = 0;
+    int page = 0;
+    while (out_.entries < meta_.num_values) {
+      if (pos >= size)
+        return Status::Invalid("column chunk ends after " + std::to_string(out_.entries) +
+                               " of its " + std::to_string(meta_.num_values) + " values");
+      int64_t used = 0;
+      auto header = DecodePageHeader(chunk + pos, size - pos, &used);
+      if (!header.ok()) return header.status().WithContext("page " + std::to_string(page));
+      pos += used;
+      const PageHeader& h = *header;
+      if (h.compressed_page_size < 0 || h.compressed_page_size > size - pos)
+        return Status::Invalid("page " + std::to_string(page) + " of " +
+                               std::to_string(h.compressed_page_size) +
+                               " bytes runs past the end of the column chunk");
+      if (h.uncompressed_page_size < 0 ||
+          h.uncompressed_page_size > MaxUncompressedPageSize(h.compressed_page_size))
+        return Status::Invalid("page " + std::to_string(page) + " claims " +
+                               std::to_string(h.uncompressed_page_size) +
+                               " uncompressed bytes");
+      Status st = Page(h, chunk + pos);
+      if (!st.ok()) return st.WithContext("page " + std::to_string(page));
+      pos += h.compressed_page_size;
+      ++page;
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(out_.values, FinishValues());
+    return std::move(out_);
+  }
+
+ private:
+  Status Page(const PageHeader& h, const uint8_t* data) {
+    switch (h.type) {
+      case PageType::kDictionaryPage: {
+        if (!h.dictionary_page_header) return Status::Invalid("dictionary page without header");
+        if (dict_) return Status::Invalid("a second dictionary page");
+        FLOTILLA_ASSIGN_OR_RETURN(const uint8_t* p,
+                                  Decompress(data, h.compressed_page_size,
+                                             h.uncompressed_page_size));
+        const DictionaryPageHeader& d = *h.dictionary_page_header;
+        if (d.num_values < 0) return Status::Invalid("negative dictionary size");
+        if (d.encoding != Encoding::kPlain && d.encoding != Encoding::kPlainDictionary)
+          return Status::NotImplemented(std::string("dictionary page encoding ") +
+                                        EncodingName(d.encoding));
+        dict_ = std::make_unique<ValueSink>(column_);
+        return dict_->DecodePlain(p, h.uncompressed_page_size, d.num_values);
+      }
+      case PageType::kDataPage: {
+        if (!h.data_page_header) return Status::Invalid("data page without header");
+        const DataPageHeader& d = *h.data_page_header;
+        FLOTILLA_ASSIGN_OR_RETURN(const uint8_t* p,
+                                  Decompress(data, h.compressed_page_size,
+                                             h.uncompressed_page_size));
+        const uint8_t* end = p + h.uncompressed_page_size;
+        FLOTILLA_RETURN_NOT_OK(CheckCount(d.num_values));
+        if (column_.max_rep > 0) {
+          if (d.repetition_level_encoding != Encoding::kRle)
+            return Status::NotImplemented(std::string("repetition levels in ") +
+                                          EncodingName(d.repetition_level_encoding));
+          FLOTILLA_ASSIGN_OR_RETURN(p, LevelsV1(p, end, column_.max_rep, d.num_values, &out_.rep));
+        }
+        if (column_.max_def > 0) {
+          if (d.definition_level_encoding != Encoding::kRle)
+            return Status::NotImplemented(std::string("definition levels in ") +
+                                          EncodingName(d.definition_level_encoding));
+          FLOTILLA_ASSIGN_OR_RETURN(p, LevelsV1(p, end, column_.max_def, d.num_values, &out_.def));
+        }
+        return Values(d.encoding, p, end - p, d.num_values);
+      }
+      case PageType::kDataPageV2: {
+        if (!h.data_page_header_v2) return Status::Invalid("data page v2 without header");
+        const DataPageHeaderV2& d = *h.data_page_header_v2;
+        FLOTILLA_RETURN_NOT_OK(CheckCount(d.num_values));
+        const int64_t levels = int64_t{d.repetition_levels_byte_length} +
+                               d.definition_levels_byte_length;
+        if (d.repetition_levels_byte_length < 0 || d.definition_levels_byte_length < 0 ||
+            levels > h.compressed_page_size || levels > h.uncompressed_page_size)
+          return Status::Invalid("data page v2 level lengths exceed the page");
+        const uint8_t* p = data;
+        if (column_.max_rep > 0) {
+          FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, d.repetition_levels_byte_length, column_.max_rep,
+                                           d.num_values, &out_.rep));
+        }
+        p += d.repetition_levels_byte_length;
+        if (column_.max_def > 0) {
+          FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, d.definition_levels_byte_length, column_.max_def,
+                                           d.num_values, &out_.def));
+        }
+        p += d.definition_levels_byte_length;
+        const int64_t compressed = h.compressed_page_size - levels;
+        const int64_t uncompressed = h.uncompressed_page_size - levels;
+        const uint8_t* v = p;
+        if (d.is_compressed && compressed > 0) {
+          FLOTILLA_ASSIGN_OR_RETURN(v, Decompress(p, compressed, uncompressed));
+        } else if (compressed != uncompressed) {
+          return Status::Invalid("uncompressed data page v2 with differing sizes");
+        }
+        return Values(d.encoding, v, d.is_compressed && compressed > 0 ? uncompressed : compressed,
+                      d.num_values);
+      }
+      case PageType::kIndexPage:
+        return Status::OK();
+    }
+    return Status::Invalid("unknown page type " + std::to_string(static_cast<int>(h.type)));
+  }
+
+  Status CheckCount(int32_t n) {
+    if (n < 0 || n > meta_.num_values - out_.entries)
+      return Status::Invalid("page of " + std::to_string(n) + " values exceeds the chunk's " +
+                             std::to_string(meta_.num_values));
+    return Status::OK();
+  }
+
+  Result<const uint8_t*> Decompress(const uint8_t* data, int64_t compressed, int64_t size) {
+    if (meta_.codec == Codec::kUncompressed) {
+      if (compressed != size)
+        return Status::Invalid("uncompressed page of " + std::to_string(compressed) +
+                               " bytes, header says " + std::to_string(size));
+      return data;
+    }
+    scratch_.resize(static_cast<size_t>(size));
+    FLOTILLA_RETURN_NOT_OK(codec_->Decompress(data, compressed, scratch_.data(), size));
+    return static_cast<const uint8_t*>(scratch_.data());
+  }
+
+  // Levels of a v1 page: a 4-byte length, then the RLE runs.
+  Result<const uint8_t*> LevelsV1(const uint8_t* p, const uint8_t* end, int16_t max_level,
+                                  int32_t n, std::vector<int16_t>* out) {
+    if (end - p < 4) return Status::Invalid("truncated level length");
+    uint32_t length;
+    std::memcpy(&length, p, 4);
+    p += 4;
+    if (length > static_cast<uint64_t>(end - p)) return Status::Invalid("levels past the page");
+    FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, length, max_level, n, out));
+    return p + length;
+  }
+
+  Status LevelsRaw(const uint8_t* p, int64_t length, int16_t max_level, int32_t n,
+                   std::vector<int16_t>* out) {
+    const size_t at = out->size();
+    out->resize(at + static_cast<size_t>(n));
+    RleDecoder decoder(p, length, BitWidthFor(static_cast<uint64_t>(max_level)));
+    FLOTILLA_RETURN_NOT_OK(decoder.DecodeLevels(out->data() + at, n));
+    for (size_t i = at; i < out->size(); ++i) {
+      if ((*out)[i] > max_level)
+        return Status::Invalid("level " + std::to_string((*out)[i]) + " above the column's " +
+                               std::to_string(max_level));
+    }
+    return Status::OK();
+  }
+
+  Status Values(Encoding encoding, const uint8_t* p, int64_t size, int32_t num_values) {
+    // Values are stored for the entries at the maximum definition level only.
+    int64_t n = num_values;
+    if (column_.max_def > 0) {
+      n = 0;
+      const int16_t* def = out_.def.data() + out_.entries;
+      for (int32_t i = 0; i < num_values; ++i) n += def[i] == column_.max_def;
+    }
+    out_.entries += num_values;
+    if (n == 0) return Status::OK();
+    const PhysicalType physical = *column_.element.type;
+    switch (encoding) {
+      case Encoding::kPlain:
+        return values_.DecodePlain(p, size, n);
+      case Encoding::kPlainDictionary:
+      case Encoding::kRleDictionary: {
+        if (!dict_) return Status::Invalid("dictionary-encoded page without a dictionary page");
+        if (size < 1) return Status::Invalid("dictionary page data without a bit width");
+        const int width = p[0];
+        if (width > 32) return Status::Invalid("dictionary index width " + std::to_string(width));
+        indices_.resize(static_cast<size_t>(n));
+        RleDecoder decoder(p + 1, size - 1, width);
+        FLOTILLA_RETURN_NOT_OK(decoder.Decode(indices_.data(), n));
+        return values_.Gather(*dict_, indices_.data(), n);
+      }
+      case Encoding::kRle: {
+        if (physical != PhysicalType::kBoolean)
+          return Status::NotImplemented("RLE encoding for non-boolean values");
+        if (size < 4) return Status::Invalid("truncated RLE boolean length");
+        uint32_t length;
+        std::memcpy(&length, p, 4);
+        if (length > static_cast<uint64_t>(size - 4))
+          return Status::Invalid("RLE booleans past the page");
+        indices_.resize(static_cast<size_t>(n));
+        RleDecoder decoder(p + 4, length, 1);
+        FLOTILLA_RETURN_NOT_OK(decoder.Decode(indices_.data(), n));
+        std::vector<uint8_t> bytes(indices_.begin(), indices_.begin() + n);
+        return values_.AppendFixed(bytes.data(), n);
+      }
+      case Encoding::kDeltaBinaryPacked: {
+        if (physical == PhysicalType::kInt32) return Delta<int32_t>(p, size, n);
+        if (physical == PhysicalType::kInt64) return Delta<int64_t>(p, size, n);
+        return Status::Invalid("DELTA_BINARY_PACKED on a " +
+                               std::string(PhysicalTypeName(physical)) + " column");
+      }
+      case Encoding::kDeltaLengthByteArray:
+      case Encoding::kDeltaByteArray: {
+        if (physical != PhysicalType::kByteArray &&
+            !(encoding == Encoding::kDeltaByteArray &&
+              physical == PhysicalType::kFixedLenByteArray))
+          return Status::Invalid(std::string(EncodingName(encoding)) + " on a " +
+                                 PhysicalTypeName(physical) + " column");
+        ByteArrays arrays;
+        arrays.offsets.reserve(static_cast<size_t>(n) + 1);
+        if (encoding == Encoding::kDeltaLengthByteArray) {
+          FLOTILLA_RETURN_NOT_OK(DeltaLengthByteArrayDecode(p, size, n, &arrays));
+        } else {
+          FLOTILLA_RETURN_NOT_OK(DeltaByteArrayDecode(p, size, n, &arrays));
+        }
+        for (int64_t i = 0; i < n; ++i) {
+          const int64_t length = arrays.offsets[i + 1] - arrays.offsets[i];
+          const char* src = arrays.data.data() + arrays.offsets[i];
+          if (physical == PhysicalType::kByteArray) {
+            FLOTILLA_RETURN_NOT_OK(values_.AppendBytes(src, length));
+          } else {
+            if (length != values_.width())
+              return Status::Invalid("DELTA_BYTE_ARRAY value of " + std::to_string(length) +
+                                     " bytes in a FIXED_LEN_BYTE_ARRAY(" +
+                                     std::to_string(values_.width()) + ") column");
+            FLOTILLA_RETURN_NOT_OK(values_.AppendFixed(reinterpret_cast<const uint8_t*>(src), 1));
+          }
+        }
+        return Status::OK();
+      }
+      case Encoding::kByteStreamSplit: {
+        const int width = values_.width();
+        if (physical == PhysicalType::kBoolean || physical == PhysicalType::kByteArray ||
+            physical == PhysicalType::kInt96 || width <= 0)
+          return Status::Invalid(std::string("BYTE_STREAM_SPLIT on a ") +
+                                 PhysicalTypeName(physical) + " column");
+        std::string tmp(static_cast<size_t>(n * width), '\0');
+        FLOTILLA_RETURN_NOT_OK(
+            ByteStreamSplitDecode(p, size, width, n, reinterpret_cast<uint8_t*>(tmp.data())));
+        return values_.AppendFixed(reinterpret_cast<const uint8_t*>(tmp.data()), n);
+      }
+      default:
+        return Status::NotImplemented(std::string("encoding ") + EncodingName(encoding) + " (" +
+                                      std::to_string(static_cast<int>(encoding)) + ")");
+    }
+  }
+
+  template <typename T>
+  Status Delta(const uint8_t* p, int64_t size, int64_t n) {
+    std::vector<T> decoded;
+    FLOTILLA_RETURN_NOT_OK(DeltaBinaryPackedDecode(p, size, &decoded, nullptr));
+    if (static_cast<int64_t>(decoded.size()) < n)
+      return Status::Invalid("DELTA_BINARY_PACKED page holds " + std::to_string(decoded.size()) +
+                             " of " + std::to_string(n) + " values");
+    return values_.AppendFixed(reinterpret_cast<const uint8_t*>(decoded.data()), n);
+  }
+
+  Result<Array> FinishValues();
+
+  const ColumnMetaData& meta_;
+  const ColumnDescriptor& column_;
+  std::unique_ptr<PageCodec> codec_;
+  std::unique_ptr<ValueSink> dict_;
+  ValueSink values_;
+  LeafData out_;
+  std::vector<uint8_t> scratch_;
+  std::vector<uint32_t> indices_;
+};
+
+Int128 BigEndianToInt128(const uint8_t* p, int n) {
+  // Sign-extend the big-endian two's complement bytes.
+  unsigned __int128 v = (n > 0 && (p[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return static_cast<Int128>(v);
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const int exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      uint32_t m = mant;
+      do {
+        ++e;
+        m <<= 1;
+      } while ((m & 0x400) == 0);
+      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (m & 0x3ff) << 13;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | mant << 13;
+  } else {
+    bits = sign | static_cast<uint32_t>(exp - 15 + 127) << 23 | mant << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+template <typename Out, typename Fn>
+Result<BufferPtr> Convert(int64_t n, Fn&& fn) {
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(n * static_cast<int64_t>(sizeof(Out))));
+  Out* dst = reinterpret_cast<Out*>(out->mutable_data());
+  for (int64_t i = 0; i < n; ++i) dst[i] = fn(i);
+  return out;
+}
+
+Result<Array> ChunkReader::FinishValues() {
+  if (!column_.unsupported.empty()) return Status::NotImplemented(column_.unsupported);
+  const int64_t n = values_.size();
+  auto data = std::make_shared<ArrayData>();
+  data->type = column_.type;
+  data->length = n;
+  data->buffers.resize(static_cast<size_t>(NumBuffers(*column_.type)));
+  const TypeId id = column_.type->id();
+  const PhysicalType physical = *column_.element.type;
+  if (id == TypeId::kNull) {
+    data->null_count = n;
+    return Array::Make(data);
+  }
+  if (physical == PhysicalType::kByteArray && id != TypeId::kDecimal128) {
+    FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], values_.FinishOffsets());
+    FLOTILLA_ASSIGN_OR_RETURN(data->buffers[2], values_.FinishData());
+    return Array(data);
+  }
+  if (physical == PhysicalType::kByteArray) {  // decimal in variable-length bytes
+    const int32_t* offsets = values_.offsets();
+    const uint8_t* bytes = values_.bytes();
+    for (int64_t i = 0; i < n; ++i) {
+      if (offsets[i + 1] - offsets[i] > 16)
+        return Status::Invalid("decimal value of " + std::to_string(offsets[i + 1] - offsets[i]) +
+                               " bytes");
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<Int128>(n, [&](int64_t i) {
+      return BigEndianToInt128(bytes + offsets[i], offsets[i + 1] - offsets[i]);
+    }));
+    return Array(data);
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr raw, values_.FinishFixed());
+  const uint8_t* src = raw->data();
+  switch (physical) {
+    case PhysicalType::kBoolean: {
+      FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
+      uint8_t* bits = data->buffers[1]->mutable_data();
+      for (int64_t i = 0; i < n; ++i)
+        if (src[i]) bit_util::SetBit(bits, i);
+      return Array(data);
+    }
+    case PhysicalType::kInt32: {
+      const auto* v = reinterpret_cast<const int32_t*>(src);
+      auto narrow = [&](auto zero) {
+        using T = decltype(zero);
+        return Convert<T>(n, [&](int64_t i) { return static_cast<T>(v[i]); });
+      };
+      Result<BufferPtr> converted = raw;  // int32, uint32, date32: the same bytes
+      if (id == TypeId::kInt8) converted = narrow(int8_t{});
+      if (id == TypeId::kUInt8) converted = narrow(uint8_t{});
+      if (id == TypeId::kInt16) converted = narrow(int16_t{});
+      if (id == TypeId::kUInt16) converted = narrow(uint16_t{});
+      if (id == TypeId::kDecimal128) converted = narrow(Int128{});
+      FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], std::move(converted));
+      return Array(data);
+    }
+    case PhysicalType::kInt64: {
+      const auto* v = reinterpret_cast<const int64_t*>(src);
+      if (id == TypeId::kDecimal128) {
+        FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1],
+                                  Convert<Int128>(n, [&](int64_t i) { return static_cast<Int128>(v[i]); }));
+      } else {
+        data->buffers[1] = raw;
+      }
+      return Array(data);
+    }
+    case PhysicalType::kInt96: {
+      // Legacy timestamps: 8 bytes of nanoseconds within the day, then 4 bytes of Julian day.
+      constexpr int64_t kJulianEpoch = 2440588;
+      constexpr int64_t kNanosPerDay = 86400LL * 1000 * 1000 * 1000;
+      FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<int64_t>(n, [&](int64_t i) {
+        int64_t nanos;
+        int32_t day;
+        std::memcpy(&nanos, src + i * 12, 8);
+        std::memcpy(&day, src + i * 12 + 8, 4);
+        return static_cast<int64_t>(static_cast<uint64_t>(day - kJulianEpoch) * kNanosPerDay +
+                                    static_cast<uint64_t>(nanos));
+      }));
+      return Array(data);
+    }
+    case PhysicalType::kFloat:
+    case PhysicalType::kDouble:
+      data->buffers[1] = raw;
+      return Array(data);
+    case PhysicalType::kFixedLenByteArray: {
+      const int width = values_.width();
+      if (id == TypeId::kDecimal128) {
+        FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<Int128>(n, [&](int64_t i) {
+          return BigEndianToInt128(src + i * width, width);
+        }));
+      } else if (id == TypeId::kFloat32) {  // float16
+        FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<float>(n, [&](int64_t i) {
+          uint16_t h;
+          std::memcpy(&h, src + i * 2, 2);
+          return HalfToFloat(h);
+        }));
+      } else {
+        data->buffers[1] = raw;
+      }
+      return Array(data);
+    }
+    case PhysicalType::kByteArray:
+      break;
+  }
+  return Status::Internal("unhandled physical type");
+}
+
+}  // namespace
+
+Status ColumnChunkRange(const ColumnMetaData& meta, int64_t file_size, int64_t* offset,
+                        int64_t* length) {
+  int64_t start = meta.data_page_offset;
+  if (meta.dictionary_page_offset && *meta.dictionary_page_offset > 0 &&
+      *meta.dictionary_page_offset < start)
+    start = *meta.dictionary_page_offset;
+  if (start < 4 || meta.total_compressed_size < 0 || start >= file_size ||
+      meta.total_compressed_size > file_size - start)
+    return Status::Invalid("column chunk at byte " + std::to_string(start) + " of " +
+                           std::to_string(meta.total_compressed_size) +
+                           " bytes lies outside the file of " + std::to_string(file_size) +
+                           " bytes");
+  *offset = start;
+  *length = meta.total_compressed_size;
+  return Status::OK();
+}
+
+Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                                 const ColumnDescriptor& column) {
+  if (meta.type != *column.element.type)
+    return Status::Invalid(std::string("column chunk of type ") + PhysicalTypeName(meta.type) +
+                           " for a " + PhysicalTypeName(*column.element.type) + " column");
+  ChunkReader reader(meta, column);
+  return reader.Read(chunk, size);
+}
+
+}  // namespace flotilla::parquet

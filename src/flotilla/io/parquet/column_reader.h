@@ -1,0 +1,29 @@
+#pragma once
+// Reads one column chunk: walks its pages (dictionary, data v1 and v2), decompresses them,
+// decodes the repetition and definition levels and the values of every encoding, and returns the
+// levels with the chunk's non-null values as one dense Arrow array of the leaf's type.
+#include <cstdint>
+#include <vector>
+
+#include "flotilla/columnar/array.h"
+#include "flotilla/io/parquet/metadata.h"
+#include "flotilla/io/parquet/schema.h"
+
+namespace flotilla::parquet {
+
+struct LeafData {
+  std::vector<int16_t> def;  // empty when the column's max definition level is 0
+  std::vector<int16_t> rep;  // empty when the column's max repetition level is 0
+  int64_t entries = 0;       // level entries (rows, for columns outside lists)
+  Array values;              // the values of entries whose def == max_def, in order
+};
+
+/// `chunk`: the column chunk's bytes (from its first page to the end of its last).
+Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                                 const ColumnDescriptor& column);
+
+/// The bytes of the column chunk within the file: [*offset, *offset + *length).
+Status ColumnChunkRange(const ColumnMetaData& meta, int64_t file_size, int64_t* offset,
+                        int64_t* length);
+
+}  // namespace flotilla::parquet

@@ -1,0 +1,52 @@
+#pragma once
+// Reading Parquet files: the footer, the schema, and row groups as record batches, with column
+// projection and row-group pruning by statistics.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flotilla/columnar/record_batch.h"
+#include "flotilla/expr/expression.h"
+#include "flotilla/io/fs/file.h"
+#include "flotilla/io/parquet/metadata.h"
+#include "flotilla/io/parquet/schema.h"
+
+namespace flotilla::parquet {
+
+class ParquetFileReader {
+ public:
+  /// Reads and checks the footer. Errors name the file.
+  static Result<std::shared_ptr<ParquetFileReader>> Open(std::shared_ptr<io::RandomAccessFile> file);
+  static Result<std::shared_ptr<ParquetFileReader>> Open(const std::string& uri);
+
+  const std::string& name() const { return file_->name(); }
+  const FileMetaData& metadata() const { return metadata_; }
+  const FileSchema& file_schema() const { return schema_; }
+  const SchemaPtr& schema() const { return schema_.arrow; }
+  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  int64_t num_rows() const { return metadata_.num_rows; }
+  const io::RandomAccessFile& file() const { return *file_; }
+
+  /// Top-level field indices for `columns` (all fields when nullopt); a KeyError naming the
+  /// file and the closest column otherwise.
+  Result<std::vector<int>> FieldIndices(const std::optional<std::vector<std::string>>& columns) const;
+
+  /// Row group `index` with the top-level `fields` (in that order).
+  Result<RecordBatch> ReadRowGroup(int index, const std::vector<int>& fields) const;
+
+  /// False when the row group's statistics show that no row satisfies `filter`.
+  bool RowGroupMayMatch(int index, const expr::ExprPtr& filter) const;
+
+ private:
+  ParquetFileReader(std::shared_ptr<io::RandomAccessFile> file, FileMetaData metadata,
+                    FileSchema schema)
+      : file_(std::move(file)), metadata_(std::move(metadata)), schema_(std::move(schema)) {}
+
+  std::shared_ptr<io::RandomAccessFile> file_;
+  FileMetaData metadata_;
+  FileSchema schema_;
+};
+
+}  // namespace flotilla::parquet

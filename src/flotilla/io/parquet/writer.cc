@@ -1,0 +1,615 @@
+#include "flotilla/io/parquet/writer.h"
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <unordered_map>
+
+#include "flotilla/columnar/decimal.h"
+#include "flotilla/compute/cast.h"
+#include "flotilla/io/parquet/codec.h"
+#include "flotilla/io/parquet/encoding.h"
+#include "flotilla/io/parquet/schema.h"
+
+namespace flotilla::parquet {
+
+namespace {
+
+constexpr char kMagic[] = "PAR1";
+
+// --- schema ------------------------------------------------------------------------------------
+
+TypePtr StorageType(const TypePtr& type) {
+  return type->id() == TypeId::kDictionary ? type->value_type() : type;
+}
+
+void IntegerType(SchemaElement* e, PhysicalType physical, int bits, bool is_signed) {
+  e->type = physical;
+  e->logical_type.kind = LogicalType::kInteger;
+  e->logical_type.bit_width = static_cast<int8_t>(bits);
+  e->logical_type.is_signed = is_signed;
+  static const ConvertedType kSigned[] = {ConvertedType::kInt8, ConvertedType::kInt16,
+                                          ConvertedType::kInt32, ConvertedType::kInt64};
+  static const ConvertedType kUnsigned[] = {ConvertedType::kUint8, ConvertedType::kUint16,
+                                            ConvertedType::kUint32, ConvertedType::kUint64};
+  const int k = bits == 8 ? 0 : bits == 16 ? 1 : bits == 32 ? 2 : 3;
+  e->converted_type = is_signed ? kSigned[k] : kUnsigned[k];
+}
+
+Status AddElements(const Field& field, std::vector<SchemaElement>* out) {
+  const TypePtr type = StorageType(field.type);
+  SchemaElement e;
+  e.name = field.name;
+  e.repetition = field.nullable ? Repetition::kOptional : Repetition::kRequired;
+  switch (type->id()) {
+    case TypeId::kNull:
+      e.type = PhysicalType::kInt32;
+      e.repetition = Repetition::kOptional;
+      e.logical_type.kind = LogicalType::kUnknown;
+      break;
+    case TypeId::kBool: e.type = PhysicalType::kBoolean; break;
+    case TypeId::kInt8: IntegerType(&e, PhysicalType::kInt32, 8, true); break;
+    case TypeId::kInt16: IntegerType(&e, PhysicalType::kInt32, 16, true); break;
+    case TypeId::kInt32: e.type = PhysicalType::kInt32; break;
+    case TypeId::kInt64: e.type = PhysicalType::kInt64; break;
+    case TypeId::kUInt8: IntegerType(&e, PhysicalType::kInt32, 8, false); break;
+    case TypeId::kUInt16: IntegerType(&e, PhysicalType::kInt32, 16, false); break;
+    case TypeId::kUInt32: IntegerType(&e, PhysicalType::kInt32, 32, false); break;
+    case TypeId::kUInt64: IntegerType(&e, PhysicalType::kInt64, 64, false); break;
+    case TypeId::kFloat32: e.type = PhysicalType::kFloat; break;
+    case TypeId::kFloat64: e.type = PhysicalType::kDouble; break;
+    case TypeId::kDecimal128:
+      e.type = type->precision() <= 9    ? PhysicalType::kInt32
+               : type->precision() <= 18 ? PhysicalType::kInt64
+                                         : PhysicalType::kFixedLenByteArray;
+      if (*e.type == PhysicalType::kFixedLenByteArray) e.type_length = 16;
+      e.converted_type = ConvertedType::kDecimal;
+      e.precision = type->precision();
+      e.scale = type->scale();
+      e.logical_type.kind = LogicalType::kDecimal;
+      e.logical_type.precision = type->precision();
+      e.logical_type.scale = type->scale();
+      break;
+    case TypeId::kDate32:
+      e.type = PhysicalType::kInt32;
+      e.converted_type = ConvertedType::kDate;
+      e.logical_type.kind = LogicalType::kDate;
+      break;
+    case TypeId::kTimestamp: {
+      e.type = PhysicalType::kInt64;
+      e.logical_type.kind = LogicalType::kTimestamp;
+      e.logical_type.adjusted_to_utc = !type->timezone().empty();
+      // Parquet has no seconds: they are written as milliseconds.
+      e.logical_type.unit = type->unit() == TimeUnit::kMicro  ? LogicalType::kMicros
+                            : type->unit() == TimeUnit::kNano ? LogicalType::kNanos
+                                                              : LogicalType::kMillis;
+      if (e.logical_type.adjusted_to_utc && e.logical_type.unit != LogicalType::kNanos)
+        e.converted_type = e.logical_type.unit == LogicalType::kMillis
+                               ? ConvertedType::kTimestampMillis
+                               : ConvertedType::kTimestampMicros;
+      break;
+    }
+    case TypeId::kDuration:
+      return Status::NotImplemented("Parquet has no duration type: cast column '" + field.name +
+                                    "' to int64 to write it");
+    case TypeId::kString:
+    case TypeId::kLargeString:
+      e.type = PhysicalType::kByteArray;
+      e.converted_type = ConvertedType::kUtf8;
+      e.logical_type.kind = LogicalType::kString;
+      break;
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary: e.type = PhysicalType::kByteArray; break;
+    case TypeId::kFixedSizeBinary:
+      e.type = PhysicalType::kFixedLenByteArray;
+      e.type_length = type->fixed_size();
+      break;
+    case TypeId::kList:
+    case TypeId::kFixedSizeList: {
+      e.num_children = 1;
+      e.converted_type = ConvertedType::kList;
+      e.logical_type.kind = LogicalType::kList;
+      out->push_back(e);
+      SchemaElement repeated;
+      repeated.name = "list";
+      repeated.repetition = Repetition::kRepeated;
+      repeated.num_children = 1;
+      out->push_back(repeated);
+      Field element = type->fields()[0];
+      element.name = "element";
+      return AddElements(element, out);
+    }
+    case TypeId::kStruct: {
+      if (type->fields().empty())
+        return Status::NotImplemented("Parquet cannot store the empty struct '" + field.name + "'");
+      e.num_children = static_cast<int32_t>(type->fields().size());
+      out->push_back(e);
+      for (const Field& child : type->fields()) FLOTILLA_RETURN_NOT_OK(AddElements(child, out));
+      return Status::OK();
+    }
+    default:
+      return Status::NotImplemented("writing " + type->ToString() + " column '" + field.name +
+                                    "' to Parquet");
+  }
+  out->push_back(e);
+  return Status::OK();
+}
+
+// --- shredding ---------------------------------------------------------------------------------
+
+// A leaf's levels and dense values for the rows buffered in a row group.
+struct LeafBuffer {
+  std::vector<int16_t> def, rep;
+  std::string fixed;              // fixed-width values (booleans: one byte each)
+  std::vector<uint32_t> offsets{0};  // byte arrays: value i is data[offsets[i], offsets[i+1])
+  std::string data;
+  int64_t values = 0;
+  int64_t nulls = 0;
+
+  void Clear() { *this = LeafBuffer(); }
+  std::string_view Value(int64_t i, int width) const {
+    if (width == 0) return std::string_view(data).substr(offsets[i], offsets[i + 1] - offsets[i]);
+    return std::string_view(fixed).substr(static_cast<size_t>(i * width), static_cast<size_t>(width));
+  }
+};
+
+template <typename T>
+void Put(std::string* out, T v) {
+  out->append(reinterpret_cast<const char*>(&v), sizeof(T));
+}
+
+class Shredder {
+ public:
+  Shredder(const FileSchema& schema, std::vector<LeafBuffer>* leaves)
+      : schema_(schema), leaves_(*leaves) {}
+
+  void Row(const SchemaNode& node, const Array& a, int64_t i, int16_t d, int16_t r) {
+    if (node.nullable && a.IsNull(i)) return Empty(node, d, r);
+    const int16_t present = node.def_level;
+    switch (node.kind) {
+      case SchemaNode::Kind::kLeaf: {
+        LeafBuffer& leaf = leaves_[node.leaf];
+        if (schema_.leaves[node.leaf].max_def > 0) leaf.def.push_back(present);
+        if (schema_.leaves[node.leaf].max_rep > 0) leaf.rep.push_back(r);
+        AppendValue(node, a, i, &leaf);
+        return;
+      }
+      case SchemaNode::Kind::kStruct:
+        for (size_t f = 0; f < node.children.size(); ++f)
+          Row(node.children[f], a.field(static_cast<int>(f)), i, present, r);
+        return;
+      case SchemaNode::Kind::kList: {
+        int64_t begin, end;
+        Array values;
+        if (a.type_id() == TypeId::kFixedSizeList) {
+          const int64_t size = a.type()->fixed_size();
+          begin = (a.offset() + i) * size;
+          end = begin + size;
+          values = a.child(0);
+        } else {
+          begin = a.ValueOffset(i);
+          end = a.ValueOffset(i + 1);
+          values = a.child(0);
+        }
+        if (begin == end) return Empty(node, present, r);
+        for (int64_t k = begin; k < end; ++k)
+          Row(node.children[0], values, k, node.element_def, k == begin ? r : node.rep_level);
+        return;
+      }
+    }
+  }
+
+ private:
+  // A null (or empty list) at definition level `d`: one entry in every leaf below.
+  void Empty(const SchemaNode& node, int16_t d, int16_t r) {
+    for (int l = node.first_leaf; l < node.end_leaf; ++l) {
+      LeafBuffer& leaf = leaves_[l];
+      if (schema_.leaves[l].max_def > 0) leaf.def.push_back(d);
+      if (schema_.leaves[l].max_rep > 0) leaf.rep.push_back(r);
+      ++leaf.nulls;
+    }
+  }
+
+  static void AppendValue(const SchemaNode& node, const Array& a, int64_t i, LeafBuffer* leaf) {
+    ++leaf->values;
+    const DataType& t = *a.type();
+    switch (t.id()) {
+      case TypeId::kBool: leaf->fixed.push_back(a.BoolValue(i) ? 1 : 0); return;
+      case TypeId::kInt8: return Put<int32_t>(&leaf->fixed, a.values<int8_t>()[i]);
+      case TypeId::kInt16: return Put<int32_t>(&leaf->fixed, a.values<int16_t>()[i]);
+      case TypeId::kUInt8: return Put<int32_t>(&leaf->fixed, a.values<uint8_t>()[i]);
+      case TypeId::kUInt16: return Put<int32_t>(&leaf->fixed, a.values<uint16_t>()[i]);
+      case TypeId::kInt32:
+      case TypeId::kUInt32:
+      case TypeId::kDate32:
+      case TypeId::kFloat32: leaf->fixed.append(reinterpret_cast<const char*>(a.values<int32_t>() + i), 4); return;
+      case TypeId::kTimestamp:
+        if (t.unit() == TimeUnit::kSecond) return Put<int64_t>(&leaf->fixed, a.values<int64_t>()[i] * 1000);
+        [[fallthrough]];
+      case TypeId::kInt64:
+      case TypeId::kUInt64:
+      case TypeId::kFloat64: leaf->fixed.append(reinterpret_cast<const char*>(a.values<int64_t>() + i), 8); return;
+      case TypeId::kDecimal128: {
+        const Int128 v = a.values<Int128>()[i];
+        if (t.precision() <= 9) return Put<int32_t>(&leaf->fixed, static_cast<int32_t>(v));
+        if (t.precision() <= 18) return Put<int64_t>(&leaf->fixed, static_cast<int64_t>(v));
+        char be[16];
+        for (int k = 0; k < 16; ++k) be[k] = static_cast<char>(static_cast<unsigned __int128>(v) >> (8 * (15 - k)));
+        leaf->fixed.append(be, 16);
+        return;
+      }
+      case TypeId::kFixedSizeBinary: leaf->fixed.append(a.GetView(i)); return;
+      case TypeId::kNull: return;
+      default: {  // string and binary
+        const std::string_view v = a.GetView(i);
+        leaf->data.append(v);
+        leaf->offsets.push_back(static_cast<uint32_t>(leaf->data.size()));
+        return;
+      }
+    }
+  }
+
+  const FileSchema& schema_;
+  std::vector<LeafBuffer>& leaves_;
+};
+
+// --- statistics --------------------------------------------------------------------------------
+
+enum class Order { kNone, kSigned32, kUnsigned32, kSigned64, kUnsigned64, kFloat, kDouble,
+                   kBytes, kSignedBytes, kBool };
+
+Order OrderOf(const ColumnDescriptor& c) {
+  const TypeId id = c.type->id();
+  switch (*c.element.type) {
+    case PhysicalType::kBoolean: return Order::kBool;
+    case PhysicalType::kInt32:
+      if (c.type->id() == TypeId::kNull) return Order::kNone;
+      return id == TypeId::kUInt8 || id == TypeId::kUInt16 || id == TypeId::kUInt32
+                 ? Order::kUnsigned32 : Order::kSigned32;
+    case PhysicalType::kInt64: return id == TypeId::kUInt64 ? Order::kUnsigned64 : Order::kSigned64;
+    case PhysicalType::kFloat: return Order::kFloat;
+    case PhysicalType::kDouble: return Order::kDouble;
+    case PhysicalType::kByteArray: return Order::kBytes;
+    case PhysicalType::kFixedLenByteArray:
+      return id == TypeId::kDecimal128 ? Order::kSignedBytes : Order::kBytes;
+    default: return Order::kNone;
+  }
+}
+
+// a < b in the column's order (NaN never reaches here).
+bool Less(Order order, std::string_view a, std::string_view b) {
+  auto load = [](std::string_view s, auto v) { std::memcpy(&v, s.data(), sizeof(v)); return v; };
+  switch (order) {
+    case Order::kBool: return a[0] < b[0];
+    case Order::kSigned32: return load(a, int32_t{}) < load(b, int32_t{});
+    case Order::kUnsigned32: return load(a, uint32_t{}) < load(b, uint32_t{});
+    case Order::kSigned64: return load(a, int64_t{}) < load(b, int64_t{});
+    case Order::kUnsigned64: return load(a, uint64_t{}) < load(b, uint64_t{});
+    case Order::kFloat: return load(a, float{}) < load(b, float{});
+    case Order::kDouble: return load(a, double{}) < load(b, double{});
+    case Order::kBytes: return a < b;  // std::string_view compares bytes as unsigned char
+    case Order::kSignedBytes: {
+      const bool na = static_cast<unsigned char>(a[0]) & 0x80, nb = static_cast<unsigned char>(b[0]) & 0x80;
+      if (na != nb) return na;
+      return a < b;
+    }
+    case Order::kNone: return false;
+  }
+  return false;
+}
+
+bool IsNaN(Order order, std::string_view v) {
+  if (order == Order::kFloat) { float f; std::memcpy(&f, v.data(), 4); return f != f; }
+  if (order == Order::kDouble) { double d; std::memcpy(&d, v.data(), 8); return d != d; }
+  return false;
+}
+
+// --- column chunks -----------------------------------------------------------------------------
+
+class ChunkWriter {
+ public:
+  ChunkWriter(const ColumnDescriptor& column, const ParquetWriteOptions& options, PageCodec* codec)
+      : column_(column), options_(options), codec_(codec),
+        width_(*column.element.type == PhysicalType::kByteArray ? 0
+               : *column.element.type == PhysicalType::kBoolean ? 1
+               : *column.element.type == PhysicalType::kFixedLenByteArray ? column.element.type_length
+               : *column.element.type == PhysicalType::kInt32 || *column.element.type == PhysicalType::kFloat ? 4 : 8) {}
+
+  // Encodes `leaf` as one column chunk appended to `out` at file offset `base`.
+  Result<ColumnChunk> Write(const LeafBuffer& leaf, int64_t base, std::string* out) {
+    ColumnMetaData meta;
+    meta.type = *column_.element.type;
+    meta.path_in_schema = column_.path_in_schema;
+    meta.codec = options_.codec;
+    const int64_t entries = std::max<int64_t>(
+        static_cast<int64_t>(leaf.def.size()),
+        column_.max_def > 0 ? 0 : leaf.values);
+    meta.num_values = entries;
+    const size_t start = out->size();
+    const bool null_column = column_.type->id() == TypeId::kNull;
+
+    // Dictionary: each distinct value once, in first-seen order.
+    std::vector<uint32_t> indices;
+    std::vector<int64_t> dict;
+    bool use_dict = options_.dictionary && *column_.element.type != PhysicalType::kBoolean &&
+                    leaf.values > 0 && !null_column;
+    if (use_dict) {
+      std::unordered_map<std::string_view, uint32_t> seen;
+      seen.reserve(static_cast<size_t>(std::min<int64_t>(leaf.values, 1 << 16)));
+      indices.reserve(static_cast<size_t>(leaf.values));
+      int64_t dict_bytes = 0;
+      for (int64_t i = 0; i < leaf.values && use_dict; ++i) {
+        const std::string_view v = leaf.Value(i, width_);
+        auto [it, inserted] = seen.emplace(v, static_cast<uint32_t>(dict.size()));
+        if (inserted) {
+          dict.push_back(i);
+          dict_bytes += static_cast<int64_t>(v.size()) + (width_ == 0 ? 4 : 0);
+          if (dict_bytes > options_.dictionary_bytes) use_dict = false;
+        }
+        indices.push_back(it->second);
+      }
+    }
+    if (use_dict) {
+      std::string plain;
+      for (int64_t i : dict) PlainValue(leaf, i, &plain);
+      PageHeader h;
+      h.type = PageType::kDictionaryPage;
+      h.dictionary_page_header = DictionaryPageHeader{static_cast<int32_t>(dict.size()), Encoding::kPlain, false};
+      meta.dictionary_page_offset = base + static_cast<int64_t>(out->size() - start);
+      FLOTILLA_RETURN_NOT_OK(WritePage(&h, plain, out, &meta));
+      meta.encodings = {Encoding::kPlain, Encoding::kRle, Encoding::kRleDictionary};
+    } else {
+      meta.encodings = {Encoding::kPlain, Encoding::kRle};
+    }
+    meta.data_page_offset = base + static_cast<int64_t>(out->size() - start);
+    const int bit_width = use_dict ? std::max(1, BitWidthFor(dict.size() - 1)) : 0;
+
+    // Data pages, cut at row starts once a page holds about page_bytes of values.
+    int64_t entry = 0, value = 0;
+    while (entry < entries) {
+      const int64_t first_entry = entry, first_value = value;
+      int64_t bytes = 0;
+      while (entry < entries) {
+        const bool present = column_.max_def == 0 || leaf.def[entry] == column_.max_def;
+        if (present && !null_column) {
+          bytes += use_dict ? 1 + bit_width / 8 : (width_ ? width_ : 4 + static_cast<int64_t>(leaf.Value(value, 0).size()));
+          ++value;
+        }
+        ++entry;
+        if (bytes >= options_.page_bytes && entry < entries &&
+            (column_.max_rep == 0 || leaf.rep[entry] == 0))
+          break;
+      }
+      std::string body;
+      if (column_.max_rep > 0) Levels(leaf.rep.data() + first_entry, entry - first_entry, column_.max_rep, &body);
+      if (column_.max_def > 0) Levels(leaf.def.data() + first_entry, entry - first_entry, column_.max_def, &body);
+      if (use_dict) {
+        body.push_back(static_cast<char>(bit_width));
+        RleEncode(indices.data() + first_value, value - first_value, bit_width, &body);
+      } else if (*column_.element.type == PhysicalType::kBoolean) {
+        const size_t at = body.size();
+        body.resize(at + static_cast<size_t>((value - first_value + 7) / 8), '\0');
+        for (int64_t i = first_value; i < value; ++i)
+          if (leaf.fixed[i]) body[at + (i - first_value) / 8] |= static_cast<char>(1 << ((i - first_value) % 8));
+      } else {
+        for (int64_t i = first_value; i < value; ++i) PlainValue(leaf, i, &body);
+      }
+      PageHeader h;
+      h.type = PageType::kDataPage;
+      h.data_page_header = DataPageHeader{static_cast<int32_t>(entry - first_entry),
+                                          use_dict ? Encoding::kRleDictionary : Encoding::kPlain,
+                                          Encoding::kRle, Encoding::kRle, std::nullopt};
+      FLOTILLA_RETURN_NOT_OK(WritePage(&h, body, out, &meta));
+    }
+    if (entries == 0) {  // an empty row group still has one (empty) page per column
+      PageHeader h;
+      h.type = PageType::kDataPage;
+      h.data_page_header = DataPageHeader{0, Encoding::kPlain, Encoding::kRle, Encoding::kRle, std::nullopt};
+      FLOTILLA_RETURN_NOT_OK(WritePage(&h, "", out, &meta));
+    }
+    meta.total_compressed_size = static_cast<int64_t>(out->size() - start);
+    if (options_.statistics) meta.statistics = Stats(leaf);
+    ColumnChunk chunk;
+    chunk.file_offset = meta.data_page_offset;
+    chunk.meta_data = std::move(meta);
+    return chunk;
+  }
+
+ private:
+  void PlainValue(const LeafBuffer& leaf, int64_t i, std::string* out) const {
+    const std::string_view v = leaf.Value(i, width_);
+    if (width_ == 0) Put<uint32_t>(out, static_cast<uint32_t>(v.size()));
+    out->append(v);
+  }
+
+  static void Levels(const int16_t* levels, int64_t n, int16_t max_level, std::string* out) {
+    std::string encoded;
+    RleEncodeLevels(levels, n, BitWidthFor(static_cast<uint64_t>(max_level)), &encoded);
+    Put<uint32_t>(out, static_cast<uint32_t>(encoded.size()));
+    out->append(encoded);
+  }
+
+  Status WritePage(PageHeader* h, std::string_view body, std::string* out, ColumnMetaData* meta) {
+    std::string compressed;
+    FLOTILLA_RETURN_NOT_OK(codec_->Compress(reinterpret_cast<const uint8_t*>(body.data()),
+                                            static_cast<int64_t>(body.size()), &compressed));
+    h->uncompressed_page_size = static_cast<int32_t>(body.size());
+    h->compressed_page_size = static_cast<int32_t>(compressed.size());
+    const std::string header = EncodePageHeader(*h);
+    out->append(header);
+    out->append(compressed);
+    meta->total_uncompressed_size += static_cast<int64_t>(header.size() + body.size());
+    return Status::OK();
+  }
+
+  Statistics Stats(const LeafBuffer& leaf) const {
+    Statistics s;
+    s.null_count = leaf.nulls;
+    const Order order = OrderOf(column_);
+    if (order == Order::kNone) return s;
+    std::string_view min, max;
+    bool any = false;
+    for (int64_t i = 0; i < leaf.values; ++i) {
+      const std::string_view v = leaf.Value(i, width_);
+      if (IsNaN(order, v)) continue;
+      if (!any || Less(order, v, min)) min = v;
+      if (!any || Less(order, max, v)) max = v;
+      any = true;
+    }
+    if (any) {
+      s.min_value = std::string(min);
+      s.max_value = std::string(max);
+    }
+    return s;
+  }
+
+  const ColumnDescriptor& column_;
+  const ParquetWriteOptions& options_;
+  PageCodec* codec_;
+  int width_;
+};
+
+}  // namespace
+
+struct ParquetFileWriter::Impl {
+  std::unique_ptr<io::OutputStream> out;
+  SchemaPtr schema;
+  ParquetWriteOptions options;
+  FileMetaData metadata;
+  FileSchema file_schema;
+  std::unique_ptr<PageCodec> codec;
+  std::vector<LeafBuffer> leaves;
+  int64_t buffered_rows = 0;
+  bool closed = false;
+
+  int64_t BufferedBytes() const {
+    int64_t bytes = 0;
+    for (const LeafBuffer& l : leaves)
+      bytes += static_cast<int64_t>(l.fixed.size() + l.data.size() + l.offsets.size() * 4 +
+                                    (l.def.size() + l.rep.size()) * 2);
+    return bytes;
+  }
+
+  Status Flush() {
+    if (buffered_rows == 0 && !metadata.row_groups.empty()) return Status::OK();
+    RowGroup rg;
+    rg.num_rows = buffered_rows;
+    rg.file_offset = out->Tell();
+    std::string bytes;
+    for (size_t l = 0; l < leaves.size(); ++l) {
+      ChunkWriter writer(file_schema.leaves[l], options, codec.get());
+      FLOTILLA_ASSIGN_OR_RETURN(ColumnChunk chunk,
+                                writer.Write(leaves[l], out->Tell() + static_cast<int64_t>(bytes.size()), &bytes));
+      rg.total_byte_size += chunk.meta_data->total_uncompressed_size;
+      rg.columns.push_back(std::move(chunk));
+      leaves[l].Clear();
+    }
+    rg.total_compressed_size = static_cast<int64_t>(bytes.size());
+    rg.ordinal = static_cast<int16_t>(metadata.row_groups.size());
+    FLOTILLA_RETURN_NOT_OK(out->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    metadata.num_rows += buffered_rows;
+    metadata.row_groups.push_back(std::move(rg));
+    buffered_rows = 0;
+    return Status::OK();
+  }
+};
+
+ParquetFileWriter::ParquetFileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+ParquetFileWriter::~ParquetFileWriter() = default;
+
+int64_t ParquetFileWriter::bytes_written() const { return impl_->out->Tell(); }
+
+Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
+    std::unique_ptr<io::OutputStream> out, SchemaPtr schema, ParquetWriteOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->schema = schema;
+  SchemaElement root;
+  root.name = "schema";
+  root.num_children = schema->num_fields();
+  impl->metadata.schema.push_back(root);
+  for (const Field& f : schema->fields())
+    FLOTILLA_RETURN_NOT_OK(AddElements(f, &impl->metadata.schema));
+  if (schema->num_fields() == 0) return Status::Invalid("cannot write Parquet without columns");
+  FLOTILLA_ASSIGN_OR_RETURN(impl->file_schema, BuildFileSchema(impl->metadata));
+  impl->metadata.version = 1;
+  impl->metadata.created_by = "flotilla";
+  impl->metadata.type_defined_order.assign(impl->file_schema.leaves.size(), true);
+  FLOTILLA_ASSIGN_OR_RETURN(impl->codec, PageCodec::Make(options.codec, options.compression_level));
+  impl->leaves.resize(impl->file_schema.leaves.size());
+  FLOTILLA_RETURN_NOT_OK(out->Write(kMagic, 4));
+  impl->out = std::move(out);
+  return std::unique_ptr<ParquetFileWriter>(new ParquetFileWriter(std::move(impl)));
+}
+
+Status ParquetFileWriter::Write(const RecordBatch& batch) {
+  Impl& s = *impl_;
+  if (s.closed) return Status::Invalid("write to a closed Parquet writer");
+  if (batch.num_columns() != s.schema->num_fields())
+    return Status::Invalid("batch of " + std::to_string(batch.num_columns()) +
+                           " columns for a Parquet file of " + std::to_string(s.schema->num_fields()));
+  std::vector<Array> columns;
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    Array column = batch.column(c);
+    const TypePtr want = StorageType(s.schema->field(c).type);
+    if (column.type_id() == TypeId::kDictionary) {
+      FLOTILLA_ASSIGN_OR_RETURN(column, compute::Cast(column, want));
+    }
+    if (!column.type()->Equals(*want))
+      return Status::TypeError("column '" + s.schema->field(c).name + "' is " +
+                               column.type()->ToString() + ", the Parquet file's schema says " +
+                               want->ToString());
+    columns.push_back(std::move(column));
+  }
+  Shredder shredder(s.file_schema, &s.leaves);
+  for (int64_t row = 0; row < batch.num_rows(); ++row) {
+    for (size_t c = 0; c < columns.size(); ++c)
+      shredder.Row(s.file_schema.fields[c], columns[c], row, 0, 0);
+    ++s.buffered_rows;
+    ++rows_written_;
+    if (s.buffered_rows >= s.options.row_group_rows ||
+        ((s.buffered_rows & 1023) == 0 && s.BufferedBytes() >= s.options.row_group_bytes))
+      FLOTILLA_RETURN_NOT_OK(s.Flush());
+  }
+  return Status::OK();
+}
+
+Status ParquetFileWriter::Close() {
+  Impl& s = *impl_;
+  if (s.closed) return Status::OK();
+  s.closed = true;
+  if (s.buffered_rows > 0 || s.metadata.row_groups.empty()) FLOTILLA_RETURN_NOT_OK(s.Flush());
+  const std::string footer = EncodeFileMetaData(s.metadata);
+  FLOTILLA_RETURN_NOT_OK(s.out->Write(footer.data(), static_cast<int64_t>(footer.size())));
+  const uint32_t length = static_cast<uint32_t>(footer.size());
+  FLOTILLA_RETURN_NOT_OK(s.out->Write(&length, 4));
+  FLOTILLA_RETURN_NOT_OK(s.out->Write(kMagic, 4));
+  return s.out->Close();
+}
+
+Status WriteParquetFile(const std::string& path, const SchemaPtr& schema,
+                        const std::vector<RecordBatch>& batches, const ParquetWriteOptions& options) {
+  const std::filesystem::path target(path);
+  const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp")).string();
+  auto write = [&]() -> Status {
+    FLOTILLA_ASSIGN_OR_RETURN(auto stream, io::FileOutputStream::Open(temp));
+    FLOTILLA_ASSIGN_OR_RETURN(auto writer, ParquetFileWriter::Open(std::move(stream), schema, options));
+    for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(writer->Write(b));
+    return writer->Close();
+  };
+  Status st = write();
+  if (!st.ok()) {
+    std::remove(temp.c_str());
+    return st.WithContext("writing parquet file '" + path + "'");
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, target, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    return Status::IOError("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
+  }
+  return Status::OK();
+}
+
+}  // namespace flotilla::parquet

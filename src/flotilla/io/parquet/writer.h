@@ -1,0 +1,56 @@
+#pragma once
+// Writing Parquet files: Arrow schema to Parquet schema (3-level lists, logical types), record
+// shredding into definition/repetition levels, dictionary encoding with a PLAIN fallback,
+// v1 data pages compressed with the chosen codec, and column chunk statistics.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flotilla/columnar/record_batch.h"
+#include "flotilla/io/parquet/metadata.h"
+#include "flotilla/io/stream.h"
+
+namespace flotilla::parquet {
+
+struct ParquetWriteOptions {
+  Codec codec = Codec::kZstd;
+  int compression_level = 0;  // 0: the codec's default
+  int64_t row_group_bytes = int64_t{128} << 20;  // in-memory bytes buffered per row group
+  int64_t row_group_rows = 1 << 20;
+  int64_t page_bytes = 1 << 20;  // target encoded size of a data page
+  bool dictionary = true;
+  int64_t dictionary_bytes = 1 << 20;  // above this a chunk falls back to PLAIN
+  bool statistics = true;
+};
+
+class ParquetFileWriter {
+ public:
+  /// Writes to `out` (which the writer owns and closes).
+  static Result<std::unique_ptr<ParquetFileWriter>> Open(std::unique_ptr<io::OutputStream> out,
+                                                         SchemaPtr schema,
+                                                         ParquetWriteOptions options = {});
+  ~ParquetFileWriter();
+
+  /// Buffers `batch` (of the writer's schema); full row groups are encoded and written.
+  Status Write(const RecordBatch& batch);
+  /// Writes the buffered rows and the footer, and closes the stream.
+  Status Close();
+
+  int64_t rows_written() const { return rows_written_; }
+  int64_t bytes_written() const;
+
+ private:
+  struct Impl;
+  ParquetFileWriter(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  int64_t rows_written_ = 0;
+};
+
+/// Writes `batches` to `path` under a temporary name in the same directory, renamed into place
+/// once complete: a failed write leaves no file at `path`.
+Status WriteParquetFile(const std::string& path, const SchemaPtr& schema,
+                        const std::vector<RecordBatch>& batches,
+                        const ParquetWriteOptions& options = {});
+
+}  // namespace flotilla::parquet

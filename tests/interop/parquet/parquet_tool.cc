@@ -1,0 +1,136 @@
+// The C++ half of the Parquet interop tests (tests/interop/parquet_read.mjs):
+//
+//   parquet_tool read FILE      prints "schema\t[...]" then one canonical JSON row per line
+//
+// The canonical cell form (shared with the DuckDB side): integers as decimal strings, floats as
+// numbers with 17 significant digits ("NaN", "Infinity"), decimals as strings with the scale's
+// digits, dates "YYYY-MM-DD", timestamps as "<count><unit>", binary as lowercase hex, lists as
+// arrays, structs as objects.
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <string>
+
+#include "flotilla/columnar/decimal.h"
+#include "flotilla/io/parquet/reader.h"
+
+using namespace flotilla;
+
+namespace {
+
+std::string Quote(std::string_view s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+          out += buf;
+        } else {
+          out += static_cast<char>(c);
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string Hex(std::string_view s) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+std::string Float(double v) {
+  if (std::isnan(v)) return "\"NaN\"";
+  if (std::isinf(v)) return v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%.17g", v);
+  return buf;
+}
+
+std::string Cell(const Array& a, int64_t i) {
+  if (a.IsNull(i)) return "null";
+  const DataType& t = *a.type();
+  switch (t.id()) {
+    case TypeId::kBool: return a.BoolValue(i) ? "true" : "false";
+    case TypeId::kInt8: return Quote(std::to_string(a.values<int8_t>()[i]));
+    case TypeId::kInt16: return Quote(std::to_string(a.values<int16_t>()[i]));
+    case TypeId::kInt32: return Quote(std::to_string(a.values<int32_t>()[i]));
+    case TypeId::kInt64: return Quote(std::to_string(a.values<int64_t>()[i]));
+    case TypeId::kUInt8: return Quote(std::to_string(a.values<uint8_t>()[i]));
+    case TypeId::kUInt16: return Quote(std::to_string(a.values<uint16_t>()[i]));
+    case TypeId::kUInt32: return Quote(std::to_string(a.values<uint32_t>()[i]));
+    case TypeId::kUInt64: return Quote(std::to_string(a.values<uint64_t>()[i]));
+    case TypeId::kFloat32: return Float(a.values<float>()[i]);
+    case TypeId::kFloat64: return Float(a.values<double>()[i]);
+    case TypeId::kDecimal128: return Quote(DecimalToString(a.values<Int128>()[i], t.scale()));
+    case TypeId::kDate32: return Quote(FormatDate32(a.values<int32_t>()[i]));
+    case TypeId::kTimestamp:
+      return Quote(std::to_string(a.values<int64_t>()[i]) + TimeUnitName(t.unit()));
+    case TypeId::kString:
+    case TypeId::kLargeString: return Quote(a.GetView(i));
+    case TypeId::kBinary:
+    case TypeId::kLargeBinary:
+    case TypeId::kFixedSizeBinary: return Quote(Hex(a.GetView(i)));
+    case TypeId::kList: {
+      Array values = a.ListValues(i);
+      std::string out = "[";
+      for (int64_t k = 0; k < values.length(); ++k) out += (k ? "," : "") + Cell(values, k);
+      return out + "]";
+    }
+    case TypeId::kStruct: {
+      std::string out = "{";
+      for (int f = 0; f < static_cast<int>(t.fields().size()); ++f)
+        out += (f ? "," : "") + Quote(t.fields()[f].name) + ":" + Cell(a.field(f), i);
+      return out + "}";
+    }
+    default: return Quote("unsupported type " + t.ToString());
+  }
+}
+
+int Read(const std::string& path) {
+  auto reader = parquet::ParquetFileReader::Open(path);
+  if (!reader.ok()) {
+    std::cerr << reader.status().ToString() << "\n";
+    return 1;
+  }
+  const SchemaPtr& schema = (*reader)->schema();
+  std::string line = "schema\t[";
+  for (int f = 0; f < schema->num_fields(); ++f)
+    line += std::string(f ? "," : "") + "{\"name\":" + Quote(schema->field(f).name) +
+            ",\"type\":" + Quote(schema->field(f).type->ToString()) + "}";
+  std::cout << line << "]\n";
+  auto fields = (*reader)->FieldIndices(std::nullopt);
+  for (int g = 0; g < (*reader)->num_row_groups(); ++g) {
+    auto batch = (*reader)->ReadRowGroup(g, *fields);
+    if (!batch.ok()) {
+      std::cerr << batch.status().ToString() << "\n";
+      return 1;
+    }
+    for (int64_t r = 0; r < batch->num_rows(); ++r) {
+      std::string row = "[";
+      for (int c = 0; c < batch->num_columns(); ++c)
+        row += (c ? "," : "") + Cell(batch->column(c), r);
+      std::cout << row << "]\n";
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "read") return Read(argv[2]);
+  std::cerr << "usage: parquet_tool read FILE\n";
+  return 2;
+}
