@@ -16,6 +16,7 @@ PACKAGES=(
   libre2-dev libutf8proc-dev          # regular expressions, Unicode normalisation
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
+  python3                             # the HTTP range server of the HTTP read test
 )
 
 missing=()

@@ -1,6 +1,9 @@
 // The C++ half of the Parquet interop tests (tests/interop/parquet_read.mjs):
 //
 //   parquet_tool read FILE      prints "schema\t[...]" then one canonical JSON row per line
+//   parquet_tool write FILE CODEC
+//                               writes a generated table of every type to FILE with our writer
+//                               and prints it in the same form, from memory (not read back)
 //
 // The canonical cell form (shared with the DuckDB side): integers as decimal strings, floats as
 // numbers with 17 significant digits ("NaN", "Infinity"), decimals as strings with the scale's
@@ -12,7 +15,11 @@
 #include <string>
 
 #include "flotilla/columnar/decimal.h"
+#include "flotilla/compute/cast.h"
+#include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/reader.h"
+#include "flotilla/io/parquet/writer.h"
+#include "tests/support/random_data.h"
 
 using namespace flotilla;
 
@@ -88,6 +95,15 @@ std::string Cell(const Array& a, int64_t i) {
       for (int64_t k = 0; k < values.length(); ++k) out += (k ? "," : "") + Cell(values, k);
       return out + "]";
     }
+    case TypeId::kFixedSizeList: {
+      const int64_t size = t.fixed_size();
+      Array values = a.child(0);
+      std::string out = "[";
+      for (int64_t k = 0; k < size; ++k)
+        out += (k ? "," : "") + Cell(values, (a.offset() + i) * size + k);
+      return out + "]";
+    }
+    case TypeId::kDictionary: return Cell(a.dictionary(), a.DictionaryIndex(i));
     case TypeId::kStruct: {
       std::string out = "{";
       for (int f = 0; f < static_cast<int>(t.fields().size()); ++f)
@@ -98,18 +114,75 @@ std::string Cell(const Array& a, int64_t i) {
   }
 }
 
+void PrintSchema(const Schema& schema) {
+  std::string line = "schema\t[";
+  for (int f = 0; f < schema.num_fields(); ++f)
+    line += std::string(f ? "," : "") + "{\"name\":" + Quote(schema.field(f).name) +
+            ",\"type\":" + Quote(schema.field(f).type->ToString()) + "}";
+  std::cout << line << "]\n";
+}
+
+void PrintRows(const RecordBatch& batch) {
+  for (int64_t r = 0; r < batch.num_rows(); ++r) {
+    std::string row = "[";
+    for (int c = 0; c < batch.num_columns(); ++c) row += (c ? "," : "") + Cell(batch.column(c), r);
+    std::cout << row << "]\n";
+  }
+}
+
+int Fail(const Status& st) {
+  std::cerr << st.ToString() << "\n";
+  return 1;
+}
+
+// Every type our writer stores (durations have no Parquet type), duplicates for dictionaries.
+int Write(const std::string& path, const std::string& codec_name) {
+  auto codec = parquet::ParseCodec(codec_name);
+  if (!codec.ok()) return Fail(codec.status());
+  testing::RandomOptions random;
+  random.distinct_values = 300;
+  RecordBatch all = testing::RandomBatchOfAllTypes(2500, 42, random);
+  std::vector<int> keep;
+  for (int c = 0; c < all.num_columns(); ++c) {
+    const TypeId id = all.column(c).type_id();
+    if (id != TypeId::kDuration && id != TypeId::kNull) keep.push_back(c);
+  }
+  RecordBatch batch = all.SelectColumns(keep).ValueOrDie();
+  parquet::ParquetWriteOptions options;
+  options.codec = *codec;
+  options.row_group_rows = 1000;
+  options.page_bytes = 4096;
+  Status st = parquet::WriteParquetFile(path, batch.schema(), {batch}, options);
+  if (!st.ok()) return Fail(st);
+  // Timestamps in seconds are stored as milliseconds: print them as the file holds them.
+  std::vector<Array> columns;
+  std::vector<Field> fields;
+  for (int c = 0; c < batch.num_columns(); ++c) {
+    Field f = batch.schema()->field(c);
+    Array a = batch.column(c);
+    if (a.type_id() == TypeId::kTimestamp && a.type()->unit() == TimeUnit::kSecond) {
+      f.type = timestamp(TimeUnit::kMilli, a.type()->timezone());
+      auto cast = compute::Cast(a, f.type);
+      if (!cast.ok()) return Fail(cast.status());
+      a = *cast;
+    }
+    fields.push_back(f);
+    columns.push_back(a);
+  }
+  auto shown = RecordBatch::Make(std::make_shared<Schema>(fields), columns, batch.num_rows());
+  if (!shown.ok()) return Fail(shown.status());
+  PrintSchema(*shown->schema());
+  PrintRows(*shown);
+  return 0;
+}
+
 int Read(const std::string& path) {
   auto reader = parquet::ParquetFileReader::Open(path);
   if (!reader.ok()) {
     std::cerr << reader.status().ToString() << "\n";
     return 1;
   }
-  const SchemaPtr& schema = (*reader)->schema();
-  std::string line = "schema\t[";
-  for (int f = 0; f < schema->num_fields(); ++f)
-    line += std::string(f ? "," : "") + "{\"name\":" + Quote(schema->field(f).name) +
-            ",\"type\":" + Quote(schema->field(f).type->ToString()) + "}";
-  std::cout << line << "]\n";
+  PrintSchema(*(*reader)->schema());
   auto fields = (*reader)->FieldIndices(std::nullopt);
   for (int g = 0; g < (*reader)->num_row_groups(); ++g) {
     auto batch = (*reader)->ReadRowGroup(g, *fields);
@@ -117,12 +190,7 @@ int Read(const std::string& path) {
       std::cerr << batch.status().ToString() << "\n";
       return 1;
     }
-    for (int64_t r = 0; r < batch->num_rows(); ++r) {
-      std::string row = "[";
-      for (int c = 0; c < batch->num_columns(); ++c)
-        row += (c ? "," : "") + Cell(batch->column(c), r);
-      std::cout << row << "]\n";
-    }
+    PrintRows(*batch);
   }
   return 0;
 }
@@ -131,6 +199,7 @@ int Read(const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "read") return Read(argv[2]);
-  std::cerr << "usage: parquet_tool read FILE\n";
+  if (argc == 4 && std::string(argv[1]) == "write") return Write(argv[2], argv[3]);
+  std::cerr << "usage: parquet_tool read FILE | parquet_tool write FILE CODEC\n";
   return 2;
 }
