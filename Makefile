@@ -6,6 +6,7 @@ ASAN_DIR   ?= build-asan
 FUZZ_DIR   ?= build-fuzz
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 300
+FUZZ_TARGETS ?= ipc parquet
 CMAKE_FLAGS ?=
 
 .PHONY: all deps configure build run test test-unit test-asan bench fuzz format clean
@@ -54,10 +55,13 @@ bench: build
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DFLOTILLA_FUZZ=ON \
 	  -DFLOTILLA_BENCH=OFF >/dev/null
-	@ninja -C $(FUZZ_DIR) -j $(JOBS) ipc_reader_fuzz
-	@mkdir -p $(FUZZ_DIR)/corpus/ipc && cp -n fuzz/corpus/ipc/* $(FUZZ_DIR)/corpus/ipc/ 2>/dev/null || true
-	@$(FUZZ_DIR)/fuzz/ipc_reader_fuzz $(FUZZ_DIR)/corpus/ipc -max_total_time=$(FUZZ_SECONDS) \
-	  -rss_limit_mb=2048 -timeout=10 -print_final_stats=1
+	@ninja -C $(FUZZ_DIR) -j $(JOBS) $(addsuffix _reader_fuzz,$(FUZZ_TARGETS))
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "== fuzz: $$t ($(FUZZ_SECONDS) s)"; \
+	  mkdir -p $(FUZZ_DIR)/corpus/$$t && cp -n fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus/$$t/ 2>/dev/null; \
+	  $(FUZZ_DIR)/fuzz/$${t}_reader_fuzz $(FUZZ_DIR)/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+	    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 || exit 1; \
+	done
 
 format:
 	@find src tests bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i

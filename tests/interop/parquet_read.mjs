@@ -1,7 +1,11 @@
-// DuckDB's half of the Parquet read check: DuckDB (@duckdb/node-api) writes a set of Parquet
-// files covering the types, nesting, null patterns, codecs, row group layouts and encodings it can
-// produce; our tool reads each file (`TOOL read FILE`) and every cell is compared with what
-// DuckDB reads back from the same file.
+// DuckDB's half of the Parquet interop check, in both directions.
+//
+// Read: DuckDB (@duckdb/node-api) writes a set of Parquet files covering the types, nesting, null
+// patterns, codecs, row group layouts and encodings it can produce; our tool reads each file
+// (`TOOL read FILE`) and every cell is compared with what DuckDB reads back from the same file.
+//
+// Write: for each codec, our tool writes a file with our writer (`TOOL write FILE CODEC`, cases
+// ours_<codec>); DuckDB reads it and every cell is compared with the rows our tool printed.
 //
 //   node parquet_read.mjs TOOL OUT_DIR [--verbose] [--only SUBSTRING]
 //
@@ -20,16 +24,41 @@
 //   timestamp (with or without isAdjustedToUTC) -> count since 1970-01-01T00:00:00 UTC in the unit
 //     the file stores, plus the unit: "1577836800000000us" ("s", "ms", "us", "ns");
 //   time -> count since midnight in the stored unit plus the unit ("3600000000us", "...ns");
-//   string, enum, json -> JSON string; binary -> lowercase hex; uuid -> lowercase hex of the 16
-//     bytes, no dashes;
-//   list -> JSON array; struct -> JSON object (field names in schema order);
+//   string, enum, json -> JSON string; binary and fixed-size binary -> lowercase hex; uuid ->
+//     lowercase hex of the 16 bytes, no dashes;
+//   list (and fixed-size list) -> JSON array; struct -> JSON object (field names in schema order);
 //   map -> JSON array of {"key": k, "value": v} in stored order.
+//
+// Output contract of `TOOL write FILE CODEC`: writes FILE with our writer using CODEC (none,
+// snappy, gzip, brotli, zstd, lz4 = LZ4_RAW, lz4_hadoop = LZ4) and prints exactly what
+// `TOOL read FILE` would print for it (same schema line, same canonical rows, file order), but
+// from the table it wrote, not by reading FILE back; on failure it exits non-zero with a message
+// on stderr. The rows are compared with DuckDB's reading of FILE, the codec of every column chunk
+// with the one asked for. How DuckDB 1.5 reads such files:
+//   - codec LZ4 (id 5, Hadoop framing) is rejected ("Unsupported compression codec"), so lz4_hadoop
+//     is not among the codecs checked;
+//   - unsigned integers are read as unsigned only with the converted type UINT_8..UINT_64: the
+//     INTEGER(bitWidth, isSigned=false) logical type alone reads as a signed integer;
+//   - TIMESTAMP(MILLIS) is read as a microsecond timestamp: millisecond values (timestamp[s] stored
+//     as milliseconds included) must stay within DuckDB's range once multiplied by 1000 (about
+//     290000 BC to 294000 AD), or reading the file, and its statistics, fails with "Could not
+//     convert Timestamp(MS) to Timestamp(US)"; the canonical form keeps the stored unit ("<ms>ms");
+//   - TIMESTAMP(NANOS, isAdjustedToUTC=true) is read as TIMESTAMP WITH TIME ZONE, truncated toward
+//     zero to microseconds (DuckDB has no nanosecond type with time zone): those cells are
+//     compared at microsecond precision, our "<ns>ns" against DuckDB's microseconds;
+//   - an INT32 column with the UNKNOWN (null) logical type is read as INTEGER, all null;
+//   - FIXED_LEN_BYTE_ARRAY without annotation is read as BLOB (hex), decimals of any precision as
+//     DECIMAL, fixed-size lists (stored as LIST) as lists;
+//   - column names are matched case-insensitively: of two names differing only in case, DuckDB
+//     renames the second ("a", "A" -> "a", "A_1"), which shows up as a column name difference.
 //
 // Files named time_* hold time-of-day columns: when our tool fails on them with a message
 // containing "not supported" they are reported as known unsupported, not as failures.
-// Ends with a coverage summary (physical types, encodings, codecs, page kinds and schema
-// annotations actually present in the files, from the footers and the page headers).
-// Exits non-zero when any file differs or our tool fails on a file it should read.
+// Ends with coverage summaries (physical types, encodings, codecs, page kinds and schema
+// annotations actually present in the files, from the footers and the page headers), one for the
+// files DuckDB wrote and one for the files our tool wrote.
+// Exits non-zero when any file differs, our tool fails on a file it should read or write, or
+// DuckDB fails on a file our tool wrote.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -398,6 +427,16 @@ function microsIn(unit, micros, where) {
   return `${micros}us`;
 }
 
+// DuckDB reads TIMESTAMP(NANOS, isAdjustedToUTC=true) as TIMESTAMP WITH TIME ZONE, truncated
+// toward zero to microseconds: such a cell matches a canonical "<ns>ns" at that precision.
+class MicrosOfNanos {
+  constructor(micros) { this.micros = micros; }
+  matches(cell) {
+    return typeof cell === 'string' && /^-?[0-9]+ns$/.test(cell) && BigInt(cell.slice(0, -2)) / 1000n === this.micros;
+  }
+}
+let microsOfNanosCells = 0;
+
 // `type` is DuckDB's type of the value, `node` the Parquet schema node it was read from.
 function canon(type, v, node, where) {
   if (v === null || v === undefined) return null;
@@ -412,7 +451,12 @@ function canon(type, v, node, where) {
     case T.BLOB: return hex(v.bytes);
     case T.UUID: return v.toUint128().toString(16).padStart(32, '0');
     case T.DATE: return dateText(v.days);
-    case T.TIMESTAMP: case T.TIMESTAMP_TZ: return microsIn(storedUnit(node) ?? 'us', v.micros, where);
+    case T.TIMESTAMP: case T.TIMESTAMP_TZ: {
+      const unit = storedUnit(node) ?? 'us';
+      if (unit !== 'ns') return microsIn(unit, v.micros, where);
+      microsOfNanosCells++;
+      return new MicrosOfNanos(v.micros);
+    }
     case T.TIMESTAMP_MS: return `${v.millis}ms`;
     case T.TIMESTAMP_NS: return `${v.nanos}ns`;
     case T.TIMESTAMP_S: return `${v.seconds}s`;
@@ -444,13 +488,17 @@ function canon(type, v, node, where) {
   }
 }
 
+// DuckDB's rows of `file` in file order. DuckDB refuses file_row_number on a file that has a column
+// of that name; the single-threaded scan keeps file order without it.
 async function duckdbRows(file, tree) {
-  const r = await query(`SELECT * FROM read_parquet(${sqlString(file)}, file_row_number = true)
-    ORDER BY file_row_number`);
+  const rowNumber = !tree.root.children.some((c) => String(c.name).toLowerCase() === 'file_row_number');
+  const r = await query(rowNumber
+    ? `SELECT * FROM read_parquet(${sqlString(file)}, file_row_number = true) ORDER BY file_row_number`
+    : `SELECT * FROM read_parquet(${sqlString(file)})`);
   const names = r.columnNames();
   const types = r.columnTypes();
-  if (names[names.length - 1] !== 'file_row_number') throw new Error('file_row_number column missing');
-  const n = names.length - 1;
+  if (rowNumber && names[names.length - 1] !== 'file_row_number') throw new Error('file_row_number column missing');
+  const n = names.length - (rowNumber ? 1 : 0);
   const rows = r.getRows().map((row) => {
     const out = new Array(n);
     for (let c = 0; c < n; ++c) out[c] = canon(types[c], row[c], tree.root.children[c], names[c]);
@@ -462,6 +510,7 @@ async function duckdbRows(file, tree) {
 // ---- Comparison ---------------------------------------------------------------------------------
 
 function same(a, b) {
+  if (b instanceof MicrosOfNanos) return b.matches(a);
   if (typeof a === 'number' || typeof b === 'number') return Object.is(a, b);
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return a === b;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
@@ -472,6 +521,7 @@ function same(a, b) {
 
 // JSON text of a canonical value, keeping -0 visible; long strings shortened unless verbose.
 function show(v) {
+  if (v instanceof MicrosOfNanos) return `${v.micros}us (read from ns at us precision)`;
   if (typeof v === 'number') return Object.is(v, -0) ? '-0' : String(v);
   if (typeof v === 'string') {
     const s = !verbose && v.length > 80 ? `${v.slice(0, 60)}...(${v.length} chars)` : v;
@@ -489,9 +539,10 @@ function firstLine(s) {
   return line.length > 300 ? `${line.slice(0, 300)}...` : line;
 }
 
-function runOurs(file) {
+// Runs `TOOL args...` and parses its output (the schema line and the canonical rows).
+function runOurs(args) {
   const t0 = Date.now();
-  const p = spawnSync(tool, ['read', file], { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 120000 });
+  const p = spawnSync(tool, args, { encoding: 'utf8', maxBuffer: 1 << 30, timeout: 120000 });
   const ms = Date.now() - t0;
   if (p.error) return { ms, error: `could not run ${tool}: ${p.error.message}` };
   if (p.status !== 0) {
@@ -640,7 +691,7 @@ class Compact {
   }
 }
 
-const coverage = {
+const newCoverage = () => ({
   chunks: new Map(),   // "physical | encodings | codec" -> {chunks, files:Set}
   pages: new Map(),    // "physical | page type | encoding" -> count
   annotations: new Map(),  // "physical | converted | logical | repetition" -> Set of files
@@ -650,7 +701,7 @@ const coverage = {
   maxPages: { n: 0, where: '' },
   v2Uncompressed: 0,
   errors: [],
-};
+});
 
 function bump(map, key, file) {
   const e = map.get(key) ?? { count: 0, files: new Set() };
@@ -659,7 +710,7 @@ function bump(map, key, file) {
   map.set(key, e);
 }
 
-async function recordCoverage(name, file, tree) {
+async function recordCoverage(coverage, name, file, tree) {
   for (const row of tree.rows.slice(1)) {
     if (row.type === null) continue;
     const lt = row.logical_type ? row.logical_type.replace(/\(.*$/, '') : '-';
@@ -730,11 +781,12 @@ for (const c of selected) {
 }
 const writeMs = Date.now() - tWrite;
 
+const duckdbCoverage = newCoverage();
 let okCount = 0, unsupported = 0;
 const failures = [];
 for (const c of selected) {
   const tree = await schemaTree(c.file);
-  await recordCoverage(c.name, c.file, tree);
+  await recordCoverage(duckdbCoverage, c.name, c.file, tree);
   const known = c.name.startsWith('time_');
   const t0 = Date.now();
   let theirs;
@@ -746,7 +798,7 @@ for (const c of selected) {
     continue;
   }
   const duckMs = Date.now() - t0;
-  const ours = runOurs(c.file);
+  const ours = runOurs(['read', c.file]);
   if (ours.error !== undefined) {
     if (known && ours.text !== undefined && /not supported/i.test(ours.text)) {
       unsupported++;
@@ -773,18 +825,117 @@ for (const c of selected) {
   }
 }
 
-console.log('\ncoverage');
-printTable('column chunks: physical type | encodings (footer) | codec, count, files', coverage.chunks);
-printTable('pages: physical type | page type | encoding (from the page headers), count, files', coverage.pages);
-printTable('leaf columns: physical | converted type | logical type | repetition, count, files', coverage.annotations);
-console.log(`codecs: ${[...coverage.codecs].sort().join(', ')}\n` +
-  `value encodings (page headers): ${[...coverage.encodings].sort().join(', ')}\n` +
-  `page types: ${[...coverage.pageTypes].sort().join(', ')}`);
-console.log(`most data pages in one column chunk: ${coverage.maxPages.n} (${coverage.maxPages.where}); ` +
-  `v2 data pages stored uncompressed: ${coverage.v2Uncompressed}; json column: ${haveJson ? 'yes' : 'no (no json extension)'}`);
-for (const e of coverage.errors) console.log(`page walk problem: ${e}`);
+// ---- Files our tool writes, DuckDB reads -------------------------------------------------------
 
-console.log(`\n${selected.length} files: ${okCount} OK, ${failures.length} failing` +
-  `${failures.length ? ` (${failures.join(', ')})` : ''}, ${unsupported} known unsupported; ` +
-  `DuckDB wrote them in ${(writeMs / 1000).toFixed(1)} s, total ${((Date.now() - started) / 1000).toFixed(1)} s`);
-process.exit(failures.length === 0 && selected.length > 0 ? 0 : 1);
+// Codec names of `TOOL write` and the codec DuckDB's parquet_metadata reports for them. Not here:
+// lz4_hadoop (codec LZ4, id 5, Hadoop framing), which DuckDB 1.5 rejects as unsupported.
+const writeCodecs = { none: 'UNCOMPRESSED', snappy: 'SNAPPY', gzip: 'GZIP', brotli: 'BROTLI', zstd: 'ZSTD', lz4: 'LZ4_RAW' };
+const oursCases = Object.keys(writeCodecs).map((codec) => ({ name: `ours_${codec}`, codec }))
+  .filter((c) => only === null || c.name.includes(only));
+const oursCoverage = newCoverage();
+let oursOk = 0;
+
+// Top-level columns DuckDB fails to read on their own (to point at the culprit of a failed read).
+async function columnsDuckdbFailsOn(file, tree) {
+  const bad = [];
+  for (const c of tree?.root?.children ?? []) {
+    try {
+      await query(`SELECT "${String(c.name).replaceAll('"', '""')}" FROM read_parquet(${sqlString(file)})`);
+    } catch {
+      bad.push(c.name);
+    }
+  }
+  return bad;
+}
+
+for (const c of oursCases) {
+  c.file = join(outDir, `${c.name}.parquet`);
+  const ours = runOurs(['write', c.file, c.codec]);
+  if (ours.error !== undefined) {
+    failures.push(c.name);
+    console.log(`FAIL  ${c.name}: our tool: ${ours.error}`);
+    continue;
+  }
+  const t0 = Date.now();
+  const coarse0 = microsOfNanosCells;
+  let tree, theirs, groups, codecs;
+  try {
+    tree = await schemaTree(c.file);
+    theirs = await duckdbRows(c.file, tree);
+  } catch (e) {
+    failures.push(c.name);
+    const bad = await columnsDuckdbFailsOn(c.file, tree);
+    console.log(`FAIL  ${c.name}: DuckDB side: ${e.message.split('\n')[0]}` +
+      (bad.length > 0 ? ` (columns failing on their own: ${bad.join(', ')})` : ''));
+    continue;
+  }
+  const duckMs = Date.now() - t0;
+  try {
+    groups = Number((await query(`SELECT num_row_groups FROM parquet_file_metadata(${sqlString(c.file)})`))
+      .getRows()[0][0]);
+    codecs = (await query(`SELECT DISTINCT compression FROM parquet_metadata(${sqlString(c.file)}) ORDER BY 1`))
+      .getRows().map((row) => String(row[0]));
+    await recordCoverage(oursCoverage, c.name, c.file, tree);
+  } catch (e) {
+    failures.push(c.name);
+    console.log(`FAIL  ${c.name}: DuckDB side, footer metadata: ${e.message.split('\n')[0]}`);
+    continue;
+  }
+  const problems = compare(ours, theirs);
+  const want = writeCodecs[c.codec];
+  if (codecs.length > 0 && (codecs.length !== 1 || codecs[0] !== want)) {
+    problems.push(`column chunk codecs ${codecs.join(', ')}, asked for ${c.codec} (${want})`);
+  }
+  if (problems.length === 0) {
+    oursOk++;
+    const coarse = microsOfNanosCells - coarse0;
+    console.log(`OK    ${c.name}: ${theirs.rows.length} rows x ${theirs.names.length} columns, ${groups} row group${groups === 1 ? '' : 's'}, ${want}` +
+      (coarse > 0 ? ` (${coarse} ns timestamps with UTC compared at us precision)` : '') +
+      (verbose ? ` (ours ${ours.ms} ms, DuckDB ${duckMs} ms)` : ''));
+    if (verbose) {
+      console.log(`      our types: ${ours.schema.map((f) => `${f.name}: ${f.type}`).join(', ')}`);
+      console.log(`      DuckDB types: ${theirs.names.map((n, k) => `${n}: ${theirs.types[k]}`).join(', ')}`);
+    }
+  } else {
+    failures.push(c.name);
+    console.log(`DIFF  ${c.name} (${c.file})\n      ${problems.join('\n      ')}`);
+  }
+}
+
+// The chunks table without its codec column (for files that differ only in their codec).
+function withoutCodec(chunks) {
+  const out = new Map();
+  for (const [key, e] of chunks) {
+    const k = key.split(' | ').slice(0, -1).join(' | ');
+    const m = out.get(k) ?? { count: 0, files: new Set() };
+    m.count += e.count;
+    for (const f of e.files) m.files.add(f);
+    out.set(k, m);
+  }
+  return out;
+}
+
+function printCoverage(title, coverage, byCodec) {
+  console.log(`\n${title}`);
+  if (byCodec) printTable('column chunks: physical type | encodings (footer) | codec, count, files', coverage.chunks);
+  else printTable('column chunks: physical type | encodings (footer), count, files', withoutCodec(coverage.chunks));
+  printTable('pages: physical type | page type | encoding (from the page headers), count, files', coverage.pages);
+  printTable('leaf columns: physical | converted type | logical type | repetition, count, files', coverage.annotations);
+  console.log(`codecs: ${[...coverage.codecs].sort().join(', ')}\n` +
+    `value encodings (page headers): ${[...coverage.encodings].sort().join(', ')}\n` +
+    `page types: ${[...coverage.pageTypes].sort().join(', ')}`);
+  console.log(`most data pages in one column chunk: ${coverage.maxPages.n} (${coverage.maxPages.where}); ` +
+    `v2 data pages stored uncompressed: ${coverage.v2Uncompressed}`);
+  for (const e of coverage.errors) console.log(`page walk problem: ${e}`);
+}
+if (selected.length > 0) {
+  printCoverage('coverage of the files DuckDB wrote', duckdbCoverage, true);
+  console.log(`json column: ${haveJson ? 'yes' : 'no (no json extension)'}`);
+}
+if (oursCoverage.chunks.size > 0) printCoverage('coverage of the files our tool wrote (all codecs)', oursCoverage, false);
+
+console.log(`\n${selected.length} files DuckDB wrote: ${okCount} OK, ${unsupported} known unsupported; ` +
+  `${oursCases.length} files our tool wrote: ${oursOk} OK; ${failures.length} failing` +
+  `${failures.length ? ` (${failures.join(', ')})` : ''}; ` +
+  `DuckDB wrote its files in ${(writeMs / 1000).toFixed(1)} s, total ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(failures.length === 0 && selected.length + oursCases.length > 0 ? 0 : 1);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Parquet read check against DuckDB (@duckdb/node-api from npm, pinned in package-lock.json):
+# Parquet interop check against DuckDB (@duckdb/node-api from npm, pinned in package-lock.json):
 # parquet_read.mjs has DuckDB write Parquet files covering the types, nesting, null patterns,
 # codecs, row group layouts and encodings it produces, runs `TOOL read FILE` on each and compares
-# every cell with DuckDB's own reading of the file; it ends with a summary of the physical types,
-# encodings, codecs and page kinds the files contained.
+# every cell with DuckDB's own reading of the file; then, for each codec, runs
+# `TOOL write FILE CODEC` (our writer; the tool prints the rows it wrote) and compares those rows
+# with DuckDB's reading of FILE. It ends with summaries of the physical types, encodings, codecs
+# and page kinds the files contained.
 #
 #   tests/interop/parquet_read.sh PATH/TO/TOOL [--verbose] [--only SUBSTRING]
 set -euo pipefail

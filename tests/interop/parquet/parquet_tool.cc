@@ -145,22 +145,33 @@ int Write(const std::string& path, const std::string& codec_name) {
   std::vector<int> keep;
   for (int c = 0; c < all.num_columns(); ++c) {
     const TypeId id = all.column(c).type_id();
-    if (id != TypeId::kDuration && id != TypeId::kNull) keep.push_back(c);
+    if (id != TypeId::kDuration) keep.push_back(c);
   }
   RecordBatch batch = all.SelectColumns(keep).ValueOrDie();
   parquet::ParquetWriteOptions options;
   options.codec = *codec;
   options.row_group_rows = 1000;
   options.page_bytes = 4096;
-  Status st = parquet::WriteParquetFile(path, batch.schema(), {batch}, options);
-  if (!st.ok()) return Fail(st);
   // Timestamps in seconds are stored as milliseconds: print them as the file holds them.
+  std::vector<Array> batch_columns = batch.columns();
   std::vector<Array> columns;
   std::vector<Field> fields;
   for (int c = 0; c < batch.num_columns(); ++c) {
     Field f = batch.schema()->field(c);
     Array a = batch.column(c);
     if (a.type_id() == TypeId::kTimestamp && a.type()->unit() == TimeUnit::kSecond) {
+      // Random seconds reach ±2^51, beyond what DuckDB's microsecond timestamps hold once
+      // stored as milliseconds: keep them within ±10^11 s (about 3000 years).
+      auto data = std::make_shared<ArrayData>(*a.data());
+      auto values = Buffer::Allocate(a.length() * 8);
+      if (!values.ok()) return Fail(values.status());
+      auto* v = reinterpret_cast<int64_t*>((*values)->mutable_data());
+      for (int64_t i = 0; i < a.length(); ++i) v[i] = a.values<int64_t>()[i] % 100000000000;
+      data->buffers[1] = *values;
+      data->offset = 0;
+      if (a.offset() != 0) return Fail(Status::Internal("sliced timestamp column"));
+      a = Array(data);
+      batch_columns[c] = a;
       f.type = timestamp(TimeUnit::kMilli, a.type()->timezone());
       auto cast = compute::Cast(a, f.type);
       if (!cast.ok()) return Fail(cast.status());
@@ -169,6 +180,10 @@ int Write(const std::string& path, const std::string& codec_name) {
     fields.push_back(f);
     columns.push_back(a);
   }
+  auto written = RecordBatch::Make(batch.schema(), batch_columns, batch.num_rows());
+  if (!written.ok()) return Fail(written.status());
+  Status st = parquet::WriteParquetFile(path, batch.schema(), {*written}, options);
+  if (!st.ok()) return Fail(st);
   auto shown = RecordBatch::Make(std::make_shared<Schema>(fields), columns, batch.num_rows());
   if (!shown.ok()) return Fail(shown.status());
   PrintSchema(*shown->schema());

@@ -103,7 +103,12 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
     }
     auto array = AssembleField(node, leaves, schema_.leaves, rg.num_rows);
     if (!array.ok()) return array.status().WithContext(where);
-    columns.push_back(std::move(array).ValueOrDie());
+    // The levels and values were checked while decoding; this re-checks the assembled buffers
+    // as a whole, so that no corrupt file can hand out an array reaching outside its memory.
+    auto valid = Array::Make(array->data());
+    if (!valid.ok())
+      return valid.status().WithContext(where + ", column '" + node.name + "'");
+    columns.push_back(std::move(valid).ValueOrDie());
     out_fields.push_back(schema()->field(f));
     for (int leaf = node.first_leaf; leaf < node.end_leaf; ++leaf) leaves[leaf] = LeafData();
   }
