@@ -20,25 +20,11 @@ int64_t MaxUncompressedPageSize(int64_t compressed) {
   return std::min<int64_t>(std::numeric_limits<int32_t>::max(), compressed * 65536 + (16 << 20));
 }
 
-int PhysicalWidth(const ColumnDescriptor& c) {
-  switch (*c.element.type) {
-    case PhysicalType::kBoolean: return 1;  // one byte per value while decoding
-    case PhysicalType::kInt32:
-    case PhysicalType::kFloat: return 4;
-    case PhysicalType::kInt64:
-    case PhysicalType::kDouble: return 8;
-    case PhysicalType::kInt96: return 12;
-    case PhysicalType::kFixedLenByteArray: return c.element.type_length;
-    case PhysicalType::kByteArray: return 0;
-  }
-  return 0;
-}
-
 // Dense physical values of a chunk (or of its dictionary), in the order decoded.
 class ValueSink {
  public:
   explicit ValueSink(const ColumnDescriptor& c)
-      : physical_(*c.element.type), width_(PhysicalWidth(c)) {}
+      : physical_(*c.element.type), width_(c.physical_width()) {}
 
   int64_t size() const { return count_; }
   int width() const { return width_; }

@@ -78,10 +78,8 @@ struct Builder {
     }
     const bool optional = repetition == Repetition::kOptional;
     node->nullable = optional;
-    const int16_t my_def = static_cast<int16_t>(def + (optional ? 1 : 0));
-    // A repeated element was already counted by its list (the list's element_def).
-    node->def_level = as_element && repetition == Repetition::kRepeated ? def : my_def;
-    if (as_element && repetition == Repetition::kRepeated) node->nullable = false;
+    // A repeated element is not optional: its level was counted by its list (element_def).
+    node->def_level = static_cast<int16_t>(def + (optional ? 1 : 0));
     const int16_t child_def = node->def_level;
 
     if (!e.type) {  // a group
@@ -269,6 +267,20 @@ struct Builder {
 };
 
 }  // namespace
+
+int ColumnDescriptor::physical_width() const {
+  switch (*element.type) {
+    case PhysicalType::kBoolean: return 1;
+    case PhysicalType::kInt32:
+    case PhysicalType::kFloat: return 4;
+    case PhysicalType::kInt64:
+    case PhysicalType::kDouble: return 8;
+    case PhysicalType::kInt96: return 12;
+    case PhysicalType::kFixedLenByteArray: return element.type_length;
+    case PhysicalType::kByteArray: return 0;
+  }
+  return 0;
+}
 
 Result<FileSchema> BuildFileSchema(const FileMetaData& metadata) {
   if (metadata.schema.empty()) return Status::Invalid("the file's schema is empty");

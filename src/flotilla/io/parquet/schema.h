@@ -25,6 +25,10 @@ struct ColumnDescriptor {
   int16_t max_rep = 0;
   TypePtr type;                   // Arrow type of the leaf's values
   std::string unsupported;        // set when the leaf's type cannot be read, with the reason
+
+  /// Bytes per value of the physical type as the reader and writer buffer it: 1 for booleans
+  /// (one byte each), the fixed width otherwise, 0 for variable-length byte arrays.
+  int physical_width() const;
 };
 
 struct SchemaNode {

@@ -311,10 +311,7 @@ class ChunkWriter {
  public:
   ChunkWriter(const ColumnDescriptor& column, const ParquetWriteOptions& options, PageCodec* codec)
       : column_(column), options_(options), codec_(codec),
-        width_(*column.element.type == PhysicalType::kByteArray ? 0
-               : *column.element.type == PhysicalType::kBoolean ? 1
-               : *column.element.type == PhysicalType::kFixedLenByteArray ? column.element.type_length
-               : *column.element.type == PhysicalType::kInt32 || *column.element.type == PhysicalType::kFloat ? 4 : 8) {}
+        width_(column.physical_width()) {}
 
   // Encodes `leaf` as one column chunk appended to `out` at file offset `base`.
   Result<ColumnChunk> Write(const LeafBuffer& leaf, int64_t base, std::string* out) {
