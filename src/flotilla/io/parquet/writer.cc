@@ -1,13 +1,12 @@
 #include "flotilla/io/parquet/writer.h"
 
-#include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <string_view>
 #include <unordered_map>
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/cast.h"
+#include "flotilla/io/fs/atomic_write.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/encoding.h"
 #include "flotilla/io/parquet/schema.h"
@@ -587,26 +586,11 @@ Status ParquetFileWriter::Close() {
 
 Status WriteParquetFile(const std::string& path, const SchemaPtr& schema,
                         const std::vector<RecordBatch>& batches, const ParquetWriteOptions& options) {
-  const std::filesystem::path target(path);
-  const std::string temp = (target.parent_path() / ("." + target.filename().string() + ".tmp")).string();
-  auto write = [&]() -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(auto stream, io::FileOutputStream::Open(temp));
+  return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> stream) -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(auto writer, ParquetFileWriter::Open(std::move(stream), schema, options));
     for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(writer->Write(b));
     return writer->Close();
-  };
-  Status st = write();
-  if (!st.ok()) {
-    std::remove(temp.c_str());
-    return st.WithContext("writing parquet file '" + path + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    return Status::IOError("cannot rename '" + temp + "' to '" + path + "': " + ec.message());
-  }
-  return Status::OK();
+  });
 }
 
 }  // namespace flotilla::parquet

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flotilla/columnar/record_batch.h"
+#include "flotilla/io/format_writer.h"
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/stream.h"
 
@@ -24,21 +25,21 @@ struct ParquetWriteOptions {
   bool statistics = true;
 };
 
-class ParquetFileWriter {
+class ParquetFileWriter final : public io::FormatWriter {
  public:
   /// Writes to `out` (which the writer owns and closes).
   static Result<std::unique_ptr<ParquetFileWriter>> Open(std::unique_ptr<io::OutputStream> out,
                                                          SchemaPtr schema,
                                                          ParquetWriteOptions options = {});
-  ~ParquetFileWriter();
+  ~ParquetFileWriter() override;
 
   /// Buffers `batch` (of the writer's schema); full row groups are encoded and written.
-  Status Write(const RecordBatch& batch);
+  Status Write(const RecordBatch& batch) override;
   /// Writes the buffered rows and the footer, and closes the stream.
-  Status Close();
+  Status Close() override;
 
-  int64_t rows_written() const { return rows_written_; }
-  int64_t bytes_written() const;
+  int64_t rows_written() const override { return rows_written_; }
+  int64_t bytes_written() const override;
 
  private:
   struct Impl;

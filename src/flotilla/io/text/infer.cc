@@ -1,0 +1,213 @@
+#include "flotilla/io/text/infer.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "flotilla/compute/parse.h"
+
+namespace flotilla::text {
+
+namespace {
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char x = a[i], y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
+    if (x != y) return false;
+  }
+  return true;
+}
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// "YYYY-MM-DD" exactly, then whatever ParseDate32 and ParseTimestamp decide.
+bool LooksLikeDateStart(std::string_view t) {
+  return t.size() >= 10 && IsDigit(t[0]) && IsDigit(t[1]) && IsDigit(t[2]) && IsDigit(t[3]) &&
+         t[4] == '-' && IsDigit(t[5]) && IsDigit(t[6]) && t[7] == '-' && IsDigit(t[8]) &&
+         IsDigit(t[9]);
+}
+
+// A "Z" or a sign after the time of day ("2020-01-01 10:00:00+02:00").
+bool HasOffset(std::string_view t) {
+  if (t.back() == 'Z' || t.back() == 'z') return true;
+  for (size_t i = 11; i < t.size(); ++i)
+    if (t[i] == '+' || t[i] == '-') return true;
+  return false;
+}
+
+std::string_view Trim(std::string_view t) {
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  return t;
+}
+
+bool IsTextKind(Kind k) {
+  return k == Kind::kString || k == Kind::kDate || k == Kind::kTimestamp ||
+         k == Kind::kTimestampTz || k == Kind::kFloatWord;
+}
+
+}  // namespace
+
+Inferred InferText(std::string_view text) {
+  const std::string_view t = Trim(text);
+  if (t.empty()) return Inferred::Of(Kind::kString, true);
+  if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false"))
+    return Inferred::Of(Kind::kBool, true);
+  const char first = t[0];
+  if (IsDigit(first) || first == '-' || first == '+' || first == '.' || first == 'i' ||
+      first == 'I' || first == 'n' || first == 'N') {
+    int64_t i;
+    const char* begin = t.data() + (first == '+' ? 1 : 0);
+    auto [end, ec] = std::from_chars(begin, t.data() + t.size(), i);
+    if (ec == std::errc() && end == t.data() + t.size()) return Inferred::Of(Kind::kInt, true);
+    if (LooksLikeDateStart(t)) {
+      int32_t days;
+      if (t.size() == 10 && compute::ParseDate32(t, &days)) return Inferred::Of(Kind::kDate, true);
+      int64_t ts;
+      if (compute::ParseTimestamp(t, TimeUnit::kMicro, &ts))
+        return Inferred::Of(HasOffset(t) ? Kind::kTimestampTz : Kind::kTimestamp, true);
+      return Inferred::Of(Kind::kString, true);
+    }
+    double d;
+    if (compute::ParseDouble(t, &d)) return Inferred::Of(Kind::kFloat, true);
+  }
+  return Inferred::Of(Kind::kString, true);
+}
+
+Inferred InferJsonString(std::string_view t) {
+  if (t == "NaN" || t == "Infinity" || t == "-Infinity") return Inferred::Of(Kind::kFloatWord, true);
+  if (LooksLikeDateStart(t)) {
+    const Inferred in = InferText(t);
+    if (in.kind == Kind::kDate || in.kind == Kind::kTimestamp || in.kind == Kind::kTimestampTz)
+      return in;
+  }
+  return Inferred::Of(Kind::kString, true);
+}
+
+std::string KindName(const Inferred& in) {
+  switch (in.kind) {
+    case Kind::kNull: return "null";
+    case Kind::kBool: return "bool";
+    case Kind::kInt: return "int64";
+    case Kind::kFloat:
+    case Kind::kFloatWord: return "float64";
+    case Kind::kString: return "string";
+    case Kind::kDate: return "date32";
+    case Kind::kTimestamp: return "timestamp[us]";
+    case Kind::kTimestampTz: return "timestamp[us, tz=UTC]";
+    case Kind::kList: return "list<" + KindName(in.children[0].second) + ">";
+    case Kind::kStruct: {
+      std::string out = "struct<";
+      for (size_t i = 0; i < in.children.size(); ++i)
+        out += (i ? ", " : "") + in.children[i].first + ": " + KindName(in.children[i].second);
+      return out + ">";
+    }
+  }
+  return "?";
+}
+
+Status Join(Inferred* into, const Inferred& other, const std::string& path) {
+  if (other.kind == Kind::kNull) return Status::OK();
+  if (into->kind == Kind::kNull) {
+    *into = other;
+    return Status::OK();
+  }
+  const Kind a = into->kind, b = other.kind;
+  if (a == b) {
+    into->from_text = into->from_text && other.from_text;
+    if (a == Kind::kList)
+      return Join(&into->children[0].second, other.children[0].second, path + "[]");
+    if (a == Kind::kStruct) {
+      for (const auto& [name, child] : other.children) {
+        auto it = std::find_if(into->children.begin(), into->children.end(),
+                               [&](const auto& c) { return c.first == name; });
+        if (it == into->children.end()) {
+          into->children.emplace_back(name, child);
+        } else {
+          FLOTILLA_RETURN_NOT_OK(Join(&it->second, child, path.empty() ? name : path + "." + name));
+        }
+      }
+    }
+    return Status::OK();
+  }
+  auto set = [&](Kind k, bool from_text) {
+    into->kind = k;
+    into->from_text = from_text;
+    into->children.clear();
+    return Status::OK();
+  };
+  auto either = [&](Kind x, Kind y) { return (a == x && b == y) || (a == y && b == x); };
+  const bool both_text = into->from_text && other.from_text;
+  // Numbers widen to float: an int64 is exact as a float64 up to 2^53, as in every engine that
+  // infers DOUBLE for a column of mixed integers and decimals.
+  if (either(Kind::kInt, Kind::kFloat) || either(Kind::kInt, Kind::kFloatWord) ||
+      either(Kind::kFloat, Kind::kFloatWord))
+    return set(Kind::kFloat, both_text);
+  if (either(Kind::kDate, Kind::kTimestamp)) return set(Kind::kTimestamp, true);
+  // Text that parsed as different things is text.
+  if (both_text || (IsTextKind(a) && IsTextKind(b))) return set(Kind::kString, true);
+  return Status::TypeError("column '" + path + "' holds both " + KindName(*into) + " and " + KindName(other) +
+                           " values");
+}
+
+TypePtr ToType(const Inferred& in) {
+  switch (in.kind) {
+    case Kind::kNull:
+    case Kind::kString: return utf8();
+    case Kind::kBool: return boolean();
+    case Kind::kInt: return int64();
+    case Kind::kFloat:
+    case Kind::kFloatWord: return float64();
+    case Kind::kDate: return date32();
+    case Kind::kTimestamp: return timestamp(TimeUnit::kMicro);
+    case Kind::kTimestampTz: return timestamp(TimeUnit::kMicro, "UTC");
+    case Kind::kList: return list(ToType(in.children[0].second));
+    case Kind::kStruct: {
+      std::vector<Field> fields;
+      for (const auto& [name, child] : in.children) fields.push_back({name, ToType(child)});
+      return struct_(std::move(fields));
+    }
+  }
+  return utf8();
+}
+
+Result<SchemaPtr> UnifySchemas(const std::vector<InferredSchema>& files, bool same_columns) {
+  if (files.empty()) return Status::Invalid("no files to infer a schema from");
+  std::vector<std::string> names = files[0].names;
+  std::vector<Inferred> columns = files[0].columns;
+  std::vector<std::string> first_seen(names.size(), files[0].file);
+  for (size_t f = 1; f < files.size(); ++f) {
+    const InferredSchema& file = files[f];
+    if (same_columns && file.names != names) {
+      auto join = [](const std::vector<std::string>& v) {
+        std::string out;
+        for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+        return out;
+      };
+      return Status::Invalid("files '" + files[0].file + "' and '" + file.file +
+                             "' have different columns: (" + join(names) + ") and (" +
+                             join(file.names) + ")");
+    }
+    for (size_t c = 0; c < file.names.size(); ++c) {
+      const auto it = std::find(names.begin(), names.end(), file.names[c]);
+      if (it == names.end()) {
+        names.push_back(file.names[c]);
+        columns.push_back(file.columns[c]);
+        first_seen.push_back(file.file);
+        continue;
+      }
+      const size_t at = static_cast<size_t>(it - names.begin());
+      Status st = Join(&columns[at], file.columns[c], names[at]);
+      if (!st.ok())
+        return st.WithContext("inferring one schema for '" + first_seen[at] + "' and '" +
+                              file.file + "' (pass a schema to read them together)");
+    }
+  }
+  std::vector<Field> fields;
+  for (size_t c = 0; c < names.size(); ++c) fields.push_back({names[c], ToType(columns[c])});
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+}  // namespace flotilla::text

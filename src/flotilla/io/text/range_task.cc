@@ -1,0 +1,68 @@
+#include "flotilla/io/text/range_task.h"
+
+#include "flotilla/expr/serialize.h"
+#include "flotilla/io/fs/paths.h"
+#include "flotilla/io/text/packed.h"
+
+namespace flotilla::text {
+
+Result<std::vector<RecordBatch>> TextRangeTask::Read(const exec::ScanPushdowns& pushdowns) const {
+  std::vector<int> fields;
+  if (pushdowns.columns) {
+    for (const std::string& c : *pushdowns.columns) {
+      auto index = range_.schema->FindField(c);
+      if (!index.ok()) return index.status().WithContext(ToString());
+      fields.push_back(*index);
+    }
+  } else {
+    for (int i = 0; i < range_.schema->num_fields(); ++i) fields.push_back(i);
+  }
+  // The limit may stop reading only when no filter runs after us.
+  std::optional<int64_t> limit = pushdowns.filter == nullptr ? pushdowns.limit : std::nullopt;
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, ReadRange(fields, limit));
+  std::vector<RecordBatch> out;
+  out.push_back(std::move(batch));
+  return out;
+}
+
+std::string TextRangeTask::ToString() const {
+  return kind() + " '" + range_.file->name() + "' bytes [" + std::to_string(range_.begin) + ", " +
+         std::to_string(range_.end) + ")";
+}
+
+Result<std::string> TextRangeTask::Serialize() const {
+  FLOTILLA_ASSIGN_OR_RETURN(std::string schema, expr::SerializeSchema(range_.schema));
+  return Pack({std::to_string(range_.begin), std::to_string(range_.end), range_.file->name(),
+               schema, SerializeOptions()});
+}
+
+Result<TextRange> DeserializeTextRange(std::string_view bytes, std::string* options) {
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<std::string> parts, Unpack(bytes, 5));
+  TextRange range;
+  try {
+    range.begin = std::stoll(parts[0]);
+    range.end = std::stoll(parts[1]);
+  } catch (...) {
+    return Status::Invalid("malformed text scan task range");
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(range.file, io::OpenFile(parts[2]));
+  FLOTILLA_ASSIGN_OR_RETURN(range.schema, expr::DeserializeSchema(parts[3]));
+  if (range.begin < 0 || range.end < range.begin || range.end > range.file->size())
+    return Status::Invalid("scan task bytes [" + parts[0] + ", " + parts[1] + ") outside '" +
+                           parts[2] + "'");
+  *options = std::move(parts[4]);
+  return range;
+}
+
+Result<std::vector<std::shared_ptr<io::RandomAccessFile>>> OpenFiles(
+    const std::vector<std::string>& patterns) {
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<io::FileEntry> entries, io::ExpandPaths(patterns));
+  std::vector<std::shared_ptr<io::RandomAccessFile>> files;
+  for (const io::FileEntry& e : entries) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto file, io::OpenFile(e.path));
+    files.push_back(std::move(file));
+  }
+  return files;
+}
+
+}  // namespace flotilla::text

@@ -1,0 +1,9 @@
+#include "flotilla/io/text/utf8.h"
+
+#include <simdjson.h>
+
+namespace flotilla::text {
+
+bool IsValidUtf8(const char* data, size_t size) { return simdjson::validate_utf8(data, size); }
+
+}  // namespace flotilla::text
