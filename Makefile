@@ -6,7 +6,7 @@ ASAN_DIR   ?= build-asan
 FUZZ_DIR   ?= build-fuzz
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS ?= ipc parquet
+FUZZ_TARGETS ?= ipc parquet csv json
 CMAKE_FLAGS ?=
 
 .PHONY: all deps configure build run test test-unit test-asan bench fuzz format clean

@@ -60,14 +60,14 @@ text::Inferred Infer(element e) {
     case element_type::STRING: return text::InferJsonString(e.get_string().value_unsafe());
     case element_type::ARRAY: {
       Inferred out = Inferred::Of(Kind::kList, false);
-      out.children.emplace_back("", Inferred{});
+      out.children.emplace_back();
       Status st;
       simdjson::dom::array arr = e.get_array().value_unsafe();
       for (element child : arr) {
-        st = text::Join(&out.children[0].second, Infer(child), "");
+        st = text::Join(&out.children[0], Infer(child), "");
         if (!st.ok()) {
           // A list mixing kinds that cannot meet: keep it as text.
-          out.children[0].second = Inferred::Of(Kind::kString, true);
+          out.children[0] = Inferred::Of(Kind::kString, true);
           break;
         }
       }
@@ -77,7 +77,8 @@ text::Inferred Infer(element e) {
       Inferred out = Inferred::Of(Kind::kStruct, false);
       simdjson::dom::object obj = e.get_object().value_unsafe();
       for (auto field : obj) {
-        out.children.emplace_back(std::string(field.key), Infer(field.value));
+        out.names.emplace_back(field.key);
+        out.children.push_back(Infer(field.value));
       }
       return out;
     }
@@ -249,10 +250,8 @@ Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
   }));
   text::InferredSchema out;
   out.file = file->name();
-  for (auto& [name, kind] : row.children) {
-    out.names.push_back(name);
-    out.columns.push_back(std::move(kind));
-  }
+  out.names = std::move(row.names);
+  out.columns = std::move(row.children);
   return out;
 }
 

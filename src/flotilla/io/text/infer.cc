@@ -50,6 +50,13 @@ bool IsTextKind(Kind k) {
 
 }  // namespace
 
+Inferred Inferred::Of(Kind kind, bool from_text) {
+  Inferred out;
+  out.kind = kind;
+  out.from_text = from_text;
+  return out;
+}
+
 Inferred InferText(std::string_view text) {
   const std::string_view t = Trim(text);
   if (t.empty()) return Inferred::Of(Kind::kString, true);
@@ -97,11 +104,11 @@ std::string KindName(const Inferred& in) {
     case Kind::kDate: return "date32";
     case Kind::kTimestamp: return "timestamp[us]";
     case Kind::kTimestampTz: return "timestamp[us, tz=UTC]";
-    case Kind::kList: return "list<" + KindName(in.children[0].second) + ">";
+    case Kind::kList: return "list<" + KindName(in.children[0]) + ">";
     case Kind::kStruct: {
       std::string out = "struct<";
       for (size_t i = 0; i < in.children.size(); ++i)
-        out += (i ? ", " : "") + in.children[i].first + ": " + KindName(in.children[i].second);
+        out += (i ? ", " : "") + in.names[i] + ": " + KindName(in.children[i]);
       return out + ">";
     }
   }
@@ -118,15 +125,17 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
   if (a == b) {
     into->from_text = into->from_text && other.from_text;
     if (a == Kind::kList)
-      return Join(&into->children[0].second, other.children[0].second, path + "[]");
+      return Join(&into->children[0], other.children[0], path + "[]");
     if (a == Kind::kStruct) {
-      for (const auto& [name, child] : other.children) {
-        auto it = std::find_if(into->children.begin(), into->children.end(),
-                               [&](const auto& c) { return c.first == name; });
-        if (it == into->children.end()) {
-          into->children.emplace_back(name, child);
+      for (size_t c = 0; c < other.children.size(); ++c) {
+        const std::string& name = other.names[c];
+        auto it = std::find(into->names.begin(), into->names.end(), name);
+        if (it == into->names.end()) {
+          into->names.push_back(name);
+          into->children.push_back(other.children[c]);
         } else {
-          FLOTILLA_RETURN_NOT_OK(Join(&it->second, child, path.empty() ? name : path + "." + name));
+          FLOTILLA_RETURN_NOT_OK(Join(&into->children[static_cast<size_t>(it - into->names.begin())],
+                                      other.children[c], path.empty() ? name : path + "." + name));
         }
       }
     }
@@ -136,6 +145,7 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
     into->kind = k;
     into->from_text = from_text;
     into->children.clear();
+    into->names.clear();
     return Status::OK();
   };
   auto either = [&](Kind x, Kind y) { return (a == x && b == y) || (a == y && b == x); };
@@ -163,10 +173,11 @@ TypePtr ToType(const Inferred& in) {
     case Kind::kDate: return date32();
     case Kind::kTimestamp: return timestamp(TimeUnit::kMicro);
     case Kind::kTimestampTz: return timestamp(TimeUnit::kMicro, "UTC");
-    case Kind::kList: return list(ToType(in.children[0].second));
+    case Kind::kList: return list(ToType(in.children[0]));
     case Kind::kStruct: {
       std::vector<Field> fields;
-      for (const auto& [name, child] : in.children) fields.push_back({name, ToType(child)});
+      for (size_t c = 0; c < in.children.size(); ++c)
+        fields.push_back({in.names[c], ToType(in.children[c])});
       return struct_(std::move(fields));
     }
   }

@@ -34,9 +34,11 @@ struct Inferred {
   /// True when the kind was read out of text (every CSV value, JSON strings): such kinds meet
   /// other text kinds as string rather than as a conflict.
   bool from_text = false;
-  std::vector<std::pair<std::string, Inferred>> children;  // list: one (""), struct: fields
+  /// List: one child (the element); struct: one per field, named by `names`.
+  std::vector<Inferred> children;
+  std::vector<std::string> names;
 
-  static Inferred Of(Kind kind, bool from_text) { return Inferred{kind, from_text, {}}; }
+  static Inferred Of(Kind kind, bool from_text);
 };
 
 /// The kind of one text value (not a null string): bool for true/false (any case), int for

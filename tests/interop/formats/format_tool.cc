@@ -1,9 +1,22 @@
-// The C++ half of the Parquet interop tests (tests/interop/parquet_read.mjs):
+// The C++ half of the file format interop tests (tests/interop/parquet_read.mjs,
+// tests/interop/text_formats.mjs):
 //
-//   parquet_tool read FILE      prints "schema\t[...]" then one canonical JSON row per line
-//   parquet_tool write FILE CODEC
-//                               writes a generated table of every type to FILE with our writer
-//                               and prints it in the same form, from memory (not read back)
+//   format_tool read FILE       reads Parquet; prints "schema\t[...]" then one canonical JSON row
+//                               per line
+//   format_tool write FILE CODEC
+//                               writes a generated table of every type to FILE with our Parquet
+//                               writer and prints it in the same form, from memory (not read back)
+//   format_tool read-csv FILE [SCHEMA]
+//   format_tool read-json FILE [SCHEMA]
+//                               reads CSV (header, ',' and '"') or newline-delimited JSON, with the
+//                               schema inferred or SCHEMA ("name:type|name:type", types spelled
+//                               as DataType::ToString prints them: "int8", "decimal128(15, 2)",
+//                               "timestamp[us, tz=UTC]", "list<int64>"... flat types only for CSV),
+//                               and prints it the same way
+//   format_tool write-csv FILE
+//   format_tool write-json FILE
+//                               writes a generated table (flat types for CSV, nested too for JSON,
+//                               strings that need quoting or escaping, nulls) and prints it
 //
 // The canonical cell form (shared with the DuckDB side): integers as decimal strings, floats as
 // numbers with 17 significant digits ("NaN", "Infinity"), decimals as strings with the scale's
@@ -11,11 +24,18 @@
 // arrays, structs as objects.
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <string>
 
+#include "flotilla/columnar/builder.h"
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/cast.h"
+#include "flotilla/compute/parse.h"
+#include "flotilla/io/csv/scan_task.h"
+#include "flotilla/io/csv/writer.h"
+#include "flotilla/io/json/scan_task.h"
+#include "flotilla/io/json/writer.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/reader.h"
 #include "flotilla/io/parquet/writer.h"
@@ -210,11 +230,131 @@ int Read(const std::string& path) {
   return 0;
 }
 
+// "name:type|name:type": each type is found among the ones the text formats hold by its
+// ToString() spelling.
+Result<SchemaPtr> ParseSchema(const std::string& spec) {
+  std::vector<TypePtr> known = {boolean(), int8(), int16(), int32(), int64(), uint8(), uint16(),
+                                uint32(), uint64(), float32(), float64(), date32(), utf8()};
+  for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    known.push_back(timestamp(u));
+    known.push_back(timestamp(u, "UTC"));
+  }
+  std::function<Result<TypePtr>(const std::string&)> parse = [&](const std::string& t) -> Result<TypePtr> {
+    for (const TypePtr& k : known)
+      if (k->ToString() == t) return k;
+    int p = 0, sc = 0;
+    if (std::sscanf(t.c_str(), "decimal128(%d, %d)", &p, &sc) == 2) return decimal128(p, sc);
+    if (t.rfind("list<", 0) == 0 && t.back() == '>') {
+      FLOTILLA_ASSIGN_OR_RETURN(TypePtr e, parse(t.substr(5, t.size() - 6)));
+      return list(e);
+    }
+    return Status::Invalid("unknown type '" + t + "'");
+  };
+  std::vector<Field> fields;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t end = spec.find('|', pos);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(pos, end - pos);
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos) return Status::Invalid("bad schema item '" + item + "'");
+    FLOTILLA_ASSIGN_OR_RETURN(TypePtr type, parse(item.substr(colon + 1)));
+    fields.push_back({item.substr(0, colon), type});
+    pos = end + 1;
+  }
+  return std::make_shared<Schema>(std::move(fields));
+}
+
+int ReadText(const std::string& format, const std::string& path, const std::string& spec) {
+  SchemaPtr schema;
+  if (!spec.empty()) {
+    auto parsed = ParseSchema(spec);
+    if (!parsed.ok()) return Fail(parsed.status());
+    schema = *parsed;
+  }
+  Result<io::FileScan> scan = Status::Invalid("unknown format");
+  if (format == "csv") {
+    csv::CsvReadOptions options;
+    options.schema = schema;
+    scan = csv::PlanCsvScan({path}, options);
+  } else {
+    json::JsonReadOptions options;
+    options.schema = schema;
+    scan = json::PlanJsonScan({path}, options);
+  }
+  if (!scan.ok()) return Fail(scan.status());
+  PrintSchema(*scan->schema);
+  for (const auto& task : scan->tasks) {
+    auto batches = task->Read({});
+    if (!batches.ok()) return Fail(batches.status());
+    for (const RecordBatch& b : *batches) PrintRows(b);
+  }
+  return 0;
+}
+
+// A table for the text writers: every flat type (timestamps within ±2800 years so that every
+// engine's microseconds hold them), strings that need quoting or escaping; nested columns for
+// JSON.
+int WriteText(const std::string& format, const std::string& path) {
+  testing::RandomOptions random;
+  random.null_probability = 0.15;
+  RecordBatch all = testing::RandomBatchOfAllTypes(1500, 5, random);
+  std::vector<std::pair<std::string, Array>> columns;
+  for (int c = 0; c < all.num_columns(); ++c) {
+    const DataType& t = *all.column(c).type();
+    const TypeId id = t.id();
+    if (id == TypeId::kBinary || id == TypeId::kLargeBinary || id == TypeId::kFixedSizeBinary ||
+        id == TypeId::kTimestamp || id == TypeId::kDuration || id == TypeId::kNull ||
+        id == TypeId::kLargeString || id == TypeId::kDictionary || id == TypeId::kFixedSizeList)
+      continue;
+    if (format == "csv" && t.is_nested()) continue;
+    columns.emplace_back(all.schema()->field(c).name, all.column(c));
+  }
+  for (TimeUnit unit : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
+    const bool tz = unit == TimeUnit::kMicro;
+    Int64Builder ts(timestamp(unit, tz ? "UTC" : ""));
+    const int64_t per_second = compute::TicksPerSecond(unit);
+    // Seconds within ±88 years for nanoseconds, ±2800 years otherwise.
+    const int64_t span = unit == TimeUnit::kNano ? int64_t{2770000000} : int64_t{88000000000};
+    for (int64_t i = 0; i < 1500; ++i) {
+      Status st = i % 9 == 4 ? ts.AppendNull()
+                             : ts.Append(((i * 7919 * 104729) % span - span / 2) * per_second +
+                                         (i * 37) % per_second);
+      if (!st.ok()) return Fail(st);
+    }
+    auto a = ts.Finish();
+    if (!a.ok()) return Fail(a.status());
+    columns.emplace_back(std::string("ts_") + TimeUnitName(unit) + (tz ? "_utc" : ""), *a);
+  }
+  StringBuilder tricky(utf8());
+  const char* pieces[] = {"", "a,b", "say \"hi\"", "two\nlines", "back\\slash", " padded ",
+                          "tab\there", "日本🚀"};
+  for (int64_t i = 0; i < 1500; ++i) {
+    Status st = i % 13 == 3 ? tricky.AppendNull() : tricky.Append(pieces[i % 8]);
+    if (!st.ok()) return Fail(st);
+  }
+  columns.emplace_back("tricky", *tricky.Finish());
+  auto batch = RecordBatch::FromColumns(columns);
+  if (!batch.ok()) return Fail(batch.status());
+  Status st = format == "csv" ? csv::WriteCsvFile(path, batch->schema(), {*batch})
+                              : json::WriteJsonFile(path, batch->schema(), {*batch});
+  if (!st.ok()) return Fail(st);
+  PrintSchema(*batch->schema());
+  PrintRows(*batch);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "read") return Read(argv[2]);
   if (argc == 4 && std::string(argv[1]) == "write") return Write(argv[2], argv[3]);
-  std::cerr << "usage: parquet_tool read FILE | parquet_tool write FILE CODEC\n";
+  const std::string mode = argc >= 2 ? argv[1] : "";
+  if ((mode == "read-csv" || mode == "read-json") && (argc == 3 || argc == 4))
+    return ReadText(mode.substr(5), argv[2], argc == 4 ? argv[3] : "");
+  if ((mode == "write-csv" || mode == "write-json") && argc == 3)
+    return WriteText(mode.substr(6), argv[2]);
+  std::cerr << "usage: format_tool read FILE | write FILE CODEC | read-csv FILE [SCHEMA] |\n"
+               "       read-json FILE [SCHEMA] | write-csv FILE | write-json FILE\n";
   return 2;
 }
