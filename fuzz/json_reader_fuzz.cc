@@ -1,5 +1,6 @@
 // libFuzzer target: arbitrary bytes as newline-delimited JSON, read with the inferred schema
-// (whole and in small line-aligned chunks, which must agree) and with every column as text.
+// (whole and in small line-aligned chunks, which must agree), with every column as text and with
+// every column as decimal128(38, 10).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -17,11 +18,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   options.sample_rows = 50;
   auto inferred = json::InferJsonFile(file.get(), options);
   if (!inferred.ok()) return 0;
-  std::vector<Field> fields, as_text;
+  std::vector<Field> fields, as_text, as_decimal;
   std::vector<int> all;
   for (size_t c = 0; c < inferred->names.size(); ++c) {
     fields.push_back({inferred->names[c], text::ToType(inferred->columns[c])});
     as_text.push_back({inferred->names[c], utf8()});
+    as_decimal.push_back({inferred->names[c], decimal128(38, 10)});
     all.push_back(static_cast<int>(c));
   }
   auto schema = std::make_shared<Schema>(std::move(fields));
@@ -43,5 +45,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto text = json::ReadJsonRange(file.get(), 0, file->size(),
                                   std::make_shared<Schema>(std::move(as_text)), all);
   if (text.ok()) fuzz::Walk(*text);
+  // Decimals find each number's text again (the on-demand path).
+  auto decimals = json::ReadJsonRange(file.get(), 0, file->size(),
+                                      std::make_shared<Schema>(std::move(as_decimal)), all);
+  if (decimals.ok()) fuzz::Walk(*decimals);
   return 0;
 }

@@ -173,6 +173,10 @@ TEST(ParseTest, Timestamps) {
   EXPECT_TRUE(ParseTimestamp("1970-01-01 00:00:00Z", TimeUnit::kSecond, &v));
   EXPECT_FALSE(ParseTimestamp("1970-01-01 25:00", TimeUnit::kSecond, &v));
   EXPECT_FALSE(ParseTimestamp("1970-01-01x", TimeUnit::kSecond, &v));
+  // The nanosecond range ends one tick above the int64 minimum, fraction included.
+  EXPECT_TRUE(ParseTimestamp("1677-09-21 00:12:43.145224193", TimeUnit::kNano, &v));
+  EXPECT_EQ(v, INT64_MIN + 1);
+  EXPECT_FALSE(ParseTimestamp("1677-09-21 00:12:43.145224191", TimeUnit::kNano, &v));
   int32_t d = 0;
   EXPECT_TRUE(ParseDate32("-0001-12-31", &d));
   EXPECT_FALSE(ParseDate32("", &d));

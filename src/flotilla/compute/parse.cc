@@ -240,7 +240,13 @@ bool ParseTimestamp(std::string_view text, TimeUnit unit, int64_t* out) {
     }
   }
   if (pos != t.size()) return false;
-  const int64_t total = int64_t{days} * 86400 + seconds - offset_seconds;
+  int64_t total = int64_t{days} * 86400 + seconds - offset_seconds;
+  // Just above the int64 minimum the whole seconds alone overflow while the value does not:
+  // borrow one second from them.
+  if (total < 0 && fraction > 0) {
+    total += 1;
+    fraction -= ticks;
+  }
   int64_t scaled;
   if (__builtin_mul_overflow(total, ticks, &scaled)) return false;
   return !__builtin_add_overflow(scaled, fraction, out);

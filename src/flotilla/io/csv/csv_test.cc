@@ -136,16 +136,17 @@ TEST(CsvTokenizer, SplitRowsRespectsQuotedNewlines) {
 TEST_F(CsvTest, InfersTypesFromTheValues) {
   const std::string path = Write(
       "t.csv",
-      "i,f,b,d,ts,tz,s,mixed,empty,big\n"
-      "1,1.5,true,2024-02-29,2024-01-01 10:00:00,2024-01-01T10:00:00Z,x,1,,9223372036854775808\n"
-      "-2,2,FALSE,1969-12-31,2024-01-01 10:00:00.25,2024-01-01 12:00:00+02:00,\"\",a,,1\n"
-      ",nan,,,,,,,,\n");
+      "i,f,b,d,ts,tz,s,mixed,empty,big,zip\n"
+      "1,1.5,true,2024-02-29,2024-01-01 10:00:00,2024-01-01T10:00:00Z,x,1,,9223372036854775808,02134\n"
+      "-2,2,FALSE,1969-12-31,2024-01-01 10:00:00.25,2024-01-01 12:00:00+02:00,\"\",a,,1,10001\n"
+      ",nan,,,,,,,,,\n");
   auto batch = Read({path});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   const Schema& s = *batch->schema();
   EXPECT_EQ(s.ToString(),
             "i: int64\nf: float64\nb: bool\nd: date32\nts: timestamp[us]\n"
-            "tz: timestamp[us, tz=UTC]\ns: string\nmixed: string\nempty: string\nbig: float64\n");
+            "tz: timestamp[us, tz=UTC]\ns: string\nmixed: string\nempty: string\nbig: float64\n"
+            "zip: string\n");
   ASSERT_EQ(batch->num_rows(), 3);
   EXPECT_EQ(batch->column(0).ToString(), "[1, -2, null]");
   EXPECT_EQ(batch->column(2).ToString(), "[true, false, null]");
@@ -191,6 +192,12 @@ TEST_F(CsvTest, ConversionErrorsNameFileLineColumnAndValue) {
   EXPECT_NE(batch.status().message().find("as int32 in column 'a' at line 2"), std::string::npos);
 
   batch = Read({Write("utf8.csv", "a\n\xff\xfe\n")});
+  ASSERT_FALSE(batch.ok());
+  EXPECT_NE(batch.status().message().find("invalid UTF-8 in column 'a' at line 2"), std::string::npos)
+      << batch.status().message();
+
+  // Each value is checked, not only their concatenation ("\xd7" + "\xb2" is one character).
+  batch = Read({Write("split.csv", "a\nx\xd7\n\xb2y\n")});
   ASSERT_FALSE(batch.ok());
   EXPECT_NE(batch.status().message().find("invalid UTF-8 in column 'a' at line 2"), std::string::npos)
       << batch.status().message();

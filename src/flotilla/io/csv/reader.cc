@@ -132,10 +132,16 @@ Result<RecordBatch> ReadCsvRange(io::RandomAccessFile* file, int64_t begin, int6
     }
     FLOTILLA_ASSIGN_OR_RETURN(Array array, builder->Finish());
     if (type.id() == TypeId::kString || type.id() == TypeId::kLargeString) {
+      // The values are valid when their concatenation is and none starts inside a character
+      // (a value cut mid-character is followed by a continuation byte or ends the buffer).
       const BufferPtr& data = array.data()->buffers[2];
-      if (data != nullptr &&
-          !text::IsValidUtf8(reinterpret_cast<const char*>(data->data()),
-                             static_cast<size_t>(data->size()))) {
+      bool valid = data == nullptr || text::IsValidUtf8(reinterpret_cast<const char*>(data->data()),
+                                                        static_cast<size_t>(data->size()));
+      for (int64_t r = 0; valid && r < rows.num_rows(); ++r) {
+        const std::string_view v = rows.field(r, c);
+        if (!v.empty() && (static_cast<unsigned char>(v[0]) & 0xC0) == 0x80) valid = false;
+      }
+      if (!valid) {
         for (int64_t r = 0; r < rows.num_rows(); ++r) {
           const std::string_view v = rows.field(r, c);
           if (!text::IsValidUtf8(v.data(), v.size()))

@@ -105,6 +105,22 @@ TEST_F(JsonTest, ExplicitSchemaKeepsAnyValueAsTextAndIgnoresOtherKeys) {
   EXPECT_EQ(batch->column(1).ToString(), "[null, 5]");  // the first of duplicate keys
 }
 
+// The DOM holds numbers as doubles; decimals read the number as written.
+TEST_F(JsonTest, WideDecimalsKeepEveryDigit) {
+  JsonReadOptions options;
+  options.schema = std::make_shared<Schema>(std::vector<Field>{
+      {"d", decimal128(38, 10)},
+      {"s", struct_({Field{"l", list(decimal128(38, 10))}})}});
+  auto batch = Read({Write("d.json",
+                           "{\"d\": 12345678901234567890.0000000001, \"s\": {\"l\": [1, -9999999999999999999999999999.9999999999]}}\n"
+                           "{\"s\": {\"l\": [0.1]}, \"d\": -0.0000000001}\n")},
+                    options);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->column(0).ToString(), "[12345678901234567890.0000000001, -0.0000000001]");
+  EXPECT_EQ(batch->column(1).field(0).ToString(),
+            "[[1.0000000000, -9999999999999999999999999999.9999999999], [0.1000000000]]");
+}
+
 TEST_F(JsonTest, SeveralFilesUnifyByName) {
   Write("a.json", "{\"k\": 1, \"v\": 1}\n");
   Write("b.json", "{\"w\": \"x\", \"k\": 2.5}\n");

@@ -86,10 +86,62 @@ text::Inferred Infer(element e) {
   return Inferred{};
 }
 
-// Appends one JSON value to a builder of `type`; false when the value is not one of the type.
-Result<bool> Append(ArrayBuilder* b, element e);
+// Where a value sits in its line (keys and array positions), to find its text again: the DOM
+// keeps numbers only as doubles, which hold 15 significant digits exactly, not 38.
+struct ValuePath {
+  struct Step {
+    std::string_view key;
+    size_t index = 0;
+    bool is_key = true;
+  };
+  std::string_view line;  // inside a padded buffer
+  std::vector<Step> steps;
+};
 
-Result<bool> AppendStruct(ArrayBuilder* b, element e) {
+// The number at `path` in its line as written, through simdjson's on-demand API (which keeps
+// tokens); empty when it cannot be found.
+std::string_view RawNumber(const ValuePath& path) {
+  simdjson::ondemand::parser parser;
+  simdjson::ondemand::document doc;
+  if (parser.iterate(path.line.data(), path.line.size(), path.line.size() + simdjson::SIMDJSON_PADDING)
+          .get(doc) != simdjson::SUCCESS)
+    return {};
+  simdjson::ondemand::value v;
+  bool first = true;
+  for (const ValuePath::Step& step : path.steps) {
+    simdjson::error_code error;
+    if (step.is_key) {
+      error = first ? doc.find_field_unordered(step.key).get(v) : v.find_field_unordered(step.key).get(v);
+    } else {
+      simdjson::ondemand::array arr;
+      error = first ? doc.get_array().get(arr) : v.get_array().get(arr);
+      size_t i = 0;
+      bool found = false;
+      for (auto item : arr) {
+        if (i++ == step.index) {
+          error = item.get(v);
+          found = true;
+          break;
+        }
+      }
+      if (!found) return {};
+    }
+    if (error != simdjson::SUCCESS) return {};
+    first = false;
+  }
+  std::string_view token;
+  if (first) return {};
+  token = v.raw_json_token();
+  while (!token.empty() && (token.back() == ' ' || token.back() == '\t' || token.back() == '\r' ||
+                            token.back() == '\n'))
+    token.remove_suffix(1);
+  return token;
+}
+
+// Appends one JSON value to a builder of `type`; false when the value is not one of the type.
+Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path);
+
+Result<bool> AppendStruct(ArrayBuilder* b, element e, ValuePath* path) {
   if (e.type() != element_type::OBJECT) return false;
   auto* sb = static_cast<StructBuilder*>(b);
   const std::vector<Field>& fields = b->type()->fields();
@@ -101,7 +153,9 @@ Result<bool> AppendStruct(ArrayBuilder* b, element e) {
       FLOTILLA_RETURN_NOT_OK(sb->field_builder(static_cast<int>(f))->AppendNull());
       continue;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(sb->field_builder(static_cast<int>(f)), value));
+    path->steps.push_back({fields[f].name, 0, true});
+    FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(sb->field_builder(static_cast<int>(f)), value, path));
+    path->steps.pop_back();
     if (!ok) return false;
   }
   return true;
@@ -144,7 +198,7 @@ Result<bool> AppendFloat(ArrayBuilder* b, element e) {
   }
 }
 
-Result<bool> Append(ArrayBuilder* b, element e) {
+Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
   if (e.type() == element_type::NULL_VALUE) {
     FLOTILLA_RETURN_NOT_OK(b->AppendNull());
     return true;
@@ -174,10 +228,13 @@ Result<bool> Append(ArrayBuilder* b, element e) {
     case TypeId::kTimestamp:
       // Numbers as their text (decimals), strings as written.
       if (e.type() == element_type::STRING) return text::AppendParsed(b, e.get_string().value_unsafe());
-      if (t.id() == TypeId::kDecimal128 && (e.type() == element_type::INT64 ||
-                                            e.type() == element_type::UINT64 ||
-                                            e.type() == element_type::DOUBLE))
+      if (t.id() == TypeId::kDecimal128 &&
+          (e.type() == element_type::INT64 || e.type() == element_type::UINT64))
         return text::AppendParsed(b, simdjson::minify(e));
+      if (t.id() == TypeId::kDecimal128 && e.type() == element_type::DOUBLE) {
+        const std::string_view raw = RawNumber(*path);
+        return text::AppendParsed(b, raw.empty() ? std::string_view(simdjson::minify(e)) : raw);
+      }
       return false;
     case TypeId::kString:
     case TypeId::kLargeString:
@@ -191,8 +248,11 @@ Result<bool> Append(ArrayBuilder* b, element e) {
       auto* lb = static_cast<ListBuilder*>(b);
       FLOTILLA_RETURN_NOT_OK(lb->Append());
       simdjson::dom::array arr = e.get_array().value_unsafe();
+      size_t k = 0;
       for (element child : arr) {
-        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(lb->value_builder(), child));
+        path->steps.push_back({{}, k++, false});
+        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(lb->value_builder(), child, path));
+        path->steps.pop_back();
         if (!ok) return false;
       }
       return true;
@@ -203,13 +263,16 @@ Result<bool> Append(ArrayBuilder* b, element e) {
       if (static_cast<int64_t>(arr.size()) != t.fixed_size()) return false;
       auto* lb = static_cast<FixedSizeListBuilder*>(b);
       FLOTILLA_RETURN_NOT_OK(lb->Append());
+      size_t k = 0;
       for (element child : arr) {
-        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(lb->value_builder(), child));
+        path->steps.push_back({{}, k++, false});
+        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(lb->value_builder(), child, path));
+        path->steps.pop_back();
         if (!ok) return false;
       }
       return true;
     }
-    case TypeId::kStruct: return AppendStruct(b, e);
+    case TypeId::kStruct: return AppendStruct(b, e, path);
     case TypeId::kDictionary:
       if (e.type() != element_type::STRING) return false;
       return text::AppendParsed(b, e.get_string().value_unsafe());
@@ -288,7 +351,8 @@ Result<RecordBatch> ReadJsonRange(io::RandomAccessFile* file, int64_t begin, int
         auto it = column_of.find(kv.key);
         if (it == column_of.end() || filled[it->second] == rows) continue;  // first key wins
         const int c = it->second;
-        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(builders[c].get(), kv.value));
+        ValuePath path{line, {{kv.key, 0, true}}};
+        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(builders[c].get(), kv.value, &path));
         if (!ok) {
           std::string text = simdjson::minify(kv.value);
           if (text.size() > 100) text = text.substr(0, 100) + "...";

@@ -1,8 +1,12 @@
 #include "flotilla/io/parquet/writer.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <cstring>
 #include <string_view>
-#include <unordered_map>
+#include <atomic>
+#include <thread>
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/cast.h"
@@ -162,6 +166,50 @@ class Shredder {
  public:
   Shredder(const FileSchema& schema, std::vector<LeafBuffer>* leaves)
       : schema_(schema), leaves_(*leaves) {}
+
+  /// Rows [begin, end) of a top-level column that is a leaf: levels from the validity bitmap,
+  /// values appended in bulk where the layouts match.
+  void FlatRows(const SchemaNode& node, const Array& a, int64_t begin, int64_t end) {
+    LeafBuffer& leaf = leaves_[node.leaf];
+    const bool has_def = schema_.leaves[node.leaf].max_def > 0;
+    const bool nulls = a.null_count() > 0;
+    if (has_def) {
+      const size_t at = leaf.def.size();
+      leaf.def.resize(at + static_cast<size_t>(end - begin), node.def_level);
+      if (nulls)
+        for (int64_t i = begin; i < end; ++i)
+          if (a.IsNull(i)) {
+            leaf.def[at + static_cast<size_t>(i - begin)] = 0;
+            ++leaf.nulls;
+          }
+    }
+    const DataType& t = *a.type();
+    const bool same_layout =
+        t.id() == TypeId::kInt32 || t.id() == TypeId::kUInt32 || t.id() == TypeId::kDate32 ||
+        t.id() == TypeId::kFloat32 || t.id() == TypeId::kInt64 || t.id() == TypeId::kUInt64 ||
+        t.id() == TypeId::kFloat64 || (t.id() == TypeId::kTimestamp && t.unit() != TimeUnit::kSecond);
+    if (!nulls && same_layout) {
+      const int width = t.byte_width();
+      leaf.fixed.append(reinterpret_cast<const char*>(a.raw_values()) + (a.offset() + begin) * width,
+                        static_cast<size_t>((end - begin) * width));
+      leaf.values += end - begin;
+      return;
+    }
+    if (!nulls && t.id() == TypeId::kString) {
+      const int32_t* offsets = a.values<int32_t>();  // the offsets buffer, at the array's offset
+      const int32_t first = offsets[begin], last = offsets[end];
+      const size_t base = leaf.data.size();
+      leaf.data.append(reinterpret_cast<const char*>(a.data()->buffers[2]->data()) + first,
+                       static_cast<size_t>(last - first));
+      leaf.offsets.reserve(leaf.offsets.size() + static_cast<size_t>(end - begin));
+      for (int64_t i = begin; i < end; ++i)
+        leaf.offsets.push_back(static_cast<uint32_t>(base + static_cast<size_t>(offsets[i + 1] - first)));
+      leaf.values += end - begin;
+      return;
+    }
+    for (int64_t i = begin; i < end; ++i)
+      if (!nulls || !a.IsNull(i)) AppendValue(node, a, i, &leaf);
+  }
 
   void Row(const SchemaNode& node, const Array& a, int64_t i, int16_t d, int16_t r) {
     if (node.nullable && a.IsNull(i)) return Empty(node, d, r);
@@ -331,19 +379,36 @@ class ChunkWriter {
     bool use_dict = options_.dictionary && *column_.element.type != PhysicalType::kBoolean &&
                     leaf.values > 0 && !null_column;
     if (use_dict) {
-      std::unordered_map<std::string_view, uint32_t> seen;
-      seen.reserve(static_cast<size_t>(std::min<int64_t>(leaf.values, 1 << 16)));
-      indices.reserve(static_cast<size_t>(leaf.values));
+      // Open addressing over value bytes: slots hold dictionary index + 1 (0: empty).
+      size_t mask = 1023;
+      std::vector<uint32_t> slots(mask + 1, 0);
+      std::vector<uint64_t> hashes;  // of each dictionary entry, for regrowing
+      indices.resize(static_cast<size_t>(leaf.values));
       int64_t dict_bytes = 0;
       for (int64_t i = 0; i < leaf.values && use_dict; ++i) {
         const std::string_view v = leaf.Value(i, width_);
-        auto [it, inserted] = seen.emplace(v, static_cast<uint32_t>(dict.size()));
-        if (inserted) {
+        const uint64_t h = XXH3_64bits(v.data(), v.size());
+        size_t at = h & mask;
+        while (slots[at] != 0 && leaf.Value(dict[slots[at] - 1], width_) != v) at = (at + 1) & mask;
+        if (slots[at] == 0) {
           dict.push_back(i);
+          hashes.push_back(h);
+          slots[at] = static_cast<uint32_t>(dict.size());
           dict_bytes += static_cast<int64_t>(v.size()) + (width_ == 0 ? 4 : 0);
           if (dict_bytes > options_.dictionary_bytes) use_dict = false;
+          if (dict.size() * 2 > mask) {
+            mask = mask * 2 + 1;
+            slots.assign(mask + 1, 0);
+            for (size_t d = 0; d < dict.size(); ++d) {
+              size_t k = hashes[d] & mask;
+              while (slots[k] != 0) k = (k + 1) & mask;
+              slots[k] = static_cast<uint32_t>(d + 1);
+            }
+            indices[static_cast<size_t>(i)] = static_cast<uint32_t>(dict.size() - 1);
+            continue;
+          }
         }
-        indices.push_back(it->second);
+        indices[static_cast<size_t>(i)] = slots[at] - 1;
       }
     }
     if (use_dict) {
@@ -405,7 +470,7 @@ class ChunkWriter {
       FLOTILLA_RETURN_NOT_OK(WritePage(&h, "", out, &meta));
     }
     meta.total_compressed_size = static_cast<int64_t>(out->size() - start);
-    if (options_.statistics) meta.statistics = Stats(leaf);
+    if (options_.statistics) meta.statistics = Stats(leaf, use_dict ? &dict : nullptr);
     ColumnChunk chunk;
     chunk.file_offset = meta.data_page_offset;
     chunk.meta_data = std::move(meta);
@@ -439,15 +504,17 @@ class ChunkWriter {
     return Status::OK();
   }
 
-  Statistics Stats(const LeafBuffer& leaf) const {
+  // Min and max over the values, or only over the distinct ones when a dictionary holds them.
+  Statistics Stats(const LeafBuffer& leaf, const std::vector<int64_t>* dict) const {
     Statistics s;
     s.null_count = leaf.nulls;
     const Order order = OrderOf(column_);
     if (order == Order::kNone) return s;
     std::string_view min, max;
     bool any = false;
-    for (int64_t i = 0; i < leaf.values; ++i) {
-      const std::string_view v = leaf.Value(i, width_);
+    const int64_t n = dict ? static_cast<int64_t>(dict->size()) : leaf.values;
+    for (int64_t k = 0; k < n; ++k) {
+      const std::string_view v = leaf.Value(dict ? (*dict)[static_cast<size_t>(k)] : k, width_);
       if (IsNaN(order, v)) continue;
       if (!any || Less(order, v, min)) min = v;
       if (!any || Less(order, max, v)) max = v;
@@ -487,23 +554,55 @@ struct ParquetFileWriter::Impl {
     return bytes;
   }
 
+  // Encodes the buffered leaves as one row group, the column chunks on several threads (each
+  // with its own codec), and writes them in column order.
   Status Flush() {
     if (buffered_rows == 0 && !metadata.row_groups.empty()) return Status::OK();
     RowGroup rg;
     rg.num_rows = buffered_rows;
     rg.file_offset = out->Tell();
-    std::string bytes;
-    for (size_t l = 0; l < leaves.size(); ++l) {
-      ChunkWriter writer(file_schema.leaves[l], options, codec.get());
-      FLOTILLA_ASSIGN_OR_RETURN(ColumnChunk chunk,
-                                writer.Write(leaves[l], out->Tell() + static_cast<int64_t>(bytes.size()), &bytes));
-      rg.total_byte_size += chunk.meta_data->total_uncompressed_size;
+    const size_t n = leaves.size();
+    std::vector<std::string> bytes(n);
+    std::vector<Result<ColumnChunk>> chunks(n, Status::Internal("column chunk not encoded"));
+    std::atomic<size_t> next{0};
+    auto work = [&]() {
+      auto local = PageCodec::Make(options.codec, options.compression_level);
+      for (size_t l = next++; l < n; l = next++) {
+        if (!local.ok()) {
+          chunks[l] = local.status();
+          continue;
+        }
+        ChunkWriter writer(file_schema.leaves[l], options, local->get());
+        chunks[l] = writer.Write(leaves[l], 0, &bytes[l]);
+        leaves[l].Clear();
+      }
+    };
+    const int threads = std::min<int>(static_cast<int>(n), options.encode_threads > 0
+                                                               ? options.encode_threads
+                                                               : static_cast<int>(std::thread::hardware_concurrency()));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    work();
+    for (std::thread& t : pool) t.join();
+    int64_t base = out->Tell(), compressed = 0;
+    for (size_t l = 0; l < n; ++l) {
+      FLOTILLA_RETURN_NOT_OK(chunks[l].status());
+      ColumnChunk& chunk = *chunks[l];
+      if (!chunk.meta_data.has_value()) return Status::Internal("column chunk without metadata");
+      ColumnMetaData& meta = chunk.meta_data.value();
+      // Chunks were encoded at offset 0: move them to where they land.
+      chunk.file_offset += base;
+      meta.data_page_offset += base;
+      if (meta.dictionary_page_offset) *meta.dictionary_page_offset += base;
+      rg.total_byte_size += meta.total_uncompressed_size;
+      compressed += static_cast<int64_t>(bytes[l].size());
       rg.columns.push_back(std::move(chunk));
-      leaves[l].Clear();
+      FLOTILLA_RETURN_NOT_OK(out->Write(bytes[l].data(), static_cast<int64_t>(bytes[l].size())));
+      base += static_cast<int64_t>(bytes[l].size());
+      std::string().swap(bytes[l]);
     }
-    rg.total_compressed_size = static_cast<int64_t>(bytes.size());
+    rg.total_compressed_size = compressed;
     rg.ordinal = static_cast<int16_t>(metadata.row_groups.size());
-    FLOTILLA_RETURN_NOT_OK(out->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
     metadata.num_rows += buffered_rows;
     metadata.row_groups.push_back(std::move(rg));
     buffered_rows = 0;
@@ -559,13 +658,22 @@ Status ParquetFileWriter::Write(const RecordBatch& batch) {
     columns.push_back(std::move(column));
   }
   Shredder shredder(s.file_schema, &s.leaves);
-  for (int64_t row = 0; row < batch.num_rows(); ++row) {
-    for (size_t c = 0; c < columns.size(); ++c)
-      shredder.Row(s.file_schema.fields[c], columns[c], row, 0, 0);
-    ++s.buffered_rows;
-    ++rows_written_;
-    if (s.buffered_rows >= s.options.row_group_rows ||
-        ((s.buffered_rows & 1023) == 0 && s.BufferedBytes() >= s.options.row_group_bytes))
+  // Slices of at most 4096 rows, so that a row group ends near its byte target.
+  for (int64_t row = 0; row < batch.num_rows();) {
+    const int64_t take = std::min<int64_t>({batch.num_rows() - row, 4096,
+                                            s.options.row_group_rows - s.buffered_rows});
+    for (size_t c = 0; c < columns.size(); ++c) {
+      const SchemaNode& node = s.file_schema.fields[c];
+      if (node.kind == SchemaNode::Kind::kLeaf) {
+        shredder.FlatRows(node, columns[c], row, row + take);
+      } else {
+        for (int64_t r = row; r < row + take; ++r) shredder.Row(node, columns[c], r, 0, 0);
+      }
+    }
+    row += take;
+    s.buffered_rows += take;
+    rows_written_ += take;
+    if (s.buffered_rows >= s.options.row_group_rows || s.BufferedBytes() >= s.options.row_group_bytes)
       FLOTILLA_RETURN_NOT_OK(s.Flush());
   }
   return Status::OK();

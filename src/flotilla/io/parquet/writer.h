@@ -23,6 +23,8 @@ struct ParquetWriteOptions {
   bool dictionary = true;
   int64_t dictionary_bytes = 1 << 20;  // above this a chunk falls back to PLAIN
   bool statistics = true;
+  /// Threads encoding a row group's column chunks (0: one per hardware thread).
+  int encode_threads = 0;
 };
 
 class ParquetFileWriter final : public io::FormatWriter {

@@ -63,6 +63,11 @@ Inferred InferText(std::string_view text) {
   if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false"))
     return Inferred::Of(Kind::kBool, true);
   const char first = t[0];
+  // Digits with a leading zero ("007", zip codes, identifiers) stay text, as DuckDB infers them:
+  // a number would drop the zeros.
+  const size_t digits = (first == '-' || first == '+') ? 1 : 0;
+  if (t.size() > digits + 1 && t[digits] == '0' && IsDigit(t[digits + 1]) && !LooksLikeDateStart(t))
+    return Inferred::Of(Kind::kString, true);
   if (IsDigit(first) || first == '-' || first == '+' || first == '.' || first == 'i' ||
       first == 'I' || first == 'n' || first == 'N') {
     int64_t i;

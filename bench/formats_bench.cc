@@ -1,0 +1,147 @@
+// Parquet reading and writing through the engine, the same work DuckDB does in
+// bench/formats_duckdb.mjs on the same file; bench/formats.sh generates the file and runs both.
+//
+//   build/bench/formats_bench --query NAME --file LINEITEM.parquet [--threads N] [--repeats N]
+//
+// Queries over the lineitem-like file (16 columns, rows ordered by l_orderkey):
+//   scan_all  count(l_comment) and max() of every column (every column decoded)
+//   scan4     count and max() of l_orderkey, l_quantity, l_extendedprice, l_shipdate
+//   filter    count(*), sum(l_quantity) WHERE l_orderkey < 15000 (row groups pruned by statistics)
+//   write     the whole table, read into memory beforehand, written as zstd Parquet
+//
+// Output "key value" lines: `check NAME VALUE` (must equal DuckDB's), `seconds S1 S2 ...`,
+// `peak_rss_mib M`.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "flotilla/exec/pipeline/executor.h"
+#include "flotilla/exec/plan/physical_plan.h"
+#include "flotilla/exec/thread_pool.h"
+#include "flotilla/expr/expression.h"
+#include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/io/parquet/writer.h"
+
+namespace flotilla::exec {
+namespace {
+
+using expr::Column;
+
+struct Options {
+  std::string query, file;
+  int threads = 2;
+  int repeats = 3;
+};
+
+Result<PlanPtr> BuildPlan(const Options& o, const parquet::ParquetScan& scan) {
+  ScanPushdowns pushdowns;
+  std::vector<AggregateSpec> aggs;
+  if (o.query == "scan_all") {
+    aggs.push_back({"count", {Column("l_comment")}, "rows"});
+    for (const Field& f : scan.schema->fields()) aggs.push_back({"max", {Column(f.name)}, "max_" + f.name});
+  } else if (o.query == "scan4") {
+    pushdowns.columns = std::vector<std::string>{"l_orderkey", "l_quantity", "l_extendedprice", "l_shipdate"};
+    aggs.push_back({"count", {Column("l_orderkey")}, "rows"});
+    for (const std::string& c : *pushdowns.columns) aggs.push_back({"max", {Column(c)}, "max_" + c});
+  } else if (o.query == "filter") {
+    pushdowns.columns = std::vector<std::string>{"l_orderkey", "l_quantity"};
+    pushdowns.filter = expr::Less(Column("l_orderkey"), expr::Literal(int64_t{15000}));
+    aggs.push_back({"count", {Column("l_orderkey")}, "rows"});
+    aggs.push_back({"sum", {Column("l_quantity")}, "sum_quantity"});
+  } else {
+    return Status::Invalid("unknown query '" + o.query + "'");
+  }
+  expr::ExprPtr filter = pushdowns.filter;
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr plan, MakeScan(scan.schema, scan.tasks, pushdowns));
+  if (filter != nullptr) {
+    FLOTILLA_ASSIGN_OR_RETURN(plan, MakeFilter(plan, filter));
+  }
+  return MakeAggregate(plan, {}, std::move(aggs));
+}
+
+int Fail(const Status& st) {
+  std::fprintf(stderr, "%s\n", st.ToString().c_str());
+  return 1;
+}
+
+int Main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i];
+    const char* value = argv[i + 1];
+    if (flag == "--query") o.query = value;
+    else if (flag == "--file") o.file = value;
+    else if (flag == "--threads") o.threads = std::atoi(value);
+    else if (flag == "--repeats") o.repeats = std::atoi(value);
+    else {
+      std::fprintf(stderr, "unknown option %s\n", flag.c_str());
+      return 2;
+    }
+  }
+  ThreadPool pool(o.threads);
+  ExecOptions options;
+  options.pool = &pool;
+  options.progress = 0;
+  std::vector<double> seconds;
+  if (o.query == "write") {
+    auto scan = parquet::PlanParquetScan({o.file});
+    if (!scan.ok()) return Fail(scan.status());
+    auto plan = MakeScan(scan->schema, scan->tasks, {});
+    if (!plan.ok()) return Fail(plan.status());
+    auto result = Run(*plan, options);
+    if (!result.ok()) return Fail(result.status());
+    std::vector<RecordBatch> batches;
+    int64_t rows = 0;
+    for (const MicroPartition& p : result->partitions)
+      for (const RecordBatch& b : p.batches()) {
+        batches.push_back(b);
+        rows += b.num_rows();
+      }
+    std::printf("check rows %lld\n", static_cast<long long>(rows));
+    const std::string out = o.file + ".flotilla-write.parquet";
+    for (int r = 0; r < o.repeats; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      Status st = parquet::WriteParquetFile(out, scan->schema, batches);
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (!st.ok()) return Fail(st);
+    }
+    std::remove(out.c_str());
+  } else {
+    for (int r = 0; r < o.repeats; ++r) {
+      const auto start = std::chrono::steady_clock::now();
+      // Planning (opening the footer) is part of the query, as for DuckDB.
+      auto scan = parquet::PlanParquetScan({o.file});
+      if (!scan.ok()) return Fail(scan.status());
+      auto plan = BuildPlan(o, *scan);
+      if (!plan.ok()) return Fail(plan.status());
+      auto result = Run(*plan, options);
+      if (!result.ok()) return Fail(result.status());
+      auto batch = result->ToBatch();
+      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      if (!batch.ok()) return Fail(batch.status());
+      if (r == 0) {
+        std::printf("check rows %s\n", batch->column(0).ValueToString(0).c_str());
+        const int last = batch->num_columns() - 1;
+        std::printf("check %s %s\n", batch->schema()->field(1).name.c_str(),
+                    batch->column(1).ValueToString(0).c_str());
+        std::printf("check %s %s\n", batch->schema()->field(last).name.c_str(),
+                    batch->column(last).ValueToString(0).c_str());
+      }
+    }
+  }
+  std::printf("seconds");
+  for (double s : seconds) std::printf(" %.4f", s);
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  std::printf("\npeak_rss_mib %.1f\n", usage.ru_maxrss / 1024.0);
+  return 0;
+}
+
+}  // namespace
+}  // namespace flotilla::exec
+
+int main(int argc, char** argv) { return flotilla::exec::Main(argc, argv); }
