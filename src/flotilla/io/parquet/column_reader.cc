@@ -66,6 +66,7 @@ class ValueSink {
         const uint8_t* end = p + size;
         if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
         FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
+        FLOTILLA_RETURN_NOT_OK(data_.Reserve(size));  // the values are at most the page
         for (int64_t i = 0; i < n; ++i) {
           if (end - p < 4) return Status::Invalid("PLAIN byte array length past the end");
           uint32_t length;
@@ -76,7 +77,8 @@ class ValueSink {
                                    " bytes past the end of the page");
           if (data_.size() + length > std::numeric_limits<int32_t>::max())
             return Status::NotImplemented("column chunk with more than 2 GiB of string data");
-          FLOTILLA_RETURN_NOT_OK(data_.Append(p, length));
+          if (length > 0) std::memcpy(data_.mutable_data() + data_.size(), p, length);
+          data_.UnsafeAdvance(length);
           offsets_.UnsafeAppend<int32_t>(static_cast<int32_t>(data_.size()));
           p += length;
         }
@@ -100,11 +102,26 @@ class ValueSink {
                                " values");
     }
     if (is_byte_array()) {
+      // One reservation for all the bytes, then plain copies.
       const int32_t* offsets = dict.offsets();
+      int64_t total = 0;
+      for (int64_t i = 0; i < n; ++i) total += offsets[indices[i] + 1] - offsets[indices[i]];
+      if (data_.size() + total > std::numeric_limits<int32_t>::max())
+        return Status::NotImplemented("column chunk with more than 2 GiB of string data");
+      if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
+      FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
+      FLOTILLA_RETURN_NOT_OK(data_.Reserve(total));
+      uint8_t* out = data_.mutable_data();
+      int64_t at = data_.size();
+      const uint8_t* src = dict.bytes();
       for (int64_t i = 0; i < n; ++i) {
-        const uint32_t k = indices[i];
-        FLOTILLA_RETURN_NOT_OK(AppendBytes(dict.bytes() + offsets[k], offsets[k + 1] - offsets[k]));
+        const int32_t begin = offsets[indices[i]], length = offsets[indices[i] + 1] - begin;
+        if (length > 0) std::memcpy(out + at, src + begin, static_cast<size_t>(length));
+        at += length;
+        offsets_.UnsafeAppend<int32_t>(static_cast<int32_t>(at));
       }
+      data_.UnsafeAdvance(at - data_.size());
+      count_ += n;
       return Status::OK();
     }
     FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n * width_));

@@ -161,17 +161,24 @@ Status RleDecoder::DecodeLevels(int16_t* out, int64_t count) {
 
 namespace {
 
-void PackBits(const uint32_t* values, int64_t count, int bit_width, std::string* out) {
+// Packs `count` values LSB-first and pads with zero values up to `padded` (bit_width <= 32, so
+// the accumulator never holds more than 39 bits).
+void PackBits(const uint32_t* values, int64_t count, int64_t padded, int bit_width, std::string* out) {
   const size_t start = out->size();
-  out->resize(start + static_cast<size_t>((count * bit_width + 7) / 8), '\0');
+  out->resize(start + static_cast<size_t>((padded * bit_width + 7) / 8), '\0');
   auto* dst = reinterpret_cast<uint8_t*>(out->data() + start);
+  uint64_t acc = 0;
+  int bits = 0;
   for (int64_t i = 0; i < count; ++i) {
-    uint64_t v = values[i];
-    int64_t bit = i * bit_width;
-    for (int b = 0; b < bit_width; ++b, ++bit) {
-      if ((v >> b) & 1) dst[bit >> 3] |= static_cast<uint8_t>(1u << (bit & 7));
+    acc |= static_cast<uint64_t>(values[i]) << bits;
+    bits += bit_width;
+    while (bits >= 8) {
+      *dst++ = static_cast<uint8_t>(acc);
+      acc >>= 8;
+      bits -= 8;
     }
   }
+  if (bits > 0) *dst = static_cast<uint8_t>(acc);  // the padding values are zeros already
 }
 
 }  // namespace
@@ -202,9 +209,7 @@ void RleEncode(const uint32_t* values, int64_t count, int bit_width, std::string
     const int64_t n = j - i;
     const int64_t groups = (n + 7) / 8;
     WriteUleb((static_cast<uint64_t>(groups) << 1) | 1, out);
-    std::vector<uint32_t> padded(static_cast<size_t>(groups * 8), 0);
-    std::copy(values + i, values + j, padded.begin());
-    PackBits(padded.data(), groups * 8, bit_width, out);
+    PackBits(values + i, n, groups * 8, bit_width, out);
     i = j;
   }
 }

@@ -150,7 +150,16 @@ struct LeafBuffer {
   int64_t values = 0;
   int64_t nulls = 0;
 
-  void Clear() { *this = LeafBuffer(); }
+  // Keeps the capacity: the next row group fills the same memory instead of fresh pages.
+  void Clear() {
+    def.clear();
+    rep.clear();
+    fixed.clear();
+    offsets.assign(1, 0);
+    data.clear();
+    values = 0;
+    nulls = 0;
+  }
   std::string_view Value(int64_t i, int width) const {
     if (width == 0) return std::string_view(data).substr(offsets[i], offsets[i + 1] - offsets[i]);
     return std::string_view(fixed).substr(static_cast<size_t>(i * width), static_cast<size_t>(width));
@@ -428,6 +437,7 @@ class ChunkWriter {
 
     // Data pages, cut at row starts once a page holds about page_bytes of values.
     int64_t entry = 0, value = 0;
+    std::string body;
     while (entry < entries) {
       const int64_t first_entry = entry, first_value = value;
       int64_t bytes = 0;
@@ -442,7 +452,7 @@ class ChunkWriter {
             (column_.max_rep == 0 || leaf.rep[entry] == 0))
           break;
       }
-      std::string body;
+      body.clear();
       if (column_.max_rep > 0) Levels(leaf.rep.data() + first_entry, entry - first_entry, column_.max_rep, &body);
       if (column_.max_def > 0) Levels(leaf.def.data() + first_entry, entry - first_entry, column_.max_def, &body);
       if (use_dict) {
@@ -492,7 +502,8 @@ class ChunkWriter {
   }
 
   Status WritePage(PageHeader* h, std::string_view body, std::string* out, ColumnMetaData* meta) {
-    std::string compressed;
+    std::string& compressed = compressed_;
+    compressed.clear();
     FLOTILLA_RETURN_NOT_OK(codec_->Compress(reinterpret_cast<const uint8_t*>(body.data()),
                                             static_cast<int64_t>(body.size()), &compressed));
     h->uncompressed_page_size = static_cast<int32_t>(body.size());
@@ -531,6 +542,7 @@ class ChunkWriter {
   const ParquetWriteOptions& options_;
   PageCodec* codec_;
   int width_;
+  std::string compressed_;  // reused by every page
 };
 
 }  // namespace
@@ -543,6 +555,7 @@ struct ParquetFileWriter::Impl {
   FileSchema file_schema;
   std::unique_ptr<PageCodec> codec;
   std::vector<LeafBuffer> leaves;
+  std::vector<std::string> chunk_bytes;  // one per leaf, reused by every row group
   int64_t buffered_rows = 0;
   bool closed = false;
 
@@ -562,7 +575,9 @@ struct ParquetFileWriter::Impl {
     rg.num_rows = buffered_rows;
     rg.file_offset = out->Tell();
     const size_t n = leaves.size();
-    std::vector<std::string> bytes(n);
+    std::vector<std::string>& bytes = chunk_bytes;
+    bytes.resize(n);
+    for (std::string& b : bytes) b.clear();
     std::vector<Result<ColumnChunk>> chunks(n, Status::Internal("column chunk not encoded"));
     std::atomic<size_t> next{0};
     auto work = [&]() {
@@ -599,7 +614,6 @@ struct ParquetFileWriter::Impl {
       rg.columns.push_back(std::move(chunk));
       FLOTILLA_RETURN_NOT_OK(out->Write(bytes[l].data(), static_cast<int64_t>(bytes[l].size())));
       base += static_cast<int64_t>(bytes[l].size());
-      std::string().swap(bytes[l]);
     }
     rg.total_compressed_size = compressed;
     rg.ordinal = static_cast<int16_t>(metadata.row_groups.size());
