@@ -186,14 +186,35 @@ class Assembler {
                                " values for " + std::to_string(n) + " rows");
       return values;
     }
+    // A top-level column without nulls (the common case of optional columns): the values are
+    // the array, no bitmap needed.
+    if (slots.identity && static_cast<int64_t>(d.def.size()) >= n) {
+      const int16_t* def = d.def.data();
+      int64_t full = 0;
+      for (int64_t i = 0; i < n; ++i) full += def[i] == c.max_def;
+      if (full == n) {
+        if (values.length() != n)
+          return Status::Invalid("column '" + c.path + "' holds " + std::to_string(values.length()) +
+                                 " values but its levels define " + std::to_string(n));
+        return values;
+      }
+    }
     // Positions of the present values.
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
     uint8_t* b = bits->mutable_data();
     int64_t present = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      if (d.def[slots.first(i)] == c.max_def) {
-        bit_util::SetBit(b, i);
-        ++present;
+    if (slots.identity) {
+      for (int64_t i = 0; i < n; ++i) {
+        const bool p = d.def[static_cast<size_t>(i)] == c.max_def;
+        b[i >> 3] |= static_cast<uint8_t>(p) << (i & 7);
+        present += p;
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        if (d.def[slots.first(i)] == c.max_def) {
+          bit_util::SetBit(b, i);
+          ++present;
+        }
       }
     }
     if (present != values.length())
