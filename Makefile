@@ -46,10 +46,11 @@ test-asan: deps
 # Benchmarks (never part of `make test`): Google Benchmark binaries under build/bench/.
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do \
-	  case $$b in *expr_q1_bench|*operators_bench) continue;; esac; \
+	  case $$b in *expr_q1_bench|*operators_bench|*formats_bench) continue;; esac; \
 	  echo "== $$b"; $$b --benchmark_min_time=0.5; done
 	@echo "== bench/expr_q1.sh (TPC-H Q1 expressions, ours next to DuckDB)"; bench/expr_q1.sh $(BUILD_DIR)
 	@echo "== bench/operators.sh (local engine operators, ours next to DuckDB)"; bench/operators.sh $(BUILD_DIR)
+	@echo "== bench/formats.sh (Parquet scans and writes, ours next to DuckDB)"; bench/formats.sh $(BUILD_DIR)
 
 # libFuzzer targets built with clang; each runs FUZZ_SECONDS on a copy of its seed corpus.
 fuzz: deps

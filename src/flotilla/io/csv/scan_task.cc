@@ -1,6 +1,7 @@
 #include "flotilla/io/csv/scan_task.h"
 
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/csv/reader.h"
 #include "flotilla/io/csv/tokenizer.h"
 #include "flotilla/io/text/packed.h"
@@ -34,6 +35,7 @@ Result<io::FileScan> PlanCsvScan(const std::vector<std::string>& paths,
   } else {
     FLOTILLA_ASSIGN_OR_RETURN(scan.schema, text::UnifySchemas(inferred, /*same_columns=*/true));
   }
+  std::vector<size_t> task_file;
   for (size_t f = 0; f < files.size(); ++f) {
     const auto& file = files[f];
     std::vector<int64_t> starts = {infos[f].data_offset, file->size()};
@@ -45,10 +47,14 @@ Result<io::FileScan> PlanCsvScan(const std::vector<std::string>& paths,
     }
     for (size_t k = 0; k + 1 < starts.size(); ++k) {
       if (starts[k] == starts[k + 1]) continue;
+      task_file.push_back(f);
       scan.tasks.push_back(std::make_shared<CsvScanTask>(
           text::TextRange{file, starts[k], starts[k + 1], scan.schema}, options.parse));
     }
   }
+  std::vector<std::string> names;
+  for (const auto& file : files) names.push_back(file->name());
+  FLOTILLA_RETURN_NOT_OK(io::ApplyHivePartitions(names, task_file, &scan));
   return scan;
 }
 

@@ -10,7 +10,11 @@
 #include <map>
 
 #include "flotilla/columnar/builder.h"
+#include "flotilla/exec/pipeline/executor.h"
+#include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/csv/scan_task.h"
+#include "flotilla/io/dataset/hive_partitions.h"
+#include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/scan_task.h"
 
 namespace flotilla::io {
@@ -86,22 +90,71 @@ TEST_F(DatasetWriterTest, PartitionedParquetWithSeveralFilesPerPartition) {
   EXPECT_EQ(rows_per_partition.size(), 6u);
   for (const std::string& f : AllFiles()) EXPECT_EQ(fs::path(f).filename().string()[0], 'p') << f;
 
-  // Each partition's files hold exactly its rows (the partition columns are in the path only).
+  // Each partition's files hold exactly its rows (the partition columns are in the path only,
+  // and come back as columns when read).
   auto scan = parquet::PlanParquetScan({(dir_ / "k=b%2Fc" / "y=2024").string()});
   ASSERT_TRUE(scan.ok()) << scan.status().ToString();
-  EXPECT_EQ(scan->schema->field_names(), (std::vector<std::string>{"v"}));
+  EXPECT_EQ(scan->schema->ToString(), "v: int64\nk: string\ny: int64\n");
   std::vector<int64_t> got;
   for (const auto& task : scan->tasks) {
     auto batches = task->Read({});
     ASSERT_TRUE(batches.ok());
     for (const RecordBatch& b : *batches)
-      for (int64_t r = 0; r < b.num_rows(); ++r) got.push_back(b.column(0).values<int64_t>()[r]);
+      for (int64_t r = 0; r < b.num_rows(); ++r) {
+        got.push_back(b.column(0).values<int64_t>()[r]);
+        EXPECT_EQ(b.column(1).GetView(r), "b/c");
+        EXPECT_EQ(b.column(2).values<int64_t>()[r], 2024);
+      }
   }
   std::vector<int64_t> expected;
   for (int64_t i = 0; i < 1000; ++i)
     if (i % 3 == 1 && (i / 7) % 2 == 1) expected.push_back(i);
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, expected);
+}
+
+// The whole dataset read back: every row with its partition values, nulls included, also through
+// plan serialization and with only partition columns projected.
+TEST_F(DatasetWriterTest, PartitionedDatasetsReadBackWithTheirColumns) {
+  DatasetWriteOptions options;
+  options.partition_by = {"k", "y"};
+  options.format = FileFormat::kJson;
+  ASSERT_TRUE(WriteDataset(dir_.string(), batch_.schema(), {batch_}, options).ok());
+  auto scan = json::PlanJsonScan({dir_.string()});
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  EXPECT_EQ(scan->schema->ToString(), "v: int64\nk: string\ny: int64\n");
+  exec::ScanPushdowns pushdowns;
+  pushdowns.columns = std::vector<std::string>{"y", "k", "v"};
+  auto plan = exec::MakeScan(scan->schema, scan->tasks, pushdowns);
+  ASSERT_TRUE(plan.ok());
+  auto bytes = exec::SerializePlan(*plan);
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  exec::PlanResolver resolver;
+  json::RegisterJsonScanTasks(&resolver);
+  RegisterHivePartitionTasks(&resolver);
+  auto back = exec::DeserializePlan(*bytes, resolver);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  auto result = exec::Run(*back);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  auto all = result->ToBatch();
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->num_rows(), 1000);
+  for (int64_t r = 0; r < all->num_rows(); ++r) {
+    const int64_t v = all->column(2).values<int64_t>()[r];
+    EXPECT_EQ(all->column(0).values<int64_t>()[r], 2023 + (v / 7) % 2);
+    if (v % 3 == 2) {
+      EXPECT_TRUE(all->column(1).IsNull(r));
+    } else {
+      EXPECT_EQ(all->column(1).GetView(r), v % 3 == 0 ? "a" : "b/c");
+    }
+  }
+  exec::ScanPushdowns only_partitions;
+  only_partitions.columns = std::vector<std::string>{"y"};
+  auto counted = exec::MakeScan(scan->schema, scan->tasks, only_partitions);
+  ASSERT_TRUE(counted.ok());
+  auto ys = exec::Run(*counted);
+  ASSERT_TRUE(ys.ok());
+  EXPECT_EQ(ys->ToBatch()->num_rows(), 1000);
 }
 
 TEST_F(DatasetWriterTest, UnpartitionedCsvAndFormatNames) {

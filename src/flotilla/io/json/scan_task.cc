@@ -1,6 +1,7 @@
 #include "flotilla/io/json/scan_task.h"
 
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/json/reader.h"
 
 namespace flotilla::json {
@@ -24,7 +25,9 @@ Result<io::FileScan> PlanJsonScan(const std::vector<std::string>& paths,
     }
     FLOTILLA_ASSIGN_OR_RETURN(scan.schema, text::UnifySchemas(inferred, /*same_columns=*/false));
   }
-  for (const auto& file : files) {
+  std::vector<size_t> task_file;
+  for (size_t f = 0; f < files.size(); ++f) {
+    const auto& file = files[f];
     std::vector<int64_t> starts = {0, file->size()};
     if (file->size() > options.chunk_bytes && !io::IsHttpUrl(file->name())) {
       FLOTILLA_ASSIGN_OR_RETURN(BufferPtr all, file->ReadAt(0, file->size()));
@@ -32,10 +35,14 @@ Result<io::FileScan> PlanJsonScan(const std::vector<std::string>& paths,
     }
     for (size_t k = 0; k + 1 < starts.size(); ++k) {
       if (starts[k] == starts[k + 1]) continue;
+      task_file.push_back(f);
       scan.tasks.push_back(std::make_shared<JsonScanTask>(
           text::TextRange{file, starts[k], starts[k + 1], scan.schema}));
     }
   }
+  std::vector<std::string> names;
+  for (const auto& file : files) names.push_back(file->name());
+  FLOTILLA_RETURN_NOT_OK(io::ApplyHivePartitions(names, task_file, &scan));
   return scan;
 }
 

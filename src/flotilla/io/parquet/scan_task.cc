@@ -1,6 +1,7 @@
 #include "flotilla/io/parquet/scan_task.h"
 
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/fs/paths.h"
 
 namespace flotilla::parquet {
@@ -53,6 +54,8 @@ Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths) {
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<io::FileEntry> files, io::ExpandPaths(paths));
   ParquetScan scan;
   std::string first;
+  std::vector<std::string> names;
+  std::vector<size_t> task_file;
   for (const io::FileEntry& f : files) {
     FLOTILLA_ASSIGN_OR_RETURN(std::shared_ptr<ParquetFileReader> reader,
                               ParquetFileReader::Open(f.path));
@@ -64,9 +67,13 @@ Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths) {
                              "' have different schemas:\n" + scan.schema->ToString() + "\nand\n" +
                              reader->schema()->ToString());
     }
-    for (int g = 0; g < reader->num_row_groups(); ++g)
+    for (int g = 0; g < reader->num_row_groups(); ++g) {
       scan.tasks.push_back(std::make_shared<ParquetScanTask>(reader, g, g + 1));
+      task_file.push_back(names.size());
+    }
+    names.push_back(f.path);
   }
+  FLOTILLA_RETURN_NOT_OK(io::ApplyHivePartitions(names, task_file, &scan));
   return scan;
 }
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/file_scan.h"
 #include "flotilla/io/parquet/reader.h"
 
 namespace flotilla::exec {
@@ -37,13 +38,11 @@ class ParquetScanTask final : public exec::ScanTask {
   int begin_, end_;
 };
 
-struct ParquetScan {
-  SchemaPtr schema;
-  std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
-};
+using ParquetScan = io::FileScan;
 
 /// Expands `paths` (files, directories, globs, URLs), opens every file's footer and describes
-/// them as one task per row group. Every file must have the first file's schema; an error names
+/// them as one task per row group; `key=value` directories in the paths become columns
+/// (dataset/hive_partitions.h). Every file must have the first file's schema; an error names
 /// the two files and the difference otherwise.
 Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths);
 
