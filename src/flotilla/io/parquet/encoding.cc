@@ -43,7 +43,19 @@ void UnpackBitsImpl(const uint8_t* in, int bit_width, int64_t count, Out* out) {
   }
   const int64_t total_bytes = (count * bit_width + 7) / 8;
   const uint64_t mask = bit_width >= 64 ? ~uint64_t{0} : (uint64_t{1} << bit_width) - 1;
-  for (int64_t i = 0; i < count; ++i) {
+  int64_t i = 0;
+  if (bit_width <= 56 && total_bytes >= 8) {
+    // Values whose whole 8-byte load lies inside the input: a fixed-size load each (the shift
+    // plus the width stays within 63 bits).
+    const int64_t fast = std::min(count, ((total_bytes - 7) * 8 - 1) / bit_width + 1);
+    for (; i < fast; ++i) {
+      const int64_t bit = i * bit_width;
+      uint64_t word;
+      std::memcpy(&word, in + (bit >> 3), 8);
+      out[i] = static_cast<Out>((word >> (bit & 7)) & mask);
+    }
+  }
+  for (; i < count; ++i) {
     const int64_t bit = i * bit_width;
     const int64_t byte = bit >> 3;
     const int shift = static_cast<int>(bit & 7);
