@@ -141,6 +141,18 @@ std::string_view RawNumber(const ValuePath& path) {
 // Appends one JSON value to a builder of `type`; false when the value is not one of the type.
 Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path);
 
+// The elements of a JSON array, each under its position in `path`.
+Result<bool> AppendElements(simdjson::dom::array arr, ArrayBuilder* values, ValuePath* path) {
+  size_t k = 0;
+  for (element child : arr) {
+    path->steps.push_back({{}, k++, false});
+    FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(values, child, path));
+    path->steps.pop_back();
+    if (!ok) return false;
+  }
+  return true;
+}
+
 Result<bool> AppendStruct(ArrayBuilder* b, element e, ValuePath* path) {
   if (e.type() != element_type::OBJECT) return false;
   auto* sb = static_cast<StructBuilder*>(b);
@@ -248,14 +260,7 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
       auto* lb = static_cast<ListBuilder*>(b);
       FLOTILLA_RETURN_NOT_OK(lb->Append());
       simdjson::dom::array arr = e.get_array().value_unsafe();
-      size_t k = 0;
-      for (element child : arr) {
-        path->steps.push_back({{}, k++, false});
-        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(lb->value_builder(), child, path));
-        path->steps.pop_back();
-        if (!ok) return false;
-      }
-      return true;
+      return AppendElements(arr, lb->value_builder(), path);
     }
     case TypeId::kFixedSizeList: {
       if (e.type() != element_type::ARRAY) return false;
@@ -263,14 +268,7 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
       if (static_cast<int64_t>(arr.size()) != t.fixed_size()) return false;
       auto* lb = static_cast<FixedSizeListBuilder*>(b);
       FLOTILLA_RETURN_NOT_OK(lb->Append());
-      size_t k = 0;
-      for (element child : arr) {
-        path->steps.push_back({{}, k++, false});
-        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(lb->value_builder(), child, path));
-        path->steps.pop_back();
-        if (!ok) return false;
-      }
-      return true;
+      return AppendElements(arr, lb->value_builder(), path);
     }
     case TypeId::kStruct: return AppendStruct(b, e, path);
     case TypeId::kDictionary:

@@ -405,19 +405,17 @@ class ChunkWriter {
           slots[at] = static_cast<uint32_t>(dict.size());
           dict_bytes += static_cast<int64_t>(v.size()) + (width_ == 0 ? 4 : 0);
           if (dict_bytes > options_.dictionary_bytes) use_dict = false;
-          if (dict.size() * 2 > mask) {
-            mask = mask * 2 + 1;
-            slots.assign(mask + 1, 0);
-            for (size_t d = 0; d < dict.size(); ++d) {
-              size_t k = hashes[d] & mask;
-              while (slots[k] != 0) k = (k + 1) & mask;
-              slots[k] = static_cast<uint32_t>(d + 1);
-            }
-            indices[static_cast<size_t>(i)] = static_cast<uint32_t>(dict.size() - 1);
-            continue;
-          }
         }
         indices[static_cast<size_t>(i)] = slots[at] - 1;
+        if (dict.size() * 2 > mask) {  // keep the table at most half full
+          mask = mask * 2 + 1;
+          slots.assign(mask + 1, 0);
+          for (size_t d = 0; d < dict.size(); ++d) {
+            size_t k = hashes[d] & mask;
+            while (slots[k] != 0) k = (k + 1) & mask;
+            slots[k] = static_cast<uint32_t>(d + 1);
+          }
+        }
       }
     }
     if (use_dict) {
