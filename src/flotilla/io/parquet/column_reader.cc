@@ -64,6 +64,11 @@ class ValueSink {
       }
       case PhysicalType::kByteArray: {
         const uint8_t* end = p + size;
+        // Each value takes at least its 4-byte length: a count beyond that is corrupt (and must
+        // not size an allocation).
+        if (n > size / 4)
+          return Status::Invalid("PLAIN page claims " + std::to_string(n) +
+                                 " byte arrays in " + std::to_string(size) + " bytes");
         if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
         FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
         FLOTILLA_RETURN_NOT_OK(data_.Reserve(size));  // the values are at most the page
