@@ -107,6 +107,7 @@ void AppendValue(const Array& a, int64_t i, std::string* out) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
       return AppendInt<int64_t>(a, i, out);
     case TypeId::kUInt8:
       return AppendInt<uint8_t>(a, i, out);
@@ -209,6 +210,8 @@ std::string CanonicalTypeString(const DataType& t) {
                  : fmt::format("timestamp[{}, tz={}]", TimeUnitName(t.unit()), t.timezone());
     case TypeId::kDuration:
       return fmt::format("duration[{}]", TimeUnitName(t.unit()));
+    case TypeId::kTime64:
+      return fmt::format("time64[{}]", TimeUnitName(t.unit()));
     case TypeId::kString:
       return "utf8";
     case TypeId::kLargeString:

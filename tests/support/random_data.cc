@@ -62,6 +62,10 @@ class Generator {
       case TypeId::kTimestamp:
       case TypeId::kDuration:
         return static_cast<Int64Builder*>(b)->Append(static_cast<int64_t>(Bits() % (1ull << 52)) - (1ll << 51));
+      case TypeId::kTime64: {  // within the day
+        const uint64_t day = t.unit() == TimeUnit::kNano ? 86400000000000ull : 86400000000ull;
+        return static_cast<Int64Builder*>(b)->Append(static_cast<int64_t>(Bits() % day));
+      }
       case TypeId::kDecimal128: {
         // Values within the type's precision.
         Int128 limit = 1;

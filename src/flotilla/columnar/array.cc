@@ -319,7 +319,8 @@ bool ValueEqual(const Array& a, const Array& b, int64_t i) {
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
-    case TypeId::kDuration: return FixedEqual<uint64_t>(a, b, i);
+    case TypeId::kDuration:
+    case TypeId::kTime64: return FixedEqual<uint64_t>(a, b, i);
     case TypeId::kList:
     case TypeId::kFixedSizeList: return a.ListValues(i).Equals(b.ListValues(i));
     case TypeId::kStruct:
@@ -371,6 +372,7 @@ std::string Array::ValueToString(int64_t i) const {
     case TypeId::kDate32: return FormatDate32(values<int32_t>()[i]);
     case TypeId::kTimestamp: return FormatTimestamp(values<int64_t>()[i], t.unit(), t.timezone());
     case TypeId::kDuration: return fmt::format("{}{}", values<int64_t>()[i], TimeUnitName(t.unit()));
+    case TypeId::kTime64: return FormatTime64(values<int64_t>()[i], t.unit());
     case TypeId::kString:
     case TypeId::kLargeString: return std::string(GetView(i));
     case TypeId::kBinary:

@@ -291,7 +291,8 @@ Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(const TypePtr& type, MemoryPoo
     case TypeId::kDate32: return std::make_unique<Int32Builder>(type, pool);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kDuration: return std::make_unique<Int64Builder>(type, pool);
+    case TypeId::kDuration:
+    case TypeId::kTime64: return std::make_unique<Int64Builder>(type, pool);
     case TypeId::kUInt8: return std::make_unique<UInt8Builder>(type, pool);
     case TypeId::kUInt16: return std::make_unique<UInt16Builder>(type, pool);
     case TypeId::kUInt32: return std::make_unique<UInt32Builder>(type, pool);

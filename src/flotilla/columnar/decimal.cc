@@ -106,6 +106,15 @@ std::string FormatDate32(int32_t days) {
   return fmt::format("{:04d}-{:02d}-{:02d}", y, m, d);
 }
 
+std::string FormatTime64(int64_t value, TimeUnit unit) {
+  const int64_t per_day = int64_t{86400} * (unit == TimeUnit::kNano    ? 1000000000
+                                            : unit == TimeUnit::kMicro ? 1000000
+                                            : unit == TimeUnit::kMilli ? 1000
+                                                                       : 1);
+  if (value < 0 || value >= per_day) return std::to_string(value) + TimeUnitName(unit);
+  return FormatTimestamp(value, unit, "").substr(11);  // past "1970-01-01 "
+}
+
 std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone) {
   int64_t per_second = 1;
   int width = 0;

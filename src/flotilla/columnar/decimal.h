@@ -27,5 +27,8 @@ void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
 /// "YYYY-MM-DD HH:MM:SS[.fraction]" in UTC, the fraction without trailing zeros; with a time zone
 /// the instant is shown in UTC with "Z".
 std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone);
+/// A time of day since midnight: "HH:MM:SS[.fraction]" (as FormatTimestamp); values outside the
+/// day as "<count><unit>".
+std::string FormatTime64(int64_t value, TimeUnit unit);
 
 }  // namespace flotilla

@@ -309,7 +309,7 @@ bool CanCast(const DataType& from, const DataType& to) {
     case TypeId::kLargeString:
       return from_number || from_string || from.id() == TypeId::kBool ||
              from.id() == TypeId::kDate32 || from.id() == TypeId::kTimestamp ||
-             from.id() == TypeId::kDuration;
+             from.id() == TypeId::kDuration || from.id() == TypeId::kTime64;
     case TypeId::kBool:
       return from.is_numeric() || from_string;
     case TypeId::kDecimal128:

@@ -106,7 +106,7 @@ Status CheckComparable(const DataType& left, const DataType& right) {
   if (left.id() == TypeId::kDecimal128 && right.id() == TypeId::kDecimal128) return Status::OK();
   const bool orderable = left.is_numeric() || left.is_binary_like() || left.id() == TypeId::kBool ||
                          left.id() == TypeId::kDate32 || left.id() == TypeId::kTimestamp ||
-                         left.id() == TypeId::kDuration || left.id() == TypeId::kFixedSizeBinary;
+                         left.id() == TypeId::kDuration || left.id() == TypeId::kTime64 || left.id() == TypeId::kFixedSizeBinary;
   if (orderable && left.Equals(right)) return Status::OK();
   return Status::TypeError("cannot compare " + left.ToString() + " with " + right.ToString());
 }
@@ -125,6 +125,7 @@ Result<Array> Compare(CompareOp op, const Array& left, const Array& right, int64
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
       return Fixed<int64_t>(op, left, right, n);
     case TypeId::kUInt8:
       return Fixed<uint8_t>(op, left, right, n);

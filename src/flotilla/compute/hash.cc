@@ -72,6 +72,7 @@ bool VisitFixed(const Array& a, Op&& op) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
       ForEachFixed<int64_t>(a, op);
       return true;
     case TypeId::kUInt8:

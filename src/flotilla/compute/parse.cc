@@ -70,6 +70,12 @@ bool ParseDatePart(std::string_view s, size_t* pos, int32_t* days) {
 
 }  // namespace
 
+bool ParseTime(std::string_view text, TimeUnit unit, int64_t* out) {
+  const std::string_view t = Trim(text);
+  if (t.empty() || t.find_first_of("Zz+-") != std::string_view::npos) return false;
+  return ParseTimestamp("1970-01-01 " + std::string(t), unit, out);
+}
+
 int64_t TicksPerSecond(TimeUnit unit) {
   switch (unit) {
     case TimeUnit::kSecond:

@@ -27,6 +27,9 @@ bool ParseDate32(std::string_view text, int32_t* days);
 /// are truncated.
 bool ParseTimestamp(std::string_view text, TimeUnit unit, int64_t* out);
 
+/// A time of day "HH:MM[:SS[.fraction]]" (no offset) in `unit` ticks since midnight.
+bool ParseTime(std::string_view text, TimeUnit unit, int64_t* out);
+
 /// Ticks of `unit` in one second: 1, 1000, 10^6, 10^9.
 int64_t TicksPerSecond(TimeUnit unit);
 

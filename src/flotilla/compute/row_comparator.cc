@@ -183,6 +183,7 @@ Result<std::unique_ptr<KeyComparator>> MakeKeyComparator(const Array& left, cons
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
       return MakeTyped<IntAccess<int64_t>>(left, right, key);
     case TypeId::kUInt8:
       return MakeTyped<IntAccess<uint8_t>>(left, right, key);

@@ -81,6 +81,7 @@ Result<bool> Normalize(const Array& a, uint64_t* k, std::vector<bool>* nulls) {
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
       NormalizeColumn<int64_t>(a, k);
       break;
     case TypeId::kUInt8:

@@ -41,6 +41,7 @@ constexpr TypeIdEntry kTypeIds[] = {
     {TypeId::kDate32, proto::TYPE_ID_DATE32, "date32"},
     {TypeId::kTimestamp, proto::TYPE_ID_TIMESTAMP, "timestamp"},
     {TypeId::kDuration, proto::TYPE_ID_DURATION, "duration"},
+    {TypeId::kTime64, proto::TYPE_ID_TIME64, "time64"},
     {TypeId::kString, proto::TYPE_ID_STRING, "string"},
     {TypeId::kLargeString, proto::TYPE_ID_LARGE_STRING, "large_string"},
     {TypeId::kBinary, proto::TYPE_ID_BINARY, "binary"},
@@ -51,7 +52,7 @@ constexpr TypeIdEntry kTypeIds[] = {
     {TypeId::kStruct, proto::TYPE_ID_STRUCT, "struct"},
     {TypeId::kDictionary, proto::TYPE_ID_DICTIONARY, "dictionary"},
 };
-static_assert(std::size(kTypeIds) == static_cast<size_t>(TypeId::kDictionary) + 1);
+static_assert(std::size(kTypeIds) == static_cast<size_t>(TypeId::kTime64) + 1);
 
 struct TimeUnitEntry {
   TimeUnit unit;
@@ -300,7 +301,8 @@ class Writer {
       case TypeId::kTimestamp:
         out->set_timezone(type->timezone());
         [[fallthrough]];
-      case TypeId::kDuration: {
+      case TypeId::kDuration:
+      case TypeId::kTime64: {
         const TimeUnitEntry* unit = Find(kTimeUnits, &TimeUnitEntry::unit, type->unit());
         if (unit == nullptr) {
           return context_.Error(
@@ -514,6 +516,12 @@ class Reader {
         FLOTILLA_ASSIGN_OR_RETURN(TimeUnit unit, ReadUnit(*entry, m.unit()));
         return duration(unit);
       }
+      case TypeId::kTime64: {
+        FLOTILLA_ASSIGN_OR_RETURN(TimeUnit unit, ReadUnit(*entry, m.unit()));
+        if (unit != TimeUnit::kMicro && unit != TimeUnit::kNano)
+          return context_.Error("time64 takes a micro or nano unit");
+        return time64(unit);
+      }
       case TypeId::kFixedSizeBinary:
         // Capped so that the width in bits (DataType::bit_width) fits an int.
         if (m.fixed_size() < 1 || m.fixed_size() > INT32_MAX / 8) {
@@ -616,7 +624,7 @@ class Reader {
     if (id != TypeId::kDecimal128 && (m.precision() != 0 || m.scale() != 0)) {
       return stray("a precision or scale");
     }
-    if (id != TypeId::kTimestamp && id != TypeId::kDuration &&
+    if (id != TypeId::kTimestamp && id != TypeId::kDuration && id != TypeId::kTime64 &&
         m.unit() != proto::TIME_UNIT_UNSPECIFIED) {
       return stray("a time unit");
     }

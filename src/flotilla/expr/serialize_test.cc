@@ -149,6 +149,8 @@ std::vector<TypePtr> EveryDataType() {
       dictionary(uint16(), list(utf8())),
       dictionary(int64(), decimal128(9, 2)),
       list(dictionary(int32(), utf8())),
+      time64(TimeUnit::kMicro),
+      time64(TimeUnit::kNano),
   };
   types.insert(types.end(), more.begin(), more.end());
   return types;
@@ -168,7 +170,7 @@ TEST(SerializeTest, EveryDataTypeRoundTrips) {
     // And as the target of a cast.
     ExpectRoundTrip(Cast(Column("x"), type));
   }
-  EXPECT_EQ(ids.size(), static_cast<size_t>(TypeId::kDictionary) + 1);
+  EXPECT_EQ(ids.size(), static_cast<size_t>(TypeId::kTime64) + 1);
 }
 
 TEST(SerializeTest, SchemaRoundTripsWithNullabilityAndMetadata) {

@@ -43,7 +43,8 @@ int DataType::bit_width() const {
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
-    case TypeId::kDuration: return 64;
+    case TypeId::kDuration:
+    case TypeId::kTime64: return 64;
     case TypeId::kDecimal128: return 128;
     case TypeId::kFixedSizeBinary: return fixed_size_ * 8;
     default: return -1;
@@ -92,6 +93,7 @@ std::string DataType::ToString() const {
       return timezone_.empty() ? fmt::format("timestamp[{}]", TimeUnitName(unit_))
                                : fmt::format("timestamp[{}, tz={}]", TimeUnitName(unit_), timezone_);
     case TypeId::kDuration: return fmt::format("duration[{}]", TimeUnitName(unit_));
+    case TypeId::kTime64: return fmt::format("time64[{}]", TimeUnitName(unit_));
     case TypeId::kString: return "string";
     case TypeId::kLargeString: return "large_string";
     case TypeId::kBinary: return "binary";
@@ -148,6 +150,8 @@ TypePtr timestamp(TimeUnit unit, std::string timezone) {
 }
 
 TypePtr duration(TimeUnit unit) { return TypeFactory::Make(TypeId::kDuration, {.unit = unit}); }
+
+TypePtr time64(TimeUnit unit) { return TypeFactory::Make(TypeId::kTime64, {.unit = unit}); }
 
 TypePtr fixed_size_binary(int32_t byte_width) {
   return TypeFactory::Make(TypeId::kFixedSizeBinary, {.fixed_size = byte_width});

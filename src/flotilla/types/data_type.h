@@ -35,6 +35,7 @@ enum class TypeId : uint8_t {
   kFixedSizeList,  // `fixed_size` child values per slot (embeddings, tensors)
   kStruct,
   kDictionary,  // integer indices into a dictionary array of `value_type`
+  kTime64,      // int64 time of day since midnight in `unit` (micro or nano)
 };
 
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -147,6 +148,8 @@ TypePtr large_binary();
 TypePtr decimal128(int32_t precision, int32_t scale);
 TypePtr timestamp(TimeUnit unit, std::string timezone = "");
 TypePtr duration(TimeUnit unit);
+/// Time of day; `unit` is kMicro or kNano (Arrow time64).
+TypePtr time64(TimeUnit unit);
 TypePtr fixed_size_binary(int32_t byte_width);
 TypePtr list(TypePtr element);
 TypePtr list(Field element);

@@ -33,7 +33,8 @@ decltype(auto) VisitPrimitiveType(TypeId id, Visit&& visit, Otherwise&& otherwis
   switch (id) {
     case TypeId::kDate32: return visit(int32_t{});
     case TypeId::kTimestamp:
-    case TypeId::kDuration: return visit(int64_t{});
+    case TypeId::kDuration:
+    case TypeId::kTime64: return visit(int64_t{});
     default: return VisitNumericType(id, visit, otherwise);
   }
 }

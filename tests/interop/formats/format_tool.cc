@@ -103,6 +103,7 @@ std::string Cell(const Array& a, int64_t i) {
     case TypeId::kDecimal128: return Quote(DecimalToString(a.values<Int128>()[i], t.scale()));
     case TypeId::kDate32: return Quote(FormatDate32(a.values<int32_t>()[i]));
     case TypeId::kTimestamp:
+    case TypeId::kTime64:
       return Quote(std::to_string(a.values<int64_t>()[i]) + TimeUnitName(t.unit()));
     case TypeId::kString:
     case TypeId::kLargeString: return Quote(a.GetView(i));
@@ -167,7 +168,14 @@ int Write(const std::string& path, const std::string& codec_name) {
     const TypeId id = all.column(c).type_id();
     if (id != TypeId::kDuration) keep.push_back(c);
   }
-  RecordBatch batch = all.SelectColumns(keep).ValueOrDie();
+  RecordBatch selected = all.SelectColumns(keep).ValueOrDie();
+  // Times of day are not among AllTypesForTesting: add both units.
+  std::vector<std::pair<std::string, Array>> with_times;
+  for (int c = 0; c < selected.num_columns(); ++c)
+    with_times.emplace_back(selected.schema()->field(c).name, selected.column(c));
+  with_times.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), 2500, 77, random));
+  with_times.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), 2500, 78, random));
+  RecordBatch batch = RecordBatch::FromColumns(with_times).ValueOrDie();
   parquet::ParquetWriteOptions options;
   options.codec = *codec;
   options.row_group_rows = 1000;

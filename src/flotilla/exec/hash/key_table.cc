@@ -74,6 +74,7 @@ Result<Column> DescribeColumn(const TypePtr& declared, size_t index) {
     case TypeId::kDate32:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
     case TypeId::kFixedSizeBinary:
       return Column{type, Kind::kFixed, type->byte_width()};
     default:

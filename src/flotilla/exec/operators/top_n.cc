@@ -152,6 +152,7 @@ class TopNSink final : public SinkOperator {
         case TypeId::kInt64:
         case TypeId::kTimestamp:
         case TypeId::kDuration:
+        case TypeId::kTime64:
           count = FirstKeyWithin<int64_t>(column, bound, first.ascending, kept);
           break;
         case TypeId::kInt32:

@@ -131,7 +131,10 @@ TEST(Executor, LimitStopsTheScanEarly) {
   ExecOptions options = OptionsFor({2, 5, true});
   auto result = RunToBatch(plan, options).ValueOrDie();
   ExpectRows(result, Numbers(0, 15), true);
-  EXPECT_LT(reads.load(), 40) << "the scan went on long after the limit was satisfied";
+  // In order, the limit is satisfied only once the first morsels have arrived: while one thread
+  // is descheduled on an early morsel the other runs ahead (up to ~50 of 200 tasks seen under
+  // the sanitizers on a loaded machine). Far fewer than all still shows the scan stopped.
+  EXPECT_LT(reads.load(), 100) << "the scan went on long after the limit was satisfied";
 }
 
 TEST(Executor, ScanAppliesProjectionAndFilterPushdowns) {

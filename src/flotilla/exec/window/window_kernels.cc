@@ -401,7 +401,8 @@ std::string BoundToString(const FrameBound& b) {
 
 bool IsRangeKeyType(const DataType& t) {
   return t.is_numeric() || t.id() == TypeId::kDecimal128 || t.id() == TypeId::kDate32 ||
-         t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration;
+         t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration ||
+         t.id() == TypeId::kTime64;
 }
 
 WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<SortKey>& order_keys) {

@@ -18,6 +18,7 @@ bool ElementOrder::IsOrderable(const DataType& t) {
     case TypeId::kDate32:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
     case TypeId::kBool:
       return true;
     default:
@@ -50,6 +51,7 @@ int64_t SignedAt(const Array& a, int64_t i) {
       return a.values<int32_t>()[i];
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
       return a.values<int64_t>()[i];
     default:
       return IntegerAt(a, i);

@@ -136,17 +136,17 @@ TEST(CsvTokenizer, SplitRowsRespectsQuotedNewlines) {
 TEST_F(CsvTest, InfersTypesFromTheValues) {
   const std::string path = Write(
       "t.csv",
-      "i,f,b,d,ts,tz,s,mixed,empty,big,zip\n"
-      "1,1.5,true,2024-02-29,2024-01-01 10:00:00,2024-01-01T10:00:00Z,x,1,,9223372036854775808,02134\n"
-      "-2,2,FALSE,1969-12-31,2024-01-01 10:00:00.25,2024-01-01 12:00:00+02:00,\"\",a,,1,10001\n"
-      ",nan,,,,,,,,,\n");
+      "i,f,b,d,ts,tz,s,mixed,empty,big,zip,t\n"
+      "1,1.5,true,2024-02-29,2024-01-01 10:00:00,2024-01-01T10:00:00Z,x,1,,9223372036854775808,02134,10:00:00\n"
+      "-2,2,FALSE,1969-12-31,2024-01-01 10:00:00.25,2024-01-01 12:00:00+02:00,\"\",a,,1,10001,23:59:59.5\n"
+      ",nan,,,,,,,,,,\n");
   auto batch = Read({path});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   const Schema& s = *batch->schema();
   EXPECT_EQ(s.ToString(),
             "i: int64\nf: float64\nb: bool\nd: date32\nts: timestamp[us]\n"
             "tz: timestamp[us, tz=UTC]\ns: string\nmixed: string\nempty: string\nbig: float64\n"
-            "zip: string\n");
+            "zip: string\nt: time64[us]\n");
   ASSERT_EQ(batch->num_rows(), 3);
   EXPECT_EQ(batch->column(0).ToString(), "[1, -2, null]");
   EXPECT_EQ(batch->column(2).ToString(), "[true, false, null]");
@@ -288,6 +288,8 @@ TEST_F(CsvTest, WriterRoundTripsEveryFlatType) {
       ASSERT_TRUE((i % 9 == 0 ? ts.AppendNull() : ts.Append((i * 7919 * 104729) % span - span / 2)).ok());
     columns.emplace_back(std::string("ts_") + TimeUnitName(unit), *ts.Finish());
   }
+  columns.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), 3000, 8, random));
+  columns.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), 3000, 9, random));
   StringBuilder tricky(utf8());
   const char* pieces[] = {"", "a,b", "say \"hi\"", "two\nlines", "cr\r\nlf", " padded ", "NA", "日本"};
   for (int64_t i = 0; i < 3000; ++i)

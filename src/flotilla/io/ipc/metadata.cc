@@ -128,6 +128,10 @@ Result<Offset<fb::Field>> FieldToFlatbuffer(FlatBufferBuilder* fbb, const Field&
       type_type = fb::Type::Duration;
       type_offset = fb::CreateDuration(*fbb, ToFlatbuffer(type->unit())).Union();
       break;
+    case TypeId::kTime64:
+      type_type = fb::Type::Time;
+      type_offset = fb::CreateTime(*fbb, ToFlatbuffer(type->unit()), 64).Union();
+      break;
     case TypeId::kString:
       type_type = fb::Type::Utf8;
       type_offset = fb::CreateUtf8(*fbb).Union();
@@ -289,6 +293,17 @@ Result<TypePtr> TypeFromFlatbuffer(const fb::Field* f, int depth, DictionaryNode
       if (t == nullptr) return Status::Invalid("Duration type without parameters");
       FLOTILLA_ASSIGN_OR_RETURN(TimeUnit unit, FromFlatbuffer(t->unit()));
       type = duration(unit);
+      break;
+    }
+    case fb::Type::Time: {
+      const auto* t = f->type_as_Time();
+      if (t == nullptr) return Status::Invalid("Time type without parameters");
+      FLOTILLA_ASSIGN_OR_RETURN(TimeUnit unit, FromFlatbuffer(t->unit()));
+      if (t->bitWidth() != 64 || (unit != TimeUnit::kMicro && unit != TimeUnit::kNano))
+        return Status::NotImplemented("Arrow time" + std::to_string(t->bitWidth()) + "[" +
+                                      TimeUnitName(unit) +
+                                      "] is not supported (time64 of us or ns is)");
+      type = time64(unit);
       break;
     }
     case fb::Type::Utf8:

@@ -155,6 +155,7 @@ TEST_F(JsonTest, WriterRoundTripsEveryType) {
       ASSERT_TRUE((i % 9 == 0 ? ts.AppendNull() : ts.Append((i * 7919 * 104729) % span - span / 2)).ok());
     columns.emplace_back(std::string("ts_") + TimeUnitName(unit), *ts.Finish());
   }
+  columns.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), 2000, 8, random));
   StringBuilder tricky(utf8());
   const char* pieces[] = {"", "quote \" and \\ back", "two\nlines\ttab", "\x01\x1f", "日本🚀"};
   for (int64_t i = 0; i < 2000; ++i) ASSERT_TRUE(tricky.Append(pieces[i % 5]).ok());

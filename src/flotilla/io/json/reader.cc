@@ -238,6 +238,7 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
     case TypeId::kDecimal128:
     case TypeId::kDate32:
     case TypeId::kTimestamp:
+    case TypeId::kTime64:
       // Numbers as their text (decimals), strings as written.
       if (e.type() == element_type::STRING) return text::AppendParsed(b, e.get_string().value_unsafe());
       if (t.id() == TypeId::kDecimal128 &&

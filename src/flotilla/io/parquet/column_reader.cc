@@ -531,6 +531,8 @@ Result<Array> ChunkReader::FinishValues() {
       if (id == TypeId::kInt16) converted = narrow(int16_t{});
       if (id == TypeId::kUInt16) converted = narrow(uint16_t{});
       if (id == TypeId::kDecimal128) converted = narrow(Int128{});
+      if (id == TypeId::kTime64)  // TIME(MILLIS) read as microseconds
+        converted = Convert<int64_t>(n, [&](int64_t i) { return int64_t{v[i]} * 1000; });
       FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], std::move(converted));
       return Array(data);
     }

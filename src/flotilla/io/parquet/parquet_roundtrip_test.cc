@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <random>
 
+#include "flotilla/columnar/builder.h"
 #include "flotilla/compute/cast.h"
 #include "flotilla/io/parquet/reader.h"
 #include "flotilla/io/parquet/writer.h"
@@ -97,6 +98,27 @@ TEST(ParquetRoundTrip, EveryTypeAndCodecReadsBackTheWrittenValues) {
       EXPECT_EQ(Rows(*back), Rows({*want}));
     }
   }
+}
+
+// Times of day (not among AllTypesForTesting): TIME(MICROS) and TIME(NANOS), nullable and in a
+// list, read back as the same time64 columns.
+TEST(ParquetRoundTrip, TimesOfDay) {
+  auto batch = RecordBatch::FromColumns(
+      {{"us", testing::RandomArray(time64(TimeUnit::kMicro), 3000, 1)},
+       {"ns", testing::RandomArray(time64(TimeUnit::kNano), 3000, 2)},
+       {"l", testing::RandomArray(list(time64(TimeUnit::kMicro)), 3000, 3)}});
+  ASSERT_TRUE(batch.ok());
+  auto bytes = WriteToBuffer(*batch, {});
+  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  auto back = ReadAll(*bytes);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_TRUE((*back)[0].schema()->Equals(*batch->schema())) << (*back)[0].schema()->ToString();
+  EXPECT_EQ(Rows(*back), Rows({*batch}));
+  EXPECT_EQ(time64(TimeUnit::kMicro)->ToString(), "time64[us]");
+  Int64Builder one(time64(TimeUnit::kMicro));
+  ASSERT_TRUE(one.Append(int64_t{3723} * 1000000 + 500).ok());
+  EXPECT_EQ(one.Finish()->ValueToString(0), "01:02:03.0005");
 }
 
 TEST(ParquetReader, TruncatedAndCorruptFilesGiveErrorsNotCrashes) {

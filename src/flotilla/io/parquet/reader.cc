@@ -124,6 +124,8 @@ bool ParquetFileReader::RowGroupMayMatch(int index, const expr::ExprPtr& filter)
     if (f < 0) return std::nullopt;
     const SchemaNode& node = schema_.fields[f];
     if (node.kind != SchemaNode::Kind::kLeaf) return std::nullopt;
+    // TIME(MILLIS) statistics are in milliseconds, the column in microseconds: not compared.
+    if (schema_.leaves[node.leaf].type->id() == TypeId::kTime64) return std::nullopt;
     const ColumnChunk& chunk = rg.columns[node.leaf];
     if (!chunk.meta_data || !chunk.meta_data->statistics) return std::nullopt;
     return ChunkStats(schema_.leaves[node.leaf], *chunk.meta_data->statistics, rg.num_rows);

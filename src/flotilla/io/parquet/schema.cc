@@ -176,8 +176,10 @@ struct Builder {
           c->type = date32();
           return;
         }
-        if (is(LogicalType::kTime, ConvertedType::kTimeMillis))
-          return unsupported("TIME columns are not supported yet");
+        if (is(LogicalType::kTime, ConvertedType::kTimeMillis)) {
+          c->type = time64(TimeUnit::kMicro);  // milliseconds widened (FinishValues)
+          return;
+        }
         int bits = 32;
         bool is_signed = true;
         if (lt.kind == LogicalType::kInteger) {
@@ -203,8 +205,12 @@ struct Builder {
       }
       case PhysicalType::kInt64:
         if (is(LogicalType::kDecimal, ConvertedType::kDecimal)) return decimal();
-        if (is(LogicalType::kTime, ConvertedType::kTimeMicros))
-          return unsupported("TIME columns are not supported yet");
+        if (is(LogicalType::kTime, ConvertedType::kTimeMicros)) {
+          c->type = time64(lt.kind == LogicalType::kTime && lt.unit == LogicalType::kNanos
+                               ? TimeUnit::kNano
+                               : TimeUnit::kMicro);
+          return;
+        }
         if (lt.kind == LogicalType::kTimestamp) {
           const TimeUnit unit = lt.unit == LogicalType::kMillis   ? TimeUnit::kMilli
                                 : lt.unit == LogicalType::kMicros ? TimeUnit::kMicro

@@ -93,6 +93,13 @@ Status AddElements(const Field& field, std::vector<SchemaElement>* out) {
                                : ConvertedType::kTimestampMicros;
       break;
     }
+    case TypeId::kTime64:
+      e.type = PhysicalType::kInt64;
+      e.logical_type.kind = LogicalType::kTime;
+      e.logical_type.adjusted_to_utc = false;
+      e.logical_type.unit = type->unit() == TimeUnit::kNano ? LogicalType::kNanos : LogicalType::kMicros;
+      if (type->unit() == TimeUnit::kMicro) e.converted_type = ConvertedType::kTimeMicros;
+      break;
     case TypeId::kDuration:
       return Status::NotImplemented("Parquet has no duration type: cast column '" + field.name +
                                     "' to int64 to write it");
@@ -196,7 +203,8 @@ class Shredder {
     const bool same_layout =
         t.id() == TypeId::kInt32 || t.id() == TypeId::kUInt32 || t.id() == TypeId::kDate32 ||
         t.id() == TypeId::kFloat32 || t.id() == TypeId::kInt64 || t.id() == TypeId::kUInt64 ||
-        t.id() == TypeId::kFloat64 || (t.id() == TypeId::kTimestamp && t.unit() != TimeUnit::kSecond);
+        t.id() == TypeId::kFloat64 || t.id() == TypeId::kTime64 ||
+        (t.id() == TypeId::kTimestamp && t.unit() != TimeUnit::kSecond);
     if (!nulls && same_layout) {
       const int width = t.byte_width();
       leaf.fixed.append(reinterpret_cast<const char*>(a.raw_values()) + (a.offset() + begin) * width,
@@ -285,6 +293,7 @@ class Shredder {
         [[fallthrough]];
       case TypeId::kInt64:
       case TypeId::kUInt64:
+      case TypeId::kTime64:
       case TypeId::kFloat64: leaf->fixed.append(reinterpret_cast<const char*>(a.values<int64_t>() + i), 8); return;
       case TypeId::kDecimal128: {
         const Int128 v = a.values<Int128>()[i];

@@ -45,7 +45,19 @@ std::string_view Trim(std::string_view t) {
 
 bool IsTextKind(Kind k) {
   return k == Kind::kString || k == Kind::kDate || k == Kind::kTimestamp ||
-         k == Kind::kTimestampTz || k == Kind::kFloatWord;
+         k == Kind::kTimestampTz || k == Kind::kFloatWord || k == Kind::kTime;
+}
+
+// "HH:MM:SS" with an optional fraction.
+bool LooksLikeTime(std::string_view t) {
+  if (t.size() < 8 || !IsDigit(t[0]) || !IsDigit(t[1]) || t[2] != ':' || !IsDigit(t[3]) ||
+      !IsDigit(t[4]) || t[5] != ':' || !IsDigit(t[6]) || !IsDigit(t[7]))
+    return false;
+  if (t.size() == 8) return true;
+  if (t[8] != '.' || t.size() == 9) return false;
+  for (size_t i = 9; i < t.size(); ++i)
+    if (!IsDigit(t[i])) return false;
+  return true;
 }
 
 }  // namespace
@@ -62,6 +74,10 @@ Inferred InferText(std::string_view text) {
   if (t.empty()) return Inferred::Of(Kind::kString, true);
   if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false"))
     return Inferred::Of(Kind::kBool, true);
+  if (LooksLikeTime(t)) {
+    int64_t v;
+    return Inferred::Of(compute::ParseTime(t, TimeUnit::kMicro, &v) ? Kind::kTime : Kind::kString, true);
+  }
   const char first = t[0];
   // Digits with a leading zero ("007", zip codes, identifiers) stay text, as DuckDB infers them:
   // a number would drop the zeros.
@@ -90,6 +106,7 @@ Inferred InferText(std::string_view text) {
 
 Inferred InferJsonString(std::string_view t) {
   if (t == "NaN" || t == "Infinity" || t == "-Infinity") return Inferred::Of(Kind::kFloatWord, true);
+  if (LooksLikeTime(t)) return InferText(t);
   if (LooksLikeDateStart(t)) {
     const Inferred in = InferText(t);
     if (in.kind == Kind::kDate || in.kind == Kind::kTimestamp || in.kind == Kind::kTimestampTz)
@@ -109,6 +126,7 @@ std::string KindName(const Inferred& in) {
     case Kind::kDate: return "date32";
     case Kind::kTimestamp: return "timestamp[us]";
     case Kind::kTimestampTz: return "timestamp[us, tz=UTC]";
+    case Kind::kTime: return "time64[us]";
     case Kind::kList: return "list<" + KindName(in.children[0]) + ">";
     case Kind::kStruct: {
       std::string out = "struct<";
@@ -178,6 +196,7 @@ TypePtr ToType(const Inferred& in) {
     case Kind::kDate: return date32();
     case Kind::kTimestamp: return timestamp(TimeUnit::kMicro);
     case Kind::kTimestampTz: return timestamp(TimeUnit::kMicro, "UTC");
+    case Kind::kTime: return time64(TimeUnit::kMicro);
     case Kind::kList: return list(ToType(in.children[0]));
     case Kind::kStruct: {
       std::vector<Field> fields;

@@ -25,6 +25,7 @@ enum class Kind : uint8_t {
   kTimestamp,    // text date and time of day, no offset
   kTimestampTz,  // text date and time of day with "Z" or an offset
   kFloatWord,    // JSON strings "NaN", "Infinity", "-Infinity": floats JSON cannot spell
+  kTime,         // text "HH:MM:SS[.fraction]"
   kList,
   kStruct,
 };
@@ -42,10 +43,11 @@ struct Inferred {
 };
 
 /// The kind of one text value (not a null string): bool for true/false (any case), int for
-/// integers within int64, float, date, timestamp (with or without offset), else string.
+/// integers within int64, float, date, timestamp (with or without offset), time of day, else
+/// string.
 Inferred InferText(std::string_view text);
 
-/// The kind of a JSON string: date, timestamp (with or without offset), float for "NaN",
+/// The kind of a JSON string: date, timestamp (with or without offset), time, float for "NaN",
 /// "Infinity" and "-Infinity", else string.
 Inferred InferJsonString(std::string_view text);
 

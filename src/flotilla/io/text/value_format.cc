@@ -77,6 +77,11 @@ Status AppendValue(const Array& a, int64_t i, TextStyle style, const std::string
       *out += FormatTimestamp(a.values<int64_t>()[i], t.unit(), t.timezone());
       if (json) *out += '"';
       break;
+    case TypeId::kTime64:
+      if (json) *out += '"';
+      *out += FormatTime64(a.values<int64_t>()[i], t.unit());
+      if (json) *out += '"';
+      break;
     case TypeId::kString:
     case TypeId::kLargeString:
       if (json) AppendJsonString(a.GetView(i), out);

@@ -75,6 +75,7 @@ bool IsTextParsable(const DataType& type) {
     case TypeId::kDate32:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
+    case TypeId::kTime64:
     case TypeId::kString:
     case TypeId::kLargeString:
     case TypeId::kBinary:
@@ -122,6 +123,12 @@ Result<bool> AppendParsed(ArrayBuilder* builder, std::string_view text) {
     case TypeId::kTimestamp: {
       int64_t v;
       if (!compute::ParseTimestamp(text, type.unit(), &v)) return false;
+      FLOTILLA_RETURN_NOT_OK(static_cast<Int64Builder*>(builder)->Append(v));
+      return true;
+    }
+    case TypeId::kTime64: {
+      int64_t v;
+      if (!compute::ParseTime(text, type.unit(), &v)) return false;
       FLOTILLA_RETURN_NOT_OK(static_cast<Int64Builder*>(builder)->Append(v));
       return true;
     }
