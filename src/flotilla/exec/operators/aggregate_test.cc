@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <map>
@@ -96,7 +97,7 @@ TEST(AggregateOperator, SpillsUnderASmallBudgetWithTheSameResult) {
                   .ValueOrDie();
   auto expected = RunToBatch(plan, OptionsFor({1, 131072, true})).ValueOrDie();
   ASSERT_EQ(expected.num_rows(), 20000);
-  const std::string spill_dir = ::testing::TempDir() + "/aggregate_spill_test";
+  const std::string spill_dir = ::testing::TempDir() + "/aggregate_spill_test_" + std::to_string(::getpid());
   std::filesystem::create_directories(spill_dir);
   for (const RunMode& mode : AllModes()) {
     MemoryManager small(256 * 1024);

@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <random>
@@ -115,7 +116,7 @@ TEST(SortOperator, SpillsUnderASmallBudgetWithTheSameResultAndCleansUp) {
                        {{Column("a"), false, false}, {Column("b"), true, true}})
                   .ValueOrDie();
   const RecordBatch expected = ToBatch(ReferenceSort(rows));
-  const std::string spill_dir = ::testing::TempDir() + "/sort_spill_test";
+  const std::string spill_dir = ::testing::TempDir() + "/sort_spill_test_" + std::to_string(::getpid());
   std::filesystem::create_directories(spill_dir);
   for (const RunMode& mode : AllModes()) {
     MemoryManager small(64 * 1024);
