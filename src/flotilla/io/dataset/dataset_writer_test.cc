@@ -12,6 +12,7 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/expr/expression.h"
 #include "flotilla/io/csv/scan_task.h"
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/json/scan_task.h"
@@ -148,6 +149,22 @@ TEST_F(DatasetWriterTest, PartitionedDatasetsReadBackWithTheirColumns) {
       EXPECT_EQ(all->column(1).GetView(r), v % 3 == 0 ? "a" : "b/c");
     }
   }
+  // A filter on partition columns skips the other partitions' files without reading them.
+  exec::ScanPushdowns y2024;
+  y2024.filter = expr::And(expr::Equal(expr::Column("y"), expr::Literal(int64_t{2024})),
+                           expr::Greater(expr::Column("v"), expr::Literal(int64_t{-1})));
+  int64_t read_tasks = 0, rows_2024 = 0;
+  for (const auto& task : scan->tasks) {
+    auto batches = task->Read(y2024);
+    ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+    if (!batches->empty()) ++read_tasks;
+    for (const RecordBatch& b : *batches) {
+      for (int64_t r = 0; r < b.num_rows(); ++r) EXPECT_EQ(b.column(2).values<int64_t>()[r], 2024);
+      rows_2024 += b.num_rows();
+    }
+  }
+  EXPECT_EQ(read_tasks, 3);  // k in {a, b/c, null} under y=2024
+  EXPECT_EQ(rows_2024, 497);  // rows with (i / 7) odd among 0..999
   exec::ScanPushdowns only_partitions;
   only_partitions.columns = std::vector<std::string>{"y"};
   auto counted = exec::MakeScan(scan->schema, scan->tasks, only_partitions);

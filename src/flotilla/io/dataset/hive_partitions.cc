@@ -1,9 +1,12 @@
 #include "flotilla/io/dataset/hive_partitions.h"
 
 #include <algorithm>
+#include <set>
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/expr/binder.h"
+#include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/serialize.h"
 #include "flotilla/io/text/infer.h"
 #include "flotilla/io/text/packed.h"
@@ -68,6 +71,19 @@ Result<Array> ConstantArray(const TypePtr& type, const std::optional<std::string
   return builder->Finish();
 }
 
+void Conjuncts(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out) {
+  if (e->kind() == expr::ExprKind::kBinary && e->binary_op() == expr::BinaryOp::kAnd) {
+    for (const auto& child : e->children()) Conjuncts(child, out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+void Columns(const expr::ExprPtr& e, std::set<std::string>* names) {
+  if (e->kind() == expr::ExprKind::kColumn) names->insert(e->name());
+  for (const auto& child : e->children()) Columns(child, names);
+}
+
 // A file's task with its partition values appended as columns.
 class PartitionedTask final : public exec::ScanTask {
  public:
@@ -77,6 +93,7 @@ class PartitionedTask final : public exec::ScanTask {
         fields_(std::move(fields)), values_(std::move(values)) {}
 
   Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override {
+    if (pushdowns.filter != nullptr && Excludes(pushdowns.filter)) return std::vector<RecordBatch>{};
     // Which requested columns come from the file, which from the path.
     std::vector<std::string> wanted;
     if (pushdowns.columns) {
@@ -130,6 +147,40 @@ class PartitionedTask final : public exec::ScanTask {
     return s;
   }
   std::string kind() const override { return "hive"; }
+
+  /// True when a conjunct of `filter` over partition columns only is false (or null) for this
+  /// file's values: none of its rows can pass, so it is not read.
+  bool Excludes(const expr::ExprPtr& filter) const {
+    std::vector<expr::ExprPtr> conjuncts;
+    Conjuncts(filter, &conjuncts);
+    for (const expr::ExprPtr& c : conjuncts) {
+      std::set<std::string> names;
+      Columns(c, &names);
+      if (names.empty()) continue;
+      bool only_partitions = true;
+      for (const std::string& n : names)
+        if (std::none_of(fields_.begin(), fields_.end(), [&](const Field& f) { return f.name == n; }))
+          only_partitions = false;
+      if (!only_partitions) continue;
+      std::vector<Array> columns;
+      bool ok = true;
+      for (size_t k = 0; k < fields_.size() && ok; ++k) {
+        auto a = ConstantArray(fields_[k].type, values_[k], 1);
+        if (a.ok()) columns.push_back(*a); else ok = false;
+      }
+      if (!ok) continue;
+      auto one = RecordBatch::Make(std::make_shared<Schema>(fields_), std::move(columns), 1);
+      if (!one.ok()) continue;
+      auto bound = expr::Bind(c, *one->schema());
+      if (!bound.ok()) continue;
+      auto value = expr::Evaluate(*bound, *one);
+      if (!value.ok()) continue;
+      auto column = value->ToColumn(1);
+      if (!column.ok() || column->type_id() != TypeId::kBool) continue;
+      if (column->IsNull(0) || !column->BoolValue(0)) return true;
+    }
+    return false;
+  }
   Result<std::string> Serialize() const override {
     FLOTILLA_ASSIGN_OR_RETURN(std::string inner, inner_->Serialize());
     FLOTILLA_ASSIGN_OR_RETURN(std::string file_schema, expr::SerializeSchema(file_schema_));
