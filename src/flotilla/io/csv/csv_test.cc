@@ -2,12 +2,10 @@
 // naming line and column, chunked parallel parsing equal to one chunk, multi-file schemas, the
 // writer -> reader round trip of every type CSV holds, and scan task serialization.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 
 #include <filesystem>
-#include <fstream>
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/cast.h"
@@ -18,6 +16,7 @@
 #include "flotilla/io/csv/tokenizer.h"
 #include "flotilla/io/csv/writer.h"
 #include "flotilla/io/fs/atomic_write.h"
+#include "tests/support/file_scan_test.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::csv {
@@ -25,33 +24,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class CsvTest : public ::testing::Test {
+class CsvTest : public testing::FileScanTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("flotilla_csv_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Write(const std::string& name, const std::string& bytes) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-
-  static Result<RecordBatch> Scan(const io::FileScan& scan, exec::ScanPushdowns pushdowns = {}) {
-    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan,
-                              exec::MakeScan(scan.schema, scan.tasks, std::move(pushdowns)));
-    FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan));
-    return result.ToBatch();
-  }
   static Result<RecordBatch> Read(const std::vector<std::string>& paths,
                                   const CsvReadOptions& options = {}) {
     FLOTILLA_ASSIGN_OR_RETURN(io::FileScan scan, PlanCsvScan(paths, options));
     return Scan(scan);
   }
-
-  fs::path dir_;
 };
 
 std::vector<std::vector<std::string>> Tokens(std::string_view data, CsvParseOptions options = {}) {

@@ -3,18 +3,17 @@
 // one chunk, several files unified by name, and the writer -> reader round trip of every type
 // JSON holds.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
 
 #include <filesystem>
-#include <fstream>
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/json/writer.h"
+#include "tests/support/file_scan_test.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::json {
@@ -22,32 +21,13 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class JsonTest : public ::testing::Test {
+class JsonTest : public testing::FileScanTest {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("flotilla_json_test_" + std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
-  std::string Write(const std::string& name, const std::string& bytes) {
-    const std::string path = (dir_ / name).string();
-    std::ofstream(path, std::ios::binary) << bytes;
-    return path;
-  }
-  static Result<RecordBatch> Scan(const io::FileScan& scan, exec::ScanPushdowns pushdowns = {}) {
-    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan,
-                              exec::MakeScan(scan.schema, scan.tasks, std::move(pushdowns)));
-    FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan));
-    return result.ToBatch();
-  }
   static Result<RecordBatch> Read(const std::vector<std::string>& paths,
                                   const JsonReadOptions& options = {}) {
     FLOTILLA_ASSIGN_OR_RETURN(io::FileScan scan, PlanJsonScan(paths, options));
     return Scan(scan);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(JsonTest, InfersNestedTypesAndWidens) {

@@ -48,6 +48,21 @@ Status ParseError(simdjson::error_code error, const text::LineLocator& where, in
                          simdjson::error_message(error));
 }
 
+// Calls fn(object, line, offset, &more) for every non-blank line, each parsed and required to be
+// a JSON object.
+template <typename Fn>
+Status ForEachObject(std::string_view data, const text::LineLocator& where,
+                     simdjson::dom::parser* parser, Fn&& fn) {
+  return ForEachLine(data, [&](std::string_view line, int64_t offset, bool* more) -> Status {
+    element doc;
+    auto error = parser->parse(line.data(), line.size(), false).get(doc);
+    if (error) return ParseError(error, where, offset);
+    if (doc.type() != element_type::OBJECT)
+      return Status::Invalid("expected a JSON object at " + where.Describe(offset));
+    return fn(doc, line, offset, more);
+  });
+}
+
 text::Inferred Infer(element e) {
   using text::Inferred;
   using text::Kind;
@@ -297,12 +312,8 @@ Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
   simdjson::dom::parser parser;
   text::Inferred row = text::Inferred::Of(text::Kind::kStruct, false);
   int64_t rows = 0;
-  FLOTILLA_RETURN_NOT_OK(ForEachLine(data, [&](std::string_view line, int64_t offset, bool* more) {
-    element doc;
-    auto error = parser.parse(line.data(), line.size(), false).get(doc);
-    if (error) return ParseError(error, where, offset);
-    if (doc.type() != element_type::OBJECT)
-      return Status::Invalid("expected a JSON object at " + where.Describe(offset));
+  FLOTILLA_RETURN_NOT_OK(ForEachObject(data, where, &parser, [&](element doc, std::string_view,
+                                                                 int64_t offset, bool* more) {
     Status st = text::Join(&row, Infer(doc), "");
     if (!st.ok())
       return Status::TypeError(st.message() + " (at " + where.Describe(offset) +
@@ -339,12 +350,8 @@ Result<RecordBatch> ReadJsonRange(io::RandomAccessFile* file, int64_t begin, int
   int64_t rows = 0;
   const int64_t max_rows = limit.value_or(INT64_MAX);
   if (max_rows > 0) {
-    FLOTILLA_RETURN_NOT_OK(ForEachLine(data, [&](std::string_view line, int64_t offset, bool* more) {
-      element doc;
-      auto error = parser.parse(line.data(), line.size(), false).get(doc);
-      if (error) return ParseError(error, where, offset);
-      if (doc.type() != element_type::OBJECT)
-        return Status::Invalid("expected a JSON object at " + where.Describe(offset));
+    FLOTILLA_RETURN_NOT_OK(ForEachObject(data, where, &parser, [&](element doc, std::string_view line,
+                                                                   int64_t offset, bool* more) {
       simdjson::dom::object obj = doc.get_object().value_unsafe();
       for (auto kv : obj) {
         auto it = column_of.find(kv.key);
