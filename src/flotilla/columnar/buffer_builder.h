@@ -44,6 +44,12 @@ class BufferBuilder {
     std::memcpy(buffer_->mutable_data() + size_, &value, sizeof(T));
     size_ += sizeof(T);
   }
+  /// Grows to `size` bytes, the new ones zeroed (or shrinks).
+  Status Resize(int64_t size) {
+    if (size > size_) return AppendZeros(size - size_);
+    size_ = size;
+    return Status::OK();
+  }
   /// Marks `n` more bytes, written through mutable_data() after a Reserve, as used.
   void UnsafeAdvance(int64_t n) { size_ += n; }
   /// Hands over the bytes as a buffer and resets the builder.

@@ -84,19 +84,6 @@ int32_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   return static_cast<int32_t>(era * 146097 + static_cast<int64_t>(doe) - 719468);
 }
 
-void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
-  z += 719468;
-  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-  const unsigned doe = static_cast<unsigned>(z - era * 146097);
-  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
-  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  const unsigned mp = (5 * doy + 2) / 153;
-  *day = doy - (153 * mp + 2) / 5 + 1;
-  *month = mp < 10 ? mp + 3 : mp - 9;
-  *year = y + (*month <= 2);
-}
-
 std::string FormatDate32(int32_t days) {
   int64_t y;
   unsigned m, d;

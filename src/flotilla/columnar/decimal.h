@@ -23,7 +23,20 @@ std::string Int128ToString(Int128 value);
 std::string FormatDate32(int32_t days);
 /// Civil date -> days since the epoch, and back.
 int32_t DaysFromCivil(int64_t year, unsigned month, unsigned day);
-void CivilFromDays(int64_t days, int64_t* year, unsigned* month, unsigned* day);
+/// Inline: date kernels (year(), month(), ...) call it once per row.
+inline void CivilFromDays(int64_t z, int64_t* year, unsigned* month, unsigned* day) {
+  // The era-based method: 400-year eras of 146097 days, years starting in March.
+  z += 719468;
+  const int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  const int64_t y = static_cast<int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  *day = doy - (153 * mp + 2) / 5 + 1;
+  *month = mp < 10 ? mp + 3 : mp - 9;
+  *year = y + (*month <= 2);
+}
 /// "YYYY-MM-DD HH:MM:SS[.fraction]" in UTC, the fraction without trailing zeros; with a time zone
 /// the instant is shown in UTC with "Z".
 std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone);

@@ -33,7 +33,19 @@ void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t*
     }
     return;
   }
-  for (int64_t i = 0; i < length; ++i) SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+  // Unaligned: bit by bit up to a destination byte boundary, then whole destination bytes, each
+  // from the two source bytes it straddles (both inside the source range: all 8 bits are used).
+  int64_t i = 0;
+  for (; i < length && ((dst_offset + i) & 7) != 0; ++i)
+    SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+  for (; i + 8 <= length; i += 8) {
+    const int64_t s = src_offset + i;
+    const int shift = static_cast<int>(s & 7);
+    const uint8_t* p = src + (s >> 3);
+    dst[(dst_offset + i) >> 3] =
+        shift == 0 ? p[0] : static_cast<uint8_t>((p[0] >> shift) | (p[1] << (8 - shift)));
+  }
+  for (; i < length; ++i) SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
 }
 
 void SetBitsTo(uint8_t* bits, int64_t offset, int64_t length, bool value) {

@@ -23,6 +23,17 @@ class CountAccumulator : public GroupedAccumulator {
   Status Update(const std::vector<Array>& args, const uint32_t* group_ids,
                 int64_t num_rows) override {
     int64_t* counts = counts_.data();
+    if (num_groups_ == 1) {  // every id is 0 (ids are dense): a global count
+      if (count_all_ || args.empty()) {
+        counts[0] += num_rows;
+      } else if (args[0].type_id() != TypeId::kNull) {
+        const Array& a = args[0];
+        counts[0] += a.null_count() == 0 || a.validity() == nullptr
+                         ? num_rows
+                         : bit_util::CountSetBits(a.validity(), a.offset(), num_rows);
+      }
+      return Status::OK();
+    }
     if (count_all_ || args.empty()) {
       for (int64_t i = 0; i < num_rows; ++i)
         ++counts[group_ids[i]];

@@ -105,6 +105,48 @@ bool AnyNull(const std::vector<Datum>& args, int64_t row) {
   return false;
 }
 
+Result<PropagatedNulls> PropagateNulls(const std::vector<Datum>& args, int64_t n) {
+  PropagatedNulls out;
+  auto all_null = [&]() -> Result<PropagatedNulls> {
+    FLOTILLA_ASSIGN_OR_RETURN(out.bitmap, Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
+    out.null_count = n;
+    return std::move(out);
+  };
+  std::vector<uint8_t> scratch;
+  for (const Datum& a : args) {
+    const Array& array = a.array();
+    if (array.type_id() == TypeId::kNull) return all_null();
+    if (a.is_scalar()) {
+      if (array.IsNull(0)) return all_null();
+      continue;
+    }
+    if (array.null_count() == 0 || array.validity() == nullptr) continue;
+    const int64_t bytes = bit_util::BytesForBits(n);
+    if (out.bitmap == nullptr) {
+      FLOTILLA_ASSIGN_OR_RETURN(out.bitmap, Buffer::AllocateZeroed(bytes));
+      bit_util::CopyBitmap(array.validity(), array.offset(), n, out.bitmap->mutable_data(), 0);
+      continue;
+    }
+    scratch.assign(static_cast<size_t>(bytes), 0);
+    bit_util::CopyBitmap(array.validity(), array.offset(), n, scratch.data(), 0);
+    uint8_t* bits = out.bitmap->mutable_data();
+    for (int64_t i = 0; i < bytes; ++i) bits[i] &= scratch[static_cast<size_t>(i)];
+  }
+  if (out.bitmap) out.null_count = n - bit_util::CountSetBits(out.bitmap->data(), 0, n);
+  return out;
+}
+
+Result<Datum> MakeFixedWidthDatum(const std::vector<Datum>& args, TypePtr type, int64_t n,
+                                  PropagatedNulls nulls, BufferPtr values) {
+  auto data = std::make_shared<ArrayData>();
+  data->type = std::move(type);
+  data->length = n;
+  data->null_count = nulls.null_count;
+  data->buffers = {std::move(nulls.bitmap), std::move(values)};
+  Array out(std::move(data));
+  return AllScalar(args) ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));
+}
+
 Result<Datum> FinishDatum(ArrayBuilder* builder, const std::vector<Datum>& args) {
   FLOTILLA_ASSIGN_OR_RETURN(Array out, builder->Finish());
   return AllScalar(args) ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));

@@ -85,6 +85,38 @@ class StringAppender {
   LargeStringBuilder* large_;
 };
 
+/// Validity of a null-propagating kernel's output over `n` rows: valid where every argument is.
+/// `bitmap` is null when no argument has a null, so kernels can skip per-row checks.
+struct PropagatedNulls {
+  BufferPtr bitmap;
+  int64_t null_count = 0;
+};
+Result<PropagatedNulls> PropagateNulls(const std::vector<Datum>& args, int64_t n);
+
+/// A fixed-width result (`values` holds n values of `type`) with `nulls`, as a scalar Datum when
+/// every argument is a scalar, else a column.
+Result<Datum> MakeFixedWidthDatum(const std::vector<Datum>& args, TypePtr type, int64_t n,
+                                  PropagatedNulls nulls, BufferPtr values);
+
+/// \brief The column-at-a-time loop of null-propagating kernels with a numeric result:
+/// out[row] = fn(row) for each row where no argument is null (0 elsewhere). `fn` returns a T
+/// and cannot fail; no builder, no per-row null test when the arguments have no nulls.
+template <typename T, typename Fn>
+Result<Datum> MapValues(const std::vector<Datum>& args, int64_t num_rows, TypePtr type, Fn&& fn) {
+  const int64_t n = OutputRows(args, num_rows);
+  FLOTILLA_ASSIGN_OR_RETURN(PropagatedNulls nulls, PropagateNulls(args, n));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values,
+                            Buffer::Allocate(n * static_cast<int64_t>(sizeof(T))));
+  T* out = reinterpret_cast<T*>(values->mutable_data());
+  if (nulls.bitmap == nullptr) {
+    for (int64_t row = 0; row < n; ++row) out[row] = fn(row);
+  } else {
+    const uint8_t* valid = nulls.bitmap->data();
+    for (int64_t row = 0; row < n; ++row) out[row] = bit_util::GetBit(valid, row) ? fn(row) : T{};
+  }
+  return MakeFixedWidthDatum(args, std::move(type), n, std::move(nulls), std::move(values));
+}
+
 /// \brief The common row loop: for each output row, appends null when any argument is null and
 /// otherwise calls `fn(row)`, which appends exactly one value to `builder`.
 template <typename Fn>

@@ -48,12 +48,6 @@ Result<Datum> MapStrings(const std::vector<Datum>& args, int64_t num_rows, Fn&& 
   });
 }
 
-template <typename T, typename Fn>
-Result<Datum> MapToNumber(const std::vector<Datum>& args, int64_t num_rows, TypePtr type, Fn&& fn) {
-  NumericBuilder<T> builder(std::move(type));
-  return MapRows(args, num_rows, &builder, [&](int64_t row) { return builder.Append(fn(row)); });
-}
-
 template <typename Fn>
 Result<Datum> MapToBool(const std::vector<Datum>& args, int64_t num_rows, Fn&& fn) {
   BooleanBuilder builder;
@@ -295,6 +289,35 @@ std::string TrimDoc(TrimSide side) {
          " of the string; null if any argument is null.";
 }
 
+template <typename Offset>
+Result<Datum> ColumnLengths(const Args& a, int64_t n) {
+  const Array& s = a[0].array();
+  const Offset* offsets = s.data()->buffers[1]->data_as<Offset>() + s.offset();
+  const BufferPtr& data = s.data()->buffers[2];
+  const char* bytes = data ? reinterpret_cast<const char*>(data->data()) : "";
+  // One pass over the column's bytes: when they are all ASCII (as most text is), every
+  // character is one byte.
+  if (IsAscii(bytes + offsets[0], static_cast<int64_t>(offsets[n] - offsets[0]))) {
+    return MapValues<int64_t>(a, n, int64(), [&](int64_t row) {
+      return static_cast<int64_t>(offsets[row + 1] - offsets[row]);
+    });
+  }
+  return MapValues<int64_t>(a, n, int64(), [&](int64_t row) {
+    return CountChars(std::string_view(bytes + offsets[row],
+                                       static_cast<size_t>(offsets[row + 1] - offsets[row])));
+  });
+}
+
+// length(): characters per row.
+Result<Datum> Lengths(const Args& a, int64_t n) {
+  const DataType& type = *a[0].type();
+  if (a[0].is_scalar() || type.id() == TypeId::kNull || a[0].array().length() == 0) {
+    return MapValues<int64_t>(a, n, int64(),
+                              [&](int64_t row) { return CountChars(ViewAt(a[0], row)); });
+  }
+  return type.has_large_offsets() ? ColumnLengths<int64_t>(a, n) : ColumnLengths<int32_t>(a, n);
+}
+
 // Binary string predicates compare bytes, which for valid UTF-8 is the same as characters.
 template <typename Pred>
 Result<Datum> StringPredicate(const Args& a, int64_t n, Pred pred) {
@@ -307,15 +330,12 @@ Status RegisterBasicStringFunctions(FunctionRegistry* r) {
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"length", "Number of characters (Unicode code points) in the string; null for null.",
               1, 1, [](const Types& t) { return ResolveSignature("length", t, "s", int64()); },
-              [](const Args& a, int64_t n) {
-                return MapToNumber<int64_t>(
-                    a, n, int64(), [&](int64_t row) { return CountChars(ViewAt(a[0], row)); });
-              }}));
+              [](const Args& a, int64_t n) { return Lengths(a, n); }}));
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"octet_length", "Number of bytes in the UTF-8 string; null for null.", 1, 1,
               [](const Types& t) { return ResolveSignature("octet_length", t, "s", int64()); },
               [](const Args& a, int64_t n) {
-                return MapToNumber<int64_t>(a, n, int64(), [&](int64_t row) {
+                return MapValues<int64_t>(a, n, int64(), [&](int64_t row) {
                   return static_cast<int64_t>(ViewAt(a[0], row).size());
                 });
               }}));

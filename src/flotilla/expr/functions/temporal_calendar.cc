@@ -118,12 +118,6 @@ unsigned DaysInMonth(int64_t year, unsigned month) {
   return month == 2 && IsLeapYear(year) ? 29 : kDays[month - 1];
 }
 
-CivilDate ToCivil(int64_t days) {
-  CivilDate c;
-  CivilFromDays(days, &c.year, &c.month, &c.day);
-  return c;
-}
-
 Result<int64_t> FromCivil(int64_t year, unsigned month, unsigned day) {
   if (year < -kMaxAbsYear || year > kMaxAbsYear) {
     return Status::Invalid("year " + std::to_string(year) + " is out of the supported range");

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "flotilla/columnar/array.h"
+#include "flotilla/columnar/decimal.h"
 
 namespace flotilla::expr::temporal {
 
@@ -61,7 +62,23 @@ class TemporalReader {
 
 bool IsLeapYear(int64_t year);
 unsigned DaysInMonth(int64_t year, unsigned month);
-CivilDate ToCivil(int64_t days);
+/// The year of a day since the epoch.
+inline int64_t YearOfDays(int64_t days) {
+  // 1901-01-01 (day -25202) to 2099-12-31 (day 47481): every fourth year is a leap year, so the
+  // year follows from 1461-day cycles by one division. Other days take the general path.
+  const int64_t d = days + 25202;
+  if (d >= 0 && d < 72684) return 1901 + (4 * d + 3) / 1461;
+  int64_t year;
+  unsigned month, day;
+  CivilFromDays(days, &year, &month, &day);
+  return year;
+}
+
+inline CivilDate ToCivil(int64_t days) {
+  CivilDate c;
+  CivilFromDays(days, &c.year, &c.month, &c.day);
+  return c;
+}
 /// Days since the epoch, or Invalid when the year is outside +-kMaxAbsYear.
 Result<int64_t> FromCivil(int64_t year, unsigned month, unsigned day);
 

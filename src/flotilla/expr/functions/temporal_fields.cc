@@ -7,6 +7,7 @@
 
 #include "flotilla/common/suggest.h"
 #include "flotilla/columnar/builder.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/elementwise.h"
 #include "flotilla/expr/functions/temporal_calendar.h"
 #include "flotilla/expr/functions/temporal_kernels.h"
@@ -29,7 +30,7 @@ constexpr std::string_view FieldFunctionName(DateField f) {
 int64_t ExtractField(DateField f, const Moment& m) {
   switch (f) {
     case DateField::kYear:
-      return ToCivil(m.days).year;
+      return YearOfDays(m.days);
     case DateField::kQuarter:
       return (ToCivil(m.days).month - 1) / 3 + 1;
     case DateField::kMonth:
@@ -122,20 +123,16 @@ template <DateField F>
 Result<Datum> ExecFieldFn(const std::vector<Datum>& args, int64_t num_rows) {
   constexpr std::string_view kName = FieldFunctionName(F);
   FLOTILLA_ASSIGN_OR_RETURN(auto reader, TemporalReader::Make(args[0].type(), kName));
-  const int64_t rows = OutputRows(args, num_rows);
-  const Array& in = args[0].array();
-  Int64Builder out(int64());
-  FLOTILLA_RETURN_NOT_OK(out.Reserve(rows));
-  for (int64_t r = 0; r < rows; ++r) {
-    const int64_t i = args[0].index(r);
-    if (in.IsNull(i)) {
-      FLOTILLA_RETURN_NOT_OK(out.AppendNull());
-    } else {
-      FLOTILLA_RETURN_NOT_OK(out.Append(ExtractField(F, reader.At(in, i))));
-    }
+  const Datum& in = args[0];
+  if (reader.is_date()) {
+    const int32_t* days = in.array().values<int32_t>();
+    return functions::MapValues<int64_t>(args, num_rows, int64(), [&](int64_t row) {
+      return ExtractField(F, Moment{days[in.index(row)], 0});
+    });
   }
-  FLOTILLA_ASSIGN_OR_RETURN(Array result, out.Finish());
-  return MakeOutput(args, std::move(result));
+  return functions::MapValues<int64_t>(args, num_rows, int64(), [&](int64_t row) {
+    return ExtractField(F, reader.At(in.array(), in.index(row)));
+  });
 }
 
 template <std::size_t... I>

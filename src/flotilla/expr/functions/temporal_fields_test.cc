@@ -53,6 +53,24 @@ TEST(TemporalFieldsTest, DateFields) {
   EXPECT_EQ(Field("second", x), (I64s{0, 0, 0, 0, 0, std::nullopt}));
 }
 
+TEST(TemporalFieldsTest, YearMatchesTheCivilCalendarEverywhere) {
+  // year() has a one-division path for 1901..2099: every day from 1850 to 2150 (both edges of
+  // that range, 1900 and 2100 not leap) and far dates must agree with the full conversion.
+  std::vector<std::optional<int32_t>> days;
+  for (int32_t d = D(1850, 1, 1); d <= D(2150, 12, 31); ++d) days.push_back(d);
+  for (int32_t d : {D(-4000, 2, 29), D(1, 1, 1), D(9999, 12, 31), D(1901, 1, 1) - 1,
+                    D(2100, 1, 1), D(2100, 3, 1)})
+    days.push_back(d);
+  const I64s years = Field("year", Dates(days));
+  ASSERT_EQ(years.size(), days.size());
+  for (size_t i = 0; i < days.size(); ++i) {
+    int64_t year;
+    unsigned month, day;
+    CivilFromDays(*days[i], &year, &month, &day);
+    ASSERT_EQ(years[i], year) << "day " << *days[i];
+  }
+}
+
 TEST(TemporalFieldsTest, IsoWeekEdges) {
   // 2021-01-01 (Fri) is week 53 of 2020; 2021-01-04 (Mon) week 1 of 2021; 2019-12-30 (Mon) is
   // week 1 of 2020; 2016-01-03 (Sun) week 53 of 2015; 2024-12-30 (Mon) week 1 of 2025.

@@ -15,6 +15,19 @@ Utf8Char DecodeAt(std::string_view s, size_t pos) {
   return {cp, static_cast<int32_t>(n)};
 }
 
+bool IsAscii(const char* p, int64_t n) {
+  // OR-ing whole words keeps the loop branch-free, so the compiler vectorises it.
+  uint64_t any = 0;
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    std::memcpy(&word, p + i, 8);
+    any |= word;
+  }
+  for (; i < n; ++i) any |= static_cast<unsigned char>(p[i]);
+  return (any & 0x8080808080808080ULL) == 0;
+}
+
 int64_t CountChars(std::string_view s) {
   int64_t count = 0;
   size_t pos = 0;

@@ -24,6 +24,9 @@ inline constexpr int32_t kInvalidCodePoint = -1;
 /// Decodes the character starting at `pos` (< s.size()).
 Utf8Char DecodeAt(std::string_view s, size_t pos);
 
+/// True when every byte of [p, p + n) is ASCII (below 0x80).
+bool IsAscii(const char* p, int64_t n);
+
 /// Number of characters in `s` under the policy above.
 int64_t CountChars(std::string_view s);
 

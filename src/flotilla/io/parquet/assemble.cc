@@ -53,10 +53,7 @@ class Assembler {
   }
 
  private:
-  int16_t Def(int leaf, int64_t entry) const {
-    const LeafData& d = leaves_[leaf];
-    return d.def.empty() ? 0 : d.def[entry];
-  }
+  int16_t Def(int leaf, int64_t entry) const { return leaves_[leaf].Def(entry); }
 
   // The slots of a list's elements, from the slots of the list.
   Slots ElementSlots(const SchemaNode& list, int leaf, const Slots& slots) const {
@@ -166,6 +163,38 @@ class Assembler {
     return Status::Internal("unknown schema node kind");
   }
 
+  // Bit i: slot i holds a value (its entry is at the column's maximum definition level).
+  static Result<BufferPtr> PresentBits(const LeafData& d, const ColumnDescriptor& c,
+                                       const Slots& slots, int64_t* present) {
+    const int64_t n = slots.size();
+    if (d.def_bitmap) {  // a bitmap over the entries, which are the slots (no lists above)
+      if (!slots.identity || d.entries != n)
+        return Status::Invalid("column '" + c.path + "' has " + std::to_string(d.entries) +
+                               " entries for " + std::to_string(n) + " slots");
+      *present = bit_util::CountSetBits(d.def_bits->data(), 0, n);
+      return d.def_bits;
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
+    uint8_t* b = bits->mutable_data();
+    int64_t count = 0;
+    if (slots.identity) {
+      for (int64_t i = 0; i < n; ++i) {
+        const bool p = d.def[static_cast<size_t>(i)] == c.max_def;
+        b[i >> 3] |= static_cast<uint8_t>(p) << (i & 7);
+        count += p;
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        if (d.def[slots.first(i)] == c.max_def) {
+          bit_util::SetBit(b, i);
+          ++count;
+        }
+      }
+    }
+    *present = count;
+    return bits;
+  }
+
   // A leaf's array: its dense values spread over the slots, nulls where an entry is not at the
   // column's maximum definition level.
   Result<Array> Leaf(const SchemaNode& node, const Slots& slots) {
@@ -180,7 +209,7 @@ class Assembler {
                                  "' repeats values where its schema has no list");
       }
     }
-    if (d.def.empty()) {  // every entry holds a value
+    if (d.def.empty() && d.def_bits == nullptr) {  // every entry holds a value
       if (values.length() != n)
         return Status::Invalid("column '" + c.path + "' holds " + std::to_string(values.length()) +
                                " values for " + std::to_string(n) + " rows");
@@ -200,23 +229,9 @@ class Assembler {
       }
     }
     // Positions of the present values.
-    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
-    uint8_t* b = bits->mutable_data();
     int64_t present = 0;
-    if (slots.identity) {
-      for (int64_t i = 0; i < n; ++i) {
-        const bool p = d.def[static_cast<size_t>(i)] == c.max_def;
-        b[i >> 3] |= static_cast<uint8_t>(p) << (i & 7);
-        present += p;
-      }
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        if (d.def[slots.first(i)] == c.max_def) {
-          bit_util::SetBit(b, i);
-          ++present;
-        }
-      }
-    }
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, PresentBits(d, c, slots, &present));
+    const uint8_t* b = bits->data();
     if (present != values.length())
       return Status::Invalid("column '" + c.path + "' holds " + std::to_string(values.length()) +
                              " values but its levels define " + std::to_string(present));

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <cstring>
 
 namespace flotilla::parquet {
@@ -280,6 +281,16 @@ Result<std::unique_ptr<PageCodec>> PageCodec::Make(Codec codec, int level) {
   return Status::NotImplemented(std::string("Parquet compression codec ") + CodecName(codec) +
                                 " (" + std::to_string(static_cast<int>(codec)) +
                                 ") is not supported");
+}
+
+Result<PageCodec*> ThreadDecompressor(Codec codec) {
+  thread_local std::unique_ptr<PageCodec> codecs[static_cast<int>(Codec::kLz4Raw) + 1];
+  const auto index = static_cast<uint32_t>(codec);
+  if (index >= std::size(codecs)) return PageCodec::Make(codec).status();
+  if (codecs[index] == nullptr) {
+    FLOTILLA_ASSIGN_OR_RETURN(codecs[index], PageCodec::Make(codec));
+  }
+  return codecs[index].get();
 }
 
 Result<Codec> ParseCodec(const std::string& name) {

@@ -23,6 +23,10 @@ class PageCodec {
   virtual Status Compress(const uint8_t* input, int64_t input_size, std::string* out) = 0;
 };
 
+/// This thread's decompressor for `codec`, made on first use and kept: a chunk reader borrows
+/// it rather than making its own (a zstd context costs about as much as decoding a page).
+Result<PageCodec*> ThreadDecompressor(Codec codec);
+
 /// Parses a codec name as written in options ("zstd", "snappy", "none", ...), case-insensitive.
 Result<Codec> ParseCodec(const std::string& name);
 

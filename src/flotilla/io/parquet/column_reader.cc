@@ -1,9 +1,11 @@
 #include "flotilla/io/parquet/column_reader.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "flotilla/columnar/buffer_builder.h"
 #include "flotilla/columnar/decimal.h"
@@ -19,6 +21,8 @@ namespace {
 int64_t MaxUncompressedPageSize(int64_t compressed) {
   return std::min<int64_t>(std::numeric_limits<int32_t>::max(), compressed * 65536 + (16 << 20));
 }
+
+constexpr int kCopySlack = 16;
 
 // Dense physical values of a chunk (or of its dictionary), in the order decoded.
 class ValueSink {
@@ -71,7 +75,9 @@ class ValueSink {
                                  " byte arrays in " + std::to_string(size) + " bytes");
         if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
         FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
-        FLOTILLA_RETURN_NOT_OK(data_.Reserve(size));  // the values are at most the page
+        // The values are at most the page; the slack lets Gather copy short values as whole
+        // 16-byte blocks when this sink is a dictionary.
+        FLOTILLA_RETURN_NOT_OK(data_.Reserve(size + kCopySlack));
         for (int64_t i = 0; i < n; ++i) {
           if (end - p < 4) return Status::Invalid("PLAIN byte array length past the end");
           uint32_t length;
@@ -100,12 +106,12 @@ class ValueSink {
 
   // Appends dictionary[indices[i]] for each index.
   Status Gather(const ValueSink& dict, const uint32_t* indices, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-      if (indices[i] >= static_cast<uint64_t>(dict.size()))
-        return Status::Invalid("dictionary index " + std::to_string(indices[i]) +
-                               " beyond the dictionary's " + std::to_string(dict.size()) +
-                               " values");
-    }
+    uint32_t largest = 0;  // a branch-free reduction, then one test
+    for (int64_t i = 0; i < n; ++i) largest = std::max(largest, indices[i]);
+    if (n > 0 && largest >= static_cast<uint64_t>(dict.size()))
+      return Status::Invalid("dictionary index " + std::to_string(largest) +
+                             " beyond the dictionary's " + std::to_string(dict.size()) +
+                             " values");
     if (is_byte_array()) {
       // One reservation for all the bytes, then plain copies.
       const int32_t* offsets = dict.offsets();
@@ -115,13 +121,19 @@ class ValueSink {
         return Status::NotImplemented("column chunk with more than 2 GiB of string data");
       if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
       FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
-      FLOTILLA_RETURN_NOT_OK(data_.Reserve(total));
+      FLOTILLA_RETURN_NOT_OK(data_.Reserve(total + kCopySlack));
       uint8_t* out = data_.mutable_data();
       int64_t at = data_.size();
       const uint8_t* src = dict.bytes();
       for (int64_t i = 0; i < n; ++i) {
         const int32_t begin = offsets[indices[i]], length = offsets[indices[i] + 1] - begin;
-        if (length > 0) std::memcpy(out + at, src + begin, static_cast<size_t>(length));
+        // A fixed-size copy is a couple of instructions, a sized one a library call; both sides
+        // have kCopySlack bytes to spare.
+        if (length <= kCopySlack) {
+          std::memcpy(out + at, src + begin, kCopySlack);
+        } else {
+          std::memcpy(out + at, src + begin, static_cast<size_t>(length));
+        }
         at += length;
         offsets_.UnsafeAppend<int32_t>(static_cast<int32_t>(at));
       }
@@ -169,10 +181,19 @@ class ChunkReader {
       : meta_(meta), column_(column), values_(column) {}
 
   Result<LeafData> Read(const uint8_t* chunk, int64_t size) {
-    FLOTILLA_ASSIGN_OR_RETURN(codec_, PageCodec::Make(meta_.codec));
+    FLOTILLA_ASSIGN_OR_RETURN(codec_, ThreadDecompressor(meta_.codec));
     if (meta_.num_values < 0) return Status::Invalid("negative value count in column metadata");
-    if (column_.max_def > 0) out_.def.reserve(static_cast<size_t>(meta_.num_values));
-    if (column_.max_rep > 0) out_.rep.reserve(static_cast<size_t>(meta_.num_values));
+    out_.def_bitmap = column_.max_def == 1 && column_.max_rep == 0;
+    // Reservations are capped: a corrupt count must not size an allocation (past the cap the
+    // buffers grow as pages arrive).
+    const int64_t expected = std::min<int64_t>(meta_.num_values, int64_t{1} << 22);
+    if (out_.def_bitmap) {
+      FLOTILLA_RETURN_NOT_OK(def_bits_.Reserve(bit_util::BytesForBits(expected)));
+    } else if (column_.max_def > 0) {
+      out_.def.reserve(static_cast<size_t>(expected));
+    }
+    if (column_.max_rep > 0) out_.rep.reserve(static_cast<size_t>(expected));
+    FLOTILLA_RETURN_NOT_OK(values_.Reserve(expected));
     int64_t pos = 0;
     int page = 0;
     while (out_.entries < meta_.num_values) {
@@ -199,6 +220,10 @@ class ChunkReader {
       ++page;
     }
     FLOTILLA_ASSIGN_OR_RETURN(out_.values, FinishValues());
+    if (out_.def_bitmap && values_.size() < out_.entries) {
+      FLOTILLA_RETURN_NOT_OK(def_bits_.Resize(bit_util::BytesForBits(out_.entries)));
+      FLOTILLA_ASSIGN_OR_RETURN(out_.def_bits, def_bits_.Finish());
+    }
     return std::move(out_);
   }
 
@@ -231,15 +256,22 @@ class ChunkReader {
           if (d.repetition_level_encoding != Encoding::kRle)
             return Status::NotImplemented(std::string("repetition levels in ") +
                                           EncodingName(d.repetition_level_encoding));
-          FLOTILLA_ASSIGN_OR_RETURN(p, LevelsV1(p, end, column_.max_rep, d.num_values, &out_.rep));
+          FLOTILLA_ASSIGN_OR_RETURN(std::string_view levels, LevelsV1(&p, end));
+          FLOTILLA_RETURN_NOT_OK(LevelsRaw(reinterpret_cast<const uint8_t*>(levels.data()),
+                                           static_cast<int64_t>(levels.size()), column_.max_rep,
+                                           d.num_values, &out_.rep));
         }
+        int64_t present = d.num_values;
         if (column_.max_def > 0) {
           if (d.definition_level_encoding != Encoding::kRle)
             return Status::NotImplemented(std::string("definition levels in ") +
                                           EncodingName(d.definition_level_encoding));
-          FLOTILLA_ASSIGN_OR_RETURN(p, LevelsV1(p, end, column_.max_def, d.num_values, &out_.def));
+          FLOTILLA_ASSIGN_OR_RETURN(std::string_view levels, LevelsV1(&p, end));
+          FLOTILLA_ASSIGN_OR_RETURN(
+              present, DefinitionLevels(reinterpret_cast<const uint8_t*>(levels.data()),
+                                        static_cast<int64_t>(levels.size()), d.num_values));
         }
-        return Values(d.encoding, p, end - p, d.num_values);
+        return Values(d.encoding, p, end - p, d.num_values, present);
       }
       case PageType::kDataPageV2: {
         if (!h.data_page_header_v2) return Status::Invalid("data page v2 without header");
@@ -256,9 +288,10 @@ class ChunkReader {
                                            d.num_values, &out_.rep));
         }
         p += d.repetition_levels_byte_length;
+        int64_t present = d.num_values;
         if (column_.max_def > 0) {
-          FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, d.definition_levels_byte_length, column_.max_def,
-                                           d.num_values, &out_.def));
+          FLOTILLA_ASSIGN_OR_RETURN(
+              present, DefinitionLevels(p, d.definition_levels_byte_length, d.num_values));
         }
         p += d.definition_levels_byte_length;
         const int64_t compressed = h.compressed_page_size - levels;
@@ -270,7 +303,7 @@ class ChunkReader {
           return Status::Invalid("uncompressed data page v2 with differing sizes");
         }
         return Values(d.encoding, v, d.is_compressed && compressed > 0 ? uncompressed : compressed,
-                      d.num_values);
+                      d.num_values, present);
       }
       case PageType::kIndexPage:
         return Status::OK();
@@ -297,16 +330,32 @@ class ChunkReader {
     return static_cast<const uint8_t*>(scratch_.data());
   }
 
-  // Levels of a v1 page: a 4-byte length, then the RLE runs.
-  Result<const uint8_t*> LevelsV1(const uint8_t* p, const uint8_t* end, int16_t max_level,
-                                  int32_t n, std::vector<int16_t>* out) {
-    if (end - p < 4) return Status::Invalid("truncated level length");
+  // The levels of a v1 page: a 4-byte length, then that many bytes of RLE runs; moves *p past
+  // them.
+  Result<std::string_view> LevelsV1(const uint8_t** p, const uint8_t* end) {
+    if (end - *p < 4) return Status::Invalid("truncated level length");
     uint32_t length;
-    std::memcpy(&length, p, 4);
-    p += 4;
-    if (length > static_cast<uint64_t>(end - p)) return Status::Invalid("levels past the page");
-    FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, length, max_level, n, out));
-    return p + length;
+    std::memcpy(&length, *p, 4);
+    *p += 4;
+    if (length > static_cast<uint64_t>(end - *p)) return Status::Invalid("levels past the page");
+    std::string_view levels(reinterpret_cast<const char*>(*p), length);
+    *p += length;
+    return levels;
+  }
+
+  // A page's definition levels (RLE, `length` bytes at p); returns how many entries hold a
+  // value (are at the maximum level).
+  Result<int64_t> DefinitionLevels(const uint8_t* p, int64_t length, int32_t n) {
+    if (out_.def_bitmap) {
+      FLOTILLA_RETURN_NOT_OK(def_bits_.Resize(bit_util::BytesForBits(out_.entries + n)));
+      RleDecoder decoder(p, length, 1);
+      return decoder.DecodeBits(def_bits_.mutable_data(), out_.entries, n);
+    }
+    FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, length, column_.max_def, n, &out_.def));
+    const int16_t* def = out_.def.data() + out_.entries;
+    int64_t present = 0;
+    for (int32_t i = 0; i < n; ++i) present += def[i] == column_.max_def;
+    return present;
   }
 
   Status LevelsRaw(const uint8_t* p, int64_t length, int16_t max_level, int32_t n,
@@ -323,14 +372,10 @@ class ChunkReader {
     return Status::OK();
   }
 
-  Status Values(Encoding encoding, const uint8_t* p, int64_t size, int32_t num_values) {
-    // Values are stored for the entries at the maximum definition level only.
-    int64_t n = num_values;
-    if (column_.max_def > 0) {
-      n = 0;
-      const int16_t* def = out_.def.data() + out_.entries;
-      for (int32_t i = 0; i < num_values; ++i) n += def[i] == column_.max_def;
-    }
+  // `n` of the page's `num_values` entries hold a value (those at the maximum definition
+  // level); only they are stored.
+  Status Values(Encoding encoding, const uint8_t* p, int64_t size, int32_t num_values,
+                int64_t n) {
     out_.entries += num_values;
     if (n == 0) return Status::OK();
     const PhysicalType physical = *column_.element.type;
@@ -428,10 +473,11 @@ class ChunkReader {
 
   const ColumnMetaData& meta_;
   const ColumnDescriptor& column_;
-  std::unique_ptr<PageCodec> codec_;
+  PageCodec* codec_ = nullptr;
   std::unique_ptr<ValueSink> dict_;
   ValueSink values_;
   LeafData out_;
+  BufferBuilder def_bits_;  // out_.def_bits while pages are read
   std::vector<uint8_t> scratch_;
   std::vector<uint32_t> indices_;
 };

@@ -12,10 +12,20 @@
 namespace flotilla::parquet {
 
 struct LeafData {
-  std::vector<int16_t> def;  // empty when the column's max definition level is 0
+  std::vector<int16_t> def;  // empty when the column's max definition level is 0 or 1 (below)
   std::vector<int16_t> rep;  // empty when the column's max repetition level is 0
   int64_t entries = 0;       // level entries (rows, for columns outside lists)
   Array values;              // the values of entries whose def == max_def, in order
+  // Columns outside lists with max definition level 1 (a top-level optional column, the common
+  // case) keep their levels as a bitmap instead: bit i = (def[i] == 1); null when all are 1.
+  bool def_bitmap = false;
+  BufferPtr def_bits;
+
+  /// The definition level of entry i, whichever way the levels are held.
+  int16_t Def(int64_t i) const {
+    if (def_bitmap) return def_bits == nullptr || bit_util::GetBit(def_bits->data(), i);
+    return def.empty() ? 0 : def[static_cast<size_t>(i)];
+  }
 };
 
 /// `chunk`: the column chunk's bytes (from its first page to the end of its last).

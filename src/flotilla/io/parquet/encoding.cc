@@ -1,8 +1,13 @@
 #include "flotilla/io/parquet/encoding.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 #include <limits>
+#include <type_traits>
+#include <utility>
+
+#include "flotilla/common/bit_util.h"
 
 namespace flotilla::parquet {
 
@@ -35,6 +40,31 @@ uint64_t ZigZagEncode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
 
+// Eight W-bit values (one group: W bytes) with every shift and offset a constant, value J from
+// one 8-byte load at byte J * W / 8.
+template <int W, size_t... J>
+void UnpackGroup(const uint8_t* p, uint32_t* out, std::index_sequence<J...>) {
+  constexpr uint64_t kMask = (uint64_t{1} << W) - 1;
+  auto value = [p](size_t j) {
+    uint64_t word;
+    std::memcpy(&word, p + j * W / 8, 8);
+    return static_cast<uint32_t>((word >> (j * W % 8)) & kMask);
+  };
+  ((out[J] = value(J)), ...);
+}
+
+template <int W>
+void UnpackGroups(const uint8_t* in, int64_t groups, uint32_t* out) {
+  for (int64_t g = 0; g < groups; ++g)
+    UnpackGroup<W>(in + g * W, out + g * 8, std::make_index_sequence<8>());
+}
+
+template <size_t... W>
+constexpr auto MakeGroupUnpackers(std::index_sequence<W...>) {
+  using Fn = void (*)(const uint8_t*, int64_t, uint32_t*);
+  return std::array<Fn, sizeof...(W)>{&UnpackGroups<static_cast<int>(W) + 1>...};
+}
+
 template <typename Out>
 void UnpackBitsImpl(const uint8_t* in, int bit_width, int64_t count, Out* out) {
   if (bit_width == 0) {
@@ -44,6 +74,17 @@ void UnpackBitsImpl(const uint8_t* in, int bit_width, int64_t count, Out* out) {
   const int64_t total_bytes = (count * bit_width + 7) / 8;
   const uint64_t mask = bit_width >= 64 ? ~uint64_t{0} : (uint64_t{1} << bit_width) - 1;
   int64_t i = 0;
+  if constexpr (std::is_same_v<Out, uint32_t>) {
+    // Whole groups whose last 8-byte load ends inside the input, by the width's own unrolled
+    // loop (dictionary indices and levels are almost always unpacked here).
+    if (bit_width <= 32 && total_bytes >= 8 + bit_width) {
+      static constexpr auto kUnpackers = MakeGroupUnpackers(std::make_index_sequence<32>());
+      const int64_t groups =
+          std::min(count / 8, (total_bytes - 8 - 7 * bit_width / 8) / bit_width + 1);
+      kUnpackers[static_cast<size_t>(bit_width - 1)](in, groups, out);
+      i = groups * 8;
+    }
+  }
   if (bit_width <= 56 && total_bytes >= 8) {
     // Values whose whole 8-byte load lies inside the input: a fixed-size load each (the shift
     // plus the width stays within 63 bits).
@@ -169,6 +210,33 @@ Status RleDecoder::DecodeLevels(int16_t* out, int64_t count) {
     for (int64_t i = 0; i < n; ++i) out[done + i] = static_cast<int16_t>(tmp[i]);
   }
   return Status::OK();
+}
+
+Result<int64_t> RleDecoder::DecodeBits(uint8_t* bits, int64_t offset, int64_t count) {
+  if (bit_width_ != 1) return Status::Invalid("bitmap decoding of " + std::to_string(bit_width_) +
+                                              "-bit values");
+  int64_t done = 0;
+  while (done < count) {
+    if (rle_left_ > 0) {
+      const int64_t n = std::min(rle_left_, count - done);
+      bit_util::SetBitsTo(bits, offset + done, n, rle_value_ != 0);
+      rle_left_ -= n;
+      done += n;
+    } else if (packed_left_ > 0) {
+      // One-bit values packed LSB first are a bitmap already.
+      const int64_t n = std::min(packed_left_, count - done);
+      bit_util::CopyBitmap(packed_, packed_index_, n, bits, offset + done);
+      packed_index_ += n;
+      packed_left_ -= n;
+      done += n;
+    } else {
+      if (pos_ >= end_)
+        return Status::Invalid("RLE data holds " + std::to_string(done) + " of " +
+                               std::to_string(count) + " values");
+      FLOTILLA_RETURN_NOT_OK(NextRun());
+    }
+  }
+  return bit_util::CountSetBits(bits, offset, count);
 }
 
 namespace {

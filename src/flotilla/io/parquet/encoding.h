@@ -26,6 +26,9 @@ class RleDecoder {
   Status Decode(uint32_t* out, int64_t count);
   /// Like Decode, for levels.
   Status DecodeLevels(int16_t* out, int64_t count);
+  /// For bit width 1 (the definition levels of a flat optional column): writes `count` values
+  /// as bits [offset, offset + count) of `bits`, runs at a time, and returns how many are 1.
+  Result<int64_t> DecodeBits(uint8_t* bits, int64_t offset, int64_t count);
 
  private:
   Status NextRun();
