@@ -1,5 +1,6 @@
 #include "flotilla/exec/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
@@ -31,7 +32,55 @@ void ThreadPool::Submit(std::function<void()> task) {
   ready_.notify_one();
 }
 
+namespace {
+thread_local ThreadPool* current_pool = nullptr;
+}  // namespace
+
+ThreadPool* ThreadPool::Current() { return current_pool; }
+
+Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn) {
+  ThreadPool* pool = ThreadPool::Current();
+  if (n <= 1 || pool == nullptr || pool->num_threads() == 1) {
+    for (int64_t i = 0; i < n; ++i) FLOTILLA_RETURN_NOT_OK(fn(i));
+    return Status::OK();
+  }
+  struct State {
+    const std::function<Status(int64_t)>* fn;
+    int64_t n;
+    std::atomic<int64_t> next{0};
+    std::mutex mutex;
+    std::condition_variable done;
+    int64_t finished = 0;  // items run or skipped
+    Status first_error;
+  };
+  auto state = std::make_shared<State>();
+  state->fn = &fn;
+  state->n = n;
+  // Takes items until none are left. `fn` is only touched for an item taken, and the caller
+  // returns only after every taken item has finished, so `fn` outlives its uses.
+  auto work = [](State& s) {
+    for (int64_t i = s.next++; i < s.n; i = s.next++) {
+      bool failed;
+      {
+        std::lock_guard<std::mutex> lock(s.mutex);
+        failed = !s.first_error.ok();
+      }
+      Status st = failed ? Status::OK() : (*s.fn)(i);
+      std::lock_guard<std::mutex> lock(s.mutex);
+      if (!st.ok() && s.first_error.ok()) s.first_error = std::move(st);
+      if (++s.finished == s.n) s.done.notify_all();
+    }
+  };
+  const int64_t helpers = std::min<int64_t>(n - 1, pool->num_threads() - 1);
+  for (int64_t h = 0; h < helpers; ++h) pool->Submit([state, work] { work(*state); });
+  work(*state);
+  std::unique_lock<std::mutex> lock(state->mutex);
+  state->done.wait(lock, [&] { return state->finished == state->n; });
+  return state->first_error;
+}
+
 void ThreadPool::Work() {
+  current_pool = this;
   while (true) {
     std::function<void()> task;
     {

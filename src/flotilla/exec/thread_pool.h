@@ -7,7 +7,8 @@
 // Wait() returns that first error. Tasks that run long check cancelled() themselves.
 //
 // Wait() blocks its caller: call it from outside the pool (the driver of a query), never from
-// a pool thread, which could leave no thread to run the tasks it waits for.
+// a pool thread, which could leave no thread to run the tasks it waits for. ParallelFor is the
+// form that pool threads may use.
 
 #include <condition_variable>
 #include <cstdint>
@@ -40,6 +41,9 @@ class ThreadPool {
   /// else one per hardware thread. Created on first use.
   static ThreadPool& Default();
 
+  /// The pool whose thread is calling, or null outside every pool.
+  static ThreadPool* Current();
+
  private:
   void Work();
 
@@ -49,6 +53,13 @@ class ThreadPool {
   bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
+
+/// \brief Runs fn(0) .. fn(n - 1), in parallel when called on a pool thread: the caller works
+/// through the items and queues helpers on its own pool that take items too. The caller only
+/// ever waits for items a running helper has taken, so this is safe on a pool thread (a helper
+/// that starts once the work is gone just returns). Returns the first error; items not yet
+/// started then are skipped.
+Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn);
 
 class TaskGroup {
  public:

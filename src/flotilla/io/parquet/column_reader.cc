@@ -11,6 +11,7 @@
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/encoding.h"
+#include "flotilla/io/text/utf8.h"
 
 namespace flotilla::parquet {
 
@@ -28,7 +29,9 @@ constexpr int kCopySlack = 16;
 class ValueSink {
  public:
   explicit ValueSink(const ColumnDescriptor& c)
-      : physical_(*c.element.type), width_(c.physical_width()) {}
+      : physical_(*c.element.type),
+        width_(c.physical_width()),
+        utf8_(c.type->id() == TypeId::kString || c.type->id() == TypeId::kLargeString) {}
 
   int64_t size() const { return count_; }
   int width() const { return width_; }
@@ -54,6 +57,27 @@ class ValueSink {
     FLOTILLA_RETURN_NOT_OK(data_.Append(src, length));
     FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(static_cast<int32_t>(data_.size())));
     ++count_;
+    return Status::OK();
+  }
+
+  // String columns hold UTF-8 (the engine's invariant for strings): values [first, size())
+  // are checked as one run plus a test that none starts inside a character, which together
+  // mean each value is whole, valid UTF-8. Gathers from a checked dictionary need no check.
+  Status CheckUtf8(int64_t first) const {
+    if (!utf8_ || first >= count_) return Status::OK();
+    const int32_t* o = offsets();
+    const uint8_t* b = bytes();
+    bool boundaries = true;
+    for (int64_t i = first; i < count_; ++i)
+      boundaries &= o[i] == o[i + 1] || (b[o[i]] & 0xC0) != 0x80;
+    if (boundaries && text::IsValidUtf8(reinterpret_cast<const char*>(b) + o[first],
+                                        static_cast<size_t>(o[count_] - o[first])))
+      return Status::OK();
+    for (int64_t i = first; i < count_; ++i) {
+      if (!text::IsValidUtf8(reinterpret_cast<const char*>(b) + o[i],
+                             static_cast<size_t>(o[i + 1] - o[i])))
+        return Status::Invalid("string value " + std::to_string(i) + " is not valid UTF-8");
+    }
     return Status::OK();
   }
 
@@ -94,7 +118,7 @@ class ValueSink {
           p += length;
         }
         count_ += n;
-        return Status::OK();
+        return CheckUtf8(count_ - n);
       }
       default:
         if (size < n * width_)
@@ -171,6 +195,7 @@ class ValueSink {
  private:
   PhysicalType physical_;
   int width_;
+  bool utf8_;
   BufferBuilder fixed_, offsets_, data_;
   int64_t count_ = 0;
 };
@@ -180,13 +205,18 @@ class ChunkReader {
   ChunkReader(const ColumnMetaData& meta, const ColumnDescriptor& column)
       : meta_(meta), column_(column), values_(column) {}
 
-  Result<LeafData> Read(const uint8_t* chunk, int64_t size) {
+  Result<LeafData> Read(const std::vector<PageSpan>& spans) {
     FLOTILLA_ASSIGN_OR_RETURN(codec_, ThreadDecompressor(meta_.codec));
     if (meta_.num_values < 0) return Status::Invalid("negative value count in column metadata");
     out_.def_bitmap = column_.max_def == 1 && column_.max_rep == 0;
+    int64_t wanted = 0;
+    for (const PageSpan& s : spans) wanted += s.entries;
+    if (wanted > meta_.num_values)
+      return Status::Invalid("pages of " + std::to_string(wanted) + " values in a chunk of " +
+                             std::to_string(meta_.num_values));
     // Reservations are capped: a corrupt count must not size an allocation (past the cap the
     // buffers grow as pages arrive).
-    const int64_t expected = std::min<int64_t>(meta_.num_values, int64_t{1} << 22);
+    const int64_t expected = std::min<int64_t>(wanted, int64_t{1} << 22);
     if (out_.def_bitmap) {
       FLOTILLA_RETURN_NOT_OK(def_bits_.Reserve(bit_util::BytesForBits(expected)));
     } else if (column_.max_def > 0) {
@@ -194,31 +224,7 @@ class ChunkReader {
     }
     if (column_.max_rep > 0) out_.rep.reserve(static_cast<size_t>(expected));
     FLOTILLA_RETURN_NOT_OK(values_.Reserve(expected));
-    int64_t pos = 0;
-    int page = 0;
-    while (out_.entries < meta_.num_values) {
-      if (pos >= size)
-        return Status::Invalid("column chunk ends after " + std::to_string(out_.entries) +
-                               " of its " + std::to_string(meta_.num_values) + " values");
-      int64_t used = 0;
-      auto header = DecodePageHeader(chunk + pos, size - pos, &used);
-      if (!header.ok()) return header.status().WithContext("page " + std::to_string(page));
-      pos += used;
-      const PageHeader& h = *header;
-      if (h.compressed_page_size < 0 || h.compressed_page_size > size - pos)
-        return Status::Invalid("page " + std::to_string(page) + " of " +
-                               std::to_string(h.compressed_page_size) +
-                               " bytes runs past the end of the column chunk");
-      if (h.uncompressed_page_size < 0 ||
-          h.uncompressed_page_size > MaxUncompressedPageSize(h.compressed_page_size))
-        return Status::Invalid("page " + std::to_string(page) + " claims " +
-                               std::to_string(h.uncompressed_page_size) +
-                               " uncompressed bytes");
-      Status st = Page(h, chunk + pos);
-      if (!st.ok()) return st.WithContext("page " + std::to_string(page));
-      pos += h.compressed_page_size;
-      ++page;
-    }
+    for (const PageSpan& span : spans) FLOTILLA_RETURN_NOT_OK(ReadSpan(span));
     FLOTILLA_ASSIGN_OR_RETURN(out_.values, FinishValues());
     if (out_.def_bitmap && values_.size() < out_.entries) {
       FLOTILLA_RETURN_NOT_OK(def_bits_.Resize(bit_util::BytesForBits(out_.entries)));
@@ -228,6 +234,37 @@ class ChunkReader {
   }
 
  private:
+  // The pages of `span` up to its entries (at least one page for a dictionary span).
+  Status ReadSpan(const PageSpan& span) {
+    const int64_t target = out_.entries + span.entries;
+    int64_t pos = 0;
+    for (int pages = 0; out_.entries < target || (span.dictionary && pages == 0); ++pages) {
+      const std::string page = "page " + std::to_string(page_++);
+      if (pos >= span.size)
+        return Status::Invalid("column chunk ends after " + std::to_string(out_.entries) +
+                               " of its " + std::to_string(meta_.num_values) + " values");
+      int64_t used = 0;
+      auto header = DecodePageHeader(span.data + pos, span.size - pos, &used);
+      if (!header.ok()) return header.status().WithContext(page);
+      pos += used;
+      const PageHeader& h = *header;
+      if (h.compressed_page_size < 0 || h.compressed_page_size > span.size - pos)
+        return Status::Invalid(page + " of " + std::to_string(h.compressed_page_size) +
+                               " bytes runs past the end of the column chunk");
+      if (h.uncompressed_page_size < 0 ||
+          h.uncompressed_page_size > MaxUncompressedPageSize(h.compressed_page_size))
+        return Status::Invalid(page + " claims " + std::to_string(h.uncompressed_page_size) +
+                               " uncompressed bytes");
+      Status st = Page(h, span.data + pos);
+      if (!st.ok()) return st.WithContext(page);
+      pos += h.compressed_page_size;
+    }
+    if (out_.entries != target)
+      return Status::Invalid("pages hold " + std::to_string(out_.entries) + " values where " +
+                             std::to_string(target) + " were expected");
+    return Status::OK();
+  }
+
   Status Page(const PageHeader& h, const uint8_t* data) {
     switch (h.type) {
       case PageType::kDictionaryPage: {
@@ -427,6 +464,7 @@ class ChunkReader {
         } else {
           FLOTILLA_RETURN_NOT_OK(DeltaByteArrayDecode(p, size, n, &arrays));
         }
+        const int64_t first = values_.size();
         for (int64_t i = 0; i < n; ++i) {
           const int64_t length = arrays.offsets[i + 1] - arrays.offsets[i];
           const char* src = arrays.data.data() + arrays.offsets[i];
@@ -440,7 +478,7 @@ class ChunkReader {
             FLOTILLA_RETURN_NOT_OK(values_.AppendFixed(reinterpret_cast<const uint8_t*>(src), 1));
           }
         }
-        return Status::OK();
+        return physical == PhysicalType::kByteArray ? values_.CheckUtf8(first) : Status::OK();
       }
       case Encoding::kByteStreamSplit: {
         const int width = values_.width();
@@ -478,6 +516,7 @@ class ChunkReader {
   ValueSink values_;
   LeafData out_;
   BufferBuilder def_bits_;  // out_.def_bits while pages are read
+  int page_ = 0;            // pages read, for error messages
   std::vector<uint8_t> scratch_;
   std::vector<uint32_t> indices_;
 };
@@ -652,13 +691,18 @@ Status ColumnChunkRange(const ColumnMetaData& meta, int64_t file_size, int64_t* 
   return Status::OK();
 }
 
-Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+Result<LeafData> ReadColumnPages(const std::vector<PageSpan>& spans, const ColumnMetaData& meta,
                                  const ColumnDescriptor& column) {
   if (meta.type != *column.element.type)
     return Status::Invalid(std::string("column chunk of type ") + PhysicalTypeName(meta.type) +
                            " for a " + PhysicalTypeName(*column.element.type) + " column");
   ChunkReader reader(meta, column);
-  return reader.Read(chunk, size);
+  return reader.Read(spans);
+}
+
+Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
+                                 const ColumnDescriptor& column) {
+  return ReadColumnPages({PageSpan{chunk, size, meta.num_values, false}}, meta, column);
 }
 
 }  // namespace flotilla::parquet

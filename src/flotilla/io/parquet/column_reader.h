@@ -28,6 +28,19 @@ struct LeafData {
   }
 };
 
+/// Bytes holding whole pages of a column chunk: `entries` level entries' worth of data pages,
+/// or (`dictionary`) the dictionary page.
+struct PageSpan {
+  const uint8_t* data = nullptr;
+  int64_t size = 0;
+  int64_t entries = 0;
+  bool dictionary = false;
+};
+
+/// Some of a chunk's pages (the dictionary span first): what a page-index selection reads.
+Result<LeafData> ReadColumnPages(const std::vector<PageSpan>& spans, const ColumnMetaData& meta,
+                                 const ColumnDescriptor& column);
+
 /// `chunk`: the column chunk's bytes (from its first page to the end of its last).
 Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const ColumnMetaData& meta,
                                  const ColumnDescriptor& column);

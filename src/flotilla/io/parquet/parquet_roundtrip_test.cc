@@ -175,5 +175,28 @@ TEST(ParquetWriter, FailedWriteLeavesNoFileAndTypeMismatchIsNamed) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(ParquetReader, InvalidUtf8InAStringColumnIsAnErrorNamingTheColumn) {
+  // "\xd7" then "\xb2" is one valid character when concatenated: each value alone is not.
+  for (const std::vector<std::string>& values :
+       std::vector<std::vector<std::string>>{{"ok", "caf\xc3", "x"}, {"a", "\xd7", "\xb2"}}) {
+    for (bool dictionary : {true, false}) {
+      StringBuilder b(utf8());
+      for (const std::string& v : values) ASSERT_TRUE(b.Append(v).ok());
+      auto batch = RecordBatch::FromColumns({{"name", *b.Finish()}});
+      ASSERT_TRUE(batch.ok());
+      ParquetWriteOptions options;
+      options.dictionary = dictionary;
+      auto bytes = WriteToBuffer(*batch, options);
+      ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+      auto read = ReadAll(*bytes);
+      ASSERT_FALSE(read.ok()) << values[1] << (dictionary ? " dictionary" : " plain");
+      const std::string message = read.status().ToString();
+      EXPECT_NE(message.find("not valid UTF-8"), std::string::npos) << message;
+      EXPECT_NE(message.find("column 'name'"), std::string::npos) << message;
+      EXPECT_NE(message.find("test.parquet"), std::string::npos) << message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace flotilla::parquet

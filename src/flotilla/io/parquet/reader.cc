@@ -1,7 +1,9 @@
 #include "flotilla/io/parquet/reader.h"
 
+#include <algorithm>
 #include <cstring>
 
+#include "flotilla/exec/thread_pool.h"
 #include "flotilla/io/parquet/assemble.h"
 #include "flotilla/io/parquet/column_reader.h"
 #include "flotilla/io/parquet/statistics.h"
@@ -74,35 +76,65 @@ Result<std::vector<int>> ParquetFileReader::FieldIndices(
   return out;
 }
 
-Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector<int>& fields) const {
+Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector<int>& fields,
+                                                    const RowRanges* rows) const {
   const std::string where = "parquet file '" + name() + "', row group " + std::to_string(index);
   if (index < 0 || index >= num_row_groups())
     return Status::IndexError(where + " does not exist (" + std::to_string(num_row_groups()) +
                               " row groups)");
   const RowGroup& rg = metadata_.row_groups[index];
+  const bool all_rows = rows == nullptr || (rows->size() == 1 && rows->front().begin == 0 &&
+                                            rows->front().end == rg.num_rows);
+  // Every leaf under the fields, each once; decoded in parallel (ParallelFor uses the idle
+  // threads of the calling pool), then assembled field by field.
   std::vector<LeafData> leaves(schema_.leaves.size());
-  std::vector<Array> columns;
-  std::vector<Field> out_fields;
+  std::vector<RowRanges> covered(schema_.leaves.size(), RowRanges{{0, rg.num_rows}});
+  std::vector<int> wanted;
+  std::vector<bool> seen(schema_.leaves.size(), false), top_level(schema_.leaves.size(), false);
   for (int f : fields) {
     const SchemaNode& node = schema_.fields[f];
+    if (node.kind == SchemaNode::Kind::kLeaf) top_level[node.leaf] = true;
     for (int leaf = node.first_leaf; leaf < node.end_leaf; ++leaf) {
-      const ColumnDescriptor& column = schema_.leaves[leaf];
-      const std::string at = where + ", column '" + column.path + "'";
-      if (!column.unsupported.empty()) return Status::NotImplemented(at + ": " + column.unsupported);
-      const ColumnChunk& chunk = rg.columns[leaf];
-      if (chunk.file_path) return Status::NotImplemented(at + ": column chunks in other files");
-      if (!chunk.meta_data) return Status::Invalid(at + ": column chunk without metadata");
+      if (!seen[leaf]) wanted.push_back(leaf);
+      seen[leaf] = true;
+    }
+  }
+  FLOTILLA_RETURN_NOT_OK(exec::ParallelFor(static_cast<int64_t>(wanted.size()), [&](int64_t i) {
+    const int leaf = wanted[static_cast<size_t>(i)];
+    const ColumnDescriptor& column = schema_.leaves[leaf];
+    const std::string at = where + ", column '" + column.path + "'";
+    if (!column.unsupported.empty()) return Status::NotImplemented(at + ": " + column.unsupported);
+    const ColumnChunk& chunk = rg.columns[leaf];
+    if (chunk.file_path) return Status::NotImplemented(at + ": column chunks in other files");
+    if (!chunk.meta_data) return Status::Invalid(at + ": column chunk without metadata");
+    Result<LeafData> data = Status::OK();
+    // A top-level leaf with an offset index decodes only the pages holding the rows wanted;
+    // nested fields decode whole chunks (their leaves must hold the same rows).
+    if (!all_rows && top_level[leaf] && chunk.offset_index_offset) {
+      data = ReadPagesOfRows(chunk, column, rg.num_rows, *rows, &covered[leaf]);
+    } else {
       int64_t offset = 0, length = 0;
       Status range = ColumnChunkRange(*chunk.meta_data, file_->size(), &offset, &length);
       if (!range.ok()) return range.WithContext(at);
       auto bytes = file_->ReadAt(offset, length);
       if (!bytes.ok()) return bytes.status().WithContext(at);
-      auto data = ReadColumnChunk((*bytes)->data(), length, *chunk.meta_data, column);
-      if (!data.ok()) return data.status().WithContext(at);
-      leaves[leaf] = std::move(data).ValueOrDie();
+      data = ReadColumnChunk((*bytes)->data(), length, *chunk.meta_data, column);
     }
-    auto array = AssembleField(node, leaves, schema_.leaves, rg.num_rows);
+    if (!data.ok()) return data.status().WithContext(at);
+    leaves[leaf] = std::move(data).ValueOrDie();
+    return Status::OK();
+  }));
+  std::vector<Array> columns;
+  std::vector<Field> out_fields;
+  for (int f : fields) {
+    const SchemaNode& node = schema_.fields[f];
+    const RowRanges& held = covered[node.first_leaf];
+    auto array = AssembleField(node, leaves, schema_.leaves, CountRows(held));
     if (!array.ok()) return array.status().WithContext(where);
+    if (!all_rows) {
+      array = TakeRows(*array, held, *rows);
+      if (!array.ok()) return array.status().WithContext(where);
+    }
     // The levels and values were checked while decoding; this re-checks the assembled buffers
     // as a whole, so that no corrupt file can hand out an array reaching outside its memory.
     auto valid = Array::Make(array->data());
@@ -110,10 +142,111 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
       return valid.status().WithContext(where + ", column '" + node.name + "'");
     columns.push_back(std::move(valid).ValueOrDie());
     out_fields.push_back(schema()->field(f));
-    for (int leaf = node.first_leaf; leaf < node.end_leaf; ++leaf) leaves[leaf] = LeafData();
   }
   return RecordBatch::Make(std::make_shared<Schema>(std::move(out_fields)), std::move(columns),
-                           rg.num_rows);
+                           all_rows ? rg.num_rows : CountRows(*rows));
+}
+
+Result<OffsetIndex> ParquetFileReader::ReadOffsetIndex(const ColumnChunk& chunk,
+                                                       int64_t num_rows) const {
+  const int64_t offset = *chunk.offset_index_offset;
+  const int64_t length = chunk.offset_index_length.value_or(-1);
+  if (offset < 0 || length <= 0 || length > file_->size() || offset > file_->size() - length)
+    return Status::Invalid("offset index at byte " + std::to_string(offset) + " of " +
+                           std::to_string(length) + " bytes lies outside the file");
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bytes, file_->ReadAt(offset, length));
+  FLOTILLA_ASSIGN_OR_RETURN(OffsetIndex index, DecodeOffsetIndex(bytes->data(), bytes->size()));
+  int64_t chunk_offset = 0, chunk_length = 0;
+  FLOTILLA_RETURN_NOT_OK(
+      ColumnChunkRange(*chunk.meta_data, file_->size(), &chunk_offset, &chunk_length));
+  FLOTILLA_RETURN_NOT_OK(CheckOffsetIndex(index, num_rows, chunk_offset, chunk_length));
+  return index;
+}
+
+Result<LeafData> ParquetFileReader::ReadPagesOfRows(const ColumnChunk& chunk,
+                                                    const ColumnDescriptor& column,
+                                                    int64_t num_rows, const RowRanges& rows,
+                                                    RowRanges* covered) const {
+  FLOTILLA_ASSIGN_OR_RETURN(OffsetIndex index, ReadOffsetIndex(chunk, num_rows));
+  const ColumnMetaData& meta = *chunk.meta_data;
+  const auto& pages = index.page_locations;
+  // The pages overlapping `rows`, in runs of neighbours read with one request each.
+  std::vector<size_t> selected;
+  covered->clear();
+  size_t r = 0;
+  for (size_t p = 0; p < pages.size(); ++p) {
+    const RowRange page = PageRows(index, p, num_rows);
+    while (r < rows.size() && rows[r].end <= page.begin) ++r;
+    if (r < rows.size() && rows[r].begin < page.end && page.begin < page.end) {
+      selected.push_back(p);
+      AppendRange(covered, page.begin, page.end);
+    }
+  }
+  std::vector<BufferPtr> held;
+  std::vector<PageSpan> spans;
+  int64_t chunk_offset = 0, chunk_length = 0;
+  FLOTILLA_RETURN_NOT_OK(ColumnChunkRange(meta, file_->size(), &chunk_offset, &chunk_length));
+  if (chunk_offset < pages[0].offset) {  // the dictionary page precedes the data pages
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr dict,
+                              file_->ReadAt(chunk_offset, pages[0].offset - chunk_offset));
+    spans.push_back({dict->data(), dict->size(), 0, true});
+    held.push_back(std::move(dict));
+  }
+  for (size_t i = 0; i < selected.size();) {
+    size_t j = i + 1;
+    while (j < selected.size() && selected[j] == selected[j - 1] + 1) ++j;
+    const PageLocation& first = pages[selected[i]];
+    const PageLocation& last = pages[selected[j - 1]];
+    FLOTILLA_ASSIGN_OR_RETURN(
+        BufferPtr run,
+        file_->ReadAt(first.offset, last.offset + last.compressed_page_size - first.offset));
+    for (size_t k = i; k < j; ++k) {
+      const PageLocation& page = pages[selected[k]];
+      spans.push_back({run->data() + (page.offset - first.offset), page.compressed_page_size,
+                       PageRows(index, selected[k], num_rows).size(), false});
+    }
+    held.push_back(std::move(run));
+    i = j;
+  }
+  return ReadColumnPages(spans, meta, column);
+}
+
+Result<std::optional<RowRanges>> ParquetFileReader::RowsMayMatch(
+    int index, const expr::ExprPtr& filter) const {
+  if (filter == nullptr || index < 0 || index >= num_row_groups()) return std::nullopt;
+  const RowGroup& rg = metadata_.row_groups[index];
+  // The top-level leaf columns the filter names (MayMatch asks for each).
+  std::vector<std::string> names;
+  (void)MayMatch(filter, [&](const std::string& name) -> std::optional<ColumnStats> {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    return std::nullopt;
+  });
+  std::optional<RowRanges> rows;
+  for (const std::string& column : names) {
+    const int f = schema()->GetFieldIndex(column);
+    if (f < 0 || schema_.fields[f].kind != SchemaNode::Kind::kLeaf) continue;
+    const int leaf = schema_.fields[f].leaf;
+    if (schema_.leaves[leaf].type->id() == TypeId::kTime64) continue;  // see RowGroupMayMatch
+    const ColumnChunk& chunk = rg.columns[leaf];
+    if (!chunk.column_index_offset || !chunk.offset_index_offset || !chunk.meta_data) continue;
+    const std::string at = "parquet file '" + name() + "', row group " + std::to_string(index) +
+                           ", column '" + column + "' page index";
+    const int64_t offset = *chunk.column_index_offset;
+    const int64_t length = chunk.column_index_length.value_or(-1);
+    if (offset < 0 || length <= 0 || length > file_->size() || offset > file_->size() - length)
+      return Status::Invalid(at + ": column index outside the file");
+    auto bytes = file_->ReadAt(offset, length);
+    if (!bytes.ok()) return bytes.status().WithContext(at);
+    auto stats = DecodeColumnIndex((*bytes)->data(), (*bytes)->size());
+    if (!stats.ok()) return stats.status().WithContext(at);
+    auto offsets = ReadOffsetIndex(chunk, rg.num_rows);
+    if (!offsets.ok()) return offsets.status().WithContext(at);
+    RowRanges match =
+        PagesMayMatch(schema_.leaves[leaf], column, *stats, *offsets, rg.num_rows, filter);
+    rows = rows ? Intersect(*rows, match) : std::move(match);
+  }
+  if (rows && rows->size() == 1 && rows->front() == RowRange{0, rg.num_rows}) return std::nullopt;
+  return rows;
 }
 
 bool ParquetFileReader::RowGroupMayMatch(int index, const expr::ExprPtr& filter) const {

@@ -1,6 +1,6 @@
 #pragma once
 // Reading Parquet files: the footer, the schema, and row groups as record batches, with column
-// projection and row-group pruning by statistics.
+// projection, row-group pruning by statistics and page pruning by the page index.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -10,7 +10,9 @@
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/expr/expression.h"
 #include "flotilla/io/fs/file.h"
+#include "flotilla/io/parquet/column_reader.h"
 #include "flotilla/io/parquet/metadata.h"
+#include "flotilla/io/parquet/page_index.h"
 #include "flotilla/io/parquet/schema.h"
 
 namespace flotilla::parquet {
@@ -33,16 +35,28 @@ class ParquetFileReader {
   /// file and the closest column otherwise.
   Result<std::vector<int>> FieldIndices(const std::optional<std::vector<std::string>>& columns) const;
 
-  /// Row group `index` with the top-level `fields` (in that order).
-  Result<RecordBatch> ReadRowGroup(int index, const std::vector<int>& fields) const;
+  /// Row group `index` with the top-level `fields` (in that order); only the rows in `rows`
+  /// when given (RowsMayMatch's answer: top-level leaf columns then decode only the pages
+  /// holding them).
+  Result<RecordBatch> ReadRowGroup(int index, const std::vector<int>& fields,
+                                   const RowRanges* rows = nullptr) const;
 
   /// False when the row group's statistics show that no row satisfies `filter`.
   bool RowGroupMayMatch(int index, const expr::ExprPtr& filter) const;
+
+  /// The rows of row group `index` that may satisfy `filter` by the page index of the columns
+  /// it names (empty: none); nullopt when the page index rules out nothing (or is absent).
+  Result<std::optional<RowRanges>> RowsMayMatch(int index, const expr::ExprPtr& filter) const;
 
  private:
   ParquetFileReader(std::shared_ptr<io::RandomAccessFile> file, FileMetaData metadata,
                     FileSchema schema)
       : file_(std::move(file)), metadata_(std::move(metadata)), schema_(std::move(schema)) {}
+
+  Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& chunk, int64_t num_rows) const;
+  Result<LeafData> ReadPagesOfRows(const ColumnChunk& chunk, const ColumnDescriptor& column,
+                                   int64_t num_rows, const RowRanges& rows,
+                                   RowRanges* covered) const;
 
   std::shared_ptr<io::RandomAccessFile> file_;
   FileMetaData metadata_;

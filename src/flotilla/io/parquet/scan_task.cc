@@ -18,7 +18,11 @@ Result<std::vector<RecordBatch>> ParquetScanTask::Read(const exec::ScanPushdowns
     // The limit may stop reading only when no filter runs after us.
     if (pushdowns.limit && pushdowns.filter == nullptr && rows >= *pushdowns.limit) break;
     if (pushdowns.filter != nullptr && !reader_->RowGroupMayMatch(g, pushdowns.filter)) continue;
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, reader_->ReadRowGroup(g, fields));
+    FLOTILLA_ASSIGN_OR_RETURN(std::optional<RowRanges> selected,
+                              reader_->RowsMayMatch(g, pushdowns.filter));
+    if (selected && selected->empty()) continue;
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch,
+                              reader_->ReadRowGroup(g, fields, selected ? &*selected : nullptr));
     rows += batch.num_rows();
     out.push_back(std::move(batch));
   }

@@ -1,8 +1,8 @@
 #pragma once
 // Parquet as a scan source of the engine: files described as scan tasks over row-group ranges
 // (the units the distributed planner later splits and merges), each reading its row groups with
-// the scan's column projection, skipping row groups whose statistics exclude the filter, and
-// stopping early at the limit.
+// the scan's column projection, skipping row groups whose statistics exclude the filter and
+// pages whose page-index statistics do, and stopping early at the limit.
 #include <memory>
 #include <string>
 #include <vector>

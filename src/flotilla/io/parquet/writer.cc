@@ -3,9 +3,12 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include <cstring>
-#include <string_view>
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <string_view>
 #include <thread>
 
 #include "flotilla/columnar/decimal.h"
@@ -372,6 +375,14 @@ bool IsNaN(Order order, std::string_view v) {
 
 // --- column chunks -----------------------------------------------------------------------------
 
+// A column chunk's metadata and its page index (written after the row groups, before the
+// footer). Offsets are relative to the chunk's start until the chunk is placed in the file.
+struct EncodedChunk {
+  ColumnChunk chunk;
+  std::optional<ColumnIndex> column_index;  // none when the column has no order or NaN pages
+  OffsetIndex offset_index;
+};
+
 class ChunkWriter {
  public:
   ChunkWriter(const ColumnDescriptor& column, const ParquetWriteOptions& options, PageCodec* codec)
@@ -379,7 +390,7 @@ class ChunkWriter {
         width_(column.physical_width()) {}
 
   // Encodes `leaf` as one column chunk appended to `out` at file offset `base`.
-  Result<ColumnChunk> Write(const LeafBuffer& leaf, int64_t base, std::string* out) {
+  Result<EncodedChunk> Write(const LeafBuffer& leaf, int64_t base, std::string* out) {
     ColumnMetaData meta;
     meta.type = *column_.element.type;
     meta.path_in_schema = column_.path_in_schema;
@@ -441,12 +452,18 @@ class ChunkWriter {
     }
     meta.data_page_offset = base + static_cast<int64_t>(out->size() - start);
     const int bit_width = use_dict ? std::max(1, BitWidthFor(dict.size() - 1)) : 0;
+    const Order order = options_.statistics ? OrderOf(column_) : Order::kNone;
+    if (use_dict && order != Order::kNone) RankDictionary(leaf, dict, order);
+    EncodedChunk encoded;
+    ColumnIndex& column_index = encoded.column_index.emplace();
+    bool column_index_valid = order != Order::kNone;
 
-    // Data pages, cut at row starts once a page holds about page_bytes of values.
-    int64_t entry = 0, value = 0;
+    // Data pages, cut at row starts once a page holds about page_bytes of values or page_rows
+    // rows (small enough pages let the page index skip parts of a row group).
+    int64_t entry = 0, value = 0, row = 0;
     std::string body;
     while (entry < entries) {
-      const int64_t first_entry = entry, first_value = value;
+      const int64_t first_entry = entry, first_value = value, first_row = row;
       int64_t bytes = 0;
       while (entry < entries) {
         const bool present = column_.max_def == 0 || leaf.def[entry] == column_.max_def;
@@ -455,10 +472,22 @@ class ChunkWriter {
           ++value;
         }
         ++entry;
-        if (bytes >= options_.page_bytes && entry < entries &&
-            (column_.max_rep == 0 || leaf.rep[entry] == 0))
+        const bool row_start = column_.max_rep == 0 || entry == entries || leaf.rep[entry] == 0;
+        if (row_start) ++row;
+        if (entry < entries && row_start &&
+            (bytes >= options_.page_bytes || row - first_row >= options_.page_rows))
           break;
       }
+      if (column_index_valid) {
+        const PageBounds bounds = Bounds(leaf, first_value, value, use_dict ? &indices : nullptr, order);
+        column_index.null_pages.push_back(value == first_value);
+        column_index.null_counts.push_back((entry - first_entry) - (value - first_value));
+        column_index.min_values.push_back(bounds.min);
+        column_index.max_values.push_back(bounds.max);
+        // A page of only NaNs has no min/max to state: no column index for this chunk.
+        if (value > first_value && !bounds.known) column_index_valid = false;
+      }
+      const int64_t page_offset = static_cast<int64_t>(out->size() - start);
       body.clear();
       if (column_.max_rep > 0) Levels(leaf.rep.data() + first_entry, entry - first_entry, column_.max_rep, &body);
       if (column_.max_def > 0) Levels(leaf.def.data() + first_entry, entry - first_entry, column_.max_def, &body);
@@ -479,19 +508,32 @@ class ChunkWriter {
                                           use_dict ? Encoding::kRleDictionary : Encoding::kPlain,
                                           Encoding::kRle, Encoding::kRle, std::nullopt};
       FLOTILLA_RETURN_NOT_OK(WritePage(&h, body, out, &meta));
+      encoded.offset_index.page_locations.push_back(
+          PageLocation{base + page_offset,
+                       static_cast<int32_t>(out->size() - start - page_offset), first_row});
     }
     if (entries == 0) {  // an empty row group still has one (empty) page per column
       PageHeader h;
       h.type = PageType::kDataPage;
       h.data_page_header = DataPageHeader{0, Encoding::kPlain, Encoding::kRle, Encoding::kRle, std::nullopt};
+      const int64_t page_offset = static_cast<int64_t>(out->size() - start);
       FLOTILLA_RETURN_NOT_OK(WritePage(&h, "", out, &meta));
+      encoded.offset_index.page_locations.push_back(PageLocation{
+          base + page_offset, static_cast<int32_t>(out->size() - start - page_offset), 0});
     }
     meta.total_compressed_size = static_cast<int64_t>(out->size() - start);
-    if (options_.statistics) meta.statistics = Stats(leaf, use_dict ? &dict : nullptr);
-    ColumnChunk chunk;
-    chunk.file_offset = meta.data_page_offset;
-    chunk.meta_data = std::move(meta);
-    return chunk;
+    if (options_.statistics) {
+      meta.statistics = column_index_valid ? ChunkStatsOfPages(leaf, column_index, order)
+                                           : Stats(leaf, use_dict ? &dict : nullptr);
+    }
+    if (column_index_valid && !column_index.null_pages.empty()) {
+      column_index.boundary_order = BoundaryOrderOf(column_index, order);
+    } else {
+      encoded.column_index.reset();
+    }
+    encoded.chunk.file_offset = meta.data_page_offset;
+    encoded.chunk.meta_data = std::move(meta);
+    return encoded;
   }
 
  private:
@@ -522,6 +564,98 @@ class ChunkWriter {
     return Status::OK();
   }
 
+  // rank_[entry]: the dictionary entry's position in the column's order (kNoRank for NaN).
+  void RankDictionary(const LeafBuffer& leaf, const std::vector<int64_t>& dict, Order order) {
+    std::vector<uint32_t> sorted;
+    for (size_t d = 0; d < dict.size(); ++d)
+      if (!IsNaN(order, leaf.Value(dict[d], width_))) sorted.push_back(static_cast<uint32_t>(d));
+    std::sort(sorted.begin(), sorted.end(), [&](uint32_t a, uint32_t b) {
+      return Less(order, leaf.Value(dict[a], width_), leaf.Value(dict[b], width_));
+    });
+    rank_.assign(dict.size(), kNoRank);
+    by_rank_.assign(sorted.size(), 0);
+    for (size_t r = 0; r < sorted.size(); ++r) {
+      rank_[sorted[r]] = static_cast<uint32_t>(r);
+      by_rank_[r] = dict[sorted[r]];
+    }
+  }
+
+  struct PageBounds {
+    bool known = false;  // false when the page has no value other than NaN
+    std::string min, max;
+  };
+
+  // Min and max of values [begin, end): integer comparisons of dictionary ranks, or the
+  // values themselves.
+  PageBounds Bounds(const LeafBuffer& leaf, int64_t begin, int64_t end,
+                    const std::vector<uint32_t>* indices, Order order) const {
+    PageBounds b;
+    if (indices) {
+      uint32_t lo = kNoRank, hi = 0;
+      for (int64_t i = begin; i < end; ++i) {
+        const uint32_t r = rank_[(*indices)[static_cast<size_t>(i)]];
+        if (r == kNoRank) continue;
+        lo = std::min(lo, r);
+        hi = std::max(hi, r);
+      }
+      if (lo == kNoRank) return b;
+      b.known = true;
+      b.min = std::string(leaf.Value(by_rank_[lo], width_));
+      b.max = std::string(leaf.Value(by_rank_[hi], width_));
+      return b;
+    }
+    std::string_view min, max;
+    for (int64_t i = begin; i < end; ++i) {
+      const std::string_view v = leaf.Value(i, width_);
+      if (IsNaN(order, v)) continue;
+      if (!b.known || Less(order, v, min)) min = v;
+      if (!b.known || Less(order, max, v)) max = v;
+      b.known = true;
+    }
+    b.min = std::string(min);
+    b.max = std::string(max);
+    return b;
+  }
+
+  // The chunk's statistics from its pages' (every value is in some page).
+  static Statistics ChunkStatsOfPages(const LeafBuffer& leaf, const ColumnIndex& pages,
+                                      Order order) {
+    Statistics s;
+    s.null_count = leaf.nulls;
+    const std::string* min = nullptr;
+    const std::string* max = nullptr;
+    for (size_t p = 0; p < pages.null_pages.size(); ++p) {
+      if (pages.null_pages[p]) continue;
+      if (!min || Less(order, pages.min_values[p], *min)) min = &pages.min_values[p];
+      if (!max || Less(order, *max, pages.max_values[p])) max = &pages.max_values[p];
+    }
+    if (min) {
+      s.min_value = *min;
+      s.max_value = *max;
+    }
+    return s;
+  }
+
+  static BoundaryOrder BoundaryOrderOf(const ColumnIndex& pages, Order order) {
+    bool ascending = true, descending = true;
+    const std::string* last_min = nullptr;
+    const std::string* last_max = nullptr;
+    for (size_t p = 0; p < pages.null_pages.size(); ++p) {
+      if (pages.null_pages[p]) continue;
+      if (last_min) {
+        if (Less(order, pages.min_values[p], *last_min) || Less(order, pages.max_values[p], *last_max))
+          ascending = false;
+        if (Less(order, *last_min, pages.min_values[p]) || Less(order, *last_max, pages.max_values[p]))
+          descending = false;
+      }
+      last_min = &pages.min_values[p];
+      last_max = &pages.max_values[p];
+    }
+    if (ascending) return BoundaryOrder::kAscending;
+    if (descending) return BoundaryOrder::kDescending;
+    return BoundaryOrder::kUnordered;
+  }
+
   // Min and max over the values, or only over the distinct ones when a dictionary holds them.
   Statistics Stats(const LeafBuffer& leaf, const std::vector<int64_t>* dict) const {
     Statistics s;
@@ -550,6 +684,9 @@ class ChunkWriter {
   PageCodec* codec_;
   int width_;
   std::string compressed_;  // reused by every page
+  static constexpr uint32_t kNoRank = UINT32_MAX;
+  std::vector<uint32_t> rank_;    // per dictionary entry
+  std::vector<int64_t> by_rank_;  // the value (leaf position) of each rank
 };
 
 }  // namespace
@@ -563,8 +700,13 @@ struct ParquetFileWriter::Impl {
   std::unique_ptr<PageCodec> codec;
   std::vector<LeafBuffer> leaves;
   std::vector<std::string> chunk_bytes;  // one per leaf, reused by every row group
+  // The page index of every chunk so far, per row group and leaf: written at Close.
+  std::vector<std::vector<std::optional<ColumnIndex>>> column_indexes;
+  std::vector<std::vector<OffsetIndex>> offset_indexes;
   int64_t buffered_rows = 0;
   bool closed = false;
+
+  Status WritePageIndex();
 
   int64_t BufferedBytes() const {
     int64_t bytes = 0;
@@ -585,7 +727,7 @@ struct ParquetFileWriter::Impl {
     std::vector<std::string>& bytes = chunk_bytes;
     bytes.resize(n);
     for (std::string& b : bytes) b.clear();
-    std::vector<Result<ColumnChunk>> chunks(n, Status::Internal("column chunk not encoded"));
+    std::vector<Result<EncodedChunk>> chunks(n, Status::Internal("column chunk not encoded"));
     std::atomic<size_t> next{0};
     auto work = [&]() {
       auto local = PageCodec::Make(options.codec, options.compression_level);
@@ -607,15 +749,20 @@ struct ParquetFileWriter::Impl {
     work();
     for (std::thread& t : pool) t.join();
     int64_t base = out->Tell(), compressed = 0;
+    std::vector<std::optional<ColumnIndex>> rg_column_indexes;
+    std::vector<OffsetIndex> rg_offset_indexes;
     for (size_t l = 0; l < n; ++l) {
       FLOTILLA_RETURN_NOT_OK(chunks[l].status());
-      ColumnChunk& chunk = *chunks[l];
+      ColumnChunk& chunk = chunks[l]->chunk;
       if (!chunk.meta_data.has_value()) return Status::Internal("column chunk without metadata");
       ColumnMetaData& meta = chunk.meta_data.value();
       // Chunks were encoded at offset 0: move them to where they land.
       chunk.file_offset += base;
       meta.data_page_offset += base;
       if (meta.dictionary_page_offset) *meta.dictionary_page_offset += base;
+      for (PageLocation& page : chunks[l]->offset_index.page_locations) page.offset += base;
+      rg_column_indexes.push_back(std::move(chunks[l]->column_index));
+      rg_offset_indexes.push_back(std::move(chunks[l]->offset_index));
       rg.total_byte_size += meta.total_uncompressed_size;
       compressed += static_cast<int64_t>(bytes[l].size());
       rg.columns.push_back(std::move(chunk));
@@ -626,10 +773,39 @@ struct ParquetFileWriter::Impl {
     rg.ordinal = static_cast<int16_t>(metadata.row_groups.size());
     metadata.num_rows += buffered_rows;
     metadata.row_groups.push_back(std::move(rg));
+    column_indexes.push_back(std::move(rg_column_indexes));
+    offset_indexes.push_back(std::move(rg_offset_indexes));
     buffered_rows = 0;
     return Status::OK();
   }
 };
+
+// The page index after the row groups, as the format places it: every column index, then every
+// offset index, each chunk's metadata pointing at its own.
+Status ParquetFileWriter::Impl::WritePageIndex() {
+  for (size_t g = 0; g < metadata.row_groups.size(); ++g) {
+    for (size_t l = 0; l < column_indexes[g].size(); ++l) {
+      if (!column_indexes[g][l]) continue;
+      const std::string bytes = EncodeColumnIndex(*column_indexes[g][l]);
+      ColumnChunk& chunk = metadata.row_groups[g].columns[l];
+      chunk.column_index_offset = out->Tell();
+      chunk.column_index_length = static_cast<int32_t>(bytes.size());
+      FLOTILLA_RETURN_NOT_OK(out->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    }
+  }
+  for (size_t g = 0; g < metadata.row_groups.size(); ++g) {
+    for (size_t l = 0; l < offset_indexes[g].size(); ++l) {
+      const std::string bytes = EncodeOffsetIndex(offset_indexes[g][l]);
+      ColumnChunk& chunk = metadata.row_groups[g].columns[l];
+      chunk.offset_index_offset = out->Tell();
+      chunk.offset_index_length = static_cast<int32_t>(bytes.size());
+      FLOTILLA_RETURN_NOT_OK(out->Write(bytes.data(), static_cast<int64_t>(bytes.size())));
+    }
+  }
+  column_indexes.clear();
+  offset_indexes.clear();
+  return Status::OK();
+}
 
 ParquetFileWriter::ParquetFileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ParquetFileWriter::~ParquetFileWriter() = default;
@@ -705,6 +881,7 @@ Status ParquetFileWriter::Close() {
   if (s.closed) return Status::OK();
   s.closed = true;
   if (s.buffered_rows > 0 || s.metadata.row_groups.empty()) FLOTILLA_RETURN_NOT_OK(s.Flush());
+  FLOTILLA_RETURN_NOT_OK(s.WritePageIndex());
   const std::string footer = EncodeFileMetaData(s.metadata);
   FLOTILLA_RETURN_NOT_OK(s.out->Write(footer.data(), static_cast<int64_t>(footer.size())));
   const uint32_t length = static_cast<uint32_t>(footer.size());

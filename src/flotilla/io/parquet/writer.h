@@ -1,7 +1,8 @@
 #pragma once
 // Writing Parquet files: Arrow schema to Parquet schema (3-level lists, logical types), record
 // shredding into definition/repetition levels, dictionary encoding with a PLAIN fallback,
-// v1 data pages compressed with the chosen codec, and column chunk statistics.
+// v1 data pages compressed with the chosen codec, column chunk statistics, and the page index
+// (per-page min/max and locations) that lets readers skip pages.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -20,6 +21,7 @@ struct ParquetWriteOptions {
   int64_t row_group_bytes = int64_t{128} << 20;  // in-memory bytes buffered per row group
   int64_t row_group_rows = 1 << 20;
   int64_t page_bytes = 1 << 20;  // target encoded size of a data page
+  int64_t page_rows = 20000;     // most rows in a data page, so the page index can prune
   bool dictionary = true;
   int64_t dictionary_bytes = 1 << 20;  // above this a chunk falls back to PLAIN
   bool statistics = true;
