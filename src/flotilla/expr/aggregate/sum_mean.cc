@@ -4,6 +4,7 @@
 // mean returns float64 for every input, decimals included (DuckDB's avg(decimal) is a double);
 // integer means sum exactly in 128 bits before the one division.
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -25,6 +26,71 @@ using aggregate_internal::VisitPrimitive;
 // The largest decimal128(38, s) magnitude is 10^38 - 1.
 constexpr Int128 kDecimal38Limit =
     static_cast<Int128>(10000000000000000000ull) * static_cast<Int128>(10000000000000000000ull);
+
+// Exact sums without a 128-bit add per value: a block whose values all lie within +-2^53 sums
+// exactly in 64-bit lanes, which vectorize (the range test is an OR of shifted values); any
+// other block is summed in 128 bits.
+constexpr int64_t kSumBlock = 1024;
+constexpr uint64_t kNarrowBias = uint64_t{1} << 53;
+
+Int128 SumInt64(const int64_t* v, int64_t n) {
+  Int128 total = 0;
+  for (int64_t b = 0; b < n; b += kSumBlock) {
+    const int64_t e = std::min(n, b + kSumBlock);
+    uint64_t sum = 0, wide = 0;
+    for (int64_t i = b; i < e; ++i) {
+      const auto x = static_cast<uint64_t>(v[i]);
+      sum += x;
+      wide |= (x + kNarrowBias) >> 54;
+    }
+    if (wide == 0) {
+      total += static_cast<int64_t>(sum);
+    } else {
+      for (int64_t i = b; i < e; ++i) total += v[i];
+    }
+  }
+  return total;
+}
+
+// Decimal values as 16-byte little-endian two's complement: a block where every value fits
+// 54 signed bits (its high half is the sign of its low half) sums the low halves as above.
+// False when the exact sum leaves int128.
+bool SumDecimals(const uint8_t* raw, int64_t n, Int128* out) {
+  Int128 high = 0;
+  unsigned __int128 low = 0;
+  for (int64_t b = 0; b < n; b += kSumBlock) {
+    const int64_t e = std::min(n, b + kSumBlock);
+    uint64_t sum = 0, wide = 0;
+    for (int64_t i = b; i < e; ++i) {
+      uint64_t lo, hi;
+      std::memcpy(&lo, raw + i * 16, 8);
+      std::memcpy(&hi, raw + i * 16 + 8, 8);
+      sum += lo;
+      wide |= ((lo + kNarrowBias) >> 54) | (hi + (lo >> 63));
+    }
+    if (wide == 0) {
+      const Int128 s = static_cast<int64_t>(sum);
+      high += s >> 64;  // -1 for a negative block sum
+      low += static_cast<uint64_t>(s);
+      continue;
+    }
+    // High halves (signed) and low halves (unsigned) apart, each exact for < 2^63 rows.
+    for (int64_t i = b; i < e; ++i) {
+      uint64_t lo;
+      int64_t hi;
+      std::memcpy(&lo, raw + i * 16, 8);
+      std::memcpy(&hi, raw + i * 16 + 8, 8);
+      high += hi;
+      low += lo;
+    }
+  }
+  const Int128 top = high + static_cast<Int128>(low >> 64);
+  if (top < std::numeric_limits<int64_t>::min() || top > std::numeric_limits<int64_t>::max())
+    return false;
+  *out = static_cast<Int128>((static_cast<unsigned __int128>(top) << 64) |
+                             static_cast<uint64_t>(low));
+  return true;
+}
 
 // Acc is int64_t, uint64_t, double or Int128 (decimal sum, or exact integer sum for mean).
 template <typename In, typename Acc, bool kMean>
@@ -196,6 +262,15 @@ class SumAccumulator : public GroupedAccumulator {
   static bool SumBatch(const Array& a, int64_t n, Int128* total, int64_t* count) {
     const uint8_t* validity = a.null_count() > 0 ? a.validity() : nullptr;
     const int64_t offset = a.offset();
+    if (validity == nullptr) {
+      *count = n;
+      if constexpr (std::is_same_v<In, Int128>) {
+        return SumDecimals(a.raw_values() + offset * 16, n, total);
+      } else if constexpr (std::is_same_v<In, int64_t>) {
+        *total = SumInt64(a.values<int64_t>(), n);
+        return true;
+      }
+    }
     if constexpr (std::is_same_v<In, Int128>) {
       // Exact for any values: high halves (signed) and low halves (unsigned) are summed apart,
       // each without overflow for fewer than 2^63 rows, and recombined once.

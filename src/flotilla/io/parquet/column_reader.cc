@@ -25,12 +25,121 @@ int64_t MaxUncompressedPageSize(int64_t compressed) {
 
 constexpr int kCopySlack = 16;
 
+// Per-thread decode buffers (decompressed page, dictionary indices), kept across chunks and
+// only ever grown: a page costs no allocation and no zero-fill.
+struct DecodeScratch {
+  std::vector<uint8_t> page;
+  std::vector<uint32_t> indices;
+};
+DecodeScratch& ThreadScratch() {
+  thread_local DecodeScratch scratch;
+  return scratch;
+}
+template <typename T>
+T* Grown(std::vector<T>* v, int64_t n) {
+  if (static_cast<int64_t>(v->size()) < n) v->resize(static_cast<size_t>(n));
+  return v->data();
+}
+
+Int128 BigEndianToInt128(const uint8_t* p, int n) {
+  // Sign-extend the big-endian two's complement bytes.
+  unsigned __int128 v = (n > 0 && (p[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
+  for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return static_cast<Int128>(v);
+}
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
+  const int exp = (h >> 10) & 0x1f;
+  const uint32_t mant = h & 0x3ff;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalise
+      int e = -1;
+      uint32_t m = mant;
+      do {
+        ++e;
+        m <<= 1;
+      } while ((m & 0x400) == 0);
+      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (m & 0x3ff) << 13;
+    }
+  } else if (exp == 31) {
+    bits = sign | 0x7f800000u | mant << 13;
+  } else {
+    bits = sign | static_cast<uint32_t>(exp - 15 + 127) << 23 | mant << 13;
+  }
+  float f;
+  std::memcpy(&f, &bits, 4);
+  return f;
+}
+
+// The Arrow value width of a fixed-width column: what ConvertFixed writes per value.
+int ArrowWidth(const ColumnDescriptor& c) {
+  const PhysicalType physical = *c.element.type;
+  if (physical == PhysicalType::kBoolean || physical == PhysicalType::kByteArray ||
+      c.type->id() == TypeId::kNull || c.type->byte_width() <= 0)
+    return c.physical_width();
+  return c.type->byte_width();
+}
+
+// n physical values at src as the column's Arrow values at dst (ArrowWidth bytes each).
+void ConvertFixed(const ColumnDescriptor& c, const uint8_t* src, int64_t n, uint8_t* dst) {
+  const TypeId id = c.type->id();
+  const int width = c.physical_width();
+  auto each = [&](auto zero, auto fn) {
+    using T = decltype(zero);
+    T* out = reinterpret_cast<T*>(dst);
+    for (int64_t i = 0; i < n; ++i) out[i] = fn(src + i * width);
+  };
+  auto load = [](const uint8_t* p, auto v) {
+    std::memcpy(&v, p, sizeof(v));
+    return v;
+  };
+  switch (*c.element.type) {
+    case PhysicalType::kInt32:
+      if (id == TypeId::kInt8) return each(int8_t{}, [&](const uint8_t* p) { return static_cast<int8_t>(load(p, int32_t{})); });
+      if (id == TypeId::kUInt8) return each(uint8_t{}, [&](const uint8_t* p) { return static_cast<uint8_t>(load(p, int32_t{})); });
+      if (id == TypeId::kInt16) return each(int16_t{}, [&](const uint8_t* p) { return static_cast<int16_t>(load(p, int32_t{})); });
+      if (id == TypeId::kUInt16) return each(uint16_t{}, [&](const uint8_t* p) { return static_cast<uint16_t>(load(p, int32_t{})); });
+      if (id == TypeId::kDecimal128) return each(Int128{}, [&](const uint8_t* p) { return static_cast<Int128>(load(p, int32_t{})); });
+      if (id == TypeId::kTime64)  // TIME(MILLIS) read as microseconds
+        return each(int64_t{}, [&](const uint8_t* p) { return int64_t{load(p, int32_t{})} * 1000; });
+      break;
+    case PhysicalType::kInt64:
+      if (id == TypeId::kDecimal128) return each(Int128{}, [&](const uint8_t* p) { return static_cast<Int128>(load(p, int64_t{})); });
+      break;
+    case PhysicalType::kInt96:
+      // Legacy timestamps: 8 bytes of nanoseconds within the day, then 4 bytes of Julian day.
+      return each(int64_t{}, [&](const uint8_t* p) {
+        constexpr int64_t kJulianEpoch = 2440588;
+        constexpr int64_t kNanosPerDay = 86400LL * 1000 * 1000 * 1000;
+        const int64_t nanos = load(p, int64_t{});
+        const int32_t day = load(p + 8, int32_t{});
+        return static_cast<int64_t>(static_cast<uint64_t>(day - kJulianEpoch) * kNanosPerDay +
+                                    static_cast<uint64_t>(nanos));
+      });
+    case PhysicalType::kFixedLenByteArray:
+      if (id == TypeId::kDecimal128)
+        return each(Int128{}, [&](const uint8_t* p) { return BigEndianToInt128(p, width); });
+      if (id == TypeId::kFloat32)  // float16
+        return each(float{}, [&](const uint8_t* p) { return HalfToFloat(load(p, uint16_t{})); });
+      break;
+    default:
+      break;
+  }
+  if (n > 0) std::memcpy(dst, src, static_cast<size_t>(n * width));  // the same layout
+}
+
 // Dense physical values of a chunk (or of its dictionary), in the order decoded.
 class ValueSink {
  public:
   explicit ValueSink(const ColumnDescriptor& c)
-      : physical_(*c.element.type),
+      : column_(c),
+        physical_(*c.element.type),
         width_(c.physical_width()),
+        out_width_(ArrowWidth(c)),
         utf8_(c.type->id() == TypeId::kString || c.type->id() == TypeId::kLargeString) {}
 
   int64_t size() const { return count_; }
@@ -42,11 +151,15 @@ class ValueSink {
 
   Status Reserve(int64_t n) {
     if (is_byte_array()) return offsets_.Reserve(n * 4);
-    return fixed_.Reserve(n * width_);
+    return fixed_.Reserve(n * out_width_);
   }
 
+  // Fixed-width values are kept as the column's Arrow values, converted as they arrive (a
+  // dictionary once, so that gathers copy final values).
   Status AppendFixed(const uint8_t* src, int64_t n) {
-    FLOTILLA_RETURN_NOT_OK(fixed_.Append(src, n * width_));
+    FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n * out_width_));
+    ConvertFixed(column_, src, n, fixed_.mutable_data() + fixed_.size());
+    fixed_.UnsafeAdvance(n * out_width_);
     count_ += n;
     return Status::OK();
   }
@@ -165,22 +278,25 @@ class ValueSink {
       count_ += n;
       return Status::OK();
     }
-    FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n * width_));
+    FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n * out_width_));
     uint8_t* out = fixed_.mutable_data() + fixed_.size();
     const uint8_t* src = dict.fixed();
-    switch (width_) {
+    switch (out_width_) {
       case 4:
         for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 4, src + indices[i] * 4, 4);
         break;
       case 8:
         for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 8, src + indices[i] * 8, 8);
         break;
+      case 16:
+        for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 16, src + indices[i] * 16, 16);
+        break;
       default:
         for (int64_t i = 0; i < n; ++i)
-          std::memcpy(out + i * width_, src + static_cast<int64_t>(indices[i]) * width_,
-                      static_cast<size_t>(width_));
+          std::memcpy(out + i * out_width_, src + static_cast<int64_t>(indices[i]) * out_width_,
+                      static_cast<size_t>(out_width_));
     }
-    fixed_.UnsafeAdvance(n * width_);
+    fixed_.UnsafeAdvance(n * out_width_);
     count_ += n;
     return Status::OK();
   }
@@ -193,8 +309,10 @@ class ValueSink {
   Result<BufferPtr> FinishData() { return data_.Finish(); }
 
  private:
+  const ColumnDescriptor& column_;
   PhysicalType physical_;
-  int width_;
+  int width_;      // physical bytes per value
+  int out_width_;  // Arrow bytes per value, as stored in fixed_
   bool utf8_;
   BufferBuilder fixed_, offsets_, data_;
   int64_t count_ = 0;
@@ -362,9 +480,9 @@ class ChunkReader {
                                " bytes, header says " + std::to_string(size));
       return data;
     }
-    scratch_.resize(static_cast<size_t>(size));
-    FLOTILLA_RETURN_NOT_OK(codec_->Decompress(data, compressed, scratch_.data(), size));
-    return static_cast<const uint8_t*>(scratch_.data());
+    uint8_t* page = Grown(&scratch_.page, size);
+    FLOTILLA_RETURN_NOT_OK(codec_->Decompress(data, compressed, page, size));
+    return static_cast<const uint8_t*>(page);
   }
 
   // The levels of a v1 page: a 4-byte length, then that many bytes of RLE runs; moves *p past
@@ -425,10 +543,10 @@ class ChunkReader {
         if (size < 1) return Status::Invalid("dictionary page data without a bit width");
         const int width = p[0];
         if (width > 32) return Status::Invalid("dictionary index width " + std::to_string(width));
-        indices_.resize(static_cast<size_t>(n));
+        uint32_t* indices = Grown(&scratch_.indices, n);
         RleDecoder decoder(p + 1, size - 1, width);
-        FLOTILLA_RETURN_NOT_OK(decoder.Decode(indices_.data(), n));
-        return values_.Gather(*dict_, indices_.data(), n);
+        FLOTILLA_RETURN_NOT_OK(decoder.Decode(indices, n));
+        return values_.Gather(*dict_, indices, n);
       }
       case Encoding::kRle: {
         if (physical != PhysicalType::kBoolean)
@@ -438,10 +556,10 @@ class ChunkReader {
         std::memcpy(&length, p, 4);
         if (length > static_cast<uint64_t>(size - 4))
           return Status::Invalid("RLE booleans past the page");
-        indices_.resize(static_cast<size_t>(n));
+        uint32_t* indices = Grown(&scratch_.indices, n);
         RleDecoder decoder(p + 4, length, 1);
-        FLOTILLA_RETURN_NOT_OK(decoder.Decode(indices_.data(), n));
-        std::vector<uint8_t> bytes(indices_.begin(), indices_.begin() + n);
+        FLOTILLA_RETURN_NOT_OK(decoder.Decode(indices, n));
+        std::vector<uint8_t> bytes(indices, indices + n);
         return values_.AppendFixed(bytes.data(), n);
       }
       case Encoding::kDeltaBinaryPacked: {
@@ -517,43 +635,8 @@ class ChunkReader {
   LeafData out_;
   BufferBuilder def_bits_;  // out_.def_bits while pages are read
   int page_ = 0;            // pages read, for error messages
-  std::vector<uint8_t> scratch_;
-  std::vector<uint32_t> indices_;
+  DecodeScratch& scratch_ = ThreadScratch();
 };
-
-Int128 BigEndianToInt128(const uint8_t* p, int n) {
-  // Sign-extend the big-endian two's complement bytes.
-  unsigned __int128 v = (n > 0 && (p[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
-  return static_cast<Int128>(v);
-}
-
-float HalfToFloat(uint16_t h) {
-  const uint32_t sign = static_cast<uint32_t>(h & 0x8000) << 16;
-  const int exp = (h >> 10) & 0x1f;
-  const uint32_t mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign;
-    } else {  // subnormal: normalise
-      int e = -1;
-      uint32_t m = mant;
-      do {
-        ++e;
-        m <<= 1;
-      } while ((m & 0x400) == 0);
-      bits = sign | static_cast<uint32_t>(127 - 15 - e) << 23 | (m & 0x3ff) << 13;
-    }
-  } else if (exp == 31) {
-    bits = sign | 0x7f800000u | mant << 13;
-  } else {
-    bits = sign | static_cast<uint32_t>(exp - 15 + 127) << 23 | mant << 13;
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 template <typename Out, typename Fn>
 Result<BufferPtr> Convert(int64_t n, Fn&& fn) {
@@ -594,82 +677,19 @@ Result<Array> ChunkReader::FinishValues() {
     }));
     return Array(data);
   }
+  // Fixed-width values were converted to the Arrow layout as they arrived; booleans (one
+  // byte each so far) become a bitmap.
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr raw, values_.FinishFixed());
-  const uint8_t* src = raw->data();
-  switch (physical) {
-    case PhysicalType::kBoolean: {
-      FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
-      uint8_t* bits = data->buffers[1]->mutable_data();
-      for (int64_t i = 0; i < n; ++i)
-        if (src[i]) bit_util::SetBit(bits, i);
-      return Array(data);
-    }
-    case PhysicalType::kInt32: {
-      const auto* v = reinterpret_cast<const int32_t*>(src);
-      auto narrow = [&](auto zero) {
-        using T = decltype(zero);
-        return Convert<T>(n, [&](int64_t i) { return static_cast<T>(v[i]); });
-      };
-      Result<BufferPtr> converted = raw;  // int32, uint32, date32: the same bytes
-      if (id == TypeId::kInt8) converted = narrow(int8_t{});
-      if (id == TypeId::kUInt8) converted = narrow(uint8_t{});
-      if (id == TypeId::kInt16) converted = narrow(int16_t{});
-      if (id == TypeId::kUInt16) converted = narrow(uint16_t{});
-      if (id == TypeId::kDecimal128) converted = narrow(Int128{});
-      if (id == TypeId::kTime64)  // TIME(MILLIS) read as microseconds
-        converted = Convert<int64_t>(n, [&](int64_t i) { return int64_t{v[i]} * 1000; });
-      FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], std::move(converted));
-      return Array(data);
-    }
-    case PhysicalType::kInt64: {
-      const auto* v = reinterpret_cast<const int64_t*>(src);
-      if (id == TypeId::kDecimal128) {
-        FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1],
-                                  Convert<Int128>(n, [&](int64_t i) { return static_cast<Int128>(v[i]); }));
-      } else {
-        data->buffers[1] = raw;
-      }
-      return Array(data);
-    }
-    case PhysicalType::kInt96: {
-      // Legacy timestamps: 8 bytes of nanoseconds within the day, then 4 bytes of Julian day.
-      constexpr int64_t kJulianEpoch = 2440588;
-      constexpr int64_t kNanosPerDay = 86400LL * 1000 * 1000 * 1000;
-      FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<int64_t>(n, [&](int64_t i) {
-        int64_t nanos;
-        int32_t day;
-        std::memcpy(&nanos, src + i * 12, 8);
-        std::memcpy(&day, src + i * 12 + 8, 4);
-        return static_cast<int64_t>(static_cast<uint64_t>(day - kJulianEpoch) * kNanosPerDay +
-                                    static_cast<uint64_t>(nanos));
-      }));
-      return Array(data);
-    }
-    case PhysicalType::kFloat:
-    case PhysicalType::kDouble:
-      data->buffers[1] = raw;
-      return Array(data);
-    case PhysicalType::kFixedLenByteArray: {
-      const int width = values_.width();
-      if (id == TypeId::kDecimal128) {
-        FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<Int128>(n, [&](int64_t i) {
-          return BigEndianToInt128(src + i * width, width);
-        }));
-      } else if (id == TypeId::kFloat32) {  // float16
-        FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<float>(n, [&](int64_t i) {
-          uint16_t h;
-          std::memcpy(&h, src + i * 2, 2);
-          return HalfToFloat(h);
-        }));
-      } else {
-        data->buffers[1] = raw;
-      }
-      return Array(data);
-    }
-    case PhysicalType::kByteArray:
-      break;
+  if (physical == PhysicalType::kBoolean) {
+    const uint8_t* src = raw->data();
+    FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Buffer::AllocateZeroed(bit_util::BytesForBits(n)));
+    uint8_t* bits = data->buffers[1]->mutable_data();
+    for (int64_t i = 0; i < n; ++i)
+      if (src[i]) bit_util::SetBit(bits, i);
+    return Array(data);
   }
-  return Status::Internal("unhandled physical type");
+  data->buffers[1] = std::move(raw);
+  return Array(data);
 }
 
 }  // namespace
