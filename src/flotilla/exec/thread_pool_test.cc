@@ -6,6 +6,7 @@
 #include <chrono>
 #include <set>
 #include <thread>
+#include <vector>
 
 namespace flotilla::exec {
 namespace {
@@ -110,6 +111,58 @@ TEST(ThreadPoolTest, EmptyGroupAndDrainingDestructor) {
   }  // the destructor runs what was submitted before joining
   EXPECT_EQ(ran.load(), 100);
   EXPECT_GE(ThreadPool::Default().num_threads(), 1);
+}
+
+TEST(ParallelForTest, RunsEveryItemOnceAndUsesTheCallersPool) {
+  ThreadPool pool(2);
+  TaskGroup group(&pool);
+  std::vector<std::atomic<int>> runs(200);
+  std::atomic<bool> together{false};
+  group.Spawn([&] {
+    EXPECT_EQ(ThreadPool::Current(), &pool);
+    std::atomic<int> arrived{0};
+    return ParallelFor(200, [&](int64_t i) {
+      ++runs[static_cast<size_t>(i)];
+      if (i < 2) {
+        // Items 0 and 1 wait (boundedly) for each other: both running at once means the idle
+        // pool thread took part.
+        ++arrived;
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (arrived.load() < 2 && std::chrono::steady_clock::now() < until)
+          std::this_thread::yield();
+        if (arrived.load() == 2) together = true;
+      }
+      return Status::OK();
+    });
+  });
+  ASSERT_TRUE(group.Wait().ok());
+  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+  EXPECT_TRUE(together.load());
+  EXPECT_EQ(ThreadPool::Current(), nullptr);
+}
+
+TEST(ParallelForTest, ReturnsTheFirstErrorAndRunsSeriallyOutsideAPool) {
+  std::vector<int64_t> order;
+  Status st = ParallelFor(10, [&](int64_t i) {
+    order.push_back(i);
+    return i == 4 ? Status::Invalid("item 4") : Status::OK();
+  });
+  EXPECT_EQ(st.message(), "item 4");
+  EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3, 4}));  // serial: stops at the error
+
+  ThreadPool pool(1);  // one thread: the caller does every item, nothing to wait for
+  TaskGroup group(&pool);
+  std::atomic<int> count{0};
+  group.Spawn([&] {
+    Status inner = ParallelFor(50, [&](int64_t i) {
+      ++count;
+      return i == 10 ? Status::Invalid("item 10") : Status::OK();
+    });
+    EXPECT_EQ(inner.message(), "item 10");
+    return Status::OK();
+  });
+  ASSERT_TRUE(group.Wait().ok());
+  EXPECT_EQ(count.load(), 11);
 }
 
 }  // namespace

@@ -3,9 +3,11 @@
 //
 //   format_tool read FILE       reads Parquet; prints "schema\t[...]" then one canonical JSON row
 //                               per line
-//   format_tool write FILE CODEC
+//   format_tool write FILE CODEC [ROWS]
 //                               writes a generated table of every type to FILE with our Parquet
-//                               writer and prints it in the same form, from memory (not read back)
+//                               writer and prints it in the same form, from memory (not read back);
+//                               fewer ROWS than the default 2500 also cut pages at ROWS / 4 rows
+//                               (small, many-page files: fuzzing seeds)
 //   format_tool read-csv FILE [SCHEMA]
 //   format_tool read-json FILE [SCHEMA]
 //                               reads CSV (header, ',' and '"') or newline-delimited JSON, with the
@@ -22,8 +24,10 @@
 // numbers with 17 significant digits ("NaN", "Infinity"), decimals as strings with the scale's
 // digits, dates "YYYY-MM-DD", timestamps as "<count><unit>", binary as lowercase hex, lists as
 // arrays, structs as objects.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <string>
@@ -157,12 +161,12 @@ int Fail(const Status& st) {
 }
 
 // Every type our writer stores (durations have no Parquet type), duplicates for dictionaries.
-int Write(const std::string& path, const std::string& codec_name) {
+int Write(const std::string& path, const std::string& codec_name, int64_t rows = 2500) {
   auto codec = parquet::ParseCodec(codec_name);
   if (!codec.ok()) return Fail(codec.status());
   testing::RandomOptions random;
   random.distinct_values = 300;
-  RecordBatch all = testing::RandomBatchOfAllTypes(2500, 42, random);
+  RecordBatch all = testing::RandomBatchOfAllTypes(rows, 42, random);
   std::vector<int> keep;
   for (int c = 0; c < all.num_columns(); ++c) {
     const TypeId id = all.column(c).type_id();
@@ -173,13 +177,14 @@ int Write(const std::string& path, const std::string& codec_name) {
   std::vector<std::pair<std::string, Array>> with_times;
   for (int c = 0; c < selected.num_columns(); ++c)
     with_times.emplace_back(selected.schema()->field(c).name, selected.column(c));
-  with_times.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), 2500, 77, random));
-  with_times.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), 2500, 78, random));
+  with_times.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), rows, 77, random));
+  with_times.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), rows, 78, random));
   RecordBatch batch = RecordBatch::FromColumns(with_times).ValueOrDie();
   parquet::ParquetWriteOptions options;
   options.codec = *codec;
   options.row_group_rows = 1000;
   options.page_bytes = 4096;
+  if (rows < 2500) options.page_rows = std::max<int64_t>(1, rows / 4);  // small seeds, many pages
   // Timestamps in seconds are stored as milliseconds: print them as the file holds them.
   std::vector<Array> batch_columns = batch.columns();
   std::vector<Array> columns;
@@ -356,13 +361,14 @@ int WriteText(const std::string& format, const std::string& path) {
 
 int main(int argc, char** argv) {
   if (argc == 3 && std::string(argv[1]) == "read") return Read(argv[2]);
-  if (argc == 4 && std::string(argv[1]) == "write") return Write(argv[2], argv[3]);
+  if ((argc == 4 || argc == 5) && std::string(argv[1]) == "write")
+    return Write(argv[2], argv[3], argc == 5 ? std::atoll(argv[4]) : 2500);
   const std::string mode = argc >= 2 ? argv[1] : "";
   if ((mode == "read-csv" || mode == "read-json") && (argc == 3 || argc == 4))
     return ReadText(mode.substr(5), argv[2], argc == 4 ? argv[3] : "");
   if ((mode == "write-csv" || mode == "write-json") && argc == 3)
     return WriteText(mode.substr(6), argv[2]);
-  std::cerr << "usage: format_tool read FILE | write FILE CODEC | read-csv FILE [SCHEMA] |\n"
+  std::cerr << "usage: format_tool read FILE | write FILE CODEC [ROWS] | read-csv FILE [SCHEMA] |\n"
                "       read-json FILE [SCHEMA] | write-csv FILE | write-json FILE\n";
   return 2;
 }

@@ -98,17 +98,22 @@ void ConvertFixed(const ColumnDescriptor& c, const uint8_t* src, int64_t n, uint
     return v;
   };
   switch (*c.element.type) {
-    case PhysicalType::kInt32:
-      if (id == TypeId::kInt8) return each(int8_t{}, [&](const uint8_t* p) { return static_cast<int8_t>(load(p, int32_t{})); });
-      if (id == TypeId::kUInt8) return each(uint8_t{}, [&](const uint8_t* p) { return static_cast<uint8_t>(load(p, int32_t{})); });
-      if (id == TypeId::kInt16) return each(int16_t{}, [&](const uint8_t* p) { return static_cast<int16_t>(load(p, int32_t{})); });
-      if (id == TypeId::kUInt16) return each(uint16_t{}, [&](const uint8_t* p) { return static_cast<uint16_t>(load(p, int32_t{})); });
-      if (id == TypeId::kDecimal128) return each(Int128{}, [&](const uint8_t* p) { return static_cast<Int128>(load(p, int32_t{})); });
+    case PhysicalType::kInt32: {
+      auto from32 = [&](auto zero) {
+        each(zero, [&](const uint8_t* p) { return static_cast<decltype(zero)>(load(p, int32_t{})); });
+      };
+      if (id == TypeId::kInt8) return from32(int8_t{});
+      if (id == TypeId::kUInt8) return from32(uint8_t{});
+      if (id == TypeId::kInt16) return from32(int16_t{});
+      if (id == TypeId::kUInt16) return from32(uint16_t{});
+      if (id == TypeId::kDecimal128) return from32(Int128{});
       if (id == TypeId::kTime64)  // TIME(MILLIS) read as microseconds
         return each(int64_t{}, [&](const uint8_t* p) { return int64_t{load(p, int32_t{})} * 1000; });
       break;
+    }
     case PhysicalType::kInt64:
-      if (id == TypeId::kDecimal128) return each(Int128{}, [&](const uint8_t* p) { return static_cast<Int128>(load(p, int64_t{})); });
+      if (id == TypeId::kDecimal128)
+        return each(Int128{}, [&](const uint8_t* p) { return static_cast<Int128>(load(p, int64_t{})); });
       break;
     case PhysicalType::kInt96:
       // Legacy timestamps: 8 bytes of nanoseconds within the day, then 4 bytes of Julian day.
