@@ -52,12 +52,36 @@ Int128 SumInt64(const int64_t* v, int64_t n) {
   return total;
 }
 
+// An exact sum of int128 values: high halves (signed) and low halves (unsigned) summed apart,
+// each without overflow for fewer than 2^63 values, recombined once.
+struct WideSum {
+  Int128 high = 0;
+  unsigned __int128 low = 0;
+
+  void Add(const uint8_t* value) {
+    uint64_t lo;
+    int64_t hi;
+    std::memcpy(&lo, value, 8);
+    std::memcpy(&hi, value + 8, 8);
+    high += hi;
+    low += lo;
+  }
+  // False when the sum leaves int128.
+  bool Total(Int128* out) const {
+    const Int128 top = high + static_cast<Int128>(low >> 64);
+    if (top < std::numeric_limits<int64_t>::min() || top > std::numeric_limits<int64_t>::max())
+      return false;
+    *out = static_cast<Int128>((static_cast<unsigned __int128>(top) << 64) |
+                               static_cast<uint64_t>(low));
+    return true;
+  }
+};
+
 // Decimal values as 16-byte little-endian two's complement: a block where every value fits
 // 54 signed bits (its high half is the sign of its low half) sums the low halves as above.
 // False when the exact sum leaves int128.
 bool SumDecimals(const uint8_t* raw, int64_t n, Int128* out) {
-  Int128 high = 0;
-  unsigned __int128 low = 0;
+  WideSum total;
   for (int64_t b = 0; b < n; b += kSumBlock) {
     const int64_t e = std::min(n, b + kSumBlock);
     uint64_t sum = 0, wide = 0;
@@ -70,26 +94,13 @@ bool SumDecimals(const uint8_t* raw, int64_t n, Int128* out) {
     }
     if (wide == 0) {
       const Int128 s = static_cast<int64_t>(sum);
-      high += s >> 64;  // -1 for a negative block sum
-      low += static_cast<uint64_t>(s);
+      total.high += s >> 64;  // -1 for a negative block sum
+      total.low += static_cast<uint64_t>(s);
       continue;
     }
-    // High halves (signed) and low halves (unsigned) apart, each exact for < 2^63 rows.
-    for (int64_t i = b; i < e; ++i) {
-      uint64_t lo;
-      int64_t hi;
-      std::memcpy(&lo, raw + i * 16, 8);
-      std::memcpy(&hi, raw + i * 16 + 8, 8);
-      high += hi;
-      low += lo;
-    }
+    for (int64_t i = b; i < e; ++i) total.Add(raw + i * 16);
   }
-  const Int128 top = high + static_cast<Int128>(low >> 64);
-  if (top < std::numeric_limits<int64_t>::min() || top > std::numeric_limits<int64_t>::max())
-    return false;
-  *out = static_cast<Int128>((static_cast<unsigned __int128>(top) << 64) |
-                             static_cast<uint64_t>(low));
-  return true;
+  return total.Total(out);
 }
 
 // Acc is int64_t, uint64_t, double or Int128 (decimal sum, or exact integer sum for mean).
@@ -271,28 +282,16 @@ class SumAccumulator : public GroupedAccumulator {
         return true;
       }
     }
-    if constexpr (std::is_same_v<In, Int128>) {
-      // Exact for any values: high halves (signed) and low halves (unsigned) are summed apart,
-      // each without overflow for fewer than 2^63 rows, and recombined once.
+    if constexpr (std::is_same_v<In, Int128>) {  // with nulls (the no-null case returned)
       const uint8_t* raw = a.raw_values() + offset * 16;
-      Int128 high = 0;
-      unsigned __int128 low = 0;
+      WideSum sum;
       int64_t c = 0;
       for (int64_t i = 0; i < n; ++i) {
-        if (validity && !bit_util::GetBit(validity, offset + i)) continue;
-        uint64_t lo;
-        int64_t hi;
-        std::memcpy(&lo, raw + i * 16, 8);
-        std::memcpy(&hi, raw + i * 16 + 8, 8);
-        high += hi;
-        low += lo;
+        if (!bit_util::GetBit(validity, offset + i)) continue;
+        sum.Add(raw + i * 16);
         ++c;
       }
-      const Int128 top = high + static_cast<Int128>(low >> 64);
-      if (top < std::numeric_limits<int64_t>::min() || top > std::numeric_limits<int64_t>::max())
-        return false;
-      *total = static_cast<Int128>((static_cast<unsigned __int128>(top) << 64) |
-                                   static_cast<uint64_t>(low));
+      if (!sum.Total(total)) return false;
       *count = c;
     } else {
       const In* values = a.values<In>();

@@ -166,28 +166,18 @@ Status RleDecoder::NextRun() {
   return Status::OK();
 }
 
-Status RleDecoder::Decode(uint32_t* out, int64_t count) {
-  if (bit_width_ > 32) return Status::Invalid("RLE bit width " + std::to_string(bit_width_));
+template <typename Repeated, typename Packed>
+Status RleDecoder::Runs(int64_t count, Repeated&& repeated, Packed&& packed) {
   int64_t done = 0;
   while (done < count) {
     if (rle_left_ > 0) {
       const int64_t n = std::min(rle_left_, count - done);
-      std::fill(out + done, out + done + n, rle_value_);
+      repeated(done, n);
       rle_left_ -= n;
       done += n;
     } else if (packed_left_ > 0) {
       const int64_t n = std::min(packed_left_, count - done);
-      // Unpack from the run's start at packed_index_: whole-byte aligned when the index is a
-      // multiple of 8 (bit_width * 8 bits is a whole number of bytes).
-      if ((packed_index_ & 7) == 0) {
-        UnpackBits(packed_ + packed_index_ / 8 * bit_width_, bit_width_, n, out + done);
-      } else {
-        const int64_t base = packed_index_ & ~int64_t{7};
-        std::vector<uint32_t> tmp(static_cast<size_t>(packed_index_ - base + n));
-        UnpackBits(packed_ + base / 8 * bit_width_, bit_width_,
-                   static_cast<int64_t>(tmp.size()), tmp.data());
-        std::copy(tmp.begin() + (packed_index_ - base), tmp.end(), out + done);
-      }
+      packed(done, n);
       packed_index_ += n;
       packed_left_ -= n;
       done += n;
@@ -199,6 +189,25 @@ Status RleDecoder::Decode(uint32_t* out, int64_t count) {
     }
   }
   return Status::OK();
+}
+
+Status RleDecoder::Decode(uint32_t* out, int64_t count) {
+  if (bit_width_ > 32) return Status::Invalid("RLE bit width " + std::to_string(bit_width_));
+  return Runs(
+      count, [&](int64_t done, int64_t n) { std::fill(out + done, out + done + n, rle_value_); },
+      [&](int64_t done, int64_t n) {
+        // Unpack from the run's start at packed_index_: whole-byte aligned when the index is a
+        // multiple of 8 (bit_width * 8 bits is a whole number of bytes).
+        if ((packed_index_ & 7) == 0) {
+          UnpackBits(packed_ + packed_index_ / 8 * bit_width_, bit_width_, n, out + done);
+          return;
+        }
+        const int64_t base = packed_index_ & ~int64_t{7};
+        std::vector<uint32_t> tmp(static_cast<size_t>(packed_index_ - base + n));
+        UnpackBits(packed_ + base / 8 * bit_width_, bit_width_, static_cast<int64_t>(tmp.size()),
+                   tmp.data());
+        std::copy(tmp.begin() + (packed_index_ - base), tmp.end(), out + done);
+      });
 }
 
 Status RleDecoder::DecodeLevels(int16_t* out, int64_t count) {
@@ -215,27 +224,15 @@ Status RleDecoder::DecodeLevels(int16_t* out, int64_t count) {
 Result<int64_t> RleDecoder::DecodeBits(uint8_t* bits, int64_t offset, int64_t count) {
   if (bit_width_ != 1) return Status::Invalid("bitmap decoding of " + std::to_string(bit_width_) +
                                               "-bit values");
-  int64_t done = 0;
-  while (done < count) {
-    if (rle_left_ > 0) {
-      const int64_t n = std::min(rle_left_, count - done);
-      bit_util::SetBitsTo(bits, offset + done, n, rle_value_ != 0);
-      rle_left_ -= n;
-      done += n;
-    } else if (packed_left_ > 0) {
+  FLOTILLA_RETURN_NOT_OK(Runs(
+      count,
+      [&](int64_t done, int64_t n) {
+        bit_util::SetBitsTo(bits, offset + done, n, rle_value_ != 0);
+      },
       // One-bit values packed LSB first are a bitmap already.
-      const int64_t n = std::min(packed_left_, count - done);
-      bit_util::CopyBitmap(packed_, packed_index_, n, bits, offset + done);
-      packed_index_ += n;
-      packed_left_ -= n;
-      done += n;
-    } else {
-      if (pos_ >= end_)
-        return Status::Invalid("RLE data holds " + std::to_string(done) + " of " +
-                               std::to_string(count) + " values");
-      FLOTILLA_RETURN_NOT_OK(NextRun());
-    }
-  }
+      [&](int64_t done, int64_t n) {
+        bit_util::CopyBitmap(packed_, packed_index_, n, bits, offset + done);
+      }));
   return bit_util::CountSetBits(bits, offset, count);
 }
 

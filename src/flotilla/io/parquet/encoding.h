@@ -32,6 +32,10 @@ class RleDecoder {
 
  private:
   Status NextRun();
+  // Consumes `count` values run by run: repeated(done, n) for n copies of rle_value_,
+  // packed(done, n) for n bit-packed values from packed_index_ (advanced afterwards).
+  template <typename Repeated, typename Packed>
+  Status Runs(int64_t count, Repeated&& repeated, Packed&& packed);
   const uint8_t* pos_;
   const uint8_t* end_;
   int bit_width_;
