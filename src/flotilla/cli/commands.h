@@ -15,6 +15,21 @@ struct CatOptions {
   bool schema_only = false;
 };
 
+struct SqlOptions {
+  std::string query;                  // empty: read -f FILE, or open the shell
+  std::string file;
+  std::string format = "table";      // table | csv | json
+  std::string output;                 // empty: stdout
+  std::vector<std::string> tables;    // directories whose files become tables
+  int threads = 0;
+  std::string memory_limit;
+  std::vector<std::string> settings;  // name=value
+  TablePrintOptions table;
+};
+
+/// `flotilla sql`: runs every statement and prints the last one's rows.
+int RunSql(const SqlOptions& options);
+
 /// `flotilla demo`: builds a small table, writes it as a compressed Arrow IPC file, maps it back
 /// and prints it.
 int RunDemo(const std::string& dir, const TablePrintOptions& table);

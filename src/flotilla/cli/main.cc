@@ -26,7 +26,24 @@ int main(int argc, char** argv) {
   cat_cmd->add_option("files", cat.paths, "Arrow IPC files")->required();
   cat_cmd->add_flag("--schema", cat.schema_only, "Print only the schema");
 
+  cli::SqlOptions sql;
+  auto* sql_cmd = app.add_subcommand("sql", "Run SQL: a query, a file of statements, or a shell");
+  sql_cmd->add_option("query", sql.query, "The SQL to run (all statements; the last one's rows are printed)");
+  sql_cmd->add_option("-f,--file", sql.file, "Read the SQL from this file");
+  sql_cmd->add_option("--format", sql.format, "Output format: table, csv (with a header) or json")
+      ->check(CLI::IsMember({"table", "csv", "json"}));
+  sql_cmd->add_option("-o,--output", sql.output, "Write the rows to this file instead of stdout");
+  sql_cmd->add_option("--tables", sql.tables,
+                      "Register DIR/NAME.parquet|csv|json (and DIR/NAME/) as table NAME");
+  sql_cmd->add_option("--threads", sql.threads, "Worker threads (default: one per core)");
+  sql_cmd->add_option("--memory-limit", sql.memory_limit, "Memory budget, e.g. 8GiB (default: 80% of RAM)");
+  sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)");
+
   CLI11_PARSE(app, argc, argv);
+  if (*sql_cmd) {
+    sql.table = table;
+    return cli::RunSql(sql);
+  }
   if (*demo) return cli::RunDemo(demo_dir, table);
   cat.table = table;
   if (*cat_cmd) return cli::RunCat(cat);

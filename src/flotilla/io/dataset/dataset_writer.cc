@@ -64,6 +64,30 @@ std::string PartitionDirectory(const std::string& column, const std::string* val
   return out;
 }
 
+Result<std::unique_ptr<FormatWriter>> OpenFormatWriter(std::unique_ptr<OutputStream> stream,
+                                                       SchemaPtr schema,
+                                                       const DatasetWriteOptions& options) {
+  std::unique_ptr<FormatWriter> writer;
+  switch (options.format) {
+    case FileFormat::kParquet: {
+      FLOTILLA_ASSIGN_OR_RETURN(writer, parquet::ParquetFileWriter::Open(
+                                            std::move(stream), std::move(schema), options.parquet));
+      return writer;
+    }
+    case FileFormat::kCsv: {
+      FLOTILLA_ASSIGN_OR_RETURN(
+          writer, csv::CsvFileWriter::Open(std::move(stream), std::move(schema), options.csv));
+      return writer;
+    }
+    case FileFormat::kJson: {
+      FLOTILLA_ASSIGN_OR_RETURN(writer,
+                                json::JsonFileWriter::Open(std::move(stream), std::move(schema)));
+      return writer;
+    }
+  }
+  return Status::Invalid("unknown file format");
+}
+
 struct DatasetWriter::Impl {
   struct File {
     std::string path, temp;
@@ -108,22 +132,8 @@ struct DatasetWriter::Impl {
     files.push_back(file);
     Open o;
     o.file = files.size() - 1;
-    switch (options.format) {
-      case FileFormat::kParquet: {
-        FLOTILLA_ASSIGN_OR_RETURN(
-            o.writer, parquet::ParquetFileWriter::Open(std::move(stream), data_schema, options.parquet));
-        break;
-      }
-      case FileFormat::kCsv: {
-        FLOTILLA_ASSIGN_OR_RETURN(o.writer,
-                                  csv::CsvFileWriter::Open(std::move(stream), data_schema, options.csv));
-        break;
-      }
-      case FileFormat::kJson: {
-        FLOTILLA_ASSIGN_OR_RETURN(o.writer, json::JsonFileWriter::Open(std::move(stream), data_schema));
-        break;
-      }
-    }
+    FLOTILLA_ASSIGN_OR_RETURN(o.writer,
+                              OpenFormatWriter(std::move(stream), data_schema, options));
     open_order.push_back(key);
     return &(open[key] = std::move(o));
   }

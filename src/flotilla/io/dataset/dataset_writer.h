@@ -33,6 +33,13 @@ struct DatasetWriteOptions {
   csv::CsvWriteOptions csv;
 };
 
+class FormatWriter;
+class OutputStream;
+/// A writer of one file of `options.format` on `stream`.
+Result<std::unique_ptr<FormatWriter>> OpenFormatWriter(std::unique_ptr<OutputStream> stream,
+                                                       SchemaPtr schema,
+                                                       const DatasetWriteOptions& options);
+
 class DatasetWriter {
  public:
   /// Writes under directory `root` (created if missing) rows of `schema`.

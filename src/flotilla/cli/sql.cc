@@ -1,0 +1,128 @@
+// `flotilla sql`: runs SQL from the command line, a file, or an interactive shell.
+#include <fmt/core.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "flotilla/cli/commands.h"
+#include "flotilla/io/csv/writer.h"
+#include "flotilla/io/json/writer.h"
+#include "flotilla/io/stream.h"
+#include "flotilla/sql/session.h"
+
+namespace flotilla::cli {
+namespace {
+
+Status WriteRows(const RecordBatch& batch, const SqlOptions& options) {
+  const std::string path = options.output.empty() ? "/dev/stdout" : options.output;
+  if (options.format == "table") {
+    const std::string text = FormatTable(*batch.schema(), {batch}, options.table);
+    if (options.output.empty()) {
+      fmt::print("{}", text);
+      return Status::OK();
+    }
+    std::ofstream out(path);
+    out << text;
+    if (!out) return Status::IOError("cannot write '" + path + "'");
+    return Status::OK();
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> stream, io::FileOutputStream::Open(path));
+  std::unique_ptr<io::FormatWriter> writer;
+  if (options.format == "csv") {
+    FLOTILLA_ASSIGN_OR_RETURN(writer, csv::CsvFileWriter::Open(std::move(stream), batch.schema(), {}));
+  } else if (options.format == "json") {
+    FLOTILLA_ASSIGN_OR_RETURN(writer, json::JsonFileWriter::Open(std::move(stream), batch.schema()));
+  } else {
+    return Status::Invalid("--format takes table, csv or json, got '" + options.format + "'");
+  }
+  FLOTILLA_RETURN_NOT_OK(writer->Write(batch));
+  return writer->Close();
+}
+
+Status Print(const sql::StatementResult& result, const SqlOptions& options) {
+  if (result.text) {
+    const Array& lines = result.batch.column(0);
+    for (int64_t i = 0; i < lines.length(); ++i)
+      fmt::print("{}\n", lines.GetView(i));
+    return Status::OK();
+  }
+  if (result.batch.schema() == nullptr || result.batch.num_columns() == 0) {
+    if (!result.message.empty()) fmt::print(stderr, "{}\n", result.message);
+    return Status::OK();
+  }
+  return WriteRows(result.batch, options);
+}
+
+// Reads statements until one ends with ';' (outside quotes, roughly) and runs each.
+int Shell(sql::Session* session, const SqlOptions& options) {
+  const bool tty = isatty(STDIN_FILENO);
+  if (tty) fmt::print(stderr, "Flotilla SQL shell. End statements with ';', quit with Ctrl-D.\n");
+  std::string buffer, line;
+  while (true) {
+    if (tty) fmt::print(stderr, "{}", buffer.empty() ? "flotilla> " : "     ...> ");
+    if (!std::getline(std::cin, line)) break;
+    if (buffer.empty() && (line == ".quit" || line == ".exit" || line == "\\q")) break;
+    buffer += line + "\n";
+    const size_t last = line.find_last_not_of(" \t\r");
+    if (last == std::string::npos || line[last] != ';') continue;
+    auto result = session->Execute(buffer);
+    buffer.clear();
+    if (!result.ok()) {
+      fmt::print(stderr, "Error: {}\n", result.status().message());
+      if (!tty) return 1;
+      continue;
+    }
+    auto printed = Print(*result, options);
+    if (!printed.ok()) fmt::print(stderr, "Error: {}\n", printed.message());
+  }
+  if (!buffer.empty() && buffer.find_first_not_of(" \t\r\n") != std::string::npos) {
+    auto result = session->Execute(buffer);
+    if (!result.ok()) {
+      fmt::print(stderr, "Error: {}\n", result.status().message());
+      return 1;
+    }
+    if (auto s = Print(*result, options); !s.ok()) return 1;
+  }
+  return 0;
+}
+
+}  // namespace
+
+int RunSql(const SqlOptions& options) {
+  sql::Session session;
+  auto fail = [](const Status& s) {
+    fmt::print(stderr, "Error: {}\n", s.message());
+    return 1;
+  };
+  if (options.threads > 0) {
+    if (auto s = session.Set("threads", std::to_string(options.threads)); !s.ok()) return fail(s);
+  }
+  if (!options.memory_limit.empty()) {
+    if (auto s = session.Set("memory_limit", options.memory_limit); !s.ok()) return fail(s);
+  }
+  for (const std::string& setting : options.settings) {
+    const size_t eq = setting.find('=');
+    if (eq == std::string::npos) return fail(Status::Invalid("--set takes name=value, got '" + setting + "'"));
+    if (auto s = session.Set(setting.substr(0, eq), setting.substr(eq + 1)); !s.ok()) return fail(s);
+  }
+  for (const std::string& dir : options.tables) {
+    if (auto s = session.RegisterDirectory(dir); !s.ok()) return fail(s);
+  }
+  std::string text = options.query;
+  if (!options.file.empty()) {
+    std::ifstream in(options.file);
+    if (!in) return fail(Status::IOError("cannot read '" + options.file + "'"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  if (text.empty()) return Shell(&session, options);
+  auto result = session.Execute(text);
+  if (!result.ok()) return fail(result.status());
+  if (auto s = Print(*result, options); !s.ok()) return fail(s);
+  return 0;
+}
+
+}  // namespace flotilla::cli

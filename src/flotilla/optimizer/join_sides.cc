@@ -1,0 +1,51 @@
+// Join sides: the hash join builds a table of its right input, so an inner join puts the input
+// estimated smaller on the right. The swapped join's columns are put back in their original
+// order and names by a projection.
+#include <map>
+
+#include "flotilla/expr/rewrite.h"
+#include "flotilla/optimizer/optimizer.h"
+#include "flotilla/optimizer/plan_rewrite.h"
+
+namespace flotilla::optimizer {
+namespace {
+
+using namespace exec;  // NOLINT
+using expr::ExprPtr;
+
+Result<PlanPtr> Sides(const PlanPtr& node) {
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr out, MapChildren(node, Sides));
+  if (out->kind() != PlanKind::kHashJoin) return out;
+  const auto& join = static_cast<const JoinNode&>(*out);
+  if (join.type != JoinType::kInner) return out;
+  const PlanPtr& left = out->children()[0];
+  const PlanPtr& right = out->children()[1];
+  const double l = EstimateRows(*left), r = EstimateRows(*right);
+  if (l < 0 || r < 0 || l >= r) return out;
+  // Old output: left fields then right fields (renamed); new output: right then left.
+  const Schema& ls = *left->schema();
+  const Schema& rs = *right->schema();
+  const std::vector<std::string> old_right = RightOutputNames(ls, rs);
+  const std::vector<std::string> new_left_out = RightOutputNames(rs, ls);  // left's new names
+  std::map<std::string, std::string> old_to_new;  // old joined name -> new joined name
+  for (int i = 0; i < ls.num_fields(); ++i)
+    old_to_new[ls.field(i).name] = new_left_out[i];
+  for (int i = 0; i < rs.num_fields(); ++i)
+    old_to_new[old_right[i]] = rs.field(i).name;
+  ExprPtr residual = join.residual ? expr::RenameColumns(join.residual, old_to_new) : nullptr;
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr swapped,
+                            MakeHashJoin(right, left, join.right_keys, join.left_keys,
+                                         JoinType::kInner, residual, join.null_equal));
+  std::vector<ExprPtr> project;
+  for (const Field& f : out->schema()->fields()) {
+    const std::string& now = old_to_new.at(f.name);
+    project.push_back(now == f.name ? expr::Column(now) : expr::Alias(expr::Column(now), f.name));
+  }
+  return MakeProject(swapped, project);
+}
+
+}  // namespace
+
+Result<PlanPtr> ChooseJoinSides(const PlanPtr& plan) { return Sides(plan); }
+
+}  // namespace flotilla::optimizer

@@ -1,0 +1,14 @@
+#include "flotilla/optimizer/optimizer.h"
+
+namespace flotilla::optimizer {
+
+Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan) {
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr p, PushDownFilters(plan));
+  FLOTILLA_ASSIGN_OR_RETURN(p, PushDownLimits(p));
+  FLOTILLA_ASSIGN_OR_RETURN(p, ChooseJoinSides(p));
+  // Last, so it sees the final shape (top-N, swapped joins) and every filter's columns.
+  FLOTILLA_ASSIGN_OR_RETURN(p, PushDownProjections(p));
+  return p;
+}
+
+}  // namespace flotilla::optimizer

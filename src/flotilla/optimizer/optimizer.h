@@ -1,0 +1,28 @@
+#pragma once
+// The optimizer: rewrites a plan into an equivalent one that reads and computes less. Rules, in
+// the order they run:
+//
+//  1. filter pushdown (filter_pushdown.cc): conditions move below projections, sorts, unions,
+//     aggregations (on group keys) and into both sides of joins; a cross join with an equality
+//     between its sides becomes a hash join (equi-key extraction); conditions that reach a scan
+//     become its filter, which prunes row groups and pages by statistics;
+//  2. limit pushdown (limit_pushdown.cc): sort + limit becomes top-N; a limit passes through
+//     projections and reaches a scan as a hint;
+//  3. join sides (join_sides.cc): an inner hash join builds on its smaller input (estimated
+//     from file metadata);
+//  4. projection pushdown (projection_pushdown.cc): every node keeps only the columns someone
+//     above reads, down to the columns a scan decodes.
+#include "flotilla/exec/plan/physical_plan.h"
+
+namespace flotilla::optimizer {
+
+/// The optimized plan; the same schema (names and types) as `plan`.
+Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan);
+
+// The rules one by one (each keeps the schema).
+Result<exec::PlanPtr> PushDownFilters(const exec::PlanPtr& plan);
+Result<exec::PlanPtr> PushDownLimits(const exec::PlanPtr& plan);
+Result<exec::PlanPtr> ChooseJoinSides(const exec::PlanPtr& plan);
+Result<exec::PlanPtr> PushDownProjections(const exec::PlanPtr& plan);
+
+}  // namespace flotilla::optimizer

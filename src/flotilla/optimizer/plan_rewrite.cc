@@ -1,0 +1,154 @@
+#include "flotilla/optimizer/plan_rewrite.h"
+
+#include <algorithm>
+
+namespace flotilla::optimizer {
+
+using namespace exec;  // NOLINT: node types and builders
+
+Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> children) {
+  auto child = [&](size_t i) { return children[i]; };
+  switch (node.kind()) {
+    case PlanKind::kInMemorySource:
+    case PlanKind::kScan:
+      return Status::Internal("a source has no children to replace");
+    case PlanKind::kProject:
+      return MakeProject(child(0), static_cast<const ProjectNode&>(node).expressions);
+    case PlanKind::kFilter:
+      return MakeFilter(child(0), static_cast<const FilterNode&>(node).predicate);
+    case PlanKind::kLimit: {
+      const auto& n = static_cast<const LimitNode&>(node);
+      return MakeLimit(child(0), n.limit, n.offset);
+    }
+    case PlanKind::kSample: {
+      const auto& n = static_cast<const SampleNode&>(node);
+      if (n.fraction) return MakeSampleFraction(child(0), *n.fraction, n.with_replacement, n.seed);
+      return MakeSampleSize(child(0), *n.size, n.with_replacement, n.seed);
+    }
+    case PlanKind::kExplode:
+      return MakeExplode(child(0), static_cast<const ExplodeNode&>(node).columns);
+    case PlanKind::kUnpivot: {
+      const auto& n = static_cast<const UnpivotNode&>(node);
+      return MakeUnpivot(child(0), n.ids, n.values, n.variable_name, n.value_name);
+    }
+    case PlanKind::kConcat:
+      return MakeConcat(std::move(children));
+    case PlanKind::kMonotonicId:
+      return MakeMonotonicId(child(0), static_cast<const MonotonicIdNode&>(node).column_name);
+    case PlanKind::kAggregate: {
+      const auto& n = static_cast<const AggregateNode&>(node);
+      if (n.mode == AggregateMode::kFinal) {
+        return Status::NotImplemented("rewriting below a final aggregation");
+      }
+      return MakeAggregate(child(0), n.group_by, n.aggregates, n.mode);
+    }
+    case PlanKind::kDistinct:
+      return MakeDistinct(child(0), static_cast<const DistinctNode&>(node).columns);
+    case PlanKind::kHashJoin: {
+      const auto& n = static_cast<const JoinNode&>(node);
+      return MakeHashJoin(child(0), child(1), n.left_keys, n.right_keys, n.type, n.residual,
+                          n.null_equal);
+    }
+    case PlanKind::kSortMergeJoin: {
+      const auto& n = static_cast<const JoinNode&>(node);
+      return MakeSortMergeJoin(child(0), child(1), n.left_keys, n.right_keys, n.type, n.null_equal);
+    }
+    case PlanKind::kCrossJoin:
+      return MakeCrossJoin(child(0), child(1));
+    case PlanKind::kSort:
+      return MakeSort(child(0), static_cast<const SortNode&>(node).keys);
+    case PlanKind::kTopN: {
+      const auto& n = static_cast<const TopNNode&>(node);
+      return MakeTopN(child(0), n.keys, n.limit, n.offset);
+    }
+    case PlanKind::kWindow: {
+      const auto& n = static_cast<const WindowNode&>(node);
+      return MakeWindow(child(0), n.partition_by, n.order_by, n.functions);
+    }
+    case PlanKind::kPivot: {
+      const auto& n = static_cast<const PivotNode&>(node);
+      return MakePivot(child(0), n.group_by, n.pivot_column, n.value_column, n.function, n.names);
+    }
+    case PlanKind::kRepartition: {
+      const auto& n = static_cast<const RepartitionNode&>(node);
+      switch (n.scheme) {
+        case PartitionScheme::kHash:
+          return MakeRepartitionByHash(child(0), n.num_partitions, n.keys);
+        case PartitionScheme::kRandom:
+          return MakeRepartitionRandom(child(0), n.num_partitions, n.seed);
+        case PartitionScheme::kRange:
+          return MakeRepartitionByRange(child(0), n.num_partitions, n.sort_keys);
+        case PartitionScheme::kInto:
+          return MakeIntoPartitions(child(0), n.num_partitions);
+      }
+      break;
+    }
+    case PlanKind::kUdfProject: {
+      const auto& n = static_cast<const UdfProjectNode&>(node);
+      return MakeUdfProject(child(0), n.function_name, n.function, n.arguments, n.passthrough,
+                            n.output_name, n.return_type);
+    }
+  }
+  return Status::Internal(std::string("cannot rebuild ") + PlanKindName(node.kind()));
+}
+
+double EstimateRows(const PlanNode& node) {
+  auto child = [&](size_t i) { return EstimateRows(*node.children()[i]); };
+  switch (node.kind()) {
+    case PlanKind::kInMemorySource: {
+      double rows = 0;
+      for (const MicroPartition& p : static_cast<const InMemorySourceNode&>(node).partitions)
+        rows += static_cast<double>(std::max<int64_t>(0, p.num_rows()));
+      return rows;
+    }
+    case PlanKind::kScan: {
+      const auto& scan = static_cast<const ScanNode&>(node);
+      double rows = 0;
+      for (const auto& task : scan.tasks) {
+        const int64_t n = task->num_rows();
+        // Unknown (a CSV chunk): about 100 bytes a row.
+        rows += n >= 0 ? static_cast<double>(n)
+                       : static_cast<double>(std::max<int64_t>(task->size_bytes(), 0)) / 100;
+      }
+      return scan.pushdowns.filter ? rows * 0.25 : rows;
+    }
+    case PlanKind::kFilter:
+      return child(0) * 0.25;
+    case PlanKind::kLimit: {
+      const auto& n = static_cast<const LimitNode&>(node);
+      return n.limit >= 0 ? std::min<double>(child(0), static_cast<double>(n.limit)) : child(0);
+    }
+    case PlanKind::kTopN:
+      return std::min<double>(child(0), static_cast<double>(static_cast<const TopNNode&>(node).limit));
+    case PlanKind::kAggregate:
+      return static_cast<const AggregateNode&>(node).group_by.empty() ? 1 : child(0) * 0.1;
+    case PlanKind::kDistinct:
+      return child(0) * 0.5;
+    case PlanKind::kHashJoin:
+    case PlanKind::kSortMergeJoin: {
+      const auto& n = static_cast<const JoinNode&>(node);
+      if (n.type == JoinType::kSemi || n.type == JoinType::kAnti) return child(0) * 0.5;
+      return std::max(child(0), child(1));
+    }
+    case PlanKind::kCrossJoin:
+      return child(0) * child(1);
+    case PlanKind::kConcat: {
+      double rows = 0;
+      for (size_t i = 0; i < node.children().size(); ++i)
+        rows += child(i);
+      return rows;
+    }
+    default:
+      return node.children().empty() ? -1 : child(0);
+  }
+}
+
+std::vector<std::string> RightOutputNames(const Schema& left, const Schema& right) {
+  SchemaPtr joined = JoinOutputSchema(left, right, JoinType::kInner);
+  std::vector<std::string> names;
+  for (int i = 0; i < right.num_fields(); ++i)
+    names.push_back(joined->field(left.num_fields() + i).name);
+  return names;
+}
+
+}  // namespace flotilla::optimizer

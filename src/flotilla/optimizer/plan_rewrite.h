@@ -1,0 +1,34 @@
+#pragma once
+// Rebuilding plan nodes during optimization.
+#include <vector>
+
+#include "flotilla/exec/plan/physical_plan.h"
+
+namespace flotilla::optimizer {
+
+/// `node` with `children` in place of its own, rebuilt by its Make* function (so it is checked
+/// again against the new children's schemas).
+Result<exec::PlanPtr> WithNewChildren(const exec::PlanNode& node, std::vector<exec::PlanPtr> children);
+
+/// Applies `rule` to every child of `node` and rebuilds it when one changed.
+template <typename Rule>
+Result<exec::PlanPtr> MapChildren(const exec::PlanPtr& node, Rule&& rule) {
+  std::vector<exec::PlanPtr> children;
+  bool changed = false;
+  for (const exec::PlanPtr& c : node->children()) {
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr r, rule(c));
+    changed |= r != c;
+    children.push_back(std::move(r));
+  }
+  if (!changed) return node;
+  return WithNewChildren(*node, std::move(children));
+}
+
+/// Estimated output rows (from scan metadata and fixed selectivities), -1 when unknown.
+double EstimateRows(const exec::PlanNode& node);
+
+/// The names of the right input's fields in a join's output (a name the left side has is
+/// prefixed "right.").
+std::vector<std::string> RightOutputNames(const Schema& left, const Schema& right);
+
+}  // namespace flotilla::optimizer

@@ -1,0 +1,161 @@
+#pragma once
+// The syntax tree the SQL parser produces: statements, queries, table references and
+// expressions, exactly as written (names not yet resolved, types not yet checked). Every node
+// keeps the byte offset it starts at, so the planner's errors can point into the text.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "flotilla/types/data_type.h"
+
+namespace flotilla::sql {
+
+struct Query;
+using QueryPtr = std::shared_ptr<const Query>;
+struct Node;
+using NodePtr = std::shared_ptr<const Node>;
+
+enum class NodeKind {
+  kColumnRef,     // names: [table.]column (one or two parts)
+  kStar,          // names: [] or [table] for t.*
+  kLiteral,       // literal, text
+  kTypedLiteral,  // DATE '...' / TIMESTAMP '...': type, text
+  kInterval,      // INTERVAL '3' DAY / INTERVAL '3 days': text (the quantity), unit
+  kParameter,     // $1 or ?: text
+  kUnary,         // op ("-", "+", "NOT") args[0]
+  kBinary,        // args[0] op args[1]; op in upper case for words ("AND", "LIKE", "||", "=")
+  kFunction,      // names[0](args) [FILTER (WHERE filter)] [OVER window]; distinct, star
+  kCast,          // CAST(args[0] AS type), args[0]::type; flag: TRY_CAST
+  kCase,          // CASE [operand] WHEN args[2i] THEN args[2i+1] ... [ELSE otherwise] END
+  kInList,        // args[0] [NOT] IN (args[1..]); flag: NOT
+  kInSubquery,    // args[0] [NOT] IN (subquery); flag: NOT
+  kExists,        // [NOT] EXISTS (subquery); flag: NOT
+  kSubquery,      // (subquery), a scalar
+  kBetween,       // args[0] [NOT] BETWEEN args[1] AND args[2]; flag: NOT
+  kIsNull,        // args[0] IS [NOT] NULL; flag: NOT
+  kExtract,       // EXTRACT(unit FROM args[0])
+};
+
+enum class LiteralKind { kNull, kBool, kInteger, kFloat, kString };
+
+struct OrderItem {
+  NodePtr expr;
+  bool ascending = true;
+  std::optional<bool> nulls_first;  // absent: NULLS LAST ascending, NULLS FIRST descending
+};
+
+struct FrameBoundAst {
+  enum Kind { kUnboundedPreceding, kPreceding, kCurrentRow, kFollowing, kUnboundedFollowing };
+  Kind kind = kCurrentRow;
+  NodePtr offset;  // kPreceding / kFollowing
+};
+
+struct WindowAst {
+  std::vector<NodePtr> partition_by;
+  std::vector<OrderItem> order_by;
+  bool has_frame = false;
+  bool rows = false;  // ROWS, else RANGE
+  FrameBoundAst start, end;
+};
+
+struct Node {
+  NodeKind kind;
+  int64_t offset = 0;
+  std::vector<std::string> names;
+  std::string text;  // literal text, operator, interval quantity, extract unit
+  std::string unit;  // interval unit
+  LiteralKind literal = LiteralKind::kNull;
+  bool flag = false;      // NOT / TRY_CAST
+  bool distinct = false;  // f(DISTINCT x)
+  bool star = false;      // count(*)
+  TypePtr type;
+  std::vector<NodePtr> args;
+  NodePtr operand, otherwise, filter;
+  QueryPtr subquery;
+  std::shared_ptr<const WindowAst> over;
+};
+
+enum class JoinKind { kInner, kLeft, kRight, kFull, kCross, kSemi, kAnti };
+
+struct TableRef;
+using TableRefPtr = std::shared_ptr<const TableRef>;
+
+struct NamedArg {
+  std::string name;  // empty for a positional argument
+  NodePtr value;
+};
+
+struct TableRef {
+  enum Kind { kNamed, kPath, kFunction, kSubquery, kJoin };
+  Kind kind = kNamed;
+  int64_t offset = 0;
+  std::string name;  // table / function name, or the path
+  std::vector<NamedArg> args;
+  QueryPtr subquery;
+  TableRefPtr left, right;
+  JoinKind join = JoinKind::kInner;
+  NodePtr on;
+  std::vector<std::string> using_columns;
+  bool natural = false;
+  std::string alias;
+  std::vector<std::string> column_aliases;
+};
+
+struct SelectItem {
+  NodePtr expr;
+  std::string alias;  // empty when not written
+  std::string text;   // the expression as written (the column's name without an alias)
+};
+
+struct SelectCore {
+  bool distinct = false;
+  std::vector<SelectItem> items;
+  std::vector<TableRefPtr> from;  // comma-separated: cross joins
+  NodePtr where;
+  std::vector<NodePtr> group_by;
+  bool group_by_all = false;
+  NodePtr having;
+  NodePtr qualify;
+};
+
+struct CommonTable {
+  std::string name;
+  std::vector<std::string> column_aliases;
+  QueryPtr query;
+  int64_t offset = 0;
+};
+
+enum class SetOpKind { kUnion, kIntersect, kExcept };
+
+struct Query {
+  enum Kind { kSelect, kSetOp, kValues };
+  Kind kind = kSelect;
+  int64_t offset = 0;
+  std::vector<CommonTable> with;
+  std::shared_ptr<const SelectCore> select;
+  SetOpKind set_op = SetOpKind::kUnion;
+  bool all = false;
+  QueryPtr left, right;
+  std::vector<std::vector<NodePtr>> values;
+  std::vector<OrderItem> order_by;
+  NodePtr limit, offset_rows;
+};
+
+struct Statement {
+  enum Kind { kQuery, kExplain, kCreateView, kCreateTable, kCopy, kSet, kDrop, kShowTables, kDescribe };
+  Kind kind = kQuery;
+  int64_t offset = 0;
+  QueryPtr query;
+  bool analyze = false;                    // EXPLAIN ANALYZE
+  std::shared_ptr<const Statement> inner;  // EXPLAIN's statement
+  std::string name;                        // view / table / setting
+  bool temporary = false, or_replace = false, if_exists = false;
+  std::string path;                        // COPY ... TO 'path'
+  std::vector<NamedArg> options;           // COPY's (FORMAT parquet, ...)
+  NodePtr value;                           // SET's value
+};
+
+}  // namespace flotilla::sql
