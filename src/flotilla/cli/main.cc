@@ -34,10 +34,12 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"table", "csv", "json"}));
   sql_cmd->add_option("-o,--output", sql.output, "Write the rows to this file instead of stdout");
   sql_cmd->add_option("--tables", sql.tables,
-                      "Register DIR/NAME.parquet|csv|json (and DIR/NAME/) as table NAME");
+                      "Register DIR/NAME.parquet|csv|json (and DIR/NAME/) as table NAME")
+      ->allow_extra_args(false);
   sql_cmd->add_option("--threads", sql.threads, "Worker threads (default: one per core)");
   sql_cmd->add_option("--memory-limit", sql.memory_limit, "Memory budget, e.g. 8GiB (default: 80% of RAM)");
-  sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)");
+  sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)")
+      ->allow_extra_args(false);
 
   CLI11_PARSE(app, argc, argv);
   if (*sql_cmd) {

@@ -91,6 +91,8 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
   }
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr new_left, Push(left, std::move(to_left_side)));
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr new_right, Push(right, std::move(to_right_side)));
+  FLOTILLA_RETURN_NOT_OK(
+      CoerceJoinKeys(*new_left->schema(), *new_right->schema(), &left_keys, &right_keys));
   PlanPtr out;
   if (left_keys.empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(out, MakeCrossJoin(new_left, new_right));

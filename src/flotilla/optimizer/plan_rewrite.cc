@@ -152,3 +152,27 @@ std::vector<std::string> RightOutputNames(const Schema& left, const Schema& righ
 }
 
 }  // namespace flotilla::optimizer
+
+#include "flotilla/expr/binder.h"
+#include "flotilla/expr/coercion.h"
+
+namespace flotilla::optimizer {
+
+Status CoerceJoinKeys(const Schema& left, const Schema& right, std::vector<expr::ExprPtr>* left_keys,
+                      std::vector<expr::ExprPtr>* right_keys) {
+  for (size_t i = 0; i < left_keys->size() && i < right_keys->size(); ++i) {
+    auto l = expr::Bind((*left_keys)[i], left);
+    auto r = expr::Bind((*right_keys)[i], right);
+    if (!l.ok() || !r.ok()) continue;  // the join itself reports the error
+    const TypePtr& a = l->type();
+    const TypePtr& b = r->type();
+    if (a->Equals(*b)) continue;
+    TypePtr common = expr::CommonType(a, b, expr::CoercionPurpose::kUnify);
+    if (!common) continue;
+    if (!a->Equals(*common)) (*left_keys)[i] = expr::Cast((*left_keys)[i], common);
+    if (!b->Equals(*common)) (*right_keys)[i] = expr::Cast((*right_keys)[i], common);
+  }
+  return Status::OK();
+}
+
+}  // namespace flotilla::optimizer

@@ -12,6 +12,7 @@
 #include "flotilla/expr/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
+#include "flotilla/optimizer/plan_rewrite.h"
 #include "flotilla/sql/source_error.h"
 #include "flotilla/sql/table_functions.h"
 
@@ -368,6 +369,8 @@ class Planner {
         plan = *filtered;
       }
     } else {
+      FLOTILLA_RETURN_NOT_OK(optimizer::CoerceJoinKeys(*left.plan->schema(), *right.plan->schema(),
+                                                       &keys.left, &keys.right));
       auto made = exec::MakeHashJoin(left.plan, right.plan, keys.left, keys.right, type,
                                      expr::JoinConjuncts(keys.residual));
       FLOTILLA_RETURN_NOT_OK(Located(made.status(), t.offset));
@@ -921,6 +924,8 @@ class Planner {
                        "column (inner.x = outer.y) among its WHERE conditions",
                        StatusCode::kNotImplemented);
     }
+    FLOTILLA_RETURN_NOT_OK(optimizer::CoerceJoinKeys(*left.plan->schema(), *right.plan->schema(),
+                                                     &keys.left, &keys.right));
     auto plan = exec::MakeHashJoin(left.plan, right.plan, keys.left, keys.right, type,
                                    expr::JoinConjuncts(keys.residual));
     FLOTILLA_RETURN_NOT_OK(Located(plan.status(), offset));

@@ -1,0 +1,162 @@
+#include "flotilla/sql/session.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "flotilla/exec/plan/physical_plan.h"
+
+namespace flotilla::sql {
+namespace {
+
+// Rows as "a|b" strings, in result order.
+std::vector<std::string> Rows(Session* session, const std::string& sql) {
+  auto result = session->Execute(sql);
+  EXPECT_TRUE(result.ok()) << sql << "\n" << result.status().ToString();
+  std::vector<std::string> rows;
+  if (!result.ok()) return rows;
+  const RecordBatch& b = result->batch;
+  for (int64_t i = 0; i < b.num_rows(); ++i) {
+    std::string row;
+    for (int c = 0; c < b.num_columns(); ++c)
+      row += (c ? "|" : "") + (b.column(c).IsNull(i) ? "NULL" : b.column(c).ValueToString(i));
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+std::string Error(Session* session, const std::string& sql) {
+  auto result = session->Execute(sql);
+  EXPECT_FALSE(result.ok()) << sql;
+  return result.ok() ? "" : result.status().message();
+}
+
+using V = std::vector<std::string>;
+
+TEST(Session, QueriesOverTablesAndViews) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 'a', 2.50), (2, 'b', NULL), "
+                        "(3, 'a', 1.25)) v(id, g, x)")
+                  .ok());
+  EXPECT_EQ(Rows(&s, "SELECT g, count(*), sum(x) FROM t GROUP BY g ORDER BY g"),
+            (V{"a|2|3.75", "b|1|NULL"}));
+  ASSERT_TRUE(s.Execute("CREATE VIEW big AS SELECT id FROM t WHERE id > 1").ok());
+  EXPECT_EQ(Rows(&s, "SELECT * FROM big ORDER BY id DESC"), (V{"3", "2"}));
+  EXPECT_NE(Error(&s, "CREATE VIEW big AS SELECT 1").find("already exists"), std::string::npos);
+  ASSERT_TRUE(s.Execute("CREATE OR REPLACE VIEW big AS SELECT 7 AS id").ok());
+  EXPECT_EQ(Rows(&s, "SELECT id FROM big"), (V{"7"}));
+  ASSERT_TRUE(s.Execute("DROP VIEW big").ok());
+  EXPECT_NE(Error(&s, "SELECT * FROM big").find("table 'big' not found"), std::string::npos);
+}
+
+TEST(Session, BindErrorsPointAtTheName) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE t AS SELECT 1 AS quantity, 2 AS price").ok());
+  EXPECT_EQ(Error(&s, "SELECT quantty FROM t"),
+            "column 'quantty' not found; did you mean 'quantity'? at line 1, column 8:\n"
+            "  SELECT quantty FROM t\n"
+            "         ^");
+  EXPECT_NE(Error(&s, "SELECT price, sum(quantity) FROM t").find(
+                "column 't.price' must appear in the GROUP BY clause"),
+            std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT * FROM t WHERE sum(price) > 1").find("not allowed in WHERE"),
+            std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT a.x FROM t").find("table 'a' is not in the FROM clause"),
+            std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT quantity FROM t, t AS u").find("ambiguous"), std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT * FROM nope").find("table 'nope' not found"), std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT (SELECT quantity FROM (VALUES (1), (2)) v(quantity))")
+                .find("more than one row"),
+            std::string::npos);
+  EXPECT_NE(Error(&s, "SET threads = 0").find("threads must be"), std::string::npos);
+  EXPECT_NE(Error(&s, "SET nonsense = 1").find("setting 'nonsense' not found"), std::string::npos);
+}
+
+TEST(Session, NotInFollowsSqlNullRules) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE a AS SELECT * FROM (VALUES (1), (2), (NULL)) v(x)").ok());
+  // No NULL in the list: 2 and NULL are not in (1), but NULL NOT IN (...) is unknown.
+  EXPECT_EQ(Rows(&s, "SELECT x FROM a WHERE x NOT IN (SELECT 1)"), (V{"2"}));
+  // A NULL in the list makes NOT IN unknown for every row.
+  EXPECT_EQ(Rows(&s, "SELECT x FROM a WHERE x NOT IN (SELECT x FROM a WHERE x = 1 OR x IS NULL)"),
+            V{});
+  // An empty list: NOT IN is true for every row, NULL included.
+  EXPECT_EQ(Rows(&s, "SELECT count(*) FROM a WHERE x NOT IN (SELECT x FROM a WHERE false)"),
+            (V{"3"}));
+}
+
+TEST(Session, CorrelatedSubqueries) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE o AS SELECT * FROM (VALUES (1, 10), (1, 30), (2, 5), "
+                        "(3, 7)) v(c, total)")
+                  .ok());
+  // Orders above their customer's average.
+  EXPECT_EQ(Rows(&s, "SELECT c, total FROM o WHERE total > (SELECT avg(total) FROM o o2 WHERE "
+                     "o2.c = o.c) ORDER BY c"),
+            (V{"1|30"}));
+  // count over no rows is 0, not NULL.
+  EXPECT_EQ(Rows(&s, "SELECT c, (SELECT count(*) FROM o o2 WHERE o2.c = o.c AND o2.total > 6) "
+                     "FROM o ORDER BY c, total"),
+            (V{"1|2", "1|2", "2|0", "3|1"}));
+  EXPECT_EQ(Rows(&s, "SELECT DISTINCT c FROM o WHERE EXISTS (SELECT 1 FROM o o2 WHERE o2.c = o.c "
+                     "AND o2.total <> o.total) ORDER BY c"),
+            (V{"1"}));
+}
+
+TEST(Session, CopyWritesFilesThatReadBack) {
+  Session s;
+  const auto dir = std::filesystem::temp_directory_path() / "flotilla_session_copy";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (const std::string ext : {"parquet", "csv", "json"}) {
+    const std::string path = (dir / ("t." + ext)).string();
+    auto copied = s.Execute("COPY (SELECT * FROM (VALUES (1, 'x'), (2, NULL)) v(id, name)) TO '" +
+                            path + "'");
+    ASSERT_TRUE(copied.ok()) << copied.status().ToString();
+    EXPECT_EQ(copied->message, "COPY 2");
+    EXPECT_EQ(Rows(&s, "SELECT id, name FROM '" + path + "' ORDER BY id"), (V{"1|x", "2|NULL"}))
+        << ext;
+  }
+  ASSERT_TRUE(s.Execute("COPY (SELECT * FROM (VALUES (1, 'a'), (2, 'b'), (3, 'a')) v(id, g)) TO '" +
+                        (dir / "parts").string() + "' (FORMAT parquet, PARTITION_BY g)")
+                  .ok());
+  EXPECT_TRUE(std::filesystem::is_directory(dir / "parts" / "g=a"));
+  EXPECT_EQ(Rows(&s, "SELECT g, sum(id) FROM '" + (dir / "parts").string() +
+                         "' GROUP BY g ORDER BY g"),
+            (V{"a|4", "b|2"}));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Session, ExplainShowsBothPlans) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE t AS SELECT 1 AS a, 2 AS b").ok());
+  auto result = s.Execute("EXPLAIN SELECT a FROM t WHERE b = 2 ORDER BY a LIMIT 3");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  ASSERT_TRUE(result->text);
+  std::string text;
+  for (int64_t i = 0; i < result->batch.num_rows(); ++i)
+    text += std::string(result->batch.column(0).GetView(i)) + "\n";
+  EXPECT_NE(text.find("== Logical plan ==\nLimit"), std::string::npos) << text;
+  EXPECT_NE(text.find("== Optimized plan ==\nTopN"), std::string::npos) << text;
+  EXPECT_NE(text.find("TopN"), std::string::npos) << text;
+  result = s.Execute("EXPLAIN ANALYZE SELECT count(*) FROM t");
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  EXPECT_GT(result->batch.num_rows(), 4);
+}
+
+TEST(Session, EquivalentQueriesGetTheSameOptimizedPlan) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE a AS SELECT * FROM (VALUES (1, 2)) v(k, x)").ok());
+  ASSERT_TRUE(s.Execute("CREATE TABLE b AS SELECT * FROM (VALUES (1, 3), (1, 4)) v(k2, y)").ok());
+  auto comma = s.PlanSql("SELECT x, y FROM a, b WHERE k = k2 AND y > 3");
+  auto join = s.PlanSql("SELECT x, y FROM a JOIN b ON k = k2 WHERE y > 3");
+  ASSERT_TRUE(comma.ok()) << comma.status().ToString();
+  ASSERT_TRUE(join.ok()) << join.status().ToString();
+  EXPECT_EQ(exec::PlanToString(**comma), exec::PlanToString(**join));
+  EXPECT_NE(exec::PlanToString(**comma).find("HashJoin"), std::string::npos)
+      << exec::PlanToString(**comma);
+  EXPECT_EQ(Rows(&s, "SELECT x, y FROM a, b WHERE k = k2 AND y > 3"), (V{"2|4"}));
+}
+
+}  // namespace
+}  // namespace flotilla::sql

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# `flotilla sql` end to end: --tables, -f, --format csv|json|table, --output, --set, errors and
+# exit codes, and the shell reading statements from stdin.
+set -euo pipefail
+FLOTILLA=${1:?usage: sql_cli.sh path/to/flotilla}
+DIR=$(mktemp -d)
+trap 'rm -rf "$DIR"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+mkdir -p "$DIR/tables"
+"$FLOTILLA" sql "COPY (SELECT * FROM (VALUES (1, 'ann', 3.50), (2, 'bob', NULL), (3, 'cy', 1.25)) v(id, name, score)) TO '$DIR/tables/people.parquet'" >/dev/null 2>&1
+printf 'id,city\n1,Oslo\n3,Rome\n' > "$DIR/tables/cities.csv"
+
+out=$("$FLOTILLA" sql --tables "$DIR/tables" --format csv \
+  "SELECT p.id, name, city FROM people p JOIN cities c ON p.id = c.id ORDER BY p.id")
+[ "$out" = $'id,name,city\n1,ann,Oslo\n3,cy,Rome' ] || fail "csv output: $out"
+
+echo "SELECT count(*) AS n FROM people; SELECT sum(score) AS s FROM people WHERE id > 1" > "$DIR/q.sql"
+out=$("$FLOTILLA" sql --tables "$DIR/tables" --format json -f "$DIR/q.sql")
+[ "$out" = '{"s":"1.25"}' ] || fail "-f prints the last statement: $out"
+
+"$FLOTILLA" sql --tables "$DIR/tables" --threads 1 --set maintain_order=true --format csv \
+  --output "$DIR/out.csv" "SELECT name FROM people ORDER BY id DESC"
+[ "$(cat "$DIR/out.csv")" = $'name\ncy\nbob\nann' ] || fail "--output: $(cat "$DIR/out.csv")"
+
+out=$("$FLOTILLA" sql --tables "$DIR/tables" "SELECT id FROM people WHERE id = 2")
+grep -q "│ *2 │" <<<"$out" || fail "table output: $out"
+
+if err=$("$FLOTILLA" sql --tables "$DIR/tables" "SELECT nme FROM people" 2>&1); then
+  fail "a bad column must exit non-zero"
+fi
+grep -q "did you mean 'name'" <<<"$err" || fail "error message: $err"
+grep -q "\^" <<<"$err" || fail "error caret: $err"
+
+out=$(printf "SELECT 40 + 2 AS answer;\nSELECT 'two'\n  || ' lines' AS s;\n" | "$FLOTILLA" sql --format csv)
+[ "$out" = $'answer\n42\ns\ntwo lines' ] || fail "shell: $out"
+
+if "$FLOTILLA" sql --memory-limit lots "SELECT 1" 2>/dev/null; then fail "bad --memory-limit"; fi
+echo "sql_cli: ok"
