@@ -11,7 +11,9 @@
 //  3. join sides (join_sides.cc): an inner hash join builds on its smaller input (estimated
 //     from file metadata);
 //  4. projection pushdown (projection_pushdown.cc): every node keeps only the columns someone
-//     above reads, down to the columns a scan decodes.
+//     above reads, down to the columns a scan decodes;
+//  5. projection simplification (simplify_projections.cc): identity projections go, renames of
+//     an aggregation's outputs become its names, stacked projections merge.
 #include "flotilla/exec/plan/physical_plan.h"
 
 namespace flotilla::optimizer {
@@ -24,5 +26,6 @@ Result<exec::PlanPtr> PushDownFilters(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownLimits(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> ChooseJoinSides(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownProjections(const exec::PlanPtr& plan);
+Result<exec::PlanPtr> SimplifyProjections(const exec::PlanPtr& plan);
 
 }  // namespace flotilla::optimizer

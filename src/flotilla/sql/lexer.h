@@ -7,7 +7,8 @@
 //   'strings'     with '' for a quote; E'...' also takes backslash escapes (\n \t \\ \' ...)
 //   numbers       123, 1.5, .5, 1e10, 1.5E-3 (integer when there is no point or exponent)
 //   $1, ?         parameters
-//   operators     ( ) [ ] , ; . : :: + - * / % ^ = == <> != < <= > >= || ~ !~ ~~ & | << >>
+//   operators     ( ) [ ] , ; . : :: := + - * / // % ^ = == <> != < <= > >= || ~ !~ ~~ !~~ & |
+//                 << >>
 //   comments      -- to the end of the line, and /* */ (nested, as PostgreSQL)
 //
 // Keywords are identifiers here: whether SELECT is a keyword depends on where it stands, which

@@ -1143,7 +1143,8 @@ class Planner {
       for (int k = 1; taken.count(field); ++k)
         field = o.name + "_" + std::to_string(k);
       taken.insert(field);
-      project.push_back(expr::Alias(o.expr, field));
+      const bool same = o.expr->kind() == ExprKind::kColumn && o.expr->name() == field;
+      project.push_back(same ? o.expr : expr::Alias(o.expr, field));
       columns.push_back({o.table, field, field});
     }
     for (const auto& [inner, name] : exposed_columns_) {
@@ -1320,7 +1321,8 @@ class Planner {
                          : bare->kind() == ExprKind::kColumn ? bare->name()
                                                              : NewName("__g");
       key_names[text] = name;
-      group_by.push_back(expr::Alias(bare, name));
+      const bool same = bare->kind() == ExprKind::kColumn && bare->name() == name;
+      group_by.push_back(same ? bare : expr::Alias(bare, name));
     }
     // Aggregates, found in every expression that runs after the aggregation.
     std::vector<exec::AggregateSpec> aggregates;
