@@ -17,6 +17,9 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
   python3                             # the HTTP range server of the HTTP read test
+  python3-dev pybind11-dev            # the Python extension module
+  python3-numpy python3-pandas python3-pytest
+  libedit-dev                         # line editing and history in the SQL shell
 )
 
 missing=()

@@ -15,8 +15,27 @@
 namespace flotilla::cli {
 namespace {
 
+// Standard output as a stream (a pipe or socket cannot be reopened by path).
+class StdoutStream final : public io::OutputStream {
+ public:
+  Status Write(const void* data, int64_t size) override {
+    if (std::fwrite(data, 1, static_cast<size_t>(size), stdout) != static_cast<size_t>(size)) {
+      return Status::IOError("cannot write to standard output");
+    }
+    written_ += size;
+    return Status::OK();
+  }
+  int64_t Tell() const override { return written_; }
+  Status Close() override {
+    return std::fflush(stdout) == 0 ? Status::OK() : Status::IOError("cannot write to standard output");
+  }
+
+ private:
+  int64_t written_ = 0;
+};
+
 Status WriteRows(const RecordBatch& batch, const SqlOptions& options) {
-  const std::string path = options.output.empty() ? "/dev/stdout" : options.output;
+  const std::string& path = options.output;
   if (options.format == "table") {
     const std::string text = FormatTable(*batch.schema(), {batch}, options.table);
     if (options.output.empty()) {
@@ -28,7 +47,12 @@ Status WriteRows(const RecordBatch& batch, const SqlOptions& options) {
     if (!out) return Status::IOError("cannot write '" + path + "'");
     return Status::OK();
   }
-  FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> stream, io::FileOutputStream::Open(path));
+  std::unique_ptr<io::OutputStream> stream;
+  if (path.empty()) {
+    stream = std::make_unique<StdoutStream>();
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(stream, io::FileOutputStream::Open(path));
+  }
   std::unique_ptr<io::FormatWriter> writer;
   if (options.format == "csv") {
     FLOTILLA_ASSIGN_OR_RETURN(writer, csv::CsvFileWriter::Open(std::move(stream), batch.schema(), {}));

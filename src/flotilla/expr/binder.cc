@@ -204,6 +204,25 @@ class Binder {
       if ((*left)->kind != BoundKind::kLiteral) return mismatch();
       return CoerceSide(left, (*right)->type, *right, text);
     }
+    // A date column against a timestamp constant at midnight compares as dates: the same
+    // answer without converting every row, and the scan can still prune by date statistics.
+    for (BoundPtr* date_side : {left, right}) {
+      BoundPtr* other = date_side == left ? right : left;
+      if ((*date_side)->type->id() != TypeId::kDate32 || (*other)->kind != BoundKind::kLiteral ||
+          (*other)->type->id() != TypeId::kTimestamp || (*other)->literal.IsNull(0)) {
+        continue;
+      }
+      const DataType& t = *(*other)->type;
+      const int64_t per_day = t.unit() == TimeUnit::kSecond  ? 86400LL
+                              : t.unit() == TimeUnit::kMilli ? 86400000LL
+                              : t.unit() == TimeUnit::kMicro ? 86400000000LL
+                                                             : 86400000000000LL;
+      const int64_t v = (*other)->literal.values<int64_t>()[0];
+      if (t.timezone().empty() && v % per_day == 0) {
+        FLOTILLA_ASSIGN_OR_RETURN(*other, CastTo(*other, date32(), true, (*other)->text));
+        return Status::OK();
+      }
+    }
     return CoerceNumeric(left, right, CoercionPurpose::kCompare, mismatch);
   }
 
@@ -240,6 +259,18 @@ class Binder {
     } else if (IsComparison(op)) {
       FLOTILLA_RETURN_NOT_OK(CoerceComparison(&left, &right, text));
     } else {
+      // date ± n days, n + date (as SQL engines do).
+      const bool add_sub = op == BinaryOp::kAdd || op == BinaryOp::kSubtract;
+      if (add_sub && left->type->id() == TypeId::kDate32 && right->type->is_integer()) {
+        return CallFunction(op == BinaryOp::kAdd ? "date_add" : "date_sub",
+                            {std::move(left), std::move(right), MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
+                            text);
+      }
+      if (op == BinaryOp::kAdd && left->type->is_integer() && right->type->id() == TypeId::kDate32) {
+        return CallFunction("date_add",
+                            {std::move(right), std::move(left), MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
+                            text);
+      }
       const bool dates = op == BinaryOp::kSubtract && left->type->id() == TypeId::kDate32 &&
                          right->type->id() == TypeId::kDate32;
       if (!dates) {
@@ -294,6 +325,18 @@ class Binder {
       }
     }
     if (!type.ok()) {
+      // Last tries, as DuckDB converts: decimals to float64 for functions that take floats
+      // (sqrt, pow, ln, ...), and any value to a string for concat.
+      FLOTILLA_ASSIGN_OR_RETURN(std::vector<BoundPtr> retry, ImplicitRetry(*f, args));
+      if (!retry.empty()) {
+        Result<TypePtr> again = ResolveCall(*f, retry);
+        if (again.ok()) {
+          type = std::move(again);
+          args = std::move(retry);
+        }
+      }
+    }
+    if (!type.ok()) {
       // Most resolve messages already start with "f()"; the rest get the name in front.
       const std::string& message = type.status().message();
       const std::string prefix = f->name + "()";
@@ -305,6 +348,26 @@ class Binder {
     node.name = f->name;
     node.text = text;
     return Fold(Node(std::move(node)));
+  }
+
+  // The arguments with decimals as float64 (or, for concat, non-strings as strings); empty when
+  // nothing would change.
+  Result<std::vector<BoundPtr>> ImplicitRetry(const ScalarFunction& f, const std::vector<BoundPtr>& args) {
+    const bool to_string = f.name == "concat" || f.name == "concat_ws";
+    std::vector<BoundPtr> out = args;
+    bool changed = false;
+    for (BoundPtr& a : out) {
+      const TypeId id = a->type->id();
+      if (to_string && id != TypeId::kString && id != TypeId::kLargeString && id != TypeId::kNull) {
+        FLOTILLA_ASSIGN_OR_RETURN(a, CastTo(a, utf8(), true, a->text));
+        changed = true;
+      } else if (!to_string && id == TypeId::kDecimal128) {
+        FLOTILLA_ASSIGN_OR_RETURN(a, CastTo(a, float64(), true, a->text));
+        changed = true;
+      }
+    }
+    if (!changed) out.clear();
+    return out;
   }
 
   static Result<TypePtr> ResolveCall(const ScalarFunction& f, const std::vector<BoundPtr>& args) {

@@ -86,7 +86,7 @@ Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> child
     case PlanKind::kUdfProject: {
       const auto& n = static_cast<const UdfProjectNode&>(node);
       return MakeUdfProject(child(0), n.function_name, n.function, n.arguments, n.passthrough,
-                            n.output_name, n.return_type);
+                            n.output_name, n.return_type, n.concurrency);
     }
   }
   return Status::Internal(std::string("cannot rebuild ") + PlanKindName(node.kind()));

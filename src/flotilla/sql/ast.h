@@ -37,6 +37,8 @@ enum class NodeKind {
   kBetween,       // args[0] [NOT] BETWEEN args[1] AND args[2]; flag: NOT
   kIsNull,        // args[0] IS [NOT] NULL; flag: NOT
   kExtract,       // EXTRACT(unit FROM args[0])
+  kQuantified,    // args[0] op ANY|ALL (subquery): text = op, flag: ALL
+  kRow,           // (args[0], args[1], ...): a row value, on the left of IN (subquery)
 };
 
 enum class LiteralKind { kNull, kBool, kInteger, kFloat, kString };
@@ -152,6 +154,7 @@ struct Statement {
   bool analyze = false;                    // EXPLAIN ANALYZE
   std::shared_ptr<const Statement> inner;  // EXPLAIN's statement
   std::string name;                        // view / table / setting
+  std::vector<std::string> column_aliases; // CREATE VIEW v (a, b)
   bool temporary = false, or_replace = false, if_exists = false;
   std::string path;                        // COPY ... TO 'path'
   std::vector<NamedArg> options;           // COPY's (FORMAT parquet, ...)

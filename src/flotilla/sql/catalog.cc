@@ -24,6 +24,17 @@ Status Catalog::Add(const std::string& name, Kind kind, exec::PlanPtr plan, bool
   return Status::OK();
 }
 
+Status Catalog::AddView(const std::string& name, QueryPtr query,
+                        std::shared_ptr<const std::string> sql,
+                        std::vector<std::string> column_aliases, bool replace) {
+  FLOTILLA_RETURN_NOT_OK(Add(name, Kind::kView, nullptr, replace));
+  Entry& e = entries_[Key(name)];
+  e.query = std::move(query);
+  e.sql = std::move(sql);
+  e.column_aliases = std::move(column_aliases);
+  return Status::OK();
+}
+
 const Catalog::Entry* Catalog::Find(const std::string& name) const {
   auto it = entries_.find(Key(name));
   return it == entries_.end() ? nullptr : &it->second;

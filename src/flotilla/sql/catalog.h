@@ -1,12 +1,14 @@
 #pragma once
 // The names a SQL session can query: tables (files registered by name, results of CREATE TABLE
-// AS) and views. Both are plans; a view's plan is re-run on every use, a table's plan reads
-// files or rows held in memory. Names are matched ignoring ASCII case.
+// AS, DataFrames registered from Python), whose plans read files or rows held in memory, and
+// views, kept as their query and planned again at every use (so they see the tables as they are
+// then). Names are matched ignoring ASCII case.
 #include <map>
 #include <string>
 #include <vector>
 
 #include "flotilla/exec/plan/physical_plan.h"
+#include "flotilla/sql/ast.h"
 
 namespace flotilla::sql {
 
@@ -15,11 +17,17 @@ class Catalog {
   enum class Kind { kTable, kView };
   struct Entry {
     Kind kind;
-    exec::PlanPtr plan;
+    exec::PlanPtr plan;  // tables (and views registered as plans)
+    // SQL views: the query, the text its offsets point into, and the column names given.
+    QueryPtr query;
+    std::shared_ptr<const std::string> sql;
+    std::vector<std::string> column_aliases;
   };
 
   /// Registers `name`; an existing name is an error unless `replace`.
   Status Add(const std::string& name, Kind kind, exec::PlanPtr plan, bool replace = false);
+  Status AddView(const std::string& name, QueryPtr query, std::shared_ptr<const std::string> sql,
+                 std::vector<std::string> column_aliases, bool replace);
   /// nullptr when there is no such name.
   const Entry* Find(const std::string& name) const;
   /// Removes `name`; a missing name is a KeyError unless `if_exists`.

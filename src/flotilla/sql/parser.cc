@@ -207,6 +207,9 @@ class Parser {
       s.if_exists = true;  // IF NOT EXISTS
     }
     FLOTILLA_ASSIGN_OR_RETURN(s.name, Identifier("a name"));
+    if (s.kind == Statement::kCreateView && Operator("(")) {
+      FLOTILLA_ASSIGN_OR_RETURN(s.column_aliases, IdentifierList());
+    }
     FLOTILLA_RETURN_NOT_OK(ExpectKeyword("as"));
     FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());
     return s;
@@ -637,6 +640,18 @@ class Parser {
         std::string op = Next().text;
         if (op == "==") op = "=";
         if (op == "!=") op = "<>";
+        if ((Peek().IsKeyword("any") || Peek().IsKeyword("some") || Peek().IsKeyword("all")) &&
+            Peek(1).IsOperator("(")) {
+          auto n = Make(NodeKind::kQuantified, at);
+          n->flag = Next().IsKeyword("all");
+          Next();
+          n->text = op;
+          n->args = {left};
+          FLOTILLA_ASSIGN_OR_RETURN(n->subquery, ParseQuery());
+          FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+          left = n;
+          continue;
+        }
         FLOTILLA_ASSIGN_OR_RETURN(NodePtr right, Predicate());
         FLOTILLA_ASSIGN_OR_RETURN(left, BinaryNode(op, at, left, right));
         continue;
@@ -734,10 +749,17 @@ class Parser {
           op = "SIMILAR TO";
         }
         FLOTILLA_ASSIGN_OR_RETURN(NodePtr pattern, Concat());
+        NodePtr like;
         if (Keyword("escape")) {
-          return Error(tokens_[pos_ - 1], "LIKE ... ESCAPE is not supported; '\\' escapes");
+          if (op != "LIKE" && op != "ILIKE") return Error(tokens_[pos_ - 1], "ESCAPE belongs to LIKE");
+          auto call = Make(NodeKind::kFunction, at);
+          call->names = {Lower(op)};
+          FLOTILLA_ASSIGN_OR_RETURN(NodePtr escape, Concat());
+          call->args = {left, pattern, escape};
+          like = call;
+        } else {
+          FLOTILLA_ASSIGN_OR_RETURN(like, BinaryNode(op, at, left, pattern));
         }
-        FLOTILLA_ASSIGN_OR_RETURN(NodePtr like, BinaryNode(op, at, left, pattern));
         if (negated) {
           auto n = Make(NodeKind::kUnary, at);
           n->text = "NOT";
@@ -887,7 +909,14 @@ class Parser {
           }
           FLOTILLA_ASSIGN_OR_RETURN(NodePtr inner, Expr());
           if (Peek().IsOperator(",")) {
-            return Error(Peek(), "row values (a, b) are not supported");
+            auto row = Make(NodeKind::kRow, at);
+            row->args.push_back(inner);
+            while (Operator(",")) {
+              FLOTILLA_ASSIGN_OR_RETURN(NodePtr next, Expr());
+              row->args.push_back(std::move(next));
+            }
+            FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+            return NodePtr(row);
           }
           FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
           return inner;
@@ -969,6 +998,10 @@ class Parser {
         return NodePtr(n);
       }
       if (t.IsKeyword("interval")) return IntervalLiteral();
+      if (Peek(1).IsOperator("(") &&
+          (t.IsKeyword("substring") || t.IsKeyword("trim") || t.IsKeyword("position"))) {
+        return SpecialCall();
+      }
       if ((t.IsKeyword("date") || t.IsKeyword("timestamp") || t.IsKeyword("time")) &&
           Peek(1).kind == TokenKind::kString) {
         auto n = Make(NodeKind::kTypedLiteral, at);
@@ -1064,6 +1097,87 @@ class Parser {
       FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
       n->over = w;
     }
+    return NodePtr(n);
+  }
+
+  // SQL's keyword-argument forms: substring(s FROM a FOR b), trim([BOTH|LEADING|TRAILING]
+  // [chars] FROM s), position(sub IN s). The plain call forms are parsed as usual.
+  Result<NodePtr> SpecialCall() {
+    const Token& name = Next();
+    const int64_t at = name.offset;
+    const std::string word = Lower(name.text);
+    Next();  // (
+    auto n = Make(NodeKind::kFunction, at);
+    if (word == "position") {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr sub, Concat());
+      if (!Keyword("in")) {
+        n->names = {"position"};
+        n->args = {sub};
+        while (Operator(",")) {
+          FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+          n->args.push_back(std::move(e));
+        }
+      } else {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr s, Expr());
+        n->names = {"strpos"};
+        n->args = {s, sub};
+      }
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      return NodePtr(n);
+    }
+    if (word == "trim") {
+      n->names = {"trim"};
+      if (Keyword("leading")) {
+        n->names = {"ltrim"};
+      } else if (Keyword("trailing")) {
+        n->names = {"rtrim"};
+      } else {
+        Keyword("both");
+      }
+      NodePtr chars, s;
+      if (Keyword("from")) {
+        FLOTILLA_ASSIGN_OR_RETURN(s, Expr());
+      } else {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr first, Expr());
+        if (Keyword("from")) {
+          chars = first;
+          FLOTILLA_ASSIGN_OR_RETURN(s, Expr());
+        } else {
+          s = first;
+          if (Operator(",")) {
+            FLOTILLA_ASSIGN_OR_RETURN(chars, Expr());
+          }
+        }
+      }
+      n->args = {s};
+      if (chars) n->args.push_back(chars);
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      return NodePtr(n);
+    }
+    n->names = {"substr"};  // substring
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr s, Expr());
+    n->args = {s};
+    if (Keyword("from")) {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr start, Expr());
+      n->args.push_back(start);
+      if (Keyword("for")) {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr length, Expr());
+        n->args.push_back(length);
+      }
+    } else if (Keyword("for")) {
+      auto one = Make(NodeKind::kLiteral, at);
+      one->literal = LiteralKind::kInteger;
+      one->text = "1";
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr length, Expr());
+      n->args.push_back(one);
+      n->args.push_back(length);
+    } else {
+      while (Operator(",")) {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+        n->args.push_back(std::move(e));
+      }
+    }
+    FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
     return NodePtr(n);
   }
 

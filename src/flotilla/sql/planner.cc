@@ -198,6 +198,15 @@ class Planner {
           if (names.empty()) message += " (no tables are registered; FROM 'file.parquet' reads a file)";
           return ErrorNear(t.offset, message, StatusCode::kKeyError);
         }
+        if (entry->query) {
+          // A view: planned again, against its own text (so its errors point into it).
+          PlannerContext view_ctx = ctx_;
+          view_ctx.sql = *entry->sql;
+          Planner view(view_ctx, {}, nullptr, CorrelationMode::kNone);
+          FLOTILLA_ASSIGN_OR_RETURN(Relation r, view.PlanQuery(*entry->query));
+          FLOTILLA_ASSIGN_OR_RETURN(r, Renamed(std::move(r), entry->column_aliases, qualifier, t.offset));
+          return Renamed(std::move(r), t.column_aliases, qualifier, t.offset);
+        }
         return Renamed(FromPlan(entry->plan, qualifier), t.column_aliases, qualifier, t.offset);
       }
       case TableRef::kPath: {
@@ -596,9 +605,13 @@ class Planner {
         return ScalarSubquery(n, es);
       case NodeKind::kInSubquery:
       case NodeKind::kExists:
-        return ErrorNear(n.offset,
-                         "IN (subquery) and EXISTS are supported as conditions of WHERE joined "
-                         "by AND (optionally under NOT), not inside other expressions yet",
+      case NodeKind::kQuantified: {
+        std::optional<SubqueryTest> test = AsSubqueryTest(n);
+        if (test) return MarkSubquery(*test, es);
+        return QuantifiedComparison(n, es);
+      }
+      case NodeKind::kRow:
+        return ErrorNear(n.offset, "row values (a, b) are only supported before IN (subquery)",
                          StatusCode::kNotImplemented);
     }
     return Status::Internal("unknown expression");
@@ -663,6 +676,11 @@ class Planner {
     return std::make_pair(expr::Literal(static_cast<int64_t>(count)), unit);
   }
 
+  // date ± INTERVAL is a timestamp, as in DuckDB and PostgreSQL (a timestamp stays one). A
+  // comparison of a date column with the result at midnight is still a date comparison (the
+  // binder casts such constants back).
+  static ExprPtr OnTimeline(ExprPtr x) { return expr::Cast(std::move(x), timestamp(TimeUnit::kMicro)); }
+
   Result<ExprPtr> TranslateBinary(const Node& n, ExprScope& es) {
     const std::string& op = n.text;
     const Node& l = *n.args[0];
@@ -675,7 +693,7 @@ class Planner {
       FLOTILLA_ASSIGN_OR_RETURN(auto parts, IntervalParts(interval_left ? l : r));
       FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(interval_left ? r : l, es));
       return expr::Call(op == "+" ? "date_add" : "date_sub",
-                        {x, parts.first, expr::Literal(parts.second)});
+                        {OnTimeline(x), parts.first, expr::Literal(parts.second)});
     }
     FLOTILLA_ASSIGN_OR_RETURN(ExprPtr a, Translate(l, es));
     FLOTILLA_ASSIGN_OR_RETURN(ExprPtr b, Translate(r, es));
@@ -709,6 +727,12 @@ class Planner {
     std::string name = n.names[0];
     const bool aggregate = IsAggregateName(name);
     if (n.over) return TranslateWindow(n, es);
+    if ((name == "date_add" || name == "date_sub") && n.args.size() == 2 &&
+        n.args[1]->kind == NodeKind::kInterval) {
+      FLOTILLA_ASSIGN_OR_RETURN(auto parts, IntervalParts(*n.args[1]));
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*n.args[0], es));
+      return expr::Call(name, {OnTimeline(x), parts.first, expr::Literal(parts.second)});
+    }
     std::vector<ExprPtr> args;
     for (const NodePtr& a : n.args) {
       if (a->kind == NodeKind::kStar) {
@@ -741,6 +765,11 @@ class Planner {
             a = expr::Case({{cond, a}});
         }
       }
+      if (n.distinct && (name == "sum" || name == "avg" || name == "mean") && args.size() == 1) {
+        // Over the distinct non-null values of the group.
+        ExprPtr values = expr::Call("list_distinct", {expr::Aggregate("list", args)});
+        return expr::Call(name == "sum" ? "list_sum" : "list_mean", {values});
+      }
       if (n.distinct) {
         if (name == "count") {
           name = "count_distinct";
@@ -764,6 +793,19 @@ class Planner {
       return expr::IfElse(args[0], args[1], args[2]);
     }
     if (name == "substring") name = "substr";
+    if (name == "ceiling") name = "ceil";
+    if (name == "position" && args.size() == 2) {
+      name = "strpos";
+      std::swap(args[0], args[1]);
+    }
+    if (name == "concat") {
+      // SQL's concat() skips NULLs (|| does not).
+      args.insert(args.begin(), expr::Literal(""));
+      name = "concat_ws";
+    }
+    if (name == "date_trunc" && args.size() == 2) {
+      return expr::Call(name, {args[0], OnTimeline(args[1])});
+    }
     if (name == "char_length" || name == "character_length" || name == "strlen") name = "length";
     if (name == "list_value") {
       return ErrorNear(n.offset, "list literals [...] are only supported as table function "
@@ -800,7 +842,7 @@ class Planner {
     }
     for (const OrderItem& o : n.over->order_by) {
       FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*o.expr, inner));
-      call.order_by.push_back({e, o.ascending, o.nulls_first.value_or(!o.ascending)});
+      call.order_by.push_back({e, o.ascending, o.nulls_first.value_or(false)});
     }
     if (n.over->has_frame) {
       exec::WindowFrame frame;
@@ -902,7 +944,8 @@ class Planner {
   // left's fields, right over the subquery's output).
   Result<Relation> JoinSubquery(const Relation& left, const Relation& right, const Planner& sub,
                                 exec::JoinType type,
-                                std::vector<std::pair<ExprPtr, ExprPtr>> extra, int64_t offset) {
+                                std::vector<std::pair<ExprPtr, ExprPtr>> extra, int64_t offset,
+                                bool allow_residual = true) {
     std::map<std::string, std::string> right_names =
         RightNames(*left.plan->schema(), *right.plan->schema());
     std::vector<ExprPtr> conjuncts;
@@ -924,6 +967,12 @@ class Planner {
                        "column (inner.x = outer.y) among its WHERE conditions",
                        StatusCode::kNotImplemented);
     }
+    if (!allow_residual && !keys.residual.empty()) {
+      return ErrorNear(offset,
+                       "a correlated EXISTS inside an expression supports only equality conditions "
+                       "with the outer query yet",
+                       StatusCode::kNotImplemented);
+    }
     FLOTILLA_RETURN_NOT_OK(optimizer::CoerceJoinKeys(*left.plan->schema(), *right.plan->schema(),
                                                      &keys.left, &keys.right));
     auto plan = exec::MakeHashJoin(left.plan, right.plan, keys.left, keys.right, type,
@@ -937,62 +986,122 @@ class Planner {
     return Joined(left, right, *plan);
   }
 
-  // A WHERE conjunct that is [NOT] EXISTS / [NOT] IN (subquery), applied as a semi/anti join.
-  Result<bool> ApplySubqueryFilter(const Node& n, Relation* relation) {
-    const Node* node = &n;
+  // What an IN / EXISTS / = ANY / <> ALL test is, with the NOTs around it folded in.
+  struct SubqueryTest {
+    const Node* node = nullptr;
+    bool exists = false;
     bool negated = false;
+  };
+  static std::optional<SubqueryTest> AsSubqueryTest(const Node& n) {
+    SubqueryTest t;
+    const Node* node = &n;
     while (node->kind == NodeKind::kUnary && node->text == "NOT") {
-      negated = !negated;
+      t.negated = !t.negated;
       node = node->args[0].get();
     }
-    if (node->kind != NodeKind::kExists && node->kind != NodeKind::kInSubquery) return false;
-    negated ^= node->flag;
+    t.node = node;
+    if (node->kind == NodeKind::kExists) {
+      t.exists = true;
+      t.negated ^= node->flag;
+      return t;
+    }
+    if (node->kind == NodeKind::kInSubquery) {
+      t.negated ^= node->flag;
+      return t;
+    }
+    if (node->kind == NodeKind::kQuantified && node->text == "=" && !node->flag) return t;
+    if (node->kind == NodeKind::kQuantified && node->text == "<>" && node->flag) {
+      t.negated = !t.negated;
+      return t;
+    }
+    return std::nullopt;
+  }
+
+  // The keys of `x IN (subquery)`: (outer expression, subquery output column) pairs.
+  Result<std::vector<std::pair<ExprPtr, ExprPtr>>> InKeys(const Node& node, const Relation& sub,
+                                                          size_t exposed, Relation* outer) {
+    const Node& subject = *node.args[0];
+    std::vector<const Node*> elements;
+    if (subject.kind == NodeKind::kRow) {
+      for (const NodePtr& e : subject.args)
+        elements.push_back(e.get());
+    } else {
+      elements.push_back(&subject);
+    }
+    if (sub.columns.size() - exposed != elements.size()) {
+      return ErrorNear(node.offset, "the subquery of IN must return " +
+                                        std::to_string(elements.size()) + " column(s), it returns " +
+                                        std::to_string(sub.columns.size() - exposed));
+    }
+    std::vector<std::pair<ExprPtr, ExprPtr>> keys;
+    for (size_t i = 0; i < elements.size(); ++i) {
+      ExprScope es{outer, false, false, nullptr, "IN"};
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*elements[i], es));
+      keys.push_back({x, expr::Column(sub.plan->schema()->field(static_cast<int>(i)).name)});
+    }
+    return keys;
+  }
+
+  // Counts of the subquery's rows and of its first column's non-null values, run now.
+  Result<std::pair<int64_t, int64_t>> CountRowsAndValues(const Relation& r, int64_t offset) {
+    if (!ctx_.run) return ErrorNear(offset, "this subquery cannot run here");
+    const std::string y = r.plan->schema()->field(0).name;
+    FLOTILLA_ASSIGN_OR_RETURN(
+        PlanPtr counts,
+        exec::MakeAggregate(r.plan, {},
+                            {{"count_star", {}, "rows"}, {"count", {expr::Column(y)}, "values"}}));
+    auto batch = ctx_.run(counts);
+    if (!batch.ok()) return Located(batch.status(), offset);
+    return std::make_pair(batch->column(0).values<int64_t>()[0], batch->column(1).values<int64_t>()[0]);
+  }
+
+  Result<bool> RunExists(const Relation& r, int64_t offset) {
+    if (!ctx_.run) return ErrorNear(offset, "EXISTS cannot run here");
+    FLOTILLA_ASSIGN_OR_RETURN(PlanPtr one, exec::MakeLimit(r.plan, 1));
+    auto batch = ctx_.run(one);
+    if (!batch.ok()) return Located(batch.status(), offset);
+    return batch->num_rows() > 0;
+  }
+
+  Status FilterAll(Relation* relation) {
+    FLOTILLA_ASSIGN_OR_RETURN(relation->plan, exec::MakeFilter(relation->plan, expr::Literal(false)));
+    return Status::OK();
+  }
+
+  // A WHERE conjunct that is a subquery test, applied as a semi/anti join.
+  Result<bool> ApplySubqueryFilter(const Node& n, Relation* relation) {
+    std::optional<SubqueryTest> test = AsSubqueryTest(n);
+    if (!test) return false;
+    const Node* node = test->node;
+    const bool negated = test->negated;
     Planner sub(ctx_, ctes_, relation, CorrelationMode::kExpose);
     FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*node->subquery));
     std::vector<std::pair<ExprPtr, ExprPtr>> extra;
-    ExprPtr x;
-    if (node->kind == NodeKind::kInSubquery) {
-      if (r.columns.size() - sub.exposed().size() != 1) {
-        return ErrorNear(node->offset, "the subquery of IN must return one column");
-      }
-      ExprScope es{relation, false, false, nullptr, "IN"};
-      FLOTILLA_ASSIGN_OR_RETURN(x, Translate(*node->args[0], es));
-      extra.push_back({x, expr::Column(r.plan->schema()->field(0).name)});
+    if (!test->exists) {
+      FLOTILLA_ASSIGN_OR_RETURN(extra, InKeys(*node, r, sub.exposed().size(), relation));
     }
-    if (sub.correlations().empty() && node->kind == NodeKind::kExists) {
+    if (sub.correlations().empty() && test->exists) {
       // Uncorrelated EXISTS: one row or none, decided once.
-      if (!ctx_.run) return ErrorNear(node->offset, "EXISTS cannot run here");
-      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr one, exec::MakeLimit(r.plan, 1));
-      auto batch = ctx_.run(one);
-      if (!batch.ok()) return Located(batch.status(), node->offset);
-      const bool keep = (batch->num_rows() > 0) != negated;
-      if (!keep) {
-        FLOTILLA_ASSIGN_OR_RETURN(relation->plan, exec::MakeFilter(relation->plan, expr::Literal(false)));
-      }
+      FLOTILLA_ASSIGN_OR_RETURN(bool any, RunExists(r, node->offset));
+      if (any == negated) FLOTILLA_RETURN_NOT_OK(FilterAll(relation));
       return true;
     }
-    if (negated && node->kind == NodeKind::kInSubquery) {
+    if (negated && !test->exists) {
       // x NOT IN (s): false/unknown for every row when s holds a NULL; unknown when x is NULL
       // and s is not empty; true when s is empty.
-      if (!sub.correlations().empty()) {
-        return ErrorNear(node->offset, "correlated NOT IN is not supported yet; use NOT EXISTS",
+      if (!sub.correlations().empty() || extra.size() != 1) {
+        return ErrorNear(node->offset,
+                         "NOT IN with a correlated or multi-column subquery is not supported yet; "
+                         "use NOT EXISTS",
                          StatusCode::kNotImplemented);
       }
-      if (!ctx_.run) return ErrorNear(node->offset, "NOT IN cannot run here");
-      const std::string y = r.plan->schema()->field(0).name;
-      FLOTILLA_ASSIGN_OR_RETURN(
-          PlanPtr counts,
-          exec::MakeAggregate(r.plan, {},
-                              {{"count_star", {}, "rows"}, {"count", {expr::Column(y)}, "values"}}));
-      auto batch = ctx_.run(counts);
-      if (!batch.ok()) return Located(batch.status(), node->offset);
-      const int64_t rows = batch->column(0).values<int64_t>()[0];
-      const int64_t values = batch->column(1).values<int64_t>()[0];
-      if (rows == 0) return true;
-      if (values < rows) {
-        FLOTILLA_ASSIGN_OR_RETURN(relation->plan, exec::MakeFilter(relation->plan, expr::Literal(false)));
+      FLOTILLA_ASSIGN_OR_RETURN(auto counts, CountRowsAndValues(r, node->offset));
+      if (counts.first == 0) return true;
+      if (counts.second < counts.first) {
+        FLOTILLA_RETURN_NOT_OK(FilterAll(relation));
         return true;
       }
+      const ExprPtr x = extra[0].first;
       FLOTILLA_ASSIGN_OR_RETURN(*relation, JoinSubquery(*relation, r, sub, exec::JoinType::kAnti,
                                                         extra, node->offset));
       FLOTILLA_ASSIGN_OR_RETURN(relation->plan, exec::MakeFilter(relation->plan, expr::IsNotNull(x)));
@@ -1003,6 +1112,115 @@ class Planner {
                                 negated ? exec::JoinType::kAnti : exec::JoinType::kSemi, extra,
                                 node->offset));
     return true;
+  }
+
+  // A subquery test inside an expression (SELECT list, CASE, OR): a left join with the
+  // subquery's distinct keys and a mark column, whose presence is the answer.
+  Result<ExprPtr> MarkSubquery(const SubqueryTest& test, ExprScope& es) {
+    const Node& node = *test.node;
+    if (es.relation == nullptr) {
+      return ErrorNear(node.offset, std::string("subqueries are not supported in ") + es.clause,
+                       StatusCode::kNotImplemented);
+    }
+    Planner sub(ctx_, ctes_, es.scope, CorrelationMode::kExpose);
+    FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*node.subquery));
+    const std::string mark = NewName("__mark");
+    auto result = [&](ExprPtr e) { return test.negated ? expr::Not(e) : e; };
+    if (test.exists) {
+      if (sub.correlations().empty()) {
+        FLOTILLA_ASSIGN_OR_RETURN(bool any, RunExists(r, node.offset));
+        return expr::Literal(any != test.negated);
+      }
+      std::vector<ExprPtr> keep;
+      for (const std::string& name : sub.exposed())
+        keep.push_back(expr::Column(name));
+      keep.push_back(expr::Alias(expr::Literal(true), mark));
+      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr marked, exec::MakeProject(r.plan, keep));
+      FLOTILLA_ASSIGN_OR_RETURN(marked, exec::MakeDistinct(marked));
+      Relation right = FromPlan(marked, "");
+      FLOTILLA_ASSIGN_OR_RETURN(Relation joined, JoinSubquery(*es.relation, right, sub,
+                                                              exec::JoinType::kLeft, {}, node.offset,
+                                                              /*allow_residual=*/false));
+      const std::string field = joined.columns.back().field;
+      HideAfter(&joined, es.relation->columns.size());
+      *es.relation = std::move(joined);
+      return result(expr::IsNotNull(expr::Column(field)));
+    }
+    if (!sub.correlations().empty()) {
+      return ErrorNear(node.offset,
+                       "a correlated IN (subquery) is supported only as a WHERE condition yet",
+                       StatusCode::kNotImplemented);
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(auto keys, InKeys(node, r, 0, es.relation));
+    if (keys.size() != 1) {
+      return ErrorNear(node.offset, "row values IN (subquery) are supported only as a WHERE condition",
+                       StatusCode::kNotImplemented);
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(auto counts, CountRowsAndValues(r, node.offset));
+    if (counts.first == 0) return expr::Literal(test.negated);
+    const ExprPtr x = keys[0].first;
+    const std::string value = NewName("__in");
+    FLOTILLA_ASSIGN_OR_RETURN(PlanPtr right, exec::MakeFilter(r.plan, expr::IsNotNull(keys[0].second)));
+    FLOTILLA_ASSIGN_OR_RETURN(right, exec::MakeProject(right, {expr::Alias(keys[0].second, value),
+                                                              expr::Alias(expr::Literal(true), mark)}));
+    FLOTILLA_ASSIGN_OR_RETURN(right, exec::MakeDistinct(right));
+    std::vector<ExprPtr> lk = {x}, rk = {expr::Column(value)};
+    FLOTILLA_RETURN_NOT_OK(optimizer::CoerceJoinKeys(*es.relation->plan->schema(), *right->schema(), &lk, &rk));
+    auto joined_plan = exec::MakeHashJoin(es.relation->plan, right, lk, rk, exec::JoinType::kLeft);
+    FLOTILLA_RETURN_NOT_OK(Located(joined_plan.status(), node.offset));
+    Relation joined = Joined(*es.relation, FromPlan(right, ""), *joined_plan);
+    const std::string field = joined.columns.back().field;
+    HideAfter(&joined, es.relation->columns.size());
+    *es.relation = std::move(joined);
+    // Found: true. Not found: NULL when x is NULL or the subquery held a NULL, else false.
+    const ExprPtr unknown = expr::NullLiteral(boolean());
+    ExprPtr not_found = counts.second < counts.first
+                            ? unknown
+                            : expr::IfElse(expr::IsNull(x), unknown, expr::Literal(false));
+    return result(expr::IfElse(expr::IsNotNull(expr::Column(field)), expr::Literal(true), not_found));
+  }
+
+  static void HideAfter(Relation* r, size_t first) {
+    for (size_t i = first; i < r->columns.size(); ++i) {
+      r->columns[i].hidden = true;
+      r->columns[i].table.clear();
+    }
+  }
+
+  // x op ANY|ALL (subquery) for the other operators: the subquery's min and max, run now.
+  Result<ExprPtr> QuantifiedComparison(const Node& node, ExprScope& es) {
+    Planner sub(ctx_, ctes_, nullptr, CorrelationMode::kNone);
+    FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*node.subquery));
+    if (r.columns.size() != 1) return ErrorNear(node.offset, "the subquery of ANY/ALL must return one column");
+    if (!ctx_.run) return ErrorNear(node.offset, "ANY/ALL cannot run here");
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*node.args[0], es));
+    const ExprPtr y = expr::Column(r.plan->schema()->field(0).name);
+    FLOTILLA_ASSIGN_OR_RETURN(
+        PlanPtr stats, exec::MakeAggregate(r.plan, {},
+                                           {{"min", {y}, "lo"}, {"max", {y}, "hi"},
+                                            {"count_star", {}, "rows"}, {"count", {y}, "values"}}));
+    auto batch = ctx_.run(stats);
+    if (!batch.ok()) return Located(batch.status(), node.offset);
+    const int64_t rows = batch->column(2).values<int64_t>()[0];
+    const int64_t values = batch->column(3).values<int64_t>()[0];
+    const bool all = node.flag;
+    if (rows == 0) return expr::Literal(all);
+    const ExprPtr lo = expr::Literal(batch->column(0).Slice(0, 1));
+    const ExprPtr hi = expr::Literal(batch->column(1).Slice(0, 1));
+    const std::string& op = node.text;
+    ExprPtr cmp;
+    if (op == ">") cmp = expr::Greater(x, all ? hi : lo);
+    else if (op == ">=") cmp = expr::GreaterEqual(x, all ? hi : lo);
+    else if (op == "<") cmp = expr::Less(x, all ? lo : hi);
+    else if (op == "<=") cmp = expr::LessEqual(x, all ? lo : hi);
+    else if (op == "=") cmp = expr::And(expr::Equal(lo, hi), expr::Equal(x, lo));          // = ALL
+    else if (op == "<>") cmp = expr::Or(expr::NotEqual(lo, hi), expr::NotEqual(x, lo));   // <> ANY
+    else return ErrorNear(node.offset, "ANY/ALL takes =, <>, <, <=, > or >=");
+    if (values == rows) return cmp;
+    // With NULLs in the subquery: ALL is never true (unknown at best), ANY never false.
+    const ExprPtr unknown = expr::NullLiteral(boolean());
+    return all ? expr::IfElse(cmp, unknown, expr::Literal(false))
+               : expr::IfElse(cmp, expr::Literal(true), unknown);
   }
 
   // --- SELECT -------------------------------------------------------------------------------
@@ -1158,7 +1376,7 @@ class Planner {
     std::vector<exec::SortSpec> sort;
     for (size_t i = 0; i < order.size(); ++i) {
       const OrderItem& o = q.order_by[i];
-      const bool nulls_first = o.nulls_first.value_or(!o.ascending);
+      const bool nulls_first = o.nulls_first.value_or(false);
       if (order[i].first >= 0) {
         sort.push_back({expr::Column(columns[order[i].first].field), o.ascending, nulls_first});
         continue;
@@ -1462,7 +1680,7 @@ class Planner {
           ExprScope es{&r, false, false, nullptr, "ORDER BY"};
           FLOTILLA_ASSIGN_OR_RETURN(key, Translate(*o.expr, es));
         }
-        sort.push_back({key, o.ascending, o.nulls_first.value_or(!o.ascending)});
+        sort.push_back({key, o.ascending, o.nulls_first.value_or(false)});
       }
       FLOTILLA_ASSIGN_OR_RETURN(r.plan, exec::MakeSort(r.plan, sort));
     }

@@ -209,12 +209,21 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
       return out;
     }
     case Statement::kCreateView: {
+      // Planned once to check it; kept as the query, planned again at every use.
       FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanStatementQuery(*s.query, sql));
+      if (!s.column_aliases.empty() &&
+          s.column_aliases.size() > static_cast<size_t>(plan->schema()->num_fields())) {
+        return ErrorAt(sql, s.offset, "view '" + s.name + "' has " +
+                                          std::to_string(plan->schema()->num_fields()) +
+                                          " columns but " + std::to_string(s.column_aliases.size()) +
+                                          " names were given");
+      }
       if (s.if_exists && catalog_.Find(s.name)) {
         out.message = "CREATE VIEW";
         return out;
       }
-      auto added = catalog_.Add(s.name, Catalog::Kind::kView, plan, s.or_replace);
+      auto added = catalog_.AddView(s.name, s.query, std::make_shared<const std::string>(sql),
+                                    s.column_aliases, s.or_replace);
       if (!added.ok()) return ErrorAt(sql, s.offset, added.message());
       out.message = "CREATE VIEW";
       return out;

@@ -68,6 +68,7 @@ TEST(Session, BindErrorsPointAtTheName) {
   EXPECT_NE(Error(&s, "SELECT (SELECT quantity FROM (VALUES (1), (2)) v(quantity))")
                 .find("more than one row"),
             std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT (1, 2)").find("row values"), std::string::npos);
   EXPECT_NE(Error(&s, "SET threads = 0").find("threads must be"), std::string::npos);
   EXPECT_NE(Error(&s, "SET nonsense = 1").find("setting 'nonsense' not found"), std::string::npos);
 }

@@ -87,6 +87,11 @@ std::vector<Record> ReadRecords(const std::filesystem::path& file) {
 std::string Render(const Array& column, int64_t row) {
   if (column.IsNull(row)) return "NULL";
   std::string v = column.ValueToString(row);
+  if (column.type_id() == TypeId::kTimestamp) {
+    // The recorder writes fractions of a second with six digits.
+    const size_t dot = v.find('.');
+    if (dot != std::string::npos && v.size() - dot - 1 < 6) v.append(6 - (v.size() - dot - 1), '0');
+  }
   return v.empty() ? "(empty)" : v;
 }
 

@@ -73,7 +73,9 @@ class UdfOperator final : public IntermediateOperator {
   UdfOperator(const UdfProjectNode& node, std::vector<expr::BoundExpression> arguments,
               std::vector<int> passthrough)
       : node_(node), arguments_(std::move(arguments)), passthrough_(std::move(passthrough)) {}
-  std::string name() const override { return "UdfProject"; }
+  std::string name() const override {
+    return node_.concurrency > 0 ? "ActorPoolProject" : "UdfProject";
+  }
   const SchemaPtr& output_schema() const override { return node_.schema(); }
   Status Execute(const RecordBatch& input, GlobalState*, ThreadState*,
                  std::vector<RecordBatch>* out) const override {

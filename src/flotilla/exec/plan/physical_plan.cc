@@ -226,7 +226,9 @@ std::string MonotonicIdNode::Describe() const {
   return "MonotonicallyIncreasingId: " + column_name;
 }
 std::string UdfProjectNode::Describe() const {
-  return "UdfProject: " + output_name + " = " + function_name + "(" + JoinTexts(arguments) + ")";
+  const std::string call = output_name + " = " + function_name + "(" + JoinTexts(arguments) + ")";
+  if (concurrency > 0) return "ActorPoolProject (" + std::to_string(concurrency) + " instances): " + call;
+  return "UdfProject: " + call;
 }
 std::string AggregateNode::Describe() const {
   std::string out = std::string("Aggregate (") + AggregateModeName(mode) + "): ";
@@ -434,8 +436,9 @@ Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name) {
 Result<PlanPtr> MakeUdfProject(PlanPtr input, std::string function_name, BatchFunction function,
                                std::vector<expr::ExprPtr> arguments,
                                std::vector<std::string> passthrough, std::string output_name,
-                               TypePtr return_type) {
+                               TypePtr return_type, int concurrency) {
   if (!function) return Status::Invalid("UDF '" + function_name + "' has no function");
+  if (concurrency < 0) return Status::Invalid("UDF '" + function_name + "': concurrency must be >= 0");
   auto arg_fields = BindFields(arguments, *input->schema());
   if (!arg_fields.ok()) return NodeError("UdfProject", arg_fields.status());
   const Schema& in = *input->schema();
@@ -448,7 +451,7 @@ Result<PlanPtr> MakeUdfProject(PlanPtr input, std::string function_name, BatchFu
   return PlanPtr(std::make_shared<UdfProjectNode>(
       std::make_shared<Schema>(std::move(fields)), std::move(input), std::move(function_name),
       std::move(function), std::move(arguments), std::move(passthrough), std::move(output_name),
-      std::move(return_type)));
+      std::move(return_type), concurrency));
 }
 
 namespace {

@@ -202,7 +202,10 @@ struct MonotonicIdNode final : PlanNode {
 Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name = "id");
 
 /// A C++ function applied to each batch: its arguments are evaluated, the function returns one
-/// column of `return_type` and as many rows, appended to the `passthrough` columns.
+/// column of `return_type` and as many rows, appended to the `passthrough` columns. With
+/// `concurrency` > 0 this is an ActorPoolProject: the function hands each batch to one of a pool
+/// of that many stateful instances (a model loaded once per instance), at most one batch per
+/// instance at a time.
 using BatchFunction = std::function<Result<Array>(const std::vector<Array>& arguments)>;
 struct UdfProjectNode final : PlanNode {
   std::string function_name;  // registered in the UdfRegistry (workers look it up by name)
@@ -211,22 +214,24 @@ struct UdfProjectNode final : PlanNode {
   std::vector<std::string> passthrough;
   std::string output_name;
   TypePtr return_type;
+  int concurrency = 0;
   UdfProjectNode(SchemaPtr schema, PlanPtr input, std::string function_name, BatchFunction function,
                  std::vector<expr::ExprPtr> arguments, std::vector<std::string> passthrough,
-                 std::string output_name, TypePtr return_type)
+                 std::string output_name, TypePtr return_type, int concurrency)
       : PlanNode(PlanKind::kUdfProject, std::move(schema), {std::move(input)}),
         function_name(std::move(function_name)),
         function(std::move(function)),
         arguments(std::move(arguments)),
         passthrough(std::move(passthrough)),
         output_name(std::move(output_name)),
-        return_type(std::move(return_type)) {}
+        return_type(std::move(return_type)),
+        concurrency(concurrency) {}
   std::string Describe() const override;
 };
 Result<PlanPtr> MakeUdfProject(PlanPtr input, std::string function_name, BatchFunction function,
                                std::vector<expr::ExprPtr> arguments,
                                std::vector<std::string> passthrough, std::string output_name,
-                               TypePtr return_type);
+                               TypePtr return_type, int concurrency = 0);
 
 // --- Aggregation --------------------------------------------------------------------------------
 

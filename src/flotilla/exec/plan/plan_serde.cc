@@ -323,6 +323,7 @@ class PlanWriter {
         FLOTILLA_RETURN_NOT_OK(WriteExpressions(n.arguments, "arguments", m->mutable_arguments()));
         WriteNames(n.passthrough, m->mutable_passthrough());
         m->set_output_name(n.output_name);
+        m->set_concurrency(n.concurrency);
         return expr::ToProto(n.return_type, m->mutable_return_type());
       }
       case PlanKind::kAggregate: {
@@ -746,7 +747,7 @@ class PlanReader {
     if (!return_type.ok()) return return_type.status().WithContext("return_type");
     return MakeUdfProject(std::move(input), m.function_name(), function->second,
                           std::move(arguments), ReadNames(m.passthrough()), m.output_name(),
-                          std::move(*return_type));
+                          std::move(*return_type), m.concurrency());
   }
 
   static Result<PlanPtr> ReadAggregate(const proto::AggregateNode& m, PlanPtr input) {

@@ -331,6 +331,71 @@ Status RegisterBasicStringFunctions(FunctionRegistry* r) {
       r->Add({"length", "Number of characters (Unicode code points) in the string; null for null.",
               1, 1, [](const Types& t) { return ResolveSignature("length", t, "s", int64()); },
               [](const Args& a, int64_t n) { return Lengths(a, n); }}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"strpos",
+       "1-based character position of the first occurrence of the substring, 0 when absent "
+       "(SQL's position(sub IN s)); null if any argument is null.",
+       2, 2, [](const Types& t) { return ResolveSignature("strpos", t, "ss", int64()); },
+       [](const Args& a, int64_t n) {
+         return MapValues<int64_t>(a, n, int64(), [&](int64_t row) {
+           const std::string_view s = ViewAt(a[0], row);
+           const size_t at = s.find(ViewAt(a[1], row));
+           return at == std::string_view::npos ? int64_t{0} : CountChars(s.substr(0, at)) + 1;
+         });
+       }}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"split_part",
+       "Field n (1-based; negative counts from the end) of the string split at the delimiter, "
+       "'' when there is no such field; null if any argument is null.",
+       3, 3, [](const Types& t) { return ResolveSignature("split_part", t, "ssi"); },
+       [](const Args& a, int64_t n) {
+         return MapStrings(a, n, [](const Args& x, int64_t row, std::string* out) {
+           const std::string_view s = ViewAt(x[0], row);
+           const std::string_view delim = ViewAt(x[1], row);
+           const int64_t k = IntegerAt(x[2], row);
+           std::vector<std::string_view> parts;
+           if (delim.empty()) {
+             parts.push_back(s);
+           } else {
+             size_t start = 0;
+             while (true) {
+               const size_t at = s.find(delim, start);
+               parts.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+               if (at == std::string_view::npos) break;
+               start = at + delim.size();
+             }
+           }
+           const int64_t count = static_cast<int64_t>(parts.size());
+           const int64_t index = k > 0 ? k - 1 : count + k;
+           if (k != 0 && index >= 0 && index < count) out->append(parts[static_cast<size_t>(index)]);
+           return Status::OK();
+         });
+       }}));
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"ascii", "Code point of the first character, 0 for an empty string; null for null.",
+              1, 1, [](const Types& t) { return ResolveSignature("ascii", t, "s", int64()); },
+              [](const Args& a, int64_t n) {
+                return MapValues<int64_t>(a, n, int64(), [&](int64_t row) {
+                  const std::string_view s = ViewAt(a[0], row);
+                  return s.empty() ? int64_t{0} : static_cast<int64_t>(DecodeAt(s, 0).code_point);
+                });
+              }}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"chr", "The character with the code point; null for null.", 1, 1,
+       [](const Types& t) -> Result<TypePtr> {
+         FLOTILLA_RETURN_NOT_OK(ExpectInteger("chr", t, 0));
+         return utf8();
+       },
+       [](const Args& a, int64_t n) {
+         return MapStrings(a, n, [](const Args& x, int64_t row, std::string* out) {
+           const int64_t c = IntegerAt(x[0], row);
+           if (c < 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
+             return Status::Invalid("chr(): " + std::to_string(c) + " is not a Unicode code point");
+           }
+           AppendCodePoint(static_cast<int32_t>(c), out);
+           return Status::OK();
+         });
+       }}));
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"octet_length", "Number of bytes in the UTF-8 string; null for null.", 1, 1,
               [](const Types& t) { return ResolveSignature("octet_length", t, "s", int64()); },
