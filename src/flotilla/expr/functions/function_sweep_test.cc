@@ -59,6 +59,10 @@ std::vector<Case> StringCases() {
       {"rpad", {s, LitI(5)}},
       {"normalize", {s, LitS("NFD")}},
       {"normalize_text", {s, LitB(true), LitB(true), LitB(true), LitB(true)}},
+      {"strpos", {s, LitS("llo")}},
+      {"split_part", {s, LitS(","), LitI(2)}},
+      {"ascii", {s}},
+      {"chr", {LitI(233)}},
   };
 }
 

@@ -224,5 +224,24 @@ TEST(MathFloatFunctionsTest, ValuesAndDomains) {
             StatusCode::kTypeError);
 }
 
+TEST(MathNanInfTest, OnlyFloatsAreNanOrInfinite) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto nan = Call("isnan", {F64({1.0, kNaN, std::nullopt, inf})});
+  ASSERT_TRUE(nan.ok()) << nan.status().ToString();
+  const Array& a = nan->array();
+  EXPECT_FALSE(a.BoolValue(0));
+  EXPECT_TRUE(a.BoolValue(1));
+  EXPECT_TRUE(a.IsNull(2));
+  EXPECT_FALSE(a.BoolValue(3));
+  auto isinf = Call("isinf", {F64({1.0, kNaN, -inf})});
+  ASSERT_TRUE(isinf.ok());
+  EXPECT_FALSE(isinf->array().BoolValue(0));
+  EXPECT_FALSE(isinf->array().BoolValue(1));
+  EXPECT_TRUE(isinf->array().BoolValue(2));
+  auto ints = Call("isnan", {I64Scalar(3)});
+  ASSERT_TRUE(ints.ok());
+  EXPECT_FALSE(ints->array().BoolValue(0));
+}
+
 }  // namespace
 }  // namespace flotilla::expr

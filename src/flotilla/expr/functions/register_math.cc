@@ -8,7 +8,11 @@
 //   are errors.
 // - round rounds half away from zero; negative digits round left of the point.
 
+#include <cmath>
+
+#include "flotilla/columnar/builder.h"
 #include "flotilla/expr/function_registry.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/math_kernels.h"
 
 namespace flotilla::expr {
@@ -65,6 +69,45 @@ Status RegisterMathFunctions(FunctionRegistry* registry) {
        "Absolute value in x's type; abs of the smallest integer (-128 for int8) is an "
        "overflow error. Null stays null.",
        1, 1, math::ResolveAbs, math::ExecAbs}));
+  // isnan / isinf: floats only; integers and decimals are never NaN or infinite.
+  FLOTILLA_RETURN_NOT_OK(registry->Add(
+      {"isnan", "Whether a float is NaN (false for other numbers); null for null.", 1, 1,
+       [](const std::vector<TypePtr>& t) -> Result<TypePtr> {
+         if (!t[0]->is_numeric() && t[0]->id() != TypeId::kDecimal128) {
+           return Status::TypeError("isnan() takes a number, got " + t[0]->ToString());
+         }
+         return boolean();
+       },
+       [](const std::vector<Datum>& a, int64_t n) -> Result<Datum> {
+         BooleanBuilder out;
+         return functions::MapRows(a, n, &out, [&](int64_t row) {
+           const Array& v = a[0].array();
+           const int64_t i = a[0].index(row);
+           bool test = false;
+           if (v.type_id() == TypeId::kFloat64) test = std::isnan(v.values<double>()[i]);
+           if (v.type_id() == TypeId::kFloat32) test = std::isnan(v.values<float>()[i]);
+           return out.Append(test);
+         });
+       }}));
+  FLOTILLA_RETURN_NOT_OK(registry->Add(
+      {"isinf", "Whether a float is +inf or -inf (false for other numbers); null for null.", 1, 1,
+       [](const std::vector<TypePtr>& t) -> Result<TypePtr> {
+         if (!t[0]->is_numeric() && t[0]->id() != TypeId::kDecimal128) {
+           return Status::TypeError("isinf() takes a number, got " + t[0]->ToString());
+         }
+         return boolean();
+       },
+       [](const std::vector<Datum>& a, int64_t n) -> Result<Datum> {
+         BooleanBuilder out;
+         return functions::MapRows(a, n, &out, [&](int64_t row) {
+           const Array& v = a[0].array();
+           const int64_t i = a[0].index(row);
+           bool test = false;
+           if (v.type_id() == TypeId::kFloat64) test = std::isinf(v.values<double>()[i]);
+           if (v.type_id() == TypeId::kFloat32) test = std::isinf(v.values<float>()[i]);
+           return out.Append(test);
+         });
+       }}));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"sign",
        "-1, 0 or 1 as int8 for integers and decimals; floats keep their type and NaN, "

@@ -171,5 +171,18 @@ TEST(StringBasicTest, TypeErrorsNameFunctionAndArgument) {
             "ltrim() expects a string, got float64 for argument 2");
 }
 
+TEST(StringBasicTest, PositionsPartsAndCodePoints) {
+  // Positions count characters, not bytes; 0 when absent.
+  EXPECT_EQ(CallToString("strpos", {Col(Strings({"hello", "h\xC3\xA9llo", "x", std::nullopt})),
+                                    LitS("llo")}),
+            "[3, 3, 0, null]");
+  EXPECT_EQ(CallToString("split_part", {Col(Strings({"a,b,c", "a,b,c", "a", ""})), LitS(","),
+                                        Col(Ints({2, -1, 3, 1}))}),
+            "[b, c, , ]");
+  EXPECT_EQ(CallToString("ascii", {Col(Strings({"A", "\xC3\xA9t\xC3\xA9", ""}))}), "[65, 233, 0]");
+  EXPECT_EQ(CallToString("chr", {Col(Ints({65, 233, std::nullopt}))}), "[A, \xC3\xA9, null]");
+  EXPECT_FALSE(Call("chr", {LitI(0xD800)}).ok());
+}
+
 }  // namespace
 }  // namespace flotilla::expr::functions::testing

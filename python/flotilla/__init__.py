@@ -1,0 +1,35 @@
+"""Flotilla: a dataframe and SQL engine.
+
+    import flotilla
+    from flotilla import col
+
+    df = flotilla.read_parquet("data/lineitem/*.parquet")
+    df.where(col("l_quantity") < 24).groupby("l_returnflag").agg(col("l_quantity").sum()).show()
+    flotilla.sql("SELECT count(*) FROM t", t=df).to_pydict()
+"""
+
+from ._flotilla import set_execution_config as _set_execution_config
+from .dataframe import (DataFrame, GroupedDataFrame, Schema, from_pandas, from_pydict,
+                        read_csv, read_json, read_parquet, sql)
+from .expressions import (Expression, coalesce, col, dense_rank, lit,
+                          monotonically_increasing_id, rank, row_number)
+from .udf import Series, UDFError, cls, func
+from .window import Window
+
+__version__ = "0.1.0"
+
+
+def set_execution_config(num_threads: int | None = None, default_morsel_size: int | None = None,
+                         memory_limit: str | None = None, maintain_order: bool | None = None,
+                         progress: bool | None = None) -> None:
+    """Settings for every query of the process: threads, rows per morsel, memory budget
+    ('8GiB'), whether to keep input order, progress bars on stderr."""
+    _set_execution_config(num_threads, default_morsel_size, memory_limit, maintain_order, progress)
+
+
+__all__ = [
+    "DataFrame", "GroupedDataFrame", "Schema", "Expression", "Window", "Series", "UDFError",
+    "col", "lit", "coalesce", "row_number", "rank", "dense_rank", "monotonically_increasing_id",
+    "read_parquet", "read_csv", "read_json", "from_pydict", "from_pandas", "sql",
+    "func", "cls", "set_execution_config",
+]

@@ -1,0 +1,446 @@
+"""The DataFrame: a lazy query over the engine. Nothing runs until an action (collect, show,
+to_pydict, to_pandas, count_rows, write_*, iter_partitions, explain(analyze=True)).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Iterable, Iterator
+
+from . import _flotilla as _ext
+from . import udf as _udf
+from . import window as _window
+from .expressions import Expression, _MonotonicId, _column_list, col
+
+__all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json",
+           "from_pydict", "from_pandas", "sql"]
+
+
+class Schema:
+    """Column names and types."""
+
+    def __init__(self, fields):
+        self._fields = [(name, dtype) for name, dtype, _ in fields]
+
+    def column_names(self) -> list:
+        return [n for n, _ in self._fields]
+
+    def __getitem__(self, name: str) -> str:
+        for n, t in self._fields:
+            if n == name:
+                return t
+        raise KeyError(name)
+
+    def __iter__(self):
+        return iter(self._fields)
+
+    def __len__(self) -> int:
+        return len(self._fields)
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{n}: {t}" for n, t in self._fields)
+
+
+class Partition:
+    """The rows of one output partition."""
+
+    def __init__(self, batch):
+        self._batch = batch
+
+    def __len__(self) -> int:
+        return self._batch.num_rows
+
+    def to_pydict(self) -> dict:
+        return self._batch.to_pydict()
+
+    def to_pandas(self):
+        return _batch_to_pandas(self._batch)
+
+
+def _batch_to_pandas(batch):
+    import pandas as pd
+
+    names = [n for n, _, _ in batch.schema()]
+    return pd.DataFrame({n: batch.to_numpy(i) for i, n in enumerate(names)}, columns=names)
+
+
+def _is_internal(name: str) -> bool:
+    return name.startswith("__udf_") or name.startswith("__window_") or name == "__monotonic_id"
+
+
+class DataFrame:
+    """A lazily evaluated table."""
+
+    def __init__(self, df, pools=()):
+        self._df = df
+        self._pools = tuple(pools)  # actor pools to start when the query starts
+        self._result = None
+
+    # --- schema ---------------------------------------------------------------------------------
+    def schema(self) -> Schema:
+        return Schema(self._df.schema())
+
+    @property
+    def column_names(self) -> list:
+        return list(self._df.column_names())
+
+    @property
+    def columns(self) -> list:
+        return [col(n) for n in self.column_names]
+
+    def __getitem__(self, name: str) -> Expression:
+        if name not in self.column_names:
+            raise ValueError(f"column '{name}' not found; the columns are {self.column_names}")
+        return col(name)
+
+    def __repr__(self) -> str:
+        return f"DataFrame({', '.join(f'{n}: {t}' for n, t in self.schema())})"
+
+    def _wrap(self, df, pools=()) -> "DataFrame":
+        return DataFrame(df, self._pools + tuple(pools))
+
+    # --- lowering UDF and window calls ----------------------------------------------------------
+    def _lower(self, exprs: list):
+        """Adds the UDF, window and id nodes the expressions need; returns (engine df, pools)."""
+        df = self._df
+        pools = []
+        present = set(df.column_names())
+        pending = []
+        seen = set()
+
+        def visit(e: Expression):
+            for name in e._e.columns():
+                if name in seen or name in present:
+                    continue
+                if name in _udf.CALLS:
+                    seen.add(name)
+                    for a in _udf.CALLS[name].arguments:
+                        visit(a)
+                    pending.append(name)
+                elif name in _window.CALLS:
+                    seen.add(name)
+                    call = _window.CALLS[name]
+                    for a in call.arguments:
+                        visit(a)
+                    if call.window is not None:
+                        for a in call.window._partition + call.window._order:
+                            visit(a)
+                    pending.append(name)
+                elif name == "__monotonic_id":
+                    seen.add(name)
+                    pending.append(name)
+
+        for e in exprs:
+            visit(e)
+        for name in pending:
+            passthrough = [n for n in df.column_names()]
+            if name in _udf.CALLS:
+                call = _udf.CALLS[name]
+                u = call.udf
+                df = df.udf_project(u.name, u.batch_function(), [a._e for a in call.arguments],
+                                    passthrough, name, u.return_dtype, u.concurrency)
+                if u.pool is not None:
+                    pools.append(u.pool)
+            elif name in _window.CALLS:
+                call = _window.CALLS[name]
+                w = call.window
+                if w is None:
+                    raise ValueError(f"window function {call.function}() needs .over(Window...)")
+                df = df.window([e._e for e in w._partition], [e._e for e in w._order], w._desc,
+                               w._nulls_first, [call.spec()])
+            else:
+                df = df.with_monotonic_id("__monotonic_id")
+        return df, pools
+
+    def _project(self, exprs: list) -> "DataFrame":
+        df, pools = self._lower(exprs)
+        return self._wrap(df.select([e._e for e in exprs]), pools)
+
+    # --- transformations ------------------------------------------------------------------------
+    def select(self, *columns) -> "DataFrame":
+        return self._project(_column_list(columns))
+
+    def with_column(self, name: str, expr: Expression) -> "DataFrame":
+        return self.with_columns({name: expr})
+
+    def with_columns(self, columns: dict) -> "DataFrame":
+        exprs = []
+        existing = self.column_names
+        for n in existing:
+            exprs.append(columns[n].alias(n) if n in columns else col(n))
+        for n, e in columns.items():
+            if n not in existing:
+                exprs.append(e.alias(n))
+        return self._project(exprs)
+
+    def with_column_renamed(self, existing: str, new: str) -> "DataFrame":
+        if existing not in self.column_names:
+            raise ValueError(f"column '{existing}' not found; the columns are {self.column_names}")
+        return self.select(*[col(n).alias(new) if n == existing else col(n) for n in self.column_names])
+
+    def exclude(self, *names) -> "DataFrame":
+        for n in names:
+            if n not in self.column_names:
+                raise ValueError(f"column '{n}' not found; the columns are {self.column_names}")
+        return self.select(*[n for n in self.column_names if n not in names])
+
+    def where(self, predicate) -> "DataFrame":
+        if isinstance(predicate, str):  # a SQL condition
+            return sql(f"SELECT * FROM this WHERE {predicate}", this=self)
+        df, pools = self._lower([predicate])
+        out = self._wrap(df.where(predicate._e), pools)
+        return out if df is self._df else out.select(*self.column_names)
+
+    filter = where
+
+    def groupby(self, *keys) -> "GroupedDataFrame":
+        return GroupedDataFrame(self, _column_list(keys))
+
+    group_by = groupby
+
+    def agg(self, *aggregations) -> "DataFrame":
+        aggs = _column_list(aggregations)
+        df, pools = self._lower(aggs)
+        return self._wrap(df.agg([a._e for a in aggs]), pools)
+
+    def count(self) -> "DataFrame":
+        return self.agg(Expression(_ext.alias(_ext.aggregate("count_star", []), "count")))
+
+    def join(self, other: "DataFrame", on=None, left_on=None, right_on=None, how: str = "inner",
+             strategy: str | None = None) -> "DataFrame":
+        """Joins on equal keys: `on` (names in both) or `left_on` / `right_on`. how: inner, left,
+        right, outer, semi, anti, cross. strategy: hash, sort_merge, broadcast or None (auto)."""
+        if how == "cross":
+            return self._wrap(self._df.join(other._df, [], [], "cross", "auto"), other._pools)
+        if on is not None:
+            left_on = right_on = on
+        if left_on is None or right_on is None:
+            raise ValueError("join needs on= or both left_on= and right_on=")
+        lk = _column_list([left_on] if not isinstance(left_on, (list, tuple)) else left_on)
+        rk = _column_list([right_on] if not isinstance(right_on, (list, tuple)) else right_on)
+        joined = self._df.join(other._df, [k._e for k in lk], [k._e for k in rk], how, strategy or "auto")
+        out = self._wrap(joined, other._pools)
+        if on is not None and how not in ("semi", "anti"):
+            # One copy of each key column, as Daft: the right side's keys are dropped.
+            names = [k if isinstance(k, str) else None for k in ([on] if isinstance(on, str) else on)]
+            right_names = [n for n in out.column_names if n.startswith("right.")]
+            drop = {f"right.{n}" for n in names if n and f"right.{n}" in right_names}
+            if drop:
+                out = out.select(*[n for n in out.column_names if n not in drop])
+        return out
+
+    def sort(self, by, desc=False, nulls_first=None) -> "DataFrame":
+        keys = _column_list([by] if not isinstance(by, (list, tuple)) else by)
+        descs = list(desc) if isinstance(desc, (list, tuple)) else [bool(desc)] * len(keys)
+        nf = list(nulls_first) if isinstance(nulls_first, (list, tuple)) else [nulls_first] * len(keys)
+        df, pools = self._lower(keys)
+        out = self._wrap(df.sort([k._e for k in keys], descs, nf), pools)
+        return out if df is self._df else out.select(*self.column_names)
+
+    def limit(self, n: int) -> "DataFrame":
+        return self._wrap(self._df.limit(int(n)))
+
+    def offset(self, n: int) -> "DataFrame":
+        return self._wrap(self._df.offset(int(n)))
+
+    def distinct(self, *on) -> "DataFrame":
+        return self._wrap(self._df.distinct([c if isinstance(c, str) else c.name() for c in on]))
+
+    drop_duplicates = distinct
+    unique = distinct
+
+    def explode(self, *columns) -> "DataFrame":
+        return self._wrap(self._df.explode([c if isinstance(c, str) else c.name() for c in columns]))
+
+    def unpivot(self, ids, values=None, variable_name: str = "variable",
+                value_name: str = "value") -> "DataFrame":
+        ids = [ids] if isinstance(ids, str) else [c if isinstance(c, str) else c.name() for c in ids]
+        if values is None:
+            values = [n for n in self.column_names if n not in ids]
+        values = [values] if isinstance(values, str) else [c if isinstance(c, str) else c.name() for c in values]
+        return self._wrap(self._df.unpivot(ids, values, variable_name, value_name))
+
+    melt = unpivot
+
+    def pivot(self, group_by, pivot_col, value_col, agg_fn: str, names: list | None = None) -> "DataFrame":
+        groups = _column_list([group_by] if not isinstance(group_by, (list, tuple)) else group_by)
+        pivot_e = _column_list([pivot_col])[0]
+        value_e = _column_list([value_col])[0]
+        if names is None:
+            distinct = self.select(pivot_e).distinct().sort(pivot_e).to_pydict()
+            names = [str(v) for v in next(iter(distinct.values())) if v is not None]
+        return self._wrap(self._df.pivot([g._e for g in groups], pivot_e._e, value_e._e, agg_fn,
+                                         [str(n) for n in names]))
+
+    def sample(self, fraction: float | None = None, size: int | None = None,
+               with_replacement: bool = False, seed: int | None = None) -> "DataFrame":
+        if (fraction is None) == (size is None):
+            raise ValueError("sample takes fraction= or size=")
+        seed = 0 if seed is None else int(seed)
+        if fraction is not None:
+            return self._wrap(self._df.sample_fraction(float(fraction), with_replacement, seed))
+        return self._wrap(self._df.sample_size(int(size), with_replacement, seed))
+
+    def concat(self, other: "DataFrame") -> "DataFrame":
+        return self._wrap(self._df.concat(other._df), other._pools)
+
+    union_all = concat
+
+    def union(self, other: "DataFrame") -> "DataFrame":
+        return self.concat(other).distinct()
+
+    def into_partitions(self, n: int) -> "DataFrame":
+        return self._wrap(self._df.into_partitions(int(n)))
+
+    def repartition(self, n: int, *keys) -> "DataFrame":
+        return self._wrap(self._df.repartition(int(n), [k._e for k in _column_list(keys)]))
+
+    def _add_monotonically_increasing_id(self, column_name: str = "id") -> "DataFrame":
+        return self._wrap(self._df.with_monotonic_id(column_name))
+
+    # --- actions --------------------------------------------------------------------------------
+    def _start(self):
+        for pool in self._pools:
+            pool.start()
+
+    def _batch(self):
+        if self._result is None:
+            self._start()
+            self._result = self._df.collect()
+        return self._result
+
+    def collect(self) -> "DataFrame":
+        """Runs the query and keeps its rows (later actions reuse them)."""
+        self._batch()
+        return self
+
+    def to_pydict(self) -> dict:
+        return self._batch().to_pydict()
+
+    def to_pylist(self) -> list:
+        d = self.to_pydict()
+        names = list(d)
+        return [dict(zip(names, row)) for row in zip(*d.values())] if names else []
+
+    def to_pandas(self):
+        return _batch_to_pandas(self._batch())
+
+    def show(self, n: int = 8) -> None:
+        print(self.limit(n)._batch().to_string(n, 32))
+
+    def __len__(self) -> int:
+        return self.count_rows()
+
+    def count_rows(self) -> int:
+        if self._result is not None:
+            return self._result.num_rows
+        self._start()
+        return self._df.count_rows()
+
+    def iter_partitions(self) -> Iterator[Partition]:
+        self._start()
+        for batch in self._df.partitions():
+            yield Partition(batch)
+
+    def iter_rows(self) -> Iterator[dict]:
+        yield from self.to_pylist()
+
+    def explain(self, analyze: bool = False, show_all: bool = True) -> str:
+        """The plan as built and as optimized (and with analyze=True the runtime statistics of a
+        run); printed and returned."""
+        if analyze:
+            self._start()
+        text = self._df.explain(analyze)
+        print(text)
+        return text
+
+    def _write(self, root: str, fmt: str, partition_cols, compression) -> "DataFrame":
+        cols = [] if partition_cols is None else [c if isinstance(c, str) else c.name() for c in partition_cols]
+        self._start()
+        files = self._df.write(os.fspath(root), fmt, cols, compression)
+        return from_pydict(files.to_pydict())
+
+    def write_parquet(self, root: str, partition_cols=None, compression: str | None = None) -> "DataFrame":
+        """Writes files under directory `root`; returns a DataFrame of the files written."""
+        return self._write(root, "parquet", partition_cols, compression)
+
+    def write_csv(self, root: str, partition_cols=None) -> "DataFrame":
+        return self._write(root, "csv", partition_cols, None)
+
+    def write_json(self, root: str, partition_cols=None) -> "DataFrame":
+        return self._write(root, "json", partition_cols, None)
+
+
+class GroupedDataFrame:
+    def __init__(self, df: DataFrame, keys: list):
+        self._df = df
+        self._keys = keys
+
+    def agg(self, *aggregations) -> DataFrame:
+        aggs = _column_list(aggregations)
+        df, pools = self._df._lower(self._keys + aggs)
+        return self._df._wrap(df.groupby_agg([k._e for k in self._keys], [a._e for a in aggs]), pools)
+
+    def _each(self, fn: str, columns) -> DataFrame:
+        names = columns or [n for n in self._df.column_names
+                            if n not in {k.name() for k in self._keys}]
+        return self.agg(*[getattr(col(n), fn)().alias(n) for n in names])
+
+    def sum(self, *columns): return self._each("sum", list(columns))
+    def mean(self, *columns): return self._each("mean", list(columns))
+    def min(self, *columns): return self._each("min", list(columns))
+    def max(self, *columns): return self._each("max", list(columns))
+
+    def count(self) -> DataFrame:
+        return self.agg(Expression(_ext.alias(_ext.aggregate("count_star", []), "count")))
+
+
+def _paths(path) -> list:
+    if isinstance(path, (list, tuple)):
+        return [os.fspath(p) for p in path]
+    return [os.fspath(path)]
+
+
+def read_parquet(path) -> DataFrame:
+    """Parquet files: a path, directory, glob or URL, or a list of them."""
+    return DataFrame(_ext.read_parquet(_paths(path)))
+
+
+def read_csv(path, has_headers: bool = True, delimiter: str = ",") -> DataFrame:
+    return DataFrame(_ext.read_csv(_paths(path), has_headers, delimiter, None))
+
+
+def read_json(path) -> DataFrame:
+    """Newline-delimited JSON files."""
+    return DataFrame(_ext.read_json(_paths(path)))
+
+
+def from_pydict(data: dict, schema: dict | None = None) -> DataFrame:
+    """Columns from lists or numpy arrays: {"a": [1, 2], "b": ["x", None]}."""
+    names = list(data)
+    types = [None if schema is None else schema.get(n) for n in names]
+    return DataFrame(_ext.from_columns(names, [data[n] for n in names], types))
+
+
+def from_pandas(df) -> DataFrame:
+    names = [str(c) for c in df.columns]
+    columns = []
+    for c in df.columns:
+        series = df[c]
+        values = series.to_numpy()
+        if values.dtype.kind == "O":
+            values = [None if (v is None or (isinstance(v, float) and v != v)) else v for v in values]
+        columns.append(values)
+    return DataFrame(_ext.from_columns(names, columns, [None] * len(names)))
+
+
+def sql(query: str, **dataframes) -> DataFrame:
+    """Runs SQL over DataFrames passed by name: sql("SELECT * FROM t", t=df)."""
+    session = _ext.Session()
+    pools = []
+    for name, df in dataframes.items():
+        if not isinstance(df, DataFrame):
+            raise TypeError(f"sql(): {name} must be a DataFrame")
+        session.register(name, df._df)
+        pools += list(df._pools)
+    return DataFrame(session.plan(query), pools)

@@ -1,0 +1,96 @@
+"""flotilla.sql, configuration and UDFs."""
+import threading
+
+import numpy as np
+import pytest
+
+import flotilla
+from flotilla import col
+
+
+def test_sql_over_dataframes(people):
+    out = flotilla.sql("SELECT city, count(*) AS n, max(score) AS best FROM p "
+                       "WHERE city IS NOT NULL GROUP BY city ORDER BY city", p=people)
+    assert out.to_pydict() == {"city": ["oslo", "rome"], "n": [2, 2], "best": [3.5, 4.0]}
+    other = flotilla.from_pydict({"id": [1, 5], "tag": ["x", "y"]})
+    joined = flotilla.sql("SELECT p.name, o.tag FROM p JOIN o USING (id) ORDER BY id", p=people, o=other)
+    assert joined.to_pydict() == {"name": ["ann", None], "tag": ["x", "y"]}
+    # The result is a DataFrame like any other.
+    assert joined.where(col("tag") == "y").count_rows() == 1
+    with pytest.raises(ValueError, match="line 1, column 8"):
+        flotilla.sql("SELECT nope FROM p", p=people)
+
+
+def test_sql_and_dataframe_give_the_same_plan(people):
+    sql_text = flotilla.sql("SELECT city, sum(score) AS s FROM p WHERE id > 1 GROUP BY city",
+                            p=people).explain()
+    df_text = people.where(col("id") > 1).groupby("city").agg(col("score").sum().alias("s")).explain()
+    assert sql_text.split("== Optimized plan ==")[1] == df_text.split("== Optimized plan ==")[1]
+
+
+def test_execution_config(random_frame):
+    df, pdf = random_frame
+    flotilla.set_execution_config(num_threads=1, default_morsel_size=100)
+    try:
+        assert df.agg(col("y").sum().alias("s")).to_pydict()["s"] == [int(pdf["y"].sum())]
+    finally:
+        flotilla.set_execution_config(num_threads=4, default_morsel_size=131072)
+    with pytest.raises(ValueError, match="memory_limit"):
+        flotilla.set_execution_config(memory_limit="lots")
+
+
+def test_row_and_batch_udfs(people):
+    @flotilla.func
+    def shout(s: str) -> str:
+        return s.upper() + "!"
+
+    @flotilla.func(batch=True, return_dtype="double")
+    def halve(scores):
+        return scores.to_numpy() * 0.5
+
+    out = people.select(shout(col("name")).alias("s"), halve(col("score")).alias("h")).to_pydict()
+    assert out["s"] == ["ANN!", "BOB!", "CY!", "DEE!", None]
+    assert out["h"][:2] == [1.75, 0.5] and out["h"][2] != out["h"][2]  # NaN for the null
+    nested = people.where(shout(col("name")) == "BOB!").select("id").to_pydict()
+    assert nested == {"id": [2]}
+
+
+def test_udf_errors_name_the_udf_and_input(people):
+    @flotilla.func(return_dtype="bigint")
+    def picky(x):
+        if x == 3:
+            raise RuntimeError("three is not allowed")
+        return x
+
+    with pytest.raises(ValueError, match=r"UDF 'picky' failed on input \(3\): RuntimeError: three"):
+        people.select(picky(col("id"))).to_pydict()
+    with pytest.raises(TypeError, match="return_dtype"):
+        flotilla.func(lambda x: x)
+
+
+def test_class_udf_pool_initialises_each_instance_once(random_frame):
+    df, pdf = random_frame
+    created = []
+    lock = threading.Lock()
+
+    @flotilla.cls(concurrency=2, batch=True, return_dtype="double")
+    class Model:
+        def __init__(self, weight):
+            with lock:
+                created.append(id(self))
+            self.weight = weight
+
+        def __call__(self, xs):
+            return xs.to_numpy() * self.weight
+
+    model = Model(3.0)
+    flotilla.set_execution_config(default_morsel_size=500)
+    try:
+        out = df.into_partitions(4).with_column("pred", model(col("x")))
+        text = out.explain()
+        assert "ActorPoolProject (2 instances)" in text
+        result = out.to_pandas()
+    finally:
+        flotilla.set_execution_config(default_morsel_size=131072)
+    assert len(created) == 2  # both started with the query, none more
+    np.testing.assert_allclose(np.sort(result["pred"]), np.sort(pdf["x"] * 3.0))
