@@ -35,5 +35,14 @@ grep -q "\^" <<<"$err" || fail "error caret: $err"
 out=$(printf "SELECT 40 + 2 AS answer;\nSELECT 'two'\n  || ' lines' AS s;\n" | "$FLOTILLA" sql --format csv)
 [ "$out" = $'answer\n42\ns\ntwo lines' ] || fail "shell: $out"
 
+out=$(printf "SELECT 1 + 1 AS two;\n" | "$FLOTILLA" --max-rows 5)
+grep -q "│ *2 │" <<<"$out" || fail "flotilla with no subcommand reads SQL: $out"
+if printf "SELECT nope;\nSELECT 1;\n" | "$FLOTILLA" sql >/dev/null 2>&1; then
+  fail "a failing script on stdin must exit non-zero"
+fi
+
+lines=$("$FLOTILLA" sql --help | wc -l)
+[ "$lines" -le 24 ] || fail "flotilla sql --help has $lines lines (more than a screen)"
+
 if "$FLOTILLA" sql --memory-limit lots "SELECT 1" 2>/dev/null; then fail "bad --memory-limit"; fi
 echo "sql_cli: ok"

@@ -7,7 +7,7 @@
 int main(int argc, char** argv) {
   using namespace flotilla;
   CLI::App app{"Flotilla: a distributed dataframe and SQL engine."};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);  // none: the SQL shell
   app.set_version_flag("--version", std::string("flotilla 0.1.0"));
 
   TablePrintOptions table;
@@ -49,5 +49,6 @@ int main(int argc, char** argv) {
   if (*demo) return cli::RunDemo(demo_dir, table);
   cat.table = table;
   if (*cat_cmd) return cli::RunCat(cat);
-  return 0;
+  sql.table = table;
+  return cli::RunSql(sql);  // `flotilla` alone opens the shell
 }

@@ -1,6 +1,10 @@
 // `flotilla sql`: runs SQL from the command line, a file, or an interactive shell.
+#include <editline/readline.h>
 #include <fmt/core.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
 
 #include <fstream>
 #include <iostream>
@@ -79,36 +83,63 @@ Status Print(const sql::StatementResult& result, const SqlOptions& options) {
   return WriteRows(result.batch, options);
 }
 
-// Reads statements until one ends with ';' (outside quotes, roughly) and runs each.
+// One line of input: with line editing and history on a terminal, plain reads otherwise.
+class LineReader {
+ public:
+  LineReader() : tty_(isatty(STDIN_FILENO)) {
+    if (!tty_) return;
+    if (const char* home = std::getenv("HOME")) {
+      history_ = (std::filesystem::path(home) / ".flotilla_history").string();
+      read_history(history_.c_str());
+    }
+  }
+  ~LineReader() {
+    if (tty_ && !history_.empty()) write_history(history_.c_str());
+  }
+  bool tty() const { return tty_; }
+
+  bool Read(const char* prompt, std::string* line) {
+    if (!tty_) return static_cast<bool>(std::getline(std::cin, *line));
+    char* text = readline(prompt);
+    if (text == nullptr) return false;
+    *line = text;
+    std::free(text);
+    if (line->find_first_not_of(" \t") != std::string::npos) add_history(line->c_str());
+    return true;
+  }
+
+ private:
+  bool tty_;
+  std::string history_;
+};
+
+// Reads statements until a line ends with ';' and runs them; errors are printed and the shell
+// goes on (on a terminal) or stops with exit code 1 (reading a script from stdin).
 int Shell(sql::Session* session, const SqlOptions& options) {
-  const bool tty = isatty(STDIN_FILENO);
-  if (tty) fmt::print(stderr, "Flotilla SQL shell. End statements with ';', quit with Ctrl-D.\n");
+  LineReader reader;
+  if (reader.tty()) {
+    fmt::print(stderr, "Flotilla SQL shell. End statements with ';', quit with Ctrl-D or .quit.\n");
+  }
   std::string buffer, line;
-  while (true) {
-    if (tty) fmt::print(stderr, "{}", buffer.empty() ? "flotilla> " : "     ...> ");
-    if (!std::getline(std::cin, line)) break;
-    if (buffer.empty() && (line == ".quit" || line == ".exit" || line == "\\q")) break;
-    buffer += line + "\n";
-    const size_t last = line.find_last_not_of(" \t\r");
-    if (last == std::string::npos || line[last] != ';') continue;
+  auto run = [&]() -> bool {
     auto result = session->Execute(buffer);
     buffer.clear();
     if (!result.ok()) {
       fmt::print(stderr, "Error: {}\n", result.status().message());
-      if (!tty) return 1;
-      continue;
+      return reader.tty();
     }
     auto printed = Print(*result, options);
     if (!printed.ok()) fmt::print(stderr, "Error: {}\n", printed.message());
+    return true;
+  };
+  while (reader.Read(buffer.empty() ? "flotilla> " : "     ...> ", &line)) {
+    if (buffer.empty() && (line == ".quit" || line == ".exit" || line == "\\q")) break;
+    buffer += line + "\n";
+    const size_t last = line.find_last_not_of(" \t\r");
+    if (last == std::string::npos || line[last] != ';') continue;
+    if (!run()) return 1;
   }
-  if (!buffer.empty() && buffer.find_first_not_of(" \t\r\n") != std::string::npos) {
-    auto result = session->Execute(buffer);
-    if (!result.ok()) {
-      fmt::print(stderr, "Error: {}\n", result.status().message());
-      return 1;
-    }
-    if (auto s = Print(*result, options); !s.ok()) return 1;
-  }
+  if (buffer.find_first_not_of(" \t\r\n") != std::string::npos && !run()) return 1;
   return 0;
 }
 

@@ -3,7 +3,10 @@
 namespace flotilla::optimizer {
 
 Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan) {
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr p, PushDownFilters(plan));
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr p, FoldConstants(plan));
+  FLOTILLA_ASSIGN_OR_RETURN(p, PushDownFilters(p));
+  FLOTILLA_ASSIGN_OR_RETURN(p, ReorderJoins(p));
+  FLOTILLA_ASSIGN_OR_RETURN(p, PushDownFilters(p));
   FLOTILLA_ASSIGN_OR_RETURN(p, PushDownLimits(p));
   FLOTILLA_ASSIGN_OR_RETURN(p, ChooseJoinSides(p));
   // Last, so it sees the final shape (top-N, swapped joins) and every filter's columns.

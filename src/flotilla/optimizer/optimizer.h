@@ -2,17 +2,22 @@
 // The optimizer: rewrites a plan into an equivalent one that reads and computes less. Rules, in
 // the order they run:
 //
+//  0. constant folding (constant_folding.cc): constant subexpressions become values, boolean
+//     identities simplify, always-true filters go and always-false ones become empty sources;
 //  1. filter pushdown (filter_pushdown.cc): conditions move below projections, sorts, unions,
 //     aggregations (on group keys) and into both sides of joins; a cross join with an equality
 //     between its sides becomes a hash join (equi-key extraction); conditions that reach a scan
 //     become its filter, which prunes row groups and pages by statistics;
-//  2. limit pushdown (limit_pushdown.cc): sort + limit becomes top-N; a limit passes through
+//  2. join ordering (join_order.cc): a region of three or more inner/cross-joined inputs is
+//     rebuilt greedily from the estimates, largest input probed first, then the smallest
+//     connected one at each step (filters are pushed again afterwards);
+//  3. limit pushdown (limit_pushdown.cc): sort + limit becomes top-N; a limit passes through
 //     projections and reaches a scan as a hint;
-//  3. join sides (join_sides.cc): an inner hash join builds on its smaller input (estimated
+//  4. join sides (join_sides.cc): an inner hash join builds on its smaller input (estimated
 //     from file metadata);
-//  4. projection pushdown (projection_pushdown.cc): every node keeps only the columns someone
+//  5. projection pushdown (projection_pushdown.cc): every node keeps only the columns someone
 //     above reads, down to the columns a scan decodes;
-//  5. projection simplification (simplify_projections.cc): identity projections go, renames of
+//  6. projection simplification (simplify_projections.cc): identity projections go, renames of
 //     an aggregation's outputs become its names, stacked projections merge.
 #include "flotilla/exec/plan/physical_plan.h"
 
@@ -22,7 +27,9 @@ namespace flotilla::optimizer {
 Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan);
 
 // The rules one by one (each keeps the schema).
+Result<exec::PlanPtr> FoldConstants(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownFilters(const exec::PlanPtr& plan);
+Result<exec::PlanPtr> ReorderJoins(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownLimits(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> ChooseJoinSides(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownProjections(const exec::PlanPtr& plan);

@@ -1,0 +1,149 @@
+#include "flotilla/optimizer/optimizer.h"
+
+#include <gtest/gtest.h>
+
+#include "flotilla/exec/exec_test_util.h"
+
+namespace flotilla::optimizer {
+namespace {
+
+using namespace exec;        // NOLINT
+using namespace exec::test;  // NOLINT
+using expr::Column;
+using expr::Literal;
+
+// A scan (so pushdowns are visible) of `batch` split in two tasks.
+PlanPtr ScanOf(const RecordBatch& batch) {
+  std::vector<std::shared_ptr<const ScanTask>> tasks = {
+      std::make_shared<InMemoryScanTask>(std::vector<RecordBatch>{batch.Slice(0, batch.num_rows() / 2)}, "a"),
+      std::make_shared<InMemoryScanTask>(
+          std::vector<RecordBatch>{batch.Slice(batch.num_rows() / 2, batch.num_rows() - batch.num_rows() / 2)},
+          "b")};
+  return MakeScan(batch.schema(), tasks).ValueOrDie();
+}
+
+RecordBatch Orders() {
+  return Batch({{"id", I64({1, 2, 3, 4, 5, 6})},
+                {"cust", I64({10, 20, 10, 30, 20, 10})},
+                {"total", I64({5, 7, 9, 11, 13, 15})}});
+}
+RecordBatch Customers() {
+  return Batch({{"cust", I64({10, 20})}, {"name", Strs({"ann", "bob"})}});
+}
+
+// The optimized plan as text, after checking it returns the same rows as the plan as built.
+std::string Optimized(const PlanPtr& plan, bool ordered = false) {
+  auto optimized = Optimize(plan);
+  EXPECT_TRUE(optimized.ok()) << optimized.status().ToString();
+  if (!optimized.ok()) return "";
+  EXPECT_TRUE((*optimized)->schema()->Equals(*plan->schema()))
+      << (*optimized)->schema()->ToString() << " vs " << plan->schema()->ToString();
+  auto before = RunToBatch(plan, {});
+  auto after = RunToBatch(*optimized, {});
+  EXPECT_TRUE(before.ok() && after.ok());
+  if (before.ok() && after.ok()) ExpectRows(*after, *before, ordered, "optimized vs as built");
+  return PlanToString(**optimized);
+}
+
+TEST(Optimizer, FoldsConstantsAndDropsTrueFilters) {
+  PlanPtr scan = ScanOf(Orders());
+  auto plan = MakeFilter(scan, expr::And(Literal(true),
+                                         expr::Less(Column("total"),
+                                                    expr::Add(Literal(int64_t{2}), Literal(int64_t{8})))))
+                  .ValueOrDie();
+  EXPECT_EQ(Optimized(plan), "Scan: 2 task(s) [a, ...] filter total < 10\n");
+  auto always = MakeFilter(scan, expr::Or(Literal(true), expr::Less(Column("id"), Literal(int64_t{0}))));
+  EXPECT_EQ(Optimized(*always), "Scan: 2 task(s) [a, ...]\n");
+  auto never = MakeFilter(scan, expr::Equal(Literal(int64_t{1}), Literal(int64_t{2})));
+  EXPECT_EQ(Optimized(*never), "InMemorySource: 1 partition(s), 0 rows\n");
+}
+
+TEST(Optimizer, FiltersMoveThroughProjectionsIntoScans) {
+  PlanPtr scan = ScanOf(Orders());
+  auto project = MakeProject(scan, {Column("id"), expr::Alias(expr::Multiply(Column("total"), Literal(int64_t{2})), "t2")});
+  auto plan = MakeFilter(*project, expr::Greater(Column("t2"), Literal(int64_t{20})));
+  EXPECT_EQ(Optimized(*plan),
+            "Project: id, total * 2 AS t2\n"
+            "  Scan: 2 task(s) [a, ...] columns [id, total] filter (total * 2) > 20\n");
+}
+
+TEST(Optimizer, CrossJoinWithAnEqualityBecomesAHashJoin) {
+  auto cross = MakeCrossJoin(MemorySource({Customers()}), MemorySource({Orders()}));
+  auto plan = MakeFilter(*cross, expr::And(expr::Equal(Column("right.cust"), Column("cust")),
+                                           expr::Greater(Column("total"), Literal(int64_t{6}))));
+  EXPECT_EQ(Optimized(*plan),
+            "HashJoin (inner): cust = cust\n"
+            "  InMemorySource: 1 partition(s), 2 rows\n"
+            "  Filter: total > 6\n"
+            "    InMemorySource: 1 partition(s), 6 rows\n");
+}
+
+TEST(Optimizer, HashJoinsBuildTheSmallerSide) {
+  auto cross = MakeCrossJoin(MemorySource({Customers()}), MemorySource({Orders()}));
+  auto plan = MakeFilter(*cross, expr::Equal(Column("right.cust"), Column("cust")));
+  // Orders (6 rows) probe, customers (2 rows) are built; names and order are restored.
+  EXPECT_EQ(Optimized(*plan),
+            "Project: right.cust AS cust, name, id, cust AS right.cust, total\n"
+            "  HashJoin (inner): cust = cust\n"
+            "    InMemorySource: 1 partition(s), 6 rows\n"
+            "    InMemorySource: 1 partition(s), 2 rows\n");
+}
+
+TEST(Optimizer, JoinsAreOrderedFromTheEstimates) {
+  // FROM a, b, c WHERE a.k = c.k AND b.j = c.j, written so that a and b meet first with no
+  // condition between them: the cross join must not survive.
+  auto a = MemorySource({Batch({{"k", I64({1, 2, 3})}, {"x", I64({10, 20, 30})}})});
+  auto b = MemorySource({Batch({{"j", I64({1, 2})}, {"y", I64({7, 8})}})});
+  std::vector<std::optional<int64_t>> ks, js;
+  for (int i = 0; i < 50; ++i) {
+    ks.push_back(i % 4);
+    js.push_back(i % 3);
+  }
+  auto c = MemorySource({Batch({{"ck", I64(ks)}, {"cj", I64(js)}})});
+  auto ab = MakeCrossJoin(a, b).ValueOrDie();
+  auto abc = MakeCrossJoin(ab, c).ValueOrDie();
+  auto plan = MakeFilter(abc, expr::And(expr::Equal(Column("k"), Column("ck")),
+                                        expr::Equal(Column("j"), Column("cj"))))
+                  .ValueOrDie();
+  const std::string text = Optimized(plan);
+  EXPECT_EQ(text.find("CrossJoin"), std::string::npos) << text;
+  EXPECT_EQ(text,
+            "Project: k, x, j, y, ck, cj\n"
+            "  HashJoin (inner): ck = k\n"
+            "    HashJoin (inner): cj = j\n"
+            "      InMemorySource: 1 partition(s), 50 rows\n"
+            "      InMemorySource: 1 partition(s), 2 rows\n"
+            "    InMemorySource: 1 partition(s), 3 rows\n")
+      << text;
+}
+
+TEST(Optimizer, ProjectionsNarrowScansAndLimitsBecomeTopN) {
+  PlanPtr scan = ScanOf(Orders());
+  auto agg = MakeAggregate(scan, {Column("cust")}, {{"sum", {Column("total")}, "s"}});
+  auto sorted = MakeSort(*agg, {{Column("s"), false, false}});
+  auto limited = MakeLimit(*sorted, 2);
+  EXPECT_EQ(Optimized(*limited, /*ordered=*/true),
+            "TopN: 2 by s DESC NULLS LAST\n"
+            "  Aggregate (single): sum(total) AS s BY cust\n"
+            "    Scan: 2 task(s) [a, ...] columns [cust, total]\n");
+  auto head = MakeLimit(MakeProject(scan, {Column("id")}).ValueOrDie(), 3);
+  EXPECT_EQ(Optimized(*head, true),  // the projection only kept what the scan now reads
+            "Limit: 3\n"
+            "  Scan: 2 task(s) [a, ...] columns [id] limit 3\n");
+}
+
+TEST(Optimizer, ConditionsOnTheNullFilledSideOfAnOuterJoinStayAbove) {
+  auto join = MakeHashJoin(MemorySource({Orders()}), MemorySource({Customers()}), {Column("cust")},
+                           {Column("cust")}, JoinType::kLeft);
+  auto plan = MakeFilter(*join, expr::And(expr::IsNull(Column("name")),
+                                          expr::Greater(Column("id"), Literal(int64_t{1}))));
+  EXPECT_EQ(Optimized(*plan),
+            "Filter: name IS NULL\n"
+            "  HashJoin (left): cust = cust\n"
+            "    Filter: id > 1\n"
+            "      InMemorySource: 1 partition(s), 6 rows\n"
+            "    InMemorySource: 1 partition(s), 2 rows\n");
+}
+
+}  // namespace
+}  // namespace flotilla::optimizer
