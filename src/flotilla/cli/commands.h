@@ -24,6 +24,7 @@ struct SqlOptions {
   int threads = 0;
   std::string memory_limit;
   std::vector<std::string> settings;  // name=value
+  bool timer = false;                 // print each statement's time on stderr
   TablePrintOptions table;
 };
 

@@ -174,7 +174,13 @@ int RunSql(const SqlOptions& options) {
     text = ss.str();
   }
   if (text.empty()) return Shell(&session, options);
-  auto result = session.Execute(text);
+  sql::Session::StatementDone timer;
+  if (options.timer) {
+    timer = [](const sql::StatementResult&, double seconds) {
+      fmt::print(stderr, "time: {:.3f} s\n", seconds);
+    };
+  }
+  auto result = session.Execute(text, timer);
   if (!result.ok()) return fail(result.status());
   if (auto s = Print(*result, options); !s.ok()) return fail(s);
   return 0;

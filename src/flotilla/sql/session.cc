@@ -1,5 +1,6 @@
 #include "flotilla/sql/session.h"
 
+#include <chrono>
 #include <filesystem>
 
 #include "flotilla/columnar/builder.h"
@@ -155,11 +156,17 @@ Result<exec::PlanPtr> Session::PlanSql(std::string_view sql) {
   return PlanStatementQuery(*statements[0].query, sql);
 }
 
-Result<StatementResult> Session::Execute(std::string_view sql) {
+Result<StatementResult> Session::Execute(std::string_view sql) { return Execute(sql, nullptr); }
+
+Result<StatementResult> Session::Execute(std::string_view sql, const StatementDone& done) {
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<Statement> statements, Parse(sql));
   StatementResult last;
   for (size_t i = 0; i < statements.size(); ++i) {
+    const auto start = std::chrono::steady_clock::now();
     auto result = ExecuteStatement(statements[i], sql);
+    if (result.ok() && done) {
+      done(*result, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
     if (!result.ok()) {
       if (statements.size() == 1) return result.status();
       const SourcePosition at = PositionOf(sql, statements[i].offset);

@@ -9,6 +9,7 @@
 //
 // Settings (SET, `--set`): threads, memory_limit ('8GiB'), maintain_order, morsel_size,
 // progress, optimizer (false turns the rewrite rules off).
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -44,6 +45,10 @@ class Session {
   /// Runs every statement of `sql` in order and returns the last one's result (an error stops
   /// at the statement that failed and names it when there are several).
   Result<StatementResult> Execute(std::string_view sql);
+  /// Like Execute, calling `done` after each statement with its result and its seconds (from
+  /// planning to the last row).
+  using StatementDone = std::function<void(const StatementResult& result, double seconds)>;
+  Result<StatementResult> Execute(std::string_view sql, const StatementDone& done);
 
   /// The optimized plan of one query (a SELECT, VALUES, WITH ...).
   Result<exec::PlanPtr> PlanSql(std::string_view sql);
