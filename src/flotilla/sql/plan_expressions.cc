@@ -1,0 +1,455 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "flotilla/common/suggest.h"
+#include "flotilla/compute/cast.h"
+#include "flotilla/compute/concat.h"
+#include "flotilla/expr/aggregate/aggregate_function.h"
+#include "flotilla/expr/binder.h"
+#include "flotilla/expr/coercion.h"
+#include "flotilla/expr/evaluator.h"
+#include "flotilla/expr/rewrite.h"
+#include "flotilla/optimizer/plan_rewrite.h"
+#include "flotilla/sql/planner_internal.h"
+#include "flotilla/sql/source_error.h"
+#include "flotilla/sql/table_functions.h"
+
+namespace flotilla::sql::internal {
+
+Result<std::string> Planner::ResolveColumn(const Node& n, const Relation& scope, bool* found) {
+  *found = false;
+  const std::string table = n.names.size() == 2 ? n.names[0] : "";
+  const std::string& name = n.names.back();
+  if (n.names.size() > 2) {
+    return ErrorNear(n.offset, "column references have at most two parts (table.column)");
+  }
+  std::vector<size_t> matches;
+  for (int pass = 0; pass < 2 && matches.empty(); ++pass) {
+    for (size_t i = 0; i < scope.columns.size(); ++i) {
+      const ScopeColumn& c = scope.columns[i];
+      if (!table.empty() ? c.table != table && Lower(c.table) != Lower(table) : c.hidden) continue;
+      if (pass == 0 ? c.name == name : Lower(c.name) == Lower(name)) matches.push_back(i);
+    }
+  }
+  if (matches.size() > 1) {
+    return ErrorNear(n.offset,
+                     "column reference '" + name + "' is ambiguous: it is in " +
+                         (scope.columns[matches[0]].table.empty()
+                              ? std::string("several tables")
+                              : "'" + scope.columns[matches[0]].table + "' and '" +
+                                    scope.columns[matches[1]].table + "'") +
+                         "; qualify it (table.column)",
+                     StatusCode::kKeyError);
+  }
+  if (matches.empty()) return std::string();
+  *found = true;
+  return scope.columns[matches[0]].field;
+}
+
+Status Planner::UnknownColumn(const Node& n, const Relation& scope) {
+  std::vector<std::string> names;
+  for (const ScopeColumn& c : scope.columns)
+    if (!c.hidden) names.push_back(c.name);
+  std::string shown = n.names.size() == 2 ? n.names[0] + "." + n.names[1] : n.names[0];
+  if (n.names.size() == 2) {
+    bool table_known = false;
+    for (const ScopeColumn& c : scope.columns)
+      table_known |= c.table == n.names[0];
+    if (!table_known) {
+      return ErrorNear(n.offset, "table '" + n.names[0] + "' is not in the FROM clause",
+                       StatusCode::kKeyError);
+    }
+  }
+  return ErrorNear(n.offset, NotFoundMessage("column", shown, names), StatusCode::kKeyError);
+}
+
+Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
+  switch (n.kind) {
+    case NodeKind::kColumnRef: {
+      bool found = false;
+      FLOTILLA_ASSIGN_OR_RETURN(std::string field, ResolveColumn(n, *es.scope, &found));
+      if (found) return expr::Column(field);
+      if (outer_ != nullptr) {
+        FLOTILLA_ASSIGN_OR_RETURN(field, ResolveColumn(n, *outer_, &found));
+        if (found) {
+          if (mode_ == CorrelationMode::kNone) {
+            return ErrorNear(
+                n.offset, "correlated reference to '" + n.names.back() + "' is not supported here",
+                StatusCode::kNotImplemented);
+          }
+          return expr::Column(OuterName(field));
+        }
+      }
+      return UnknownColumn(n, *es.scope);
+    }
+    case NodeKind::kStar:
+      return ErrorNear(n.offset, "* is only allowed in the SELECT list and count(*)");
+    case NodeKind::kLiteral:
+      return TranslateLiteral(n);
+    case NodeKind::kTypedLiteral:
+      return Checked(expr::Cast(expr::Literal(n.text), n.type), n.offset);
+    case NodeKind::kInterval:
+      return ErrorNear(n.offset,
+                       "an INTERVAL can only be added to or subtracted from a date or timestamp");
+    case NodeKind::kParameter:
+      return ErrorNear(n.offset, "parameters ($1, ?) need values bound to them",
+                       StatusCode::kNotImplemented);
+    case NodeKind::kUnary: {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr a, Translate(*n.args[0], es));
+      return n.text == "NOT" ? expr::Not(a) : expr::Negate(a);
+    }
+    case NodeKind::kBinary:
+      return TranslateBinary(n, es);
+    case NodeKind::kFunction:
+      return TranslateFunction(n, es);
+    case NodeKind::kCast: {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr a, Translate(*n.args[0], es));
+      return n.flag ? expr::TryCast(a, n.type) : expr::Cast(a, n.type);
+    }
+    case NodeKind::kCase: {
+      std::vector<std::pair<ExprPtr, ExprPtr>> whens;
+      ExprPtr operand;
+      if (n.operand) {
+        FLOTILLA_ASSIGN_OR_RETURN(operand, Translate(*n.operand, es));
+      }
+      for (size_t i = 0; i + 1 < n.args.size(); i += 2) {
+        FLOTILLA_ASSIGN_OR_RETURN(ExprPtr w, Translate(*n.args[i], es));
+        FLOTILLA_ASSIGN_OR_RETURN(ExprPtr t, Translate(*n.args[i + 1], es));
+        whens.push_back({operand ? expr::Equal(operand, w) : w, t});
+      }
+      ExprPtr otherwise;
+      if (n.otherwise) {
+        FLOTILLA_ASSIGN_OR_RETURN(otherwise, Translate(*n.otherwise, es));
+      }
+      return expr::Case(std::move(whens), otherwise);
+    }
+    case NodeKind::kInList: {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*n.args[0], es));
+      std::vector<ExprPtr> values;
+      bool all_literal = true;
+      for (size_t i = 1; i < n.args.size(); ++i) {
+        FLOTILLA_ASSIGN_OR_RETURN(ExprPtr v, Translate(*n.args[i], es));
+        all_literal &= expr::Columns(v).empty() && !expr::Contains(v, ExprKind::kAggregate);
+        values.push_back(std::move(v));
+      }
+      if (all_literal) {
+        // Constant lists are folded so IsIn sees literals.
+        for (ExprPtr& v : values) {
+          if (v->kind() == ExprKind::kLiteral) continue;
+          auto value = EvaluateConstant(v);
+          if (!value.ok()) return Located(value.status(), n.offset);
+          v = expr::Literal(*value);
+        }
+        return expr::IsIn(x, std::move(values), n.flag);
+      }
+      ExprPtr any;
+      for (const ExprPtr& v : values)
+        any = any ? expr::Or(any, expr::Equal(x, v)) : expr::Equal(x, v);
+      return n.flag ? expr::Not(any) : any;
+    }
+    case NodeKind::kBetween: {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*n.args[0], es));
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr lo, Translate(*n.args[1], es));
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr hi, Translate(*n.args[2], es));
+      return expr::Between(x, lo, hi, n.flag);
+    }
+    case NodeKind::kIsNull: {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*n.args[0], es));
+      return n.flag ? expr::IsNotNull(x) : expr::IsNull(x);
+    }
+    case NodeKind::kExtract: {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*n.args[0], es));
+      return expr::Call("extract", {expr::Literal(n.text), x});
+    }
+    case NodeKind::kSubquery:
+      return ScalarSubquery(n, es);
+    case NodeKind::kInSubquery:
+    case NodeKind::kExists:
+    case NodeKind::kQuantified: {
+      std::optional<SubqueryTest> test = AsSubqueryTest(n);
+      if (test) return MarkSubquery(*test, es);
+      return QuantifiedComparison(n, es);
+    }
+    case NodeKind::kRow:
+      return ErrorNear(n.offset, "row values (a, b) are only supported before IN (subquery)",
+                       StatusCode::kNotImplemented);
+  }
+  return Status::Internal("unknown expression");
+}
+
+Result<ExprPtr> Planner::Checked(ExprPtr e, int64_t offset) {
+  auto value = EvaluateConstant(e);
+  if (!value.ok()) return Located(value.status(), offset);
+  return expr::Literal(*value);
+}
+
+Result<ExprPtr> Planner::TranslateLiteral(const Node& n) {
+  switch (n.literal) {
+    case LiteralKind::kNull:
+      return expr::NullLiteral(null());
+    case LiteralKind::kBool:
+      return expr::Literal(n.text == "true");
+    case LiteralKind::kString:
+      return expr::Literal(n.text);
+    case LiteralKind::kInteger: {
+      errno = 0;
+      char* end = nullptr;
+      const long long v = std::strtoll(n.text.c_str(), &end, 10);
+      if (errno == 0 && *end == '\0') {
+        if (v >= INT32_MIN && v <= INT32_MAX) return expr::Literal(static_cast<int32_t>(v));
+        return expr::Literal(static_cast<int64_t>(v));
+      }
+      auto d = expr::DecimalLiteral(n.text);
+      if (!d.ok()) return ErrorNear(n.offset, "integer literal out of range: " + n.text);
+      return *d;
+    }
+    case LiteralKind::kFloat: {
+      const bool exponent = n.text.find_first_of("eE") != std::string::npos;
+      if (!exponent) {
+        auto d = expr::DecimalLiteral(n.text);
+        if (d.ok()) return *d;
+      }
+      return expr::Literal(std::strtod(n.text.c_str(), nullptr));
+    }
+  }
+  return Status::Internal("unknown literal");
+}
+
+Result<std::pair<ExprPtr, std::string>> Planner::IntervalParts(const Node& n) {
+  std::string quantity = n.text, unit = n.unit;
+  if (unit.empty()) {
+    const size_t space = quantity.find(' ');
+    if (space == std::string::npos) {
+      return ErrorNear(n.offset, "an INTERVAL needs a unit: INTERVAL '3' DAY");
+    }
+    unit = Lower(quantity.substr(space + 1));
+    quantity = quantity.substr(0, space);
+  }
+  char* end = nullptr;
+  const long long count = std::strtoll(quantity.c_str(), &end, 10);
+  if (quantity.empty() || *end != '\0') {
+    return ErrorNear(n.offset,
+                     "an INTERVAL's quantity must be a whole number, got '" + quantity + "'");
+  }
+  if (unit.size() > 1 && unit.back() == 's') unit.pop_back();
+  return std::make_pair(expr::Literal(static_cast<int64_t>(count)), unit);
+}
+
+Result<ExprPtr> Planner::TranslateBinary(const Node& n, ExprScope& es) {
+  const std::string& op = n.text;
+  const Node& l = *n.args[0];
+  const Node& r = *n.args[1];
+  if ((op == "+" || op == "-") &&
+      (r.kind == NodeKind::kInterval || l.kind == NodeKind::kInterval)) {
+    const bool interval_left = l.kind == NodeKind::kInterval;
+    if (interval_left && op == "-") {
+      return ErrorNear(n.offset, "an INTERVAL cannot be subtracted from; write date - INTERVAL");
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(auto parts, IntervalParts(interval_left ? l : r));
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(interval_left ? r : l, es));
+    return expr::Call(op == "+" ? "date_add" : "date_sub",
+                      {OnTimeline(x), parts.first, expr::Literal(parts.second)});
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(ExprPtr a, Translate(l, es));
+  FLOTILLA_ASSIGN_OR_RETURN(ExprPtr b, Translate(r, es));
+  using expr::BinaryOp;
+  static const std::map<std::string, BinaryOp> kOps = {
+      {"+", BinaryOp::kAdd},        {"-", BinaryOp::kSubtract},  {"*", BinaryOp::kMultiply},
+      {"/", BinaryOp::kDivide},     {"//", BinaryOp::kIntDiv},   {"%", BinaryOp::kMod},
+      {"=", BinaryOp::kEqual},      {"<>", BinaryOp::kNotEqual}, {"<", BinaryOp::kLess},
+      {"<=", BinaryOp::kLessEqual}, {">", BinaryOp::kGreater},   {">=", BinaryOp::kGreaterEqual},
+      {"AND", BinaryOp::kAnd},      {"OR", BinaryOp::kOr},
+  };
+  auto it = kOps.find(op);
+  if (it != kOps.end()) return expr::Binary(it->second, a, b);
+  if (op == "LIKE") return expr::Call("like", {a, b});
+  if (op == "ILIKE") return expr::Call("ilike", {a, b});
+  if (op == "~") return expr::Call("regexp_matches", {a, b});
+  if (op == "!~") return expr::Not(expr::Call("regexp_matches", {a, b}));
+  if (op == "||") return expr::Call("concat", {a, b});
+  if (op == "^") return expr::Call("pow", {a, b});
+  if (op == "IS NOT DISTINCT FROM" || op == "IS DISTINCT FROM") {
+    // Both null, or both non-null and equal.
+    ExprPtr same = expr::Case({{expr::And(expr::IsNull(a), expr::IsNull(b)), expr::Literal(true)},
+                               {expr::Or(expr::IsNull(a), expr::IsNull(b)), expr::Literal(false)}},
+                              expr::Equal(a, b));
+    return op == "IS DISTINCT FROM" ? expr::Not(same) : same;
+  }
+  return ErrorNear(n.offset, "operator " + op + " is not supported", StatusCode::kNotImplemented);
+}
+
+Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
+  std::string name = n.names[0];
+  const bool aggregate = IsAggregateName(name);
+  if (n.over) return TranslateWindow(n, es);
+  if ((name == "date_add" || name == "date_sub") && n.args.size() == 2 &&
+      n.args[1]->kind == NodeKind::kInterval) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto parts, IntervalParts(*n.args[1]));
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr x, Translate(*n.args[0], es));
+    return expr::Call(name, {OnTimeline(x), parts.first, expr::Literal(parts.second)});
+  }
+  std::vector<ExprPtr> args;
+  for (const NodePtr& a : n.args) {
+    if (a->kind == NodeKind::kStar) {
+      return ErrorNear(a->offset, "* is only allowed as count(*)");
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*a, es));
+    args.push_back(std::move(e));
+  }
+  if (aggregate) {
+    if (!es.aggregates) {
+      return ErrorNear(n.offset, std::string("aggregate function ") + name +
+                                     "() is not allowed in " + es.clause);
+    }
+    for (const ExprPtr& a : args) {
+      if (expr::Contains(a, ExprKind::kAggregate)) {
+        return ErrorNear(n.offset, "aggregate calls cannot be nested: " + name + "(...)");
+      }
+    }
+    if (n.star) {
+      if (name != "count") return ErrorNear(n.offset, name + "(*) is not a function; count(*) is");
+      name = "count_star";
+    }
+    if (n.filter) {
+      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr cond, Translate(*n.filter, es));
+      if (name == "count_star") {
+        name = "count";
+        args = {expr::Case({{cond, expr::Literal(int32_t{1})}})};
+      } else {
+        for (ExprPtr& a : args)
+          a = expr::Case({{cond, a}});
+      }
+    }
+    if (n.distinct && (name == "sum" || name == "avg" || name == "mean") && args.size() == 1) {
+      // Over the distinct non-null values of the group.
+      ExprPtr values = expr::Call("list_distinct", {expr::Aggregate("list", args)});
+      return expr::Call(name == "sum" ? "list_sum" : "list_mean", {values});
+    }
+    if (n.distinct) {
+      if (name == "count") {
+        name = "count_distinct";
+      } else if (name != "min" && name != "max" && name != "count_distinct" &&
+                 name != "approx_count_distinct" && name != "bool_and" && name != "bool_or") {
+        return ErrorNear(n.offset, name + "(DISTINCT ...) is not supported yet",
+                         StatusCode::kNotImplemented);
+      }
+    }
+    return expr::Aggregate(name, std::move(args));
+  }
+  if (n.star || n.distinct) {
+    return ErrorNear(n.offset, name +
+                                   "() is not an aggregate function; * and DISTINCT "
+                                   "belong to aggregates");
+  }
+  if (name == "coalesce" || name == "ifnull") return expr::Coalesce(std::move(args));
+  if ((name == "nullif") && args.size() == 2) {
+    return expr::Case({{expr::Equal(args[0], args[1]), expr::NullLiteral(null())}}, args[0]);
+  }
+  if ((name == "if" || name == "iff") && args.size() == 3) {
+    return expr::IfElse(args[0], args[1], args[2]);
+  }
+  if (name == "substring") name = "substr";
+  if (name == "ceiling") name = "ceil";
+  if (name == "position" && args.size() == 2) {
+    name = "strpos";
+    std::swap(args[0], args[1]);
+  }
+  if (name == "concat") {
+    // SQL's concat() skips NULLs (|| does not).
+    args.insert(args.begin(), expr::Literal(""));
+    name = "concat_ws";
+  }
+  if (name == "date_trunc" && args.size() == 2) {
+    return expr::Call(name, {args[0], OnTimeline(args[1])});
+  }
+  if (name == "char_length" || name == "character_length" || name == "strlen") name = "length";
+  if (name == "list_value") {
+    return ErrorNear(n.offset,
+                     "list literals [...] are only supported as table function "
+                     "arguments yet",
+                     StatusCode::kNotImplemented);
+  }
+  auto fn = expr::DefaultRegistry().Find(name);
+  if (!fn.ok()) return ErrorNear(n.offset, fn.status().message(), StatusCode::kKeyError);
+  return expr::Call(name, std::move(args));
+}
+
+Result<ExprPtr> Planner::TranslateWindow(const Node& n, ExprScope& es) {
+  if (!es.windows) {
+    return ErrorNear(n.offset, std::string("window functions are not allowed in ") + es.clause);
+  }
+  WindowCall call;
+  call.function = n.names[0];
+  if (n.star) {
+    if (call.function != "count") return ErrorNear(n.offset, "only count(*) takes *");
+    call.function = "count_star";
+  }
+  if (n.distinct)
+    return ErrorNear(n.offset, "DISTINCT in a window function is not supported",
+                     StatusCode::kNotImplemented);
+  ExprScope inner = es;
+  inner.windows = false;
+  inner.relation = nullptr;
+  inner.clause = "a window function's arguments";
+  for (const NodePtr& a : n.args) {
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*a, inner));
+    call.arguments.push_back(std::move(e));
+  }
+  for (const NodePtr& p : n.over->partition_by) {
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*p, inner));
+    call.partition_by.push_back(std::move(e));
+  }
+  for (const OrderItem& o : n.over->order_by) {
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*o.expr, inner));
+    call.order_by.push_back({e, o.ascending, o.nulls_first.value_or(false)});
+  }
+  if (n.over->has_frame) {
+    exec::WindowFrame frame;
+    frame.type = n.over->rows ? exec::WindowFrame::kRows : exec::WindowFrame::kRange;
+    FLOTILLA_ASSIGN_OR_RETURN(frame.start, Bound(n.over->start));
+    FLOTILLA_ASSIGN_OR_RETURN(frame.end, Bound(n.over->end));
+    call.frame = frame;
+  }
+  call.name = NewName("__w");
+  windows_.push_back(call);
+  return expr::Column(call.name);
+}
+
+Result<exec::FrameBound> Planner::Bound(const FrameBoundAst& b) {
+  exec::FrameBound out{exec::FrameBound::kCurrentRow};
+  switch (b.kind) {
+    case FrameBoundAst::kUnboundedPreceding:
+      out.kind = exec::FrameBound::kUnboundedPreceding;
+      return out;
+    case FrameBoundAst::kUnboundedFollowing:
+      out.kind = exec::FrameBound::kUnboundedFollowing;
+      return out;
+    case FrameBoundAst::kCurrentRow:
+      out.kind = exec::FrameBound::kCurrentRow;
+      return out;
+    case FrameBoundAst::kPreceding:
+    case FrameBoundAst::kFollowing: {
+      out.kind = b.kind == FrameBoundAst::kPreceding ? exec::FrameBound::kPreceding
+                                                     : exec::FrameBound::kFollowing;
+      FLOTILLA_ASSIGN_OR_RETURN(int64_t v, ConstantInt(*b.offset, "a frame offset"));
+      if (v < 0) return ErrorNear(b.offset->offset, "a frame offset must not be negative");
+      out.offset = v;
+      return out;
+    }
+  }
+  return out;
+}
+
+Result<int64_t> Planner::ConstantInt(const Node& n, const char* what) {
+  static const Relation kNoColumns;
+  ExprScope es{&kNoColumns, false, false, nullptr, what};
+  FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(n, es));
+  auto value = EvaluateConstant(expr::Cast(e, int64()));
+  if (!value.ok() || value->IsNull(0)) {
+    return ErrorNear(n.offset, std::string(what) + " must be a constant integer");
+  }
+  return value->values<int64_t>()[0];
+}
+
+}  // namespace flotilla::sql::internal
