@@ -305,6 +305,8 @@ Result<std::string> DataFrame::Explain(bool analyze, const exec::ExecOptions& op
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr optimized, OptimizedPlan());
   std::string out = "== Logical plan ==\n" + exec::PlanToString(*plan_) +
                     "== Optimized plan ==\n" + exec::PlanToString(*optimized);
+  FLOTILLA_ASSIGN_OR_RETURN(std::string pipelines, exec::ExplainPipelines(optimized, options));
+  out += "== Physical plan (pipelines, in run order) ==\n" + pipelines;
   if (analyze) {
     FLOTILLA_ASSIGN_OR_RETURN(std::string stats, exec::ExplainAnalyze(optimized, options));
     out += "== Runtime statistics ==\n" + stats;

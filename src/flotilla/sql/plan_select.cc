@@ -570,20 +570,31 @@ Result<Relation> Planner::PlanSetOperation(const Query& q) {
       FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeDistinct(plan));
     }
   } else {
-    if (q.all) {
-      return ErrorNear(q.offset, std::string(op) + " ALL is not supported yet",
-                       StatusCode::kNotImplemented);
-    }
-    // Rows of the left side that are (not) on the right, NULL equal to NULL, once each.
     std::vector<ExprPtr> keys;
     for (const ScopeColumn& c : columns)
       keys.push_back(expr::Column(c.field));
-    FLOTILLA_ASSIGN_OR_RETURN(PlanPtr distinct, exec::MakeDistinct(l));
-    FLOTILLA_ASSIGN_OR_RETURN(
-        plan, exec::MakeHashJoin(
-                  distinct, r, keys, keys,
-                  q.set_op == SetOpKind::kIntersect ? exec::JoinType::kSemi : exec::JoinType::kAnti,
-                  nullptr, std::vector<bool>(keys.size(), true)));
+    const exec::JoinType type =
+        q.set_op == SetOpKind::kIntersect ? exec::JoinType::kSemi : exec::JoinType::kAnti;
+    if (!q.all) {
+      // Rows of the left side that are (not) on the right, NULL equal to NULL, once each.
+      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr distinct, exec::MakeDistinct(l));
+      FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeHashJoin(distinct, r, keys, keys, type, nullptr,
+                                                         std::vector<bool>(keys.size(), true)));
+    } else {
+      // ALL keeps multiplicities: the k-th copy of a row on the left matches the k-th copy on
+      // the right, so each copy is numbered among its equals and the number joins too.
+      const std::string copy = NewName("__copy");
+      auto numbered = [&](const PlanPtr& side) {
+        return exec::MakeWindow(side, keys, {}, {{"row_number", {}, std::nullopt, copy}});
+      };
+      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr ln, numbered(l));
+      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr rn, numbered(r));
+      std::vector<ExprPtr> with_copy = keys;
+      with_copy.push_back(expr::Column(copy));
+      FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeHashJoin(ln, rn, with_copy, with_copy, type, nullptr,
+                                                         std::vector<bool>(with_copy.size(), true)));
+      FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeProject(plan, keys));
+    }
   }
   return Relation{plan, columns};
 }

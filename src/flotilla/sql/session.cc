@@ -205,6 +205,10 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
       lines.push_back("== Optimized plan ==");
       for (std::string& l : Lines(exec::PlanToString(*optimized)))
         lines.push_back(std::move(l));
+      FLOTILLA_ASSIGN_OR_RETURN(std::string pipelines, exec::ExplainPipelines(optimized, options_));
+      lines.push_back("== Physical plan (pipelines, in run order) ==");
+      for (std::string& l : Lines(pipelines))
+        lines.push_back(std::move(l));
       if (s.analyze) {
         FLOTILLA_ASSIGN_OR_RETURN(std::string stats, exec::ExplainAnalyze(optimized, options_));
         lines.push_back("== Runtime statistics ==");

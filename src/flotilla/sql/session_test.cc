@@ -140,6 +140,10 @@ TEST(Session, ExplainShowsBothPlans) {
   EXPECT_NE(text.find("== Logical plan ==\nLimit"), std::string::npos) << text;
   EXPECT_NE(text.find("== Optimized plan ==\nTopN"), std::string::npos) << text;
   EXPECT_NE(text.find("TopN"), std::string::npos) << text;
+  EXPECT_NE(text.find("== Physical plan (pipelines, in run order) ==\nPipeline 0: InMemorySource -> "
+                      "Filter -> Project -> TopN"),
+            std::string::npos)
+      << text;
   result = s.Execute("EXPLAIN ANALYZE SELECT count(*) FROM t");
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   EXPECT_GT(result->batch.num_rows(), 4);

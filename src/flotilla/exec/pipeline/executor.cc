@@ -388,6 +388,28 @@ Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options) {
   return result;
 }
 
+Result<std::string> ExplainPipelines(const PlanPtr& plan, const ExecOptions& options) {
+  FLOTILLA_ASSIGN_OR_RETURN(PipelinePlan pipelines, BuildPipelines(plan, options.maintain_order));
+  std::string out;
+  for (size_t i = 0; i < pipelines.pipelines.size(); ++i) {
+    const Pipeline& p = pipelines.pipelines[i];
+    out += "Pipeline " + std::to_string(i) + ": ";
+    if (p.source_stats != nullptr) {
+      out += p.source_stats->name;
+    } else {
+      out += "from pipeline";
+      out += p.upstreams.size() == 1 ? " " : "s ";
+      for (size_t u = 0; u < p.upstreams.size(); ++u)
+        out += (u ? ", " : "") + std::to_string(p.upstreams[u]);
+    }
+    for (const Pipeline::Step& step : p.operators)
+      out += " -> " + step.op->name();
+    out += " -> " + (p.sink ? p.sink->name() : std::string("result"));
+    out += "\n";
+  }
+  return out;
+}
+
 Result<std::string> ExplainAnalyze(const PlanPtr& plan, const ExecOptions& options) {
   FLOTILLA_ASSIGN_OR_RETURN(QueryResult result, Run(plan, options));
   return RenderExplainAnalyze(*result.stats);

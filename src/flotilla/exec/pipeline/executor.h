@@ -49,6 +49,10 @@ Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan, const ExecOpt
 /// Runs `plan` to completion.
 Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options = {});
 
+/// The pipelines `plan` runs as, in run order, one line each: "Pipeline 1: Scan -> Filter ->
+/// HashJoinBuild (from pipeline 0)" (explain's physical view).
+Result<std::string> ExplainPipelines(const PlanPtr& plan, const ExecOptions& options = {});
+
 /// Runs `plan` and renders its per-operator statistics (explain analyze).
 Result<std::string> ExplainAnalyze(const PlanPtr& plan, const ExecOptions& options = {});
 
