@@ -1,0 +1,329 @@
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "flotilla/sql/parser_internal.h"
+#include "flotilla/sql/source_error.h"
+
+namespace flotilla::sql::internal {
+
+Result<QueryPtr> Parser::ParseQuery() {
+  const int64_t start = Peek().offset;
+  std::vector<CommonTable> with;
+  if (Keyword("with")) {
+    Keyword("recursive");
+    do {
+      CommonTable cte;
+      cte.offset = Peek().offset;
+      FLOTILLA_ASSIGN_OR_RETURN(cte.name, Identifier("a name for the WITH query"));
+      if (Operator("(")) {
+        FLOTILLA_ASSIGN_OR_RETURN(cte.column_aliases, IdentifierList());
+      }
+      FLOTILLA_RETURN_NOT_OK(ExpectKeyword("as"));
+      Keyword("materialized");
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+      FLOTILLA_ASSIGN_OR_RETURN(cte.query, ParseQuery());
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      with.push_back(std::move(cte));
+    } while (Operator(","));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(QueryPtr body, SetOperation(0));
+  auto q = std::make_shared<Query>(*body);
+  q->offset = start;
+  if (!with.empty()) {
+    // WITH a AS (...) (WITH b AS (...) SELECT ...): b may use a.
+    for (CommonTable& inner : q->with)
+      with.push_back(std::move(inner));
+    q->with = std::move(with);
+  }
+  if (Keywords("order", "by")) {
+    FLOTILLA_ASSIGN_OR_RETURN(q->order_by, OrderList());
+  }
+  // LIMIT and OFFSET in either order.
+  for (int i = 0; i < 2; ++i) {
+    if (!q->limit && Keyword("limit")) {
+      if (Keyword("all")) continue;
+      FLOTILLA_ASSIGN_OR_RETURN(q->limit, Expr());
+    } else if (!q->offset_rows && Keyword("offset")) {
+      FLOTILLA_ASSIGN_OR_RETURN(q->offset_rows, Expr());
+      if (!Keyword("rows")) Keyword("row");
+    }
+  }
+  return QueryPtr(q);
+}
+
+Result<QueryPtr> Parser::SetOperation(int level) {
+  FLOTILLA_ASSIGN_OR_RETURN(QueryPtr left, level == 0 ? SetOperation(1) : QueryTerm());
+  while (true) {
+    SetOpKind op;
+    const int64_t at = Peek().offset;
+    if (level == 0 && Keyword("union")) {
+      op = SetOpKind::kUnion;
+    } else if (level == 0 && Keyword("except")) {
+      op = SetOpKind::kExcept;
+    } else if (level == 1 && Keyword("intersect")) {
+      op = SetOpKind::kIntersect;
+    } else {
+      return left;
+    }
+    const bool all = Keyword("all");
+    if (!all) Keyword("distinct");
+    FLOTILLA_ASSIGN_OR_RETURN(QueryPtr right, level == 0 ? SetOperation(1) : QueryTerm());
+    auto q = std::make_shared<Query>();
+    q->kind = Query::kSetOp;
+    q->offset = at;
+    q->set_op = op;
+    q->all = all;
+    q->left = std::move(left);
+    q->right = std::move(right);
+    left = std::move(q);
+  }
+}
+
+Result<QueryPtr> Parser::QueryTerm() {
+  const int64_t at = Peek().offset;
+  if (Operator("(")) {
+    FLOTILLA_ASSIGN_OR_RETURN(QueryPtr inner, ParseQuery());
+    FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+    return inner;
+  }
+  if (Keyword("values")) {
+    auto q = std::make_shared<Query>();
+    q->kind = Query::kValues;
+    q->offset = at;
+    do {
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+      std::vector<NodePtr> row;
+      do {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+        row.push_back(std::move(e));
+      } while (Operator(","));
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      q->values.push_back(std::move(row));
+    } while (Operator(","));
+    return QueryPtr(q);
+  }
+  auto core = std::make_shared<SelectCore>();
+  if (Peek().IsKeyword("from")) {
+    // DuckDB's FROM-first form: FROM t [SELECT ...]; without SELECT it is SELECT *.
+    Next();
+    FLOTILLA_RETURN_NOT_OK(FromList(core.get()));
+    if (Keyword("select")) {
+      FLOTILLA_RETURN_NOT_OK(SelectList(core.get()));
+    } else {
+      core->items.push_back({Make(NodeKind::kStar, at), ""});
+    }
+  } else {
+    FLOTILLA_RETURN_NOT_OK(ExpectKeyword("select"));
+    FLOTILLA_RETURN_NOT_OK(SelectList(core.get()));
+    if (Keyword("from")) FLOTILLA_RETURN_NOT_OK(FromList(core.get()));
+  }
+  if (Keyword("where")) {
+    FLOTILLA_ASSIGN_OR_RETURN(core->where, Expr());
+  }
+  if (Keywords("group", "by")) {
+    if (Keyword("all")) {
+      core->group_by_all = true;
+    } else {
+      do {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+        core->group_by.push_back(std::move(e));
+      } while (Operator(","));
+    }
+  }
+  if (Keyword("having")) {
+    FLOTILLA_ASSIGN_OR_RETURN(core->having, Expr());
+  }
+  if (Keyword("qualify")) {
+    FLOTILLA_ASSIGN_OR_RETURN(core->qualify, Expr());
+  }
+  auto q = std::make_shared<Query>();
+  q->kind = Query::kSelect;
+  q->offset = at;
+  q->select = core;
+  return QueryPtr(q);
+}
+
+Status Parser::SelectList(SelectCore* core) {
+  if (Keyword("distinct")) {
+    core->distinct = true;
+  } else {
+    Keyword("all");
+  }
+  do {
+    SelectItem item;
+    const int64_t start = Peek().offset;
+    FLOTILLA_ASSIGN_OR_RETURN(item.expr, Expr());
+    const Token& last = tokens_[pos_ - 1];
+    item.text = std::string(sql_.substr(start, last.offset + last.length - start));
+    if (Keyword("as")) {
+      FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
+    } else if (AtIdentifier()) {
+      FLOTILLA_ASSIGN_OR_RETURN(item.alias, Identifier("an alias"));
+    }
+    core->items.push_back(std::move(item));
+  } while (Operator(",") && !Peek().IsKeyword("from"));
+  return Status::OK();
+}
+
+Result<std::string> Parser::AliasName() {
+  // After AS even a reserved word or a string may name a column.
+  const Token& t = Peek();
+  if (t.kind == TokenKind::kIdentifier) return Lower(Next().text);
+  if (t.kind == TokenKind::kQuotedIdentifier || t.kind == TokenKind::kString) return Next().text;
+  return Error(t, "expected an alias");
+}
+
+Result<std::vector<std::string>> Parser::IdentifierList() {
+  std::vector<std::string> names;
+  do {
+    FLOTILLA_ASSIGN_OR_RETURN(std::string n, Identifier("a column name"));
+    names.push_back(std::move(n));
+  } while (Operator(","));
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  return names;
+}
+
+Result<std::vector<OrderItem>> Parser::OrderList() {
+  std::vector<OrderItem> items;
+  do {
+    OrderItem item;
+    FLOTILLA_ASSIGN_OR_RETURN(item.expr, Expr());
+    if (Keyword("desc")) {
+      item.ascending = false;
+    } else {
+      Keyword("asc");
+    }
+    if (Keyword("nulls")) {
+      if (Keyword("first")) {
+        item.nulls_first = true;
+      } else if (Keyword("last")) {
+        item.nulls_first = false;
+      } else {
+        return Error(Peek(), "expected FIRST or LAST");
+      }
+    }
+    items.push_back(std::move(item));
+  } while (Operator(","));
+  return items;
+}
+
+Status Parser::FromList(SelectCore* core) {
+  do {
+    FLOTILLA_ASSIGN_OR_RETURN(TableRefPtr t, JoinedTable());
+    core->from.push_back(std::move(t));
+  } while (Operator(","));
+  return Status::OK();
+}
+
+Result<TableRefPtr> Parser::JoinedTable() {
+  FLOTILLA_ASSIGN_OR_RETURN(TableRefPtr left, TablePrimary());
+  while (true) {
+    const int64_t at = Peek().offset;
+    auto join = std::make_shared<TableRef>();
+    join->kind = TableRef::kJoin;
+    join->offset = at;
+    join->natural = Keyword("natural");
+    if (Keyword("cross")) {
+      join->join = JoinKind::kCross;
+    } else if (Keyword("inner")) {
+      join->join = JoinKind::kInner;
+    } else if (Keyword("left")) {
+      join->join = JoinKind::kLeft;
+      if (Keyword("semi")) {
+        join->join = JoinKind::kSemi;
+      } else if (Keyword("anti")) {
+        join->join = JoinKind::kAnti;
+      } else {
+        Keyword("outer");
+      }
+    } else if (Keyword("right")) {
+      join->join = JoinKind::kRight;
+      Keyword("outer");
+    } else if (Keyword("full")) {
+      join->join = JoinKind::kFull;
+      Keyword("outer");
+    } else if (Keyword("semi")) {
+      join->join = JoinKind::kSemi;
+    } else if (Keyword("anti")) {
+      join->join = JoinKind::kAnti;
+    } else if (!Peek().IsKeyword("join")) {
+      if (join->natural) return Error(Peek(), "expected JOIN after NATURAL");
+      return left;
+    }
+    FLOTILLA_RETURN_NOT_OK(ExpectKeyword("join"));
+    FLOTILLA_ASSIGN_OR_RETURN(join->right, TablePrimary());
+    join->left = std::move(left);
+    if (join->join != JoinKind::kCross && !join->natural) {
+      if (Keyword("on")) {
+        FLOTILLA_ASSIGN_OR_RETURN(join->on, Expr());
+      } else if (Keyword("using")) {
+        FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+        FLOTILLA_ASSIGN_OR_RETURN(join->using_columns, IdentifierList());
+      } else {
+        return Error(Peek(), "expected ON or USING after the joined table");
+      }
+    }
+    left = std::move(join);
+  }
+}
+
+Result<TableRefPtr> Parser::TablePrimary() {
+  auto t = std::make_shared<TableRef>();
+  t->offset = Peek().offset;
+  if (Operator("(")) {
+    if (Peek().IsKeyword("select") || Peek().IsKeyword("with") || Peek().IsKeyword("values") ||
+        Peek().IsKeyword("from") || Peek().IsOperator("(")) {
+      t->kind = TableRef::kSubquery;
+      FLOTILLA_ASSIGN_OR_RETURN(t->subquery, ParseQuery());
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(TableRefPtr inner, JoinedTable());
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      if (!AtIdentifier() && !Peek().IsKeyword("as")) return inner;
+      auto copy = std::make_shared<TableRef>(*inner);
+      t = copy;
+    }
+  } else if (Peek().kind == TokenKind::kString) {
+    t->kind = TableRef::kPath;
+    t->name = Next().text;
+  } else if (Peek().IsKeyword("values")) {
+    t->kind = TableRef::kSubquery;
+    FLOTILLA_ASSIGN_OR_RETURN(t->subquery, QueryTerm());
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(t->name, Identifier("a table name, a quoted path or '(' query ')'"));
+    while (Operator(".")) {  // schema.table: the last part names the table
+      FLOTILLA_ASSIGN_OR_RETURN(t->name, Identifier("a table name"));
+    }
+    if (Operator("(")) {
+      t->kind = TableRef::kFunction;
+      if (!Operator(")")) {
+        do {
+          NamedArg arg;
+          if ((Peek().kind == TokenKind::kIdentifier ||
+               Peek().kind == TokenKind::kQuotedIdentifier) &&
+              (Peek(1).IsOperator("=") || Peek(1).IsOperator(":="))) {
+            arg.name = Lower(Next().text);
+            Next();
+          }
+          FLOTILLA_ASSIGN_OR_RETURN(arg.value, Expr());
+          t->args.push_back(std::move(arg));
+        } while (Operator(","));
+        FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      }
+    } else {
+      t->kind = TableRef::kNamed;
+    }
+  }
+  if (Keyword("as")) {
+    FLOTILLA_ASSIGN_OR_RETURN(t->alias, Identifier("an alias"));
+  } else if (AtIdentifier()) {
+    t->alias = Identifier("an alias").ValueOrDie();
+  }
+  if (!t->alias.empty() && Operator("(")) {
+    FLOTILLA_ASSIGN_OR_RETURN(t->column_aliases, IdentifierList());
+  }
+  return TableRefPtr(t);
+}
+
+}  // namespace flotilla::sql::internal
