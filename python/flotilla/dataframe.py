@@ -10,7 +10,7 @@ from typing import Any, Iterable, Iterator
 from . import _flotilla as _ext
 from . import udf as _udf
 from . import window as _window
-from .expressions import Expression, _MonotonicId, _column_list, col
+from .expressions import Expression, _column_list, col
 
 __all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json",
            "from_pydict", "from_pandas", "sql"]
@@ -64,10 +64,6 @@ def _batch_to_pandas(batch):
     return pd.DataFrame({n: batch.to_numpy(i) for i, n in enumerate(names)}, columns=names)
 
 
-def _is_internal(name: str) -> bool:
-    return name.startswith("__udf_") or name.startswith("__window_") or name == "__monotonic_id"
-
-
 class DataFrame:
     """A lazily evaluated table."""
 
@@ -105,51 +101,43 @@ class DataFrame:
         df = self._df
         pools = []
         present = set(df.column_names())
-        pending = []
+        pending = []  # (placeholder, call), dependencies first
         seen = set()
 
         def visit(e: Expression):
             for name in e._e.columns():
-                if name in seen or name in present:
+                if name in seen or name in present or name not in e._calls:
                     continue
-                if name in _udf.CALLS:
-                    seen.add(name)
-                    for a in _udf.CALLS[name].arguments:
+                seen.add(name)
+                call = e._calls[name]
+                if isinstance(call, _udf._UdfCall):
+                    for a in call.arguments:
                         visit(a)
-                    pending.append(name)
-                elif name in _window.CALLS:
-                    seen.add(name)
-                    call = _window.CALLS[name]
+                elif isinstance(call, _window._WindowCall):
                     for a in call.arguments:
                         visit(a)
                     if call.window is not None:
                         for a in call.window._partition + call.window._order:
                             visit(a)
-                    pending.append(name)
-                elif name == "__monotonic_id":
-                    seen.add(name)
-                    pending.append(name)
+                pending.append((name, call))
 
         for e in exprs:
             visit(e)
-        for name in pending:
-            passthrough = [n for n in df.column_names()]
-            if name in _udf.CALLS:
-                call = _udf.CALLS[name]
+        for name, call in pending:
+            if isinstance(call, _udf._UdfCall):
                 u = call.udf
                 df = df.udf_project(u.name, u.batch_function(), [a._e for a in call.arguments],
-                                    passthrough, name, u.return_dtype, u.concurrency)
+                                    list(df.column_names()), name, u.return_dtype, u.concurrency)
                 if u.pool is not None:
                     pools.append(u.pool)
-            elif name in _window.CALLS:
-                call = _window.CALLS[name]
+            elif isinstance(call, _window._WindowCall):
                 w = call.window
                 if w is None:
                     raise ValueError(f"window function {call.function}() needs .over(Window...)")
                 df = df.window([e._e for e in w._partition], [e._e for e in w._order], w._desc,
                                w._nulls_first, [call.spec()])
             else:
-                df = df.with_monotonic_id("__monotonic_id")
+                df = df.with_monotonic_id(name)
         return df, pools
 
     def _project(self, exprs: list) -> "DataFrame":

@@ -7,7 +7,6 @@ the expression is used in a DataFrame, so a misspelt column fails there with a s
 
 from __future__ import annotations
 
-import itertools
 from typing import Any, Iterable
 
 from . import _flotilla as _ext
@@ -33,26 +32,29 @@ def _to_expr(value: Any) -> "Expression":
 class Expression:
     """A lazily evaluated column expression."""
 
-    __slots__ = ("_e", "_window", "_agg")
+    __slots__ = ("_e", "_window", "_agg", "_calls")
 
-    def __init__(self, e, window=None, agg=None):
+    def __init__(self, e, window=None, agg=None, calls=None):
         self._e = e
         self._window = window  # a _WindowCall when this is a window function
         self._agg = agg  # (function, [argument Expressions]) when this is one aggregate call
+        # The UDF and window calls (and id columns) this expression reads, by the placeholder
+        # column each stands for; a DataFrame turns them into plan nodes before using it.
+        self._calls = calls or {}
 
     # --- naming and types -----------------------------------------------------------------------
     def alias(self, name: str) -> "Expression":
-        return Expression(_ext.alias(self._e, name), self._window, self._agg)
+        return Expression(_ext.alias(self._e, name), self._window, self._agg, self._calls)
 
     def name(self) -> str:
         return self._e.name()
 
     def cast(self, dtype: str) -> "Expression":
         """Cast to a SQL type name: "int64"/"bigint", "double", "decimal(15, 2)", "string"..."""
-        return Expression(_ext.cast(self._e, _type_name(dtype), False))
+        return Expression(_ext.cast(self._e, _type_name(dtype), False), calls=self._calls)
 
     def try_cast(self, dtype: str) -> "Expression":
-        return Expression(_ext.cast(self._e, _type_name(dtype), True))
+        return Expression(_ext.cast(self._e, _type_name(dtype), True), calls=self._calls)
 
     def __repr__(self) -> str:
         return repr(self._e)
@@ -61,7 +63,7 @@ class Expression:
     def _bin(self, op, other, reverse=False):
         other = _to_expr(other)
         a, b = (other, self) if reverse else (self, other)
-        return Expression(_ext.binary(op, a._e, b._e))
+        return Expression(_ext.binary(op, a._e, b._e), calls=_merge(a, b))
 
     def __add__(self, o): return self._bin("add", o)
     def __radd__(self, o): return self._bin("add", o, True)
@@ -86,8 +88,8 @@ class Expression:
     def __rand__(self, o): return self._bin("and", o, True)
     def __or__(self, o): return self._bin("or", o)
     def __ror__(self, o): return self._bin("or", o, True)
-    def __invert__(self): return Expression(_ext.not_(self._e))
-    def __neg__(self): return Expression(_ext.negate(self._e))
+    def __invert__(self): return Expression(_ext.not_(self._e), calls=self._calls)
+    def __neg__(self): return Expression(_ext.negate(self._e), calls=self._calls)
     def __abs__(self): return _call("abs", self)
     __hash__ = object.__hash__
 
@@ -95,16 +97,18 @@ class Expression:
         raise TypeError("an Expression has no truth value; use & | ~ instead of and / or / not")
 
     # --- predicates and conditionals ------------------------------------------------------------
-    def is_null(self) -> "Expression": return Expression(_ext.is_null(self._e))
-    def not_null(self) -> "Expression": return Expression(_ext.not_null(self._e))
+    def is_null(self) -> "Expression": return Expression(_ext.is_null(self._e), calls=self._calls)
+    def not_null(self) -> "Expression": return Expression(_ext.not_null(self._e), calls=self._calls)
     def is_in(self, values: Iterable[Any]) -> "Expression":
-        return Expression(_ext.is_in(self._e, list(values)))
+        return Expression(_ext.is_in(self._e, list(values)), calls=self._calls)
     def between(self, lower, upper) -> "Expression":
-        return Expression(_ext.between(self._e, _to_expr(lower)._e, _to_expr(upper)._e))
+        lo, hi = _to_expr(lower), _to_expr(upper)
+        return Expression(_ext.between(self._e, lo._e, hi._e), calls=_merge(self, lo, hi))
     def fill_null(self, value) -> "Expression":
         return coalesce(self, value)
     def if_else(self, if_true, if_false) -> "Expression":
-        return Expression(_ext.if_else(self._e, _to_expr(if_true)._e, _to_expr(if_false)._e))
+        a, b = _to_expr(if_true), _to_expr(if_false)
+        return Expression(_ext.if_else(self._e, a._e, b._e), calls=_merge(self, a, b))
 
     # --- math -----------------------------------------------------------------------------------
     def abs(self): return _call("abs", self)
@@ -121,7 +125,8 @@ class Expression:
     # --- aggregates -----------------------------------------------------------------------------
     def _aggregate(self, name, *args):
         arguments = [self] + [_to_expr(a) for a in args]
-        return Expression(_ext.aggregate(name, [a._e for a in arguments]), agg=(name, arguments))
+        return Expression(_ext.aggregate(name, [a._e for a in arguments]), agg=(name, arguments),
+                          calls=_merge(*arguments))
 
     def sum(self): return self._aggregate("sum")
     def mean(self): return self._aggregate("mean")
@@ -164,7 +169,7 @@ class Expression:
             call = _WindowCall(name, args, window, None)
         else:
             raise ValueError(f"over() needs an aggregate or a window function, got {self!r}")
-        out = Expression(_ext.col(call.output), call)
+        out = Expression(_ext.col(call.output), call, calls={call.output: call})
         aliased = self._e.name() != repr(self._e)
         return out.alias(self._e.name()) if aliased else out
 
@@ -207,8 +212,16 @@ def _type_name(dtype: Any) -> str:
     return aliases.get(dtype, dtype)
 
 
+def _merge(*exprs) -> dict:
+    calls = {}
+    for e in exprs:
+        calls.update(e._calls)
+    return calls
+
+
 def _call(name: str, *args) -> Expression:
-    return Expression(_ext.call(name, [_to_expr(a)._e for a in args]))
+    exprs = [_to_expr(a) for a in args]
+    return Expression(_ext.call(name, [e._e for e in exprs]), calls=_merge(*exprs))
 
 
 def col(name: str) -> Expression:
@@ -223,17 +236,15 @@ def lit(value: Any) -> Expression:
 
 def coalesce(*args) -> Expression:
     """The first non-null argument."""
-    return Expression(_ext.coalesce([_to_expr(a)._e for a in args]))
-
-
-_window_ids = itertools.count()
+    exprs = [_to_expr(a) for a in args]
+    return Expression(_ext.coalesce([e._e for e in exprs]), calls=_merge(*exprs))
 
 
 def _window_function(name: str, args) -> Expression:
     from .window import _WindowCall
 
     call = _WindowCall(name, [_to_expr(a) for a in args], None, None)
-    return Expression(_ext.col(call.output), call)
+    return Expression(_ext.col(call.output), call, calls={call.output: call})
 
 
 def row_number() -> Expression:
@@ -248,13 +259,12 @@ def dense_rank() -> Expression:
     return _window_function("dense_rank", [])
 
 
-class _MonotonicId(Expression):
-    __slots__ = ()
+MONOTONIC_ID = "__monotonic_id"
 
 
 def monotonically_increasing_id() -> Expression:
     """Unique, increasing int64 ids (partition index * 2^36 + row), for with_column."""
-    return _MonotonicId(_ext.col("__monotonic_id"))
+    return Expression(_ext.col(MONOTONIC_ID), calls={MONOTONIC_ID: MONOTONIC_ID})
 
 
 class _Namespace:

@@ -89,8 +89,6 @@ def _return_dtype(fn: Callable, given) -> str:
 
 
 _ids = itertools.count()
-# UDF calls by the column name they produce (looked up when a DataFrame lowers them).
-CALLS: dict = {}
 
 
 class _UdfCall:
@@ -98,7 +96,6 @@ class _UdfCall:
         self.udf = udf
         self.arguments = arguments
         self.output = f"__udf_{next(_ids)}"
-        CALLS[self.output] = self
 
 
 def _describe(values) -> str:
@@ -120,7 +117,7 @@ class _Udf:
 
     def __call__(self, *args) -> Expression:
         call = _UdfCall(self, [_to_expr(a) for a in args])
-        return Expression(_ext.col(call.output))
+        return Expression(_ext.col(call.output), calls={call.output: call})
 
     def batch_function(self) -> Callable:
         """The function the engine calls with one Column per argument."""

@@ -90,8 +90,6 @@ def _bound(b):
 
 
 _ids = itertools.count()
-# Window calls by the column name they produce (looked up when a DataFrame lowers them).
-CALLS: dict = {}
 
 
 class _WindowCall:
@@ -103,7 +101,6 @@ class _WindowCall:
         self.window = window
         self.alias = alias
         self.output = f"__window_{next(_ids)}"
-        CALLS[self.output] = self
 
     def with_window(self, window) -> "_WindowCall":
         return _WindowCall(self.function, self.arguments, window, self.alias)
