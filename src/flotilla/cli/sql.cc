@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "flotilla/cli/commands.h"
-#include "flotilla/io/csv/writer.h"
-#include "flotilla/io/json/writer.h"
+#include "flotilla/io/dataset/dataset_writer.h"
+#include "flotilla/io/format_writer.h"
 #include "flotilla/io/stream.h"
 #include "flotilla/sql/session.h"
 
@@ -38,6 +38,19 @@ class StdoutStream final : public io::OutputStream {
   int64_t written_ = 0;
 };
 
+// A csv or json writer to --output or stdout.
+Result<std::unique_ptr<io::FormatWriter>> OpenWriter(const SchemaPtr& schema, const SqlOptions& options) {
+  std::unique_ptr<io::OutputStream> stream;
+  if (options.output.empty()) {
+    stream = std::make_unique<StdoutStream>();
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(stream, io::FileOutputStream::Open(options.output));
+  }
+  io::DatasetWriteOptions format;
+  FLOTILLA_ASSIGN_OR_RETURN(format.format, io::ParseFileFormat(options.format));
+  return io::OpenFormatWriter(std::move(stream), schema, format);
+}
+
 Status WriteRows(const RecordBatch& batch, const SqlOptions& options) {
   const std::string& path = options.output;
   if (options.format == "table") {
@@ -51,20 +64,7 @@ Status WriteRows(const RecordBatch& batch, const SqlOptions& options) {
     if (!out) return Status::IOError("cannot write '" + path + "'");
     return Status::OK();
   }
-  std::unique_ptr<io::OutputStream> stream;
-  if (path.empty()) {
-    stream = std::make_unique<StdoutStream>();
-  } else {
-    FLOTILLA_ASSIGN_OR_RETURN(stream, io::FileOutputStream::Open(path));
-  }
-  std::unique_ptr<io::FormatWriter> writer;
-  if (options.format == "csv") {
-    FLOTILLA_ASSIGN_OR_RETURN(writer, csv::CsvFileWriter::Open(std::move(stream), batch.schema(), {}));
-  } else if (options.format == "json") {
-    FLOTILLA_ASSIGN_OR_RETURN(writer, json::JsonFileWriter::Open(std::move(stream), batch.schema()));
-  } else {
-    return Status::Invalid("--format takes table, csv or json, got '" + options.format + "'");
-  }
+  FLOTILLA_ASSIGN_OR_RETURN(auto writer, OpenWriter(batch.schema(), options));
   FLOTILLA_RETURN_NOT_OK(writer->Write(batch));
   return writer->Close();
 }
@@ -180,8 +180,27 @@ int RunSql(const SqlOptions& options) {
       fmt::print(stderr, "time: {:.3f} s\n", seconds);
     };
   }
-  auto result = session.Execute(text, timer);
+  if (options.format == "table") {
+    // The table shows the head and tail of the rows, so it holds them all.
+    auto result = session.Execute(text, timer);
+    if (!result.ok()) return fail(result.status());
+    if (auto s = Print(*result, options); !s.ok()) return fail(s);
+    return 0;
+  }
+  // csv and json stream the last query's rows as they come.
+  std::unique_ptr<io::FormatWriter> writer;
+  sql::Session::RowConsumer consumer;
+  consumer.begin = [&](const SchemaPtr& schema) -> Status {
+    FLOTILLA_ASSIGN_OR_RETURN(writer, OpenWriter(schema, options));
+    return Status::OK();
+  };
+  consumer.batch = [&](const RecordBatch& batch) { return writer->Write(batch); };
+  auto result = session.Execute(text, timer, &consumer);
   if (!result.ok()) return fail(result.status());
+  if (writer) {
+    if (auto s = writer->Close(); !s.ok()) return fail(s);
+    return 0;
+  }
   if (auto s = Print(*result, options); !s.ok()) return fail(s);
   return 0;
 }

@@ -158,12 +158,16 @@ Result<exec::PlanPtr> Session::PlanSql(std::string_view sql) {
 
 Result<StatementResult> Session::Execute(std::string_view sql) { return Execute(sql, nullptr); }
 
-Result<StatementResult> Session::Execute(std::string_view sql, const StatementDone& done) {
+Result<StatementResult> Session::Execute(std::string_view sql, const StatementDone& done,
+                                         const RowConsumer* stream_last) {
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<Statement> statements, Parse(sql));
   StatementResult last;
   for (size_t i = 0; i < statements.size(); ++i) {
     const auto start = std::chrono::steady_clock::now();
-    auto result = ExecuteStatement(statements[i], sql);
+    const bool stream = stream_last != nullptr && i + 1 == statements.size() &&
+                        statements[i].kind == Statement::kQuery;
+    auto result = stream ? StreamQuery(statements[i], sql, *stream_last)
+                         : ExecuteStatement(statements[i], sql);
     if (result.ok() && done) {
       done(*result, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
@@ -176,6 +180,23 @@ Result<StatementResult> Session::Execute(std::string_view sql, const StatementDo
     last = std::move(*result);
   }
   return last;
+}
+
+Result<StatementResult> Session::StreamQuery(const Statement& s, std::string_view sql,
+                                             const RowConsumer& consumer) {
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanStatementQuery(*s.query, sql));
+  FLOTILLA_RETURN_NOT_OK(consumer.begin(plan->schema()));
+  FLOTILLA_ASSIGN_OR_RETURN(auto stream, exec::Execute(plan, options_));
+  int64_t rows = 0;
+  while (true) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto morsel, stream->Next());
+    if (!morsel) break;
+    rows += morsel->batch.num_rows();
+    FLOTILLA_RETURN_NOT_OK(consumer.batch(morsel->batch));
+  }
+  StatementResult out;
+  out.message = std::to_string(rows) + " rows";
+  return out;
 }
 
 Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::string_view sql) {

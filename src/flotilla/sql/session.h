@@ -48,7 +48,16 @@ class Session {
   /// Like Execute, calling `done` after each statement with its result and its seconds (from
   /// planning to the last row).
   using StatementDone = std::function<void(const StatementResult& result, double seconds)>;
-  Result<StatementResult> Execute(std::string_view sql, const StatementDone& done);
+  /// Where a streamed query's rows go: `begin` gets the schema, then `batch` each batch as it
+  /// is produced (nothing is kept, so the output may be larger than memory).
+  struct RowConsumer {
+    std::function<Status(const SchemaPtr&)> begin;
+    std::function<Status(const RecordBatch&)> batch;
+  };
+  /// With `stream_last`, a last statement that is a query streams its rows there instead of
+  /// returning them.
+  Result<StatementResult> Execute(std::string_view sql, const StatementDone& done,
+                                  const RowConsumer* stream_last = nullptr);
 
   /// The optimized plan of one query (a SELECT, VALUES, WITH ...).
   Result<exec::PlanPtr> PlanSql(std::string_view sql);
@@ -66,6 +75,8 @@ class Session {
 
  private:
   Result<StatementResult> ExecuteStatement(const Statement& s, std::string_view sql);
+  Result<StatementResult> StreamQuery(const Statement& s, std::string_view sql,
+                                      const RowConsumer& consumer);
   Result<exec::PlanPtr> PlanStatementQuery(const Query& q, std::string_view sql);
   Result<StatementResult> Copy(const Statement& s, std::string_view sql);
 
