@@ -59,10 +59,7 @@ for (const q of queries) {
                         { encoding: 'utf8', maxBuffer: 1 << 28 });
   if (run.status !== 0) throw new Error(`${q.name}: flotilla failed: ${run.stderr}`);
   const lines = run.stdout.trim().split('\n');
-  const header = lines[0];
-  const oursRows = [];
-  void header;
-  for (const line of lines.slice(1)) oursRows.push(line.split(',').map(canon));
+  const oursRows = lines.slice(1).map((line) => line.split(',').map(canon));  // after the header
   const times = [...run.stderr.matchAll(/time: ([0-9.]+) s/g)].map((m) => Number(m[1]));
   const same = JSON.stringify(oursRows) === JSON.stringify(duckRows);
   if (!same) {

@@ -404,12 +404,18 @@ PYBIND11_MODULE(_flotilla, m) {
 
   m.def("read_parquet", [](std::vector<std::string> paths) { return Check(DataFrame::ReadParquet(paths)); });
   m.def("read_csv", [](std::vector<std::string> paths, bool header, std::string delimiter,
-                       std::optional<std::string> schema_sql) {
+                       std::optional<std::vector<std::pair<std::string, std::string>>> schema) {
     csv::CsvReadOptions o;
     o.parse.has_header = header;
     if (delimiter.size() != 1) throw py::value_error("delimiter must be one character");
     o.parse.delimiter = delimiter[0];
-    (void)schema_sql;
+    if (schema) {
+      // Column names and SQL type names: nothing is inferred.
+      std::vector<Field> fields;
+      for (const auto& [name, type] : *schema)
+        fields.push_back({name, Check(sql::ParseTypeName(type)), true});
+      o.schema = std::make_shared<Schema>(std::move(fields));
+    }
     return Check(DataFrame::ReadCsv(paths, o));
   });
   m.def("read_json", [](std::vector<std::string> paths) { return Check(DataFrame::ReadJson(paths)); });

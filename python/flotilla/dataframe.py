@@ -394,8 +394,12 @@ def read_parquet(path) -> DataFrame:
     return DataFrame(_ext.read_parquet(_paths(path)))
 
 
-def read_csv(path, has_headers: bool = True, delimiter: str = ",") -> DataFrame:
-    return DataFrame(_ext.read_csv(_paths(path), has_headers, delimiter, None))
+def read_csv(path, has_headers: bool = True, delimiter: str = ",", schema: dict | None = None) -> DataFrame:
+    """CSV files. `schema` ({"name": "bigint", ...}, SQL type names) turns inference off."""
+    from .expressions import _type_name
+
+    fields = None if schema is None else [(n, _type_name(t)) for n, t in schema.items()]
+    return DataFrame(_ext.read_csv(_paths(path), has_headers, delimiter, fields))
 
 
 def read_json(path) -> DataFrame:

@@ -105,7 +105,7 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
   std::vector<std::pair<int, ExprPtr>> order;  // (output index or -1, expression)
   if (q.kind == Query::kSelect) {
     for (const OrderItem& o : q.order_by) {
-      FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(*o.expr, outputs, rel));
+      FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(*o.expr, outputs));
       if (index >= 0) {
         order.push_back({index, nullptr});
         continue;
@@ -253,8 +253,7 @@ Status Planner::AddCorrelation(const ExprPtr& e, int64_t offset) {
   return Status::OK();
 }
 
-Result<int> Planner::OrderOutput(const Node& n, const std::vector<Output>& outputs,
-                                 const Relation& rel) {
+Result<int> Planner::OrderOutput(const Node& n, const std::vector<Output>& outputs) {
   if (n.kind == NodeKind::kLiteral && n.literal == LiteralKind::kInteger) {
     const long long k = std::stoll(n.text);
     if (k < 1 || k > static_cast<long long>(outputs.size())) {
@@ -270,7 +269,6 @@ Result<int> Planner::OrderOutput(const Node& n, const std::vector<Output>& outpu
       return static_cast<int>(i);
     }
   }
-  (void)rel;
   return -1;
 }
 
@@ -459,7 +457,7 @@ Result<Relation> Planner::OrderAndLimit(Relation r, const Query& q) {
       std::vector<Output> outputs;
       for (const ScopeColumn& c : r.columns)
         outputs.push_back({expr::Column(c.field), c.name, "", 0});
-      FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(*o.expr, outputs, r));
+      FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(*o.expr, outputs));
       ExprPtr key;
       if (index >= 0) {
         key = expr::Column(r.columns[index].field);

@@ -231,7 +231,7 @@ class Planner {
   // A correlated WHERE conjunct: its inner columns are exposed as outputs of this subquery.
   Status AddCorrelation(const ExprPtr& e, int64_t offset);
 
-  Result<int> OrderOutput(const Node& n, const std::vector<Output>& outputs, const Relation& rel);
+  Result<int> OrderOutput(const Node& n, const std::vector<Output>& outputs);
 
   Status PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Output>* outputs,
                        ExprPtr* having, std::vector<std::pair<int, ExprPtr>>* order);
