@@ -127,6 +127,103 @@ const DATA_SQL = [
      FROM range(1, 241) t(i)
      ORDER BY i
    ) TO '__DATA__/sales' (FORMAT parquet, PARTITION_BY (region))`,
+  // tpch/: a tiny TPC-H database with the standard schema (keys bigint, money decimal(15,2),
+  // dates date), consistent keys, and values that the 22 queries' parameters select.
+  `COPY (
+     SELECT i::BIGINT AS r_regionkey,
+            ['AFRICA', 'AMERICA', 'ASIA', 'EUROPE', 'MIDDLE EAST'][i + 1] AS r_name,
+            'region comment ' || i AS r_comment
+     FROM range(0, 5) t(i)
+   ) TO '__DATA__/tpch/region.parquet' (FORMAT parquet)`,
+  `COPY (
+     SELECT i::BIGINT AS n_nationkey,
+            ['ALGERIA', 'ARGENTINA', 'BRAZIL', 'CANADA', 'EGYPT', 'ETHIOPIA', 'FRANCE', 'GERMANY',
+             'INDIA', 'INDONESIA', 'IRAN', 'IRAQ', 'JAPAN', 'JORDAN', 'KENYA', 'MOROCCO',
+             'MOZAMBIQUE', 'PERU', 'CHINA', 'ROMANIA', 'SAUDI ARABIA', 'VIETNAM', 'RUSSIA',
+             'UNITED KINGDOM', 'UNITED STATES'][i + 1] AS n_name,
+            [0, 1, 1, 1, 4, 0, 3, 3, 2, 2, 4, 4, 2, 4, 0, 0, 0, 1, 2, 3, 4, 2, 3, 3, 1][i + 1]::BIGINT AS n_regionkey,
+            'nation comment ' || i AS n_comment
+     FROM range(0, 25) t(i)
+   ) TO '__DATA__/tpch/nation.parquet' (FORMAT parquet)`,
+  `COPY (
+     SELECT i::BIGINT AS s_suppkey,
+            'Supplier#' || lpad(i::VARCHAR, 9, '0') AS s_name,
+            'addr' || (i * 7) % 100 AS s_address,
+            ((i * 7) % 25)::BIGINT AS s_nationkey,
+            (10 + (i * 7) % 25)::VARCHAR || '-' || lpad(((i * 37) % 1000)::VARCHAR, 3, '0') || '-555-0101' AS s_phone,
+            (((i * 997) % 1100000 - 100000) / 100.0)::DECIMAL(15,2) AS s_acctbal,
+            CASE WHEN i % 7 = 3 THEN 'wary Customer slyly Complaints ' || i ELSE 'supplier comment ' || i END AS s_comment
+     FROM range(1, 31) t(i)
+   ) TO '__DATA__/tpch/supplier.parquet' (FORMAT parquet)`,
+  `COPY (
+     SELECT i::BIGINT AS p_partkey,
+            ['almond green', 'forest blue', 'green khaki', 'linen forest', 'navy puff', 'forest green', 'rose lace', 'dark green'][1 + i % 8] || ' part' AS p_name,
+            'Manufacturer#' || (1 + i % 5) AS p_mfgr,
+            'Brand#' || (1 + i % 5) || (1 + (i // 5) % 5) AS p_brand,
+            ['STANDARD', 'SMALL', 'MEDIUM', 'LARGE', 'ECONOMY', 'PROMO'][1 + i % 6] || ' ' ||
+              ['ANODIZED', 'BURNISHED', 'PLATED', 'POLISHED', 'BRUSHED'][1 + (i // 6) % 5] || ' ' ||
+              ['TIN', 'NICKEL', 'BRASS', 'STEEL', 'COPPER'][1 + (i // 3) % 5] AS p_type,
+            (1 + (i * 7) % 50)::INTEGER AS p_size,
+            ['SM CASE', 'SM BOX', 'SM PACK', 'SM PKG', 'MED BAG', 'MED BOX', 'MED PKG', 'MED PACK',
+             'LG CASE', 'LG BOX', 'LG PACK', 'LG PKG'][1 + (i * 5) % 12] AS p_container,
+            (900 + i / 10.0)::DECIMAL(15,2) AS p_retailprice,
+            'part comment ' || i AS p_comment
+     FROM range(1, 121) t(i)
+   ) TO '__DATA__/tpch/part.parquet' (FORMAT parquet)`,
+  `COPY (
+     SELECT p::BIGINT AS ps_partkey,
+            (1 + (p + k * 7) % 30)::BIGINT AS ps_suppkey,
+            (1 + (p * 31 + k * 17) % 9999)::INTEGER AS ps_availqty,
+            (1 + ((p * 13 + k * 29) % 100000) / 100.0)::DECIMAL(15,2) AS ps_supplycost,
+            'partsupp comment ' || p || '-' || k AS ps_comment
+     FROM range(1, 121) a(p), range(0, 4) b(k)
+   ) TO '__DATA__/tpch/partsupp.parquet' (FORMAT parquet)`,
+  `COPY (
+     SELECT i::BIGINT AS c_custkey,
+            'Customer#' || lpad(i::VARCHAR, 9, '0') AS c_name,
+            'caddr' || i AS c_address,
+            ((i * 11) % 25)::BIGINT AS c_nationkey,
+            (10 + (i * 11) % 25)::VARCHAR || '-' || lpad(((i * 53) % 1000)::VARCHAR, 3, '0') || '-555-0199' AS c_phone,
+            (((i * 7919) % 1100000 - 100000) / 100.0)::DECIMAL(15,2) AS c_acctbal,
+            ['AUTOMOBILE', 'BUILDING', 'FURNITURE', 'HOUSEHOLD', 'MACHINERY'][1 + i % 5] AS c_mktsegment,
+            'customer comment ' || i AS c_comment
+     FROM range(1, 91) t(i)
+   ) TO '__DATA__/tpch/customer.parquet' (FORMAT parquet)`,
+  // orders: customers whose key is a multiple of 3 place none (as in TPC-H).
+  `COPY (
+     SELECT i::BIGINT AS o_orderkey,
+            (1 + 3 * ((i * 7) % 30) + (i % 2))::BIGINT AS o_custkey,
+            ['F', 'O', 'P'][1 + (i * 5) % 3] AS o_orderstatus,
+            (1000 + (i * 7907) % 400000 / 100.0)::DECIMAL(15,2) AS o_totalprice,
+            DATE '1992-01-01' + ((i * 97) % 2400)::INTEGER AS o_orderdate,
+            ['1-URGENT', '2-HIGH', '3-MEDIUM', '4-NOT SPECIFIED', '5-LOW'][1 + (i * 3) % 5] AS o_orderpriority,
+            'Clerk#' || lpad((i % 50)::VARCHAR, 9, '0') AS o_clerk,
+            0::INTEGER AS o_shippriority,
+            CASE WHEN i % 11 = 0 THEN 'pending special accounts requests ' || i ELSE 'order comment ' || i END AS o_comment
+     FROM range(1, 401) t(i)
+   ) TO '__DATA__/tpch/orders.parquet' (FORMAT parquet)`,
+  // lineitem: 1..7 lines per order; each (part, supplier) pair is one of partsupp's.
+  `COPY (
+     SELECT o AS l_orderkey,
+            (1 + (o * 13 + n * 7) % 120)::BIGINT AS l_partkey,
+            (1 + ((1 + (o * 13 + n * 7) % 120) + ((o + n) % 4) * 7) % 30)::BIGINT AS l_suppkey,
+            n::INTEGER AS l_linenumber,
+            (1 + (o * 7 + n * 11) % 50)::DECIMAL(15,2) AS l_quantity,
+            ((1 + (o * 7 + n * 11) % 50) * (900 + (1 + (o * 13 + n * 7) % 120) / 10.0))::DECIMAL(15,2) AS l_extendedprice,
+            (((o + n * 3) % 11) / 100.0)::DECIMAL(15,2) AS l_discount,
+            (((o * 3 + n) % 9) / 100.0)::DECIMAL(15,2) AS l_tax,
+            CASE WHEN d + 30 <= DATE '1995-06-17' THEN ['R', 'A'][1 + (o + n) % 2] ELSE 'N' END AS l_returnflag,
+            CASE WHEN d + 30 > DATE '1995-06-17' THEN 'O' ELSE 'F' END AS l_linestatus,
+            d + (1 + (o * n) % 120)::INTEGER AS l_shipdate,
+            d + (30 + (o + n * 5) % 60)::INTEGER AS l_commitdate,
+            d + (1 + (o * n) % 120)::INTEGER + (1 + (o + n) % 30)::INTEGER AS l_receiptdate,
+            ['DELIVER IN PERSON', 'COLLECT COD', 'NONE', 'TAKE BACK RETURN'][1 + (o + n) % 4] AS l_shipinstruct,
+            ['REG AIR', 'AIR', 'RAIL', 'SHIP', 'TRUCK', 'MAIL', 'FOB'][1 + (o * 3 + n) % 7] AS l_shipmode,
+            'lineitem comment ' || o || '-' || n AS l_comment
+     FROM (SELECT o_orderkey AS o, o_orderdate AS d FROM read_parquet('__DATA__/tpch/orders.parquet')) ord,
+          range(1, 8) r(n)
+     WHERE n <= 1 + (o * 5) % 7
+   ) TO '__DATA__/tpch/lineitem.parquet' (FORMAT parquet)`,
 ];
 
 function withData(sql) {
@@ -135,7 +232,7 @@ function withData(sql) {
 
 async function makeData() {
   rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(dataDir, { recursive: true });
+  mkdirSync(join(dataDir, 'tpch'), { recursive: true });
   const instance = await DuckDBInstance.create(':memory:', { threads: '1' });
   const con = await instance.connect();
   for (const sql of DATA_SQL) await con.run(withData(sql));

@@ -5,7 +5,8 @@
 //   query rowsort | query nosort       a query, then "----", then its rows (values TAB-separated;
 //                                      rowsort compares the rows sorted as strings)
 // Values: NULL, true/false, numbers (compared with a relative tolerance of 1e-9 when both sides
-// parse as numbers, so 3.50 equals 3.5), (empty) for an empty string, anything else as text.
+// parse as numbers, so 3.50 equals 3.5; a decimal of ours also to half a unit of its last
+// digit), (empty) for an empty string, anything else as text.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -106,17 +107,23 @@ std::vector<std::string> Split(const std::string& row) {
   }
 }
 
-bool SameCell(const std::string& a, const std::string& b) {
+// `scale`: the decimal scale of our column, -1 for other types. A decimal result may carry
+// fewer digits than DuckDB's float64 (decimal division keeps scale 6 when the precision runs
+// out, as Spark does), so it matches when DuckDB's value rounds to it.
+bool SameCell(const std::string& a, const std::string& b, int scale) {
   if (a == b) return true;
   char* end_a = nullptr;
   char* end_b = nullptr;
   const double x = std::strtod(a.c_str(), &end_a);
   const double y = std::strtod(b.c_str(), &end_b);
   if (a.empty() || b.empty() || *end_a != '\0' || *end_b != '\0') return false;
-  return std::fabs(x - y) <= 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
+  double tolerance = 1e-9 * std::max({1.0, std::fabs(x), std::fabs(y)});
+  if (scale >= 0) tolerance = std::max(tolerance, 0.5 * std::pow(10.0, -scale) * (1 + 1e-9));
+  return std::fabs(x - y) <= tolerance;
 }
 
-bool SameRows(std::vector<std::string> actual, std::vector<std::string> expected, bool sort) {
+bool SameRows(std::vector<std::string> actual, std::vector<std::string> expected, bool sort,
+              const std::vector<int>& scales) {
   if (actual.size() != expected.size()) return false;
   if (sort) {
     // Numbers that print differently (3.5 / 3.50) can sort differently: sort on the cells.
@@ -127,7 +134,7 @@ bool SameRows(std::vector<std::string> actual, std::vector<std::string> expected
     std::vector<std::string> a = Split(actual[i]), e = Split(expected[i]);
     if (a.size() != e.size()) return false;
     for (size_t c = 0; c < a.size(); ++c)
-      if (!SameCell(a[c], e[c])) return false;
+      if (!SameCell(a[c], e[c], c < scales.size() ? scales[c] : -1)) return false;
   }
   return true;
 }
@@ -173,7 +180,12 @@ TEST_P(SqlLogicTest, MatchesRecordedResults) {
         row += (c ? "\t" : "") + Render(batch.column(c), i);
       rows.push_back(std::move(row));
     }
-    if (!SameRows(rows, r.expected, r.sort)) {
+    std::vector<int> scales;
+    for (int c = 0; c < batch.num_columns(); ++c) {
+      const DataType& t = *batch.column(c).type();
+      scales.push_back(t.id() == TypeId::kDecimal128 ? t.scale() : -1);
+    }
+    if (!SameRows(rows, r.expected, r.sort, scales)) {
       if (r.sort) std::sort(rows.begin(), rows.end());
       ADD_FAILURE() << where << ": wrong result for\n"
                     << r.sql << "expected (DuckDB):\n"
