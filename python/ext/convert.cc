@@ -412,7 +412,7 @@ py::object ToNumpy(const Array& a) {
     const char* start = reinterpret_cast<const char*>(a.raw_values()) + a.offset() * t.byte_width();
     py::array out(dt, {a.length()}, {static_cast<ssize_t>(t.byte_width())}, start, base);
     // Read-only: the buffer may be shared by other arrays of the result.
-    py::detail::array_proxy(out.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    out.attr("setflags")(py::arg("write") = false);
     return out;
   }
   if (t.is_floating()) {

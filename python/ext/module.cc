@@ -31,8 +31,9 @@ using expr::ExprPtr;
 struct Config {
   std::mutex mu;
   exec::ExecOptions options;
-  std::unique_ptr<exec::ThreadPool> pool;
-  std::unique_ptr<exec::MemoryManager> memory;
+  // Replaced pools and budgets are kept: a query started before the change still uses them.
+  std::vector<std::unique_ptr<exec::ThreadPool>> pools;
+  std::vector<std::unique_ptr<exec::MemoryManager>> memories;
 };
 
 Config& GlobalConfig() {
@@ -54,8 +55,8 @@ void SetExecutionConfig(std::optional<int> num_threads, std::optional<int64_t> m
   std::lock_guard<std::mutex> lock(c.mu);
   if (num_threads) {
     if (*num_threads < 1) throw py::value_error("num_threads must be at least 1");
-    c.pool = std::make_unique<exec::ThreadPool>(*num_threads);
-    c.options.pool = c.pool.get();
+    c.pools.push_back(std::make_unique<exec::ThreadPool>(*num_threads));
+    c.options.pool = c.pools.back().get();
   }
   if (morsel_size) {
     if (*morsel_size < 1) throw py::value_error("default_morsel_size must be positive");
@@ -64,8 +65,8 @@ void SetExecutionConfig(std::optional<int> num_threads, std::optional<int64_t> m
   if (memory_limit) {
     const int64_t bytes = exec::ParseByteSize(memory_limit->c_str());
     if (bytes <= 0) throw py::value_error("memory_limit takes a size such as '8GiB', got '" + *memory_limit + "'");
-    c.memory = std::make_unique<exec::MemoryManager>(bytes);
-    c.options.memory = c.memory.get();
+    c.memories.push_back(std::make_unique<exec::MemoryManager>(bytes));
+    c.options.memory = c.memories.back().get();
   }
   if (maintain_order) c.options.maintain_order = *maintain_order;
   if (progress) c.options.progress = *progress ? 1 : 0;

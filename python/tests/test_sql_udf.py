@@ -94,3 +94,32 @@ def test_class_udf_pool_initialises_each_instance_once(random_frame):
         flotilla.set_execution_config(default_morsel_size=131072)
     assert len(created) == 2  # both started with the query, none more
     np.testing.assert_allclose(np.sort(result["pred"]), np.sort(pdf["x"] * 3.0))
+
+
+def test_queries_release_the_gil():
+    # While a query runs on another thread, this thread keeps running Python: the longest pause
+    # between its iterations is far shorter than the query.
+    import time
+
+    df = flotilla.from_pydict({"a": list(range(4000))})
+    big = df.join(df.select(col("a").alias("b")), how="cross").agg(
+        (col("a") * col("b")).sum().alias("s"))
+    result, done = {}, threading.Event()
+
+    def run():
+        start = time.perf_counter()
+        result["s"] = big.to_pydict()["s"]
+        result["seconds"] = time.perf_counter() - start
+        done.set()
+
+    worker = threading.Thread(target=run)
+    last, longest = time.perf_counter(), 0.0  # before start(): the worker may run first
+    worker.start()
+    while not done.is_set():
+        now = time.perf_counter()
+        longest = max(longest, now - last)
+        last = now
+    longest = max(longest, time.perf_counter() - last)  # a pause that lasted to the end
+    worker.join()
+    assert result["s"] == [sum(range(4000)) ** 2]
+    assert longest < max(0.05, result["seconds"] / 2), (longest, result["seconds"])
