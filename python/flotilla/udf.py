@@ -188,10 +188,18 @@ class _ActorPool:
             self.instances.put(instance)
 
 
-def cls(c=None, *, concurrency: int = 1, return_dtype=None, batch: bool = False, method: str = "__call__"):
-    """Decorator: a stateful class UDF run by a pool of `concurrency` instances."""
+def cls(c=None, *, concurrency: int = 1, return_dtype=None, batch: bool = False, method: str = "__call__",
+        num_cpus: float | None = None, num_gpus: float | None = None, memory_bytes: int | None = None):
+    """Decorator: a stateful class UDF run by a pool of `concurrency` instances.
+
+    num_cpus / num_gpus / memory_bytes are each instance's resource request: the local runner
+    records them (`Handle.resources`), the distributed runner places instances by them."""
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    resources = {"num_cpus": num_cpus, "num_gpus": num_gpus, "memory_bytes": memory_bytes}
+    for name, value in resources.items():
+        if value is not None and value < 0:
+            raise ValueError(f"{name} must not be negative")
 
     def wrap(klass):
         target = getattr(klass, method)
@@ -209,6 +217,7 @@ def cls(c=None, *, concurrency: int = 1, return_dtype=None, batch: bool = False,
 
         Handle.__name__ = klass.__name__
         Handle.__doc__ = klass.__doc__
+        Handle.resources = {k: v for k, v in resources.items() if v is not None}
         return Handle
 
     return wrap(c) if c is not None else wrap

@@ -73,7 +73,7 @@ def test_class_udf_pool_initialises_each_instance_once(random_frame):
     created = []
     lock = threading.Lock()
 
-    @flotilla.cls(concurrency=2, batch=True, return_dtype="double")
+    @flotilla.cls(concurrency=2, batch=True, return_dtype="double", num_cpus=1)
     class Model:
         def __init__(self, weight):
             with lock:
@@ -83,6 +83,7 @@ def test_class_udf_pool_initialises_each_instance_once(random_frame):
         def __call__(self, xs):
             return xs.to_numpy() * self.weight
 
+    assert Model.resources == {"num_cpus": 1}
     model = Model(3.0)
     flotilla.set_execution_config(default_morsel_size=500)
     try:
