@@ -48,8 +48,7 @@ Result<ExprPtr> Planner::ScalarSubquery(const Node& n, ExprScope& es) {
   FLOTILLA_ASSIGN_OR_RETURN(
       Relation joined, JoinSubquery(*es.relation, r, sub, exec::JoinType::kLeft, {}, n.offset));
   const std::string value = joined.columns[es.relation->columns.size()].field;
-  for (size_t i = es.relation->columns.size(); i < joined.columns.size(); ++i)
-    joined.columns[i].hidden = true, joined.columns[i].table = "";
+  HideAfter(&joined, es.relation->columns.size());
   *es.relation = std::move(joined);
   ExprPtr out = expr::Column(value);
   // count over no rows is 0, not the NULL an unmatched left join gives.
