@@ -366,6 +366,13 @@ Result<StatementResult> Session::Copy(const Statement& s, std::string_view sql) 
     FLOTILLA_RETURN_NOT_OK(writer->Finish().status());
   } else {
     // One file, written under a temporary name and renamed when complete.
+    const std::filesystem::path dir = std::filesystem::path(s.path).parent_path();
+    std::error_code exists_error;
+    if (!dir.empty() && !std::filesystem::is_directory(dir, exists_error)) {
+      return ErrorAt(sql, s.offset, "COPY: cannot write '" + s.path + "': directory '" +
+                                        dir.string() + "' does not exist",
+                     StatusCode::kIOError);
+    }
     const std::string temp = s.path + ".flotilla-tmp";
     FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> out,
                               io::FileOutputStream::Open(temp));

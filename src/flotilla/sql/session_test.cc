@@ -125,6 +125,9 @@ TEST(Session, CopyWritesFilesThatReadBack) {
   EXPECT_EQ(Rows(&s, "SELECT g, sum(id) FROM '" + (dir / "parts").string() +
                          "' GROUP BY g ORDER BY g"),
             (V{"a|4", "b|2"}));
+  EXPECT_NE(Error(&s, "COPY (SELECT 1 AS a) TO '" + (dir / "missing" / "x.csv").string() + "'")
+                .find("directory '" + (dir / "missing").string() + "' does not exist"),
+            std::string::npos);
   std::filesystem::remove_all(dir);
 }
 
