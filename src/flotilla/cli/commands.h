@@ -28,6 +28,30 @@ struct SqlOptions {
   TablePrintOptions table;
 };
 
+struct TpchGenOptions {
+  double scale_factor = 1;
+  std::string out_dir;
+  int files_per_table = 1;
+  int threads = 0;
+  std::vector<std::string> tables;  // empty: all eight
+};
+
+struct TpchRunOptions {
+  std::string tables_dir;
+  std::string queries_dir = "tpch/queries";
+  std::vector<int> queries;  // empty: 1..22
+  int threads = 0;
+  std::string memory_limit;
+  TablePrintOptions table;
+};
+
+/// `flotilla tpch gen`: writes the TPC-H tables of a scale factor as Parquet.
+int RunTpchGen(const TpchGenOptions& options);
+
+/// `flotilla tpch run`: runs the TPC-H queries on a directory of tables and prints a table of
+/// query, rows and seconds.
+int RunTpchQueries(const TpchRunOptions& options);
+
 /// `flotilla sql`: runs every statement and prints the last one's rows.
 int RunSql(const SqlOptions& options);
 

@@ -42,7 +42,36 @@ int main(int argc, char** argv) {
   sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)")
       ->allow_extra_args(false);
 
+  auto* tpch_cmd = app.add_subcommand("tpch", "TPC-H: generate the tables, run the 22 queries");
+  tpch_cmd->require_subcommand(1);
+  cli::TpchGenOptions gen;
+  auto* gen_cmd = tpch_cmd->add_subcommand("gen", "Write the eight TPC-H tables as Parquet");
+  gen_cmd->add_option("--sf", gen.scale_factor, "Scale factor (1 is about 1 GB of raw data)")
+      ->default_val(1);
+  gen_cmd->add_option("--out", gen.out_dir, "Directory to write NAME.parquet (or NAME/) into")
+      ->required();
+  gen_cmd->add_option("--files-per-table", gen.files_per_table,
+                      "Files per table; above 1 each table is a directory NAME/part-K.parquet")
+      ->default_val(1);
+  gen_cmd->add_option("--threads", gen.threads, "Threads (default: one per core)");
+  gen_cmd->add_option("--table", gen.tables, "Only this table (repeatable)")
+      ->allow_extra_args(false);
+  cli::TpchRunOptions run;
+  auto* run_cmd = tpch_cmd->add_subcommand("run", "Run the 22 TPC-H queries, print rows and seconds");
+  run_cmd->add_option("--tables", run.tables_dir, "Directory of the eight tables")->required();
+  run_cmd->add_option("--queries", run.queries_dir, "Directory of q01.sql .. q22.sql")
+      ->default_val("tpch/queries");
+  run_cmd->add_option("--query", run.queries, "Only this query number (repeatable)")
+      ->allow_extra_args(false);
+  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core)");
+  run_cmd->add_option("--memory-limit", run.memory_limit, "Memory budget, e.g. 8GiB");
+
   CLI11_PARSE(app, argc, argv);
+  if (*gen_cmd) return cli::RunTpchGen(gen);
+  if (*run_cmd) {
+    run.table = table;
+    return cli::RunTpchQueries(run);
+  }
   if (*sql_cmd) {
     sql.table = table;
     return cli::RunSql(sql);

@@ -1,8 +1,11 @@
 // Constant folding and boolean simplification over every expression of the plan: a subtree
 // that reads no column is evaluated once and becomes its value (so plans show
 // `l_shipdate <= DATE '1998-09-02'`, and scans prune by it), `x AND TRUE` is x, `x OR TRUE`
-// is TRUE, `NOT NOT x` is x, a filter that is always true goes, one that is always false or
+// is TRUE, conditions every branch of an OR shares are taken out of it, `NOT NOT x` is x, a filter that is always true goes, one that is always false or
 // NULL keeps its input's schema with no rows.
+#include <algorithm>
+#include <set>
+
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
@@ -37,6 +40,52 @@ bool IsBoolLiteral(const ExprPtr& e, bool value) {
 
 bool IsNullLiteral(const ExprPtr& e) { return e->kind() == ExprKind::kLiteral && e->literal().IsNull(0); }
 
+void SplitDisjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind() == ExprKind::kBinary && e->binary_op() == expr::BinaryOp::kOr) {
+    SplitDisjuncts(e->children()[0], out);
+    SplitDisjuncts(e->children()[1], out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+// (a AND b) OR (a AND c) -> a AND (b OR c), which holds in three-valued logic too. A condition
+// that every branch of an OR repeats (TPC-H Q19's join key) can then become a join key.
+ExprPtr FactorOr(const ExprPtr& e) {
+  std::vector<ExprPtr> disjuncts;
+  SplitDisjuncts(e, &disjuncts);
+  std::vector<std::vector<ExprPtr>> branches;
+  for (const ExprPtr& d : disjuncts) branches.push_back(expr::SplitConjuncts(d));
+  auto in = [](const std::vector<ExprPtr>& conjuncts, const std::string& text) {
+    return std::any_of(conjuncts.begin(), conjuncts.end(),
+                       [&](const ExprPtr& c) { return c->ToString() == text; });
+  };
+  std::vector<ExprPtr> common;
+  std::set<std::string> common_text;
+  for (const ExprPtr& c : branches[0]) {
+    const std::string text = c->ToString();
+    if (common_text.count(text)) continue;
+    bool everywhere = true;
+    for (size_t b = 1; b < branches.size() && everywhere; ++b) everywhere = in(branches[b], text);
+    if (everywhere) {
+      common.push_back(c);
+      common_text.insert(text);
+    }
+  }
+  if (common.empty()) return e;
+  ExprPtr rest;
+  for (const std::vector<ExprPtr>& branch : branches) {
+    std::vector<ExprPtr> left;
+    for (const ExprPtr& c : branch)
+      if (!common_text.count(c->ToString())) left.push_back(c);
+    if (left.empty()) return expr::JoinConjuncts(common);  // that branch is just the common part
+    ExprPtr conjunction = expr::JoinConjuncts(left);
+    rest = rest ? expr::Or(rest, conjunction) : conjunction;
+  }
+  common.push_back(rest);
+  return expr::JoinConjuncts(common);
+}
+
 ExprPtr Fold(const ExprPtr& e) {
   if (e->kind() == ExprKind::kLiteral || e->kind() == ExprKind::kColumn) return e;
   std::vector<ExprPtr> children;
@@ -62,6 +111,7 @@ ExprPtr Fold(const ExprPtr& e) {
     if (IsBoolLiteral(a, is_and)) return b;
     if (IsBoolLiteral(b, is_and)) return a;
     if (IsBoolLiteral(a, !is_and) || IsBoolLiteral(b, !is_and)) return expr::Literal(!is_and);
+    if (!is_and) return FactorOr(out);
   }
   if (out->kind() == ExprKind::kUnary && out->unary_op() == expr::UnaryOp::kNot) {
     const ExprPtr& inner = out->children()[0];

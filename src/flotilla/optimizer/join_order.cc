@@ -1,8 +1,10 @@
 // Join ordering. A region of inner and cross joins is flattened into its inputs and the
 // conditions between them, then rebuilt greedily from the estimated sizes: the largest input
-// first (it is only ever probed), then at each step the smallest input joined to what is built
-// so far by an equality (it becomes the hash table), and an unconnected input only when nothing
-// connected is left (a cross join). Each condition is applied at the first join where all its
+// first (it is only ever probed), then at each step the input connected by equalities whose join
+// is estimated smallest (it becomes the hash table; the estimate divides the product of the
+// sizes by the larger distinct count of the most selective key, so a join on a low-cardinality
+// column such as a nation key is not taken for a key join), and an unconnected input only when
+// nothing connected is left (a cross join). Each condition is applied at the first join where all its
 // columns are present: equalities across the two sides become keys, the rest residuals. A
 // projection restores the region's column names and order, which depend on the join order
 // (a clashing right name is "right.x").
@@ -107,6 +109,19 @@ std::optional<std::pair<ExprPtr, ExprPtr>> SplitEquality(const ExprPtr& c, const
   return std::nullopt;
 }
 
+// Distinct values of one side of a join key: a column's estimate from the input it comes from,
+// else (an expression) as many as the rows; at most `rows` and at least one.
+double KeyDistinct(const Region& region, const ExprPtr& key, double rows) {
+  double distinct = rows;
+  if (key->kind() == ExprKind::kColumn) {
+    const size_t input = InputOf(key->name());
+    const std::string& token = key->name();
+    const std::string column = token.substr(token.find('\x1e', 1) + 1);
+    distinct = std::min(rows, EstimateDistinct(*region.inputs[input], column));
+  }
+  return std::max(distinct, 1.0);
+}
+
 Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_tokens,
                         const Schema& output_schema) {
   const size_t n = region.inputs.size();
@@ -134,24 +149,38 @@ Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_to
   for (const Field& f : current->schema()->fields())
     names[Token(first, f.name)] = f.name;
   std::set<size_t> joined = {first};
+  double current_rows = rows[first];
   while (joined.size() < n) {
-    // The smallest input connected by an equality, else the smallest.
+    // The input whose join with what is built so far is estimated smallest; the smaller input
+    // among equals. Unconnected inputs only when nothing connected is left.
     std::optional<size_t> next;
-    for (size_t c = 0; c < region.conditions.size(); ++c) {
-      if (used[c]) continue;
-      const std::set<size_t> inputs = InputsOf(region.conditions[c]);
-      std::set<size_t> outside;
-      for (size_t i : inputs)
-        if (!joined.count(i)) outside.insert(i);
-      if (outside.size() != 1) continue;
-      const size_t candidate = *outside.begin();
-      if (!SplitEquality(region.conditions[c], joined, {candidate})) continue;
-      if (!next || rows[candidate] < rows[*next]) next = candidate;
+    double next_rows = 0;
+    for (size_t candidate = 0; candidate < n; ++candidate) {
+      if (joined.count(candidate)) continue;
+      double distinct = 0;  // of the most selective key, 0: not connected
+      std::set<size_t> with = joined;
+      with.insert(candidate);
+      for (size_t c = 0; c < region.conditions.size(); ++c) {
+        if (used[c] || !Within(InputsOf(region.conditions[c]), with)) continue;
+        auto sides = SplitEquality(region.conditions[c], joined, {candidate});
+        if (!sides) continue;
+        distinct = std::max({distinct, KeyDistinct(region, sides->first, current_rows),
+                             KeyDistinct(region, sides->second, rows[candidate])});
+      }
+      if (distinct == 0) continue;
+      const double estimate = current_rows * rows[candidate] / distinct;
+      if (!next || estimate < next_rows ||
+          (estimate == next_rows && rows[candidate] < rows[*next])) {
+        next = candidate;
+        next_rows = estimate;
+      }
     }
     if (!next) {
       for (size_t i = 0; i < n; ++i)
         if (!joined.count(i) && (!next || rows[i] < rows[*next])) next = i;
+      next_rows = current_rows * rows[*next];
     }
+    current_rows = next_rows;
     const size_t j = *next;
     const PlanPtr& right = region.inputs[j];
     std::map<std::string, std::string> right_names;

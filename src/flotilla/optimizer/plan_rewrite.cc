@@ -1,6 +1,7 @@
 #include "flotilla/optimizer/plan_rewrite.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace flotilla::optimizer {
 
@@ -141,6 +142,55 @@ double EstimateRows(const PlanNode& node) {
     default:
       return node.children().empty() ? -1 : child(0);
   }
+}
+
+namespace {
+
+/// The distinct values of a scanned integer column, bounded by its values' range.
+double ScanDistinct(const ScanNode& scan, const std::string& column) {
+  std::optional<std::pair<int64_t, int64_t>> range;
+  for (const auto& task : scan.tasks) {
+    auto r = task->IntegerRange(column);
+    if (!r) return std::numeric_limits<double>::infinity();
+    range = range ? std::make_pair(std::min(range->first, r->first), std::max(range->second, r->second))
+                  : *r;
+  }
+  if (!range) return std::numeric_limits<double>::infinity();
+  return static_cast<double>(range->second) - static_cast<double>(range->first) + 1;
+}
+
+}  // namespace
+
+double EstimateDistinct(const PlanNode& node, const std::string& column) {
+  const double rows = EstimateRows(node);
+  double distinct = std::numeric_limits<double>::infinity();
+  switch (node.kind()) {
+    case PlanKind::kScan:
+      distinct = ScanDistinct(static_cast<const ScanNode&>(node), column);
+      break;
+    case PlanKind::kProject: {
+      // Through a column passed on or renamed.
+      const auto& project = static_cast<const ProjectNode&>(node);
+      const int i = node.schema()->GetFieldIndex(column);
+      if (i < 0) break;
+      expr::ExprPtr e = project.expressions[static_cast<size_t>(i)];
+      if (e->kind() == expr::ExprKind::kAlias) e = e->children()[0];
+      if (e->kind() == expr::ExprKind::kColumn) distinct = EstimateDistinct(*node.children()[0], e->name());
+      break;
+    }
+    case PlanKind::kAggregate:
+    case PlanKind::kDistinct:
+      break;  // grouped columns are as many as the groups
+    default:
+      // Operators that pass their inputs' columns on under the same names.
+      for (const PlanPtr& child : node.children()) {
+        if (child->schema()->GetFieldIndex(column) >= 0) {
+          distinct = EstimateDistinct(*child, column);
+          break;
+        }
+      }
+  }
+  return rows >= 0 ? std::min(distinct, rows) : distinct;
 }
 
 std::vector<std::string> RightOutputNames(const Schema& left, const Schema& right) {

@@ -27,6 +27,11 @@ Result<exec::PlanPtr> MapChildren(const exec::PlanPtr& node, Rule&& rule) {
 /// Estimated output rows (from scan metadata and fixed selectivities), -1 when unknown.
 double EstimateRows(const exec::PlanNode& node);
 
+/// Estimated distinct values of `column` in `node`'s output: bounded by the rows and, for integer
+/// and date columns that come straight from a file, by the range of values its metadata gives.
+/// Columns of unknown origin are taken to be unique.
+double EstimateDistinct(const exec::PlanNode& node, const std::string& column);
+
 /// The names of the right input's fields in a join's output (a name the left side has is
 /// prefixed "right.").
 std::vector<std::string> RightOutputNames(const Schema& left, const Schema& right);

@@ -32,6 +32,11 @@ class ScanTask {
   /// Estimates from metadata, -1 when unknown.
   virtual int64_t num_rows() const { return -1; }
   virtual int64_t size_bytes() const { return -1; }
+  /// The smallest and largest value of the integer (or date) column `column` in the task's
+  /// rows, from metadata; nullopt when unknown. The optimizer bounds distinct counts with it.
+  virtual std::optional<std::pair<int64_t, int64_t>> IntegerRange(const std::string& column) const {
+    return std::nullopt;
+  }
   /// For plans and errors: "parquet 'a.parquet' row groups [0, 4)".
   virtual std::string ToString() const = 0;
 

@@ -249,6 +249,44 @@ Result<std::optional<RowRanges>> ParquetFileReader::RowsMayMatch(
   return rows;
 }
 
+std::optional<std::pair<int64_t, int64_t>> ParquetFileReader::IntegerRange(
+    int index, const std::string& column) const {
+  const int f = schema()->GetFieldIndex(column);
+  if (f < 0 || index < 0 || index >= num_row_groups()) return std::nullopt;
+  const SchemaNode& node = schema_.fields[f];
+  if (node.kind != SchemaNode::Kind::kLeaf) return std::nullopt;
+  const ColumnDescriptor& leaf = schema_.leaves[node.leaf];
+  switch (leaf.type->id()) {
+    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
+    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kDate32:
+      break;
+    default:
+      return std::nullopt;
+  }
+  const ColumnChunk& chunk = metadata_.row_groups[index].columns[node.leaf];
+  if (!chunk.meta_data || !chunk.meta_data->statistics) return std::nullopt;
+  const ColumnStats stats = ChunkStats(leaf, *chunk.meta_data->statistics, 0);
+  // Plain-encoded little-endian INT32 or INT64 values.
+  auto decode = [](const std::string& bytes) -> std::optional<int64_t> {
+    if (bytes.size() == 4) {
+      int32_t v;
+      std::memcpy(&v, bytes.data(), 4);
+      return v;
+    }
+    if (bytes.size() == 8) {
+      int64_t v;
+      std::memcpy(&v, bytes.data(), 8);
+      return v;
+    }
+    return std::nullopt;
+  };
+  if (!stats.min || !stats.max) return std::nullopt;
+  const auto lo = decode(*stats.min);
+  const auto hi = decode(*stats.max);
+  if (!lo || !hi || *lo > *hi) return std::nullopt;
+  return std::make_pair(*lo, *hi);
+}
+
 bool ParquetFileReader::RowGroupMayMatch(int index, const expr::ExprPtr& filter) const {
   if (filter == nullptr || index < 0 || index >= num_row_groups()) return true;
   const RowGroup& rg = metadata_.row_groups[index];

@@ -41,6 +41,10 @@ class ParquetFileReader {
   Result<RecordBatch> ReadRowGroup(int index, const std::vector<int>& fields,
                                    const RowRanges* rows = nullptr) const;
 
+  /// The min and max of an integer or date column in row group `index` from its statistics;
+  /// nullopt when the column is of another type or has none.
+  std::optional<std::pair<int64_t, int64_t>> IntegerRange(int index, const std::string& column) const;
+
   /// False when the row group's statistics show that no row satisfies `filter`.
   bool RowGroupMayMatch(int index, const expr::ExprPtr& filter) const;
 

@@ -35,6 +35,19 @@ int64_t ParquetScanTask::num_rows() const {
   return rows;
 }
 
+std::optional<std::pair<int64_t, int64_t>> ParquetScanTask::IntegerRange(
+    const std::string& column) const {
+  std::optional<std::pair<int64_t, int64_t>> range;
+  for (int g = begin_; g < end_; ++g) {
+    auto group = reader_->IntegerRange(g, column);
+    if (!group) return std::nullopt;
+    range = range ? std::make_pair(std::min(range->first, group->first),
+                                   std::max(range->second, group->second))
+                  : *group;
+  }
+  return range;
+}
+
 int64_t ParquetScanTask::size_bytes() const {
   int64_t bytes = 0;
   for (int g = begin_; g < end_; ++g) {

@@ -25,6 +25,7 @@ class ParquetScanTask final : public exec::ScanTask {
   Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override;
   int64_t num_rows() const override;
   int64_t size_bytes() const override;
+  std::optional<std::pair<int64_t, int64_t>> IntegerRange(const std::string& column) const override;
   std::string ToString() const override;
   std::string kind() const override { return "parquet"; }
   Result<std::string> Serialize() const override;
