@@ -1,6 +1,7 @@
 // Projection pushdown: walks down with the set of columns the nodes above read, drops the
-// projections nobody reads, and narrows every scan to the columns it must decode. Join inputs
-// keep the names both sides have, so the join's renaming of right columns stays the same.
+// projections nobody reads, and narrows every scan to the columns it must decode. A join's left
+// input keeps the names of the right columns that stay, so the join's renaming of right columns
+// ("right.x") stays the same.
 #include <optional>
 #include <set>
 
@@ -63,12 +64,10 @@ Result<PlanPtr> PruneJoin(const PlanPtr& node, const Required& required) {
     if (above.count(f.name)) lreq.insert(f.name);
   for (int i = 0; i < rs.num_fields(); ++i)
     if (above.count(right_out[i])) rreq.insert(rs.field(i).name);
-  // Names on both sides stay, so the renaming does not change.
+  // A right column that stays keeps the left column of its name, so its renaming does not
+  // change. (A right column nobody reads goes, and with it the clash.)
   for (const Field& f : rs.fields()) {
-    if (ls.GetFieldIndex(f.name) >= 0) {
-      lreq.insert(f.name);
-      rreq.insert(f.name);
-    }
+    if (rreq.count(f.name) && ls.GetFieldIndex(f.name) >= 0) lreq.insert(f.name);
   }
   for (int i = 0; i < rs.num_fields(); ++i) {
     if (right_out[i] != rs.field(i).name && ls.GetFieldIndex(right_out[i]) >= 0) {
