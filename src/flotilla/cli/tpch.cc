@@ -131,7 +131,7 @@ int RunTpchQueries(const TpchRunOptions& options) {
   if (!table.ok()) return Fail(table.status());
   TablePrintOptions print = options.table;
   print.max_rows = 100;
-  fmt::print("{}", FormatTable(*table, print));
+  fmt::print("{}\n", FormatTable(*table, print));
   return 0;
 }
 
