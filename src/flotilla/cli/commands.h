@@ -33,6 +33,7 @@ struct TpchGenOptions {
   std::string out_dir;
   int files_per_table = 1;
   int threads = 0;
+  int64_t row_group_rows = 0;  // 0: the generator's default
   std::vector<std::string> tables;  // empty: all eight
 };
 

@@ -54,6 +54,7 @@ int main(int argc, char** argv) {
                       "Files per table; above 1 each table is a directory NAME/part-K.parquet")
       ->default_val(1);
   gen_cmd->add_option("--threads", gen.threads, "Threads (default: one per core)");
+  gen_cmd->add_option("--row-group-rows", gen.row_group_rows, "Rows per Parquet row group");
   gen_cmd->add_option("--table", gen.tables, "Only this table (repeatable)")
       ->allow_extra_args(false);
   cli::TpchRunOptions run;

@@ -78,6 +78,7 @@ int RunTpchGen(const TpchGenOptions& options) {
   gen.out_dir = options.out_dir;
   gen.files_per_table = options.files_per_table;
   gen.threads = options.threads;
+  if (options.row_group_rows > 0) gen.row_group_rows = options.row_group_rows;
   auto tables = ParseTables(options.tables);
   if (!tables.ok()) return Fail(tables.status());
   gen.tables = *tables;

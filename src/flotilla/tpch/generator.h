@@ -20,7 +20,7 @@ struct GenerateOptions {
   int threads = 0;
   /// Tables to write; empty: all eight.
   std::vector<Table> tables;
-  int64_t row_group_rows = 1 << 20;
+  int64_t row_group_rows = 131072;  // a morsel: row groups are the scan's unit of work
 };
 
 struct GeneratedTable {
