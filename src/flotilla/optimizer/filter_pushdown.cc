@@ -61,7 +61,23 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
     left_keys = join->left_keys;
     right_keys = join->right_keys;
     null_equal = join->null_equal;
-    if (join->residual) residual.push_back(join->residual);
+    // The join's own conditions on the side whose rows it does not keep unmatched filter that
+    // side's input instead (Q13's LEFT JOIN orders ON ... AND o_comment NOT LIKE ...).
+    const bool right_filterable = type == JoinType::kInner || type == JoinType::kLeft ||
+                                  type == JoinType::kSemi || type == JoinType::kAnti;
+    const bool left_filterable =
+        type == JoinType::kInner || type == JoinType::kRight || type == JoinType::kSemi;
+    for (const ExprPtr& c : expr::SplitConjuncts(join->residual)) {
+      if (expr::Columns(c).empty()) {
+        residual.push_back(c);
+      } else if (right_filterable && ReadsOnly(c, right_names)) {
+        to_right_side.push_back(expr::RenameColumns(c, to_right));
+      } else if (left_filterable && ReadsOnly(c, left_names)) {
+        to_left_side.push_back(c);
+      } else {
+        residual.push_back(c);
+      }
+    }
   }
   for (const ExprPtr& c : conditions) {
     if (left_pushable && ReadsOnly(c, left_names)) {

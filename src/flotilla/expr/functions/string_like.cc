@@ -2,6 +2,7 @@
 
 #include <utf8proc.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,54 @@ bool MatchLike(const std::vector<int32_t>& text, const std::vector<int32_t>& pat
   return p == pat.size();
 }
 
+// A LIKE pattern of literal text and % only (no _, no escape, case-sensitive), matched on the
+// bytes: the literal pieces must appear in order, the first at the start and the last at the
+// end unless % stands there. Byte positions are character positions for UTF-8, since a valid
+// UTF-8 sequence found in valid UTF-8 text starts on a character boundary.
+struct BytePattern {
+  std::vector<std::string> pieces;  // the text between %s
+  bool open_start = false, open_end = false;
+
+  static std::optional<BytePattern> Compile(std::string_view pattern) {
+    if (pattern.find('_') != std::string_view::npos) return std::nullopt;
+    BytePattern out;
+    out.open_start = !pattern.empty() && pattern.front() == '%';
+    out.open_end = !pattern.empty() && pattern.back() == '%';
+    size_t start = 0;
+    for (size_t pct; (pct = pattern.find('%', start)) != std::string_view::npos; start = pct + 1) {
+      if (pct > start) out.pieces.emplace_back(pattern.substr(start, pct - start));
+    }
+    if (start < pattern.size()) out.pieces.emplace_back(pattern.substr(start));
+    return out;
+  }
+
+  bool Match(std::string_view text) const {
+    if (pieces.empty()) return open_start || text.empty();
+    size_t pos = 0;
+    size_t first = 0, last = pieces.size();
+    if (!open_start) {
+      if (text.substr(0, pieces[0].size()) != pieces[0]) return false;
+      pos = pieces[0].size();
+      first = 1;
+    }
+    if (!open_end) {
+      const std::string& tail = pieces.back();
+      if (last == first && first == 1) return text.size() == pos;  // one piece, no %
+      if (text.size() < pos + tail.size() || text.substr(text.size() - tail.size()) != tail) {
+        return false;
+      }
+      text = text.substr(0, text.size() - tail.size());
+      --last;
+    }
+    for (size_t i = first; i < last; ++i) {
+      const size_t hit = text.find(pieces[i], pos);
+      if (hit == std::string_view::npos) return false;
+      pos = hit + pieces[i].size();
+    }
+    return true;
+  }
+};
+
 template <bool kFold>
 Result<Datum> LikeExec(const std::vector<Datum>& args, int64_t num_rows) {
   BooleanBuilder builder;
@@ -86,6 +135,7 @@ Result<Datum> LikeExec(const std::vector<Datum>& args, int64_t num_rows) {
   // The compiled pattern is reused while pattern and escape stay the same (always, for literals).
   std::string last_pattern, last_escape;
   bool compiled = false;
+  std::optional<BytePattern> bytes;
   return MapRows(args, num_rows, &builder, [&](int64_t row) -> Status {
     std::string_view p = ViewAt(args[1], row);
     std::string_view e = args.size() > 2 ? ViewAt(args[2], row) : std::string_view();
@@ -99,7 +149,9 @@ Result<Datum> LikeExec(const std::vector<Datum>& args, int64_t num_rows) {
       last_pattern.assign(p);
       last_escape.assign(e);
       compiled = true;
+      bytes = kFold || !e.empty() ? std::nullopt : BytePattern::Compile(p);
     }
+    if (bytes) return builder.Append(bytes->Match(ViewAt(args[0], row)));
     DecodeKeys(ViewAt(args[0], row), kFold, &text);
     return builder.Append(MatchLike(text, pattern));
   });
