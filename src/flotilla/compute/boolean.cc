@@ -20,6 +20,17 @@ Result<Array> Kleene(const Array& left, const Array& right, int64_t n, bool domi
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(n));
   uint8_t* out = bits->mutable_data();
   const bool no_nulls = !l.has_nulls() && !r.has_nulls();
+  if (no_nulls && l.stride == 1 && r.stride == 1 && left.offset() % 8 == 0 &&
+      right.offset() % 8 == 0 && left.type_id() == TypeId::kBool &&
+      right.type_id() == TypeId::kBool) {
+    // Whole bytes at a time; the bits past n are cleared again.
+    const uint8_t* a = left.raw_values() + left.offset() / 8;
+    const uint8_t* b = right.raw_values() + right.offset() / 8;
+    const int64_t bytes = bit_util::BytesForBits(n);
+    for (int64_t i = 0; i < bytes; ++i) out[i] = dominant ? (a[i] | b[i]) : (a[i] & b[i]);
+    if (n % 8 != 0) out[bytes - 1] &= static_cast<uint8_t>((1u << (n % 8)) - 1);
+    return MakeFixedWidthArray(boolean(), n, nullptr, 0, std::move(bits));
+  }
   if (no_nulls) {
     for (int64_t i = 0; i < n; ++i) {
       const bool a = left.BoolValue(l.at(i)), b = right.BoolValue(r.at(i));

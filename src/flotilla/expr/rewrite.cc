@@ -63,6 +63,21 @@ void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
   }
 }
 
+static void CollectDisjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
+  if (e->kind() == ExprKind::kBinary && e->binary_op() == BinaryOp::kOr) {
+    CollectDisjuncts(e->children()[0], out);
+    CollectDisjuncts(e->children()[1], out);
+  } else {
+    out->push_back(e);
+  }
+}
+
+std::vector<ExprPtr> SplitDisjuncts(const ExprPtr& e) {
+  std::vector<ExprPtr> out;
+  if (e) CollectDisjuncts(e, &out);
+  return out;
+}
+
 std::vector<ExprPtr> SplitConjuncts(const ExprPtr& e) {
   std::vector<ExprPtr> out;
   if (e) SplitConjuncts(e, &out);

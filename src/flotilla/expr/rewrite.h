@@ -34,6 +34,8 @@ ExprPtr SubstituteColumns(const ExprPtr& e, const std::map<std::string, ExprPtr>
 /// a AND b AND c -> [a, b, c].
 void SplitConjuncts(const ExprPtr& e, std::vector<ExprPtr>* out);
 std::vector<ExprPtr> SplitConjuncts(const ExprPtr& e);
+/// a OR b OR c -> [a, b, c].
+std::vector<ExprPtr> SplitDisjuncts(const ExprPtr& e);
 /// [a, b, c] -> a AND b AND c; nullptr when empty.
 ExprPtr JoinConjuncts(const std::vector<ExprPtr>& conjuncts);
 

@@ -40,20 +40,10 @@ bool IsBoolLiteral(const ExprPtr& e, bool value) {
 
 bool IsNullLiteral(const ExprPtr& e) { return e->kind() == ExprKind::kLiteral && e->literal().IsNull(0); }
 
-void SplitDisjuncts(const ExprPtr& e, std::vector<ExprPtr>* out) {
-  if (e->kind() == ExprKind::kBinary && e->binary_op() == expr::BinaryOp::kOr) {
-    SplitDisjuncts(e->children()[0], out);
-    SplitDisjuncts(e->children()[1], out);
-  } else {
-    out->push_back(e);
-  }
-}
-
 // (a AND b) OR (a AND c) -> a AND (b OR c), which holds in three-valued logic too. A condition
 // that every branch of an OR repeats (TPC-H Q19's join key) can then become a join key.
 ExprPtr FactorOr(const ExprPtr& e) {
-  std::vector<ExprPtr> disjuncts;
-  SplitDisjuncts(e, &disjuncts);
+  const std::vector<ExprPtr> disjuncts = expr::SplitDisjuncts(e);
   std::vector<std::vector<ExprPtr>> branches;
   for (const ExprPtr& d : disjuncts) branches.push_back(expr::SplitConjuncts(d));
   auto in = [](const std::vector<ExprPtr>& conjuncts, const std::string& text) {

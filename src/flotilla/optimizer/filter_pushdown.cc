@@ -28,9 +28,37 @@ bool ReadsOnly(const ExprPtr& e, const std::set<std::string>& names) {
   return true;
 }
 
+// The conditions without repeats (an implied condition is derived again by every pass).
+std::vector<ExprPtr> Distinct(const std::vector<ExprPtr>& conditions) {
+  std::vector<ExprPtr> out;
+  std::set<std::string> seen;
+  for (const ExprPtr& c : conditions)
+    for (const ExprPtr& conjunct : expr::SplitConjuncts(c))
+      if (seen.insert(conjunct->ToString()).second) out.push_back(conjunct);
+  return out;
+}
+
 Result<PlanPtr> WithFilter(PlanPtr plan, const std::vector<ExprPtr>& conditions) {
   if (conditions.empty()) return plan;
-  return MakeFilter(std::move(plan), expr::JoinConjuncts(conditions));
+  return MakeFilter(std::move(plan), expr::JoinConjuncts(Distinct(conditions)));
+}
+
+// For an OR across both sides of a join, what it implies for the side with `names`: the OR of
+// each branch's conjuncts that read that side only, when every branch has some. TPC-H Q7's
+// (n1 = 'FRANCE' AND n2 = 'GERMANY') OR (n1 = 'GERMANY' AND n2 = 'FRANCE') implies
+// n1 IN both and n2 IN both, which the nation inputs can filter by before the join.
+ExprPtr ImpliedFor(const ExprPtr& c, const std::set<std::string>& names) {
+  const std::vector<ExprPtr> branches = expr::SplitDisjuncts(c);
+  if (branches.size() < 2) return nullptr;
+  ExprPtr implied;
+  for (const ExprPtr& branch : branches) {
+    std::vector<ExprPtr> own;
+    for (const ExprPtr& conjunct : expr::SplitConjuncts(branch))
+      if (!expr::Columns(conjunct).empty() && ReadsOnly(conjunct, names)) own.push_back(conjunct);
+    if (own.empty()) return nullptr;
+    implied = implied ? expr::Or(implied, expr::JoinConjuncts(own)) : expr::JoinConjuncts(own);
+  }
+  return implied;
 }
 
 Result<PlanPtr> Push(const PlanPtr& node, std::vector<ExprPtr> conditions);
@@ -77,6 +105,22 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
       } else {
         residual.push_back(c);
       }
+    }
+  }
+  // Conditions across both sides stay where they are and also filter each side by what they
+  // imply for it.
+  std::vector<ExprPtr> implied;
+  if (type == JoinType::kInner) implied = conditions;
+  for (const ExprPtr& c : residual)
+    for (const ExprPtr& conjunct : expr::SplitConjuncts(c)) implied.push_back(conjunct);
+  for (const ExprPtr& c : implied) {
+    if (ReadsOnly(c, left_names) || ReadsOnly(c, right_names)) continue;
+    if (type == JoinType::kInner || type == JoinType::kSemi || type == JoinType::kRight) {
+      if (ExprPtr l = ImpliedFor(c, left_names)) to_left_side.push_back(l);
+    }
+    if (type == JoinType::kInner || type == JoinType::kSemi || type == JoinType::kLeft ||
+        type == JoinType::kAnti) {
+      if (ExprPtr r = ImpliedFor(c, right_names)) to_right_side.push_back(expr::RenameColumns(r, to_right));
     }
   }
   for (const ExprPtr& c : conditions) {
@@ -224,7 +268,10 @@ Result<PlanPtr> Push(const PlanPtr& node, std::vector<ExprPtr> conditions) {
       ScanPushdowns pushdowns = s.pushdowns;
       if (pushdowns.limit) break;  // the limit was applied before these conditions
       if (pushdowns.filter) conditions.insert(conditions.begin(), pushdowns.filter);
-      pushdowns.filter = expr::JoinConjuncts(conditions);
+      pushdowns.filter = expr::JoinConjuncts(Distinct(conditions));
+      if (pushdowns.filter->ToString() == (s.pushdowns.filter ? s.pushdowns.filter->ToString() : "")) {
+        return node;
+      }
       auto scan = MakeScan(s.file_schema, s.tasks, pushdowns);
       if (!scan.ok()) break;  // e.g. a condition the scan's columns cannot bind: keep it above
       return scan;
