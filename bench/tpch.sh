@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# TPC-H: the 22 queries through `flotilla sql` next to DuckDB on the same Parquet files, written
+# once by `flotilla tpch gen` and kept between runs.
+#
+#   bench/tpch.sh [BUILD_DIR]        # BUILD_DIR: build
+#
+# Environment: SF (1), THREADS (2), REPEATS (3), DATA (/tmp/flotilla-tpch-sf$SF), QUERIES
+# ("1 6 9": a subset), MEMORY_LIMIT (e.g. 8GiB, for both engines), PY=1 (also time the Python
+# DataFrame programs). Each engine runs each query REPEATS times in one process; results are
+# compared (a wrong one fails the run). Prints median seconds, the ratio ours/DuckDB (below 1:
+# we are faster) and the geometric mean of the ratios.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(dirname "$here")
+build=$(cd "${1:-$root/build}" && pwd)
+sf=${SF:-1}
+data=${DATA:-/tmp/flotilla-tpch-sf$sf}
+
+[[ -x "$build/flotilla" ]] || { echo "tpch: $build/flotilla not found; make build" >&2; exit 2; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/flotilla-tpch-bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+source "$root/tests/interop/npm_deps.sh"
+ensure_node_modules "$root/tests/interop" "$tmp/npm.log" || exit 1
+if [[ ! -f $data/lineitem.parquet && ! -d $data/lineitem ]]; then
+  "$build/flotilla" tpch gen --sf "$sf" --out "$data"
+fi
+python=()
+if [[ ${PY:-0} == 1 ]]; then
+  python=(--python "$root/tpch/dataframe/run.py")
+  export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
+fi
+node "$here/tpch_duckdb.mjs" --flotilla "$build/flotilla" --data "$data" \
+  --queries "$root/tpch/queries" --threads "${THREADS:-2}" --repeats "${REPEATS:-3}" \
+  --only "${QUERIES:-}" --memory "${MEMORY_LIMIT:-}" "${python[@]}"
