@@ -55,6 +55,7 @@ bench: build
 	@echo "== bench/expr_q1.sh (TPC-H Q1 expressions, ours next to DuckDB)"; bench/expr_q1.sh $(BUILD_DIR)
 	@echo "== bench/operators.sh (local engine operators, ours next to DuckDB)"; bench/operators.sh $(BUILD_DIR)
 	@echo "== bench/formats.sh (Parquet scans and writes, ours next to DuckDB)"; bench/formats.sh $(BUILD_DIR)
+	@echo "== bench/tpch.sh (the 22 TPC-H queries at SF1, ours next to DuckDB)"; bench/tpch.sh $(BUILD_DIR)
 
 # libFuzzer targets built with clang; each runs FUZZ_SECONDS on a copy of its seed corpus.
 fuzz: deps
