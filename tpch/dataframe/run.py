@@ -9,7 +9,6 @@ query's rows are printed as `flotilla sql --format csv` prints them (with severa
 block after a `-- qNN` line); --timer prints `qNN: S s` per run on stderr.
 """
 import argparse
-import csv
 import datetime
 import decimal
 import os
@@ -81,15 +80,21 @@ def _text(value):
     return str(value)
 
 
+def _field(text):
+    if text is None:
+        return ""
+    if text == "" or any(c in text for c in ',"\n\r'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
 def write_csv(result, out):
     """A header, then the rows; nulls are empty fields, text is quoted where it needs to be."""
     columns = result.to_pydict()
     names = list(columns)
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(names)
+    out.write(",".join(_field(n) for n in names) + "\n")
     for row in zip(*(columns[n] for n in names)):
-        writer.writerow(["" if v is None else v for v in map(_text, row)])
-
+        out.write(",".join(_field(_text(v)) for v in row) + "\n")
 
 if __name__ == "__main__":
     main()
