@@ -29,6 +29,7 @@ Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan);
 // The rules one by one (each keeps the schema).
 Result<exec::PlanPtr> FoldConstants(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownFilters(const exec::PlanPtr& plan);
+Result<exec::PlanPtr> PushDownSemiJoins(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> ReorderJoins(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownLimits(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> ChooseJoinSides(const exec::PlanPtr& plan);

@@ -145,5 +145,83 @@ TEST(Optimizer, ConditionsOnTheNullFilledSideOfAnOuterJoinStayAbove) {
             "    InMemorySource: 1 partition(s), 2 rows\n");
 }
 
+TEST(Optimizer, JoinOrderTellsKeysFromLowCardinalityColumns) {
+  // FROM f, d, x WHERE f.fk = d.dk AND f.g = x.xg: x is the smaller input, but g has two
+  // values, so joining x first multiplies f's rows; d's key is unique and goes first.
+  std::vector<std::optional<int64_t>> fk, g, dk, xg;
+  for (int i = 0; i < 40; ++i) {
+    fk.push_back(i % 12);
+    g.push_back(i % 2);
+  }
+  for (int i = 0; i < 12; ++i) dk.push_back(i);
+  for (int i = 0; i < 8; ++i) xg.push_back(i % 2);
+  auto f = ScanOf(Batch({{"fk", I64(fk)}, {"g", I64(g)}}));
+  auto d = ScanOf(Batch({{"dk", I64(dk)}}));
+  auto x = ScanOf(Batch({{"xg", I64(xg)}}));
+  auto fdx = MakeCrossJoin(MakeCrossJoin(f, x).ValueOrDie(), d).ValueOrDie();
+  auto plan = MakeFilter(fdx, expr::And(expr::Equal(Column("fk"), Column("dk")),
+                                        expr::Equal(Column("g"), Column("xg"))))
+                  .ValueOrDie();
+  EXPECT_EQ(Optimized(plan),
+            "Project: fk, g, xg, dk\n"
+            "  HashJoin (inner): g = xg\n"
+            "    HashJoin (inner): fk = dk\n"
+            "      Scan: 2 task(s) [a, ...]\n"
+            "      Scan: 2 task(s) [a, ...]\n"
+            "    Scan: 2 task(s) [a, ...]\n");
+}
+
+TEST(Optimizer, ConditionsSharedByEveryBranchOfAnOrBecomeJoinKeys) {
+  // (cust = right.cust AND total > 10) OR (cust = right.cust AND name = 'ann'): the key is
+  // taken out of the OR, and each side is filtered by what the OR implies for it.
+  auto cross = MakeCrossJoin(ScanOf(Orders()), ScanOf(Customers()));
+  auto key = [] { return expr::Equal(Column("cust"), Column("right.cust")); };
+  auto plan = MakeFilter(
+      *cross, expr::Or(expr::And(key(), expr::Greater(Column("total"), Literal(int64_t{10}))),
+                       expr::And(key(), expr::Equal(Column("name"), Literal(std::string("ann"))))));
+  const std::string text = Optimized(*plan);
+  EXPECT_NE(text.find("HashJoin (inner): cust = cust AND (total > 10) OR (name = 'ann')"),
+            std::string::npos) << text;
+  EXPECT_EQ(text.find("CrossJoin"), std::string::npos) << text;
+}
+
+TEST(Optimizer, AnOrAcrossAJoinFiltersEachSideByWhatItImplies) {
+  auto join = MakeHashJoin(ScanOf(Orders()), ScanOf(Customers()), {Column("cust")},
+                           {Column("cust")}, JoinType::kInner);
+  auto plan = MakeFilter(
+      *join,
+      expr::Or(expr::And(expr::Less(Column("total"), Literal(int64_t{8})),
+                         expr::Equal(Column("name"), Literal(std::string("ann")))),
+               expr::And(expr::Greater(Column("total"), Literal(int64_t{12})),
+                         expr::Equal(Column("name"), Literal(std::string("bob"))))));
+  const std::string text = Optimized(*plan);
+  EXPECT_NE(text.find("filter (total < 8) OR (total > 12)"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("filter (name = 'ann') OR (name = 'bob')"), std::string::npos) << text;
+}
+
+TEST(Optimizer, OnConditionsOfTheInnerSideOfALeftJoinFilterItsInput) {
+  auto join = MakeHashJoin(ScanOf(Customers()), ScanOf(Orders()), {Column("cust")},
+                           {Column("cust")}, JoinType::kLeft,
+                           expr::Greater(Column("total"), Literal(int64_t{8})));
+  EXPECT_EQ(Optimized(*join),
+            "HashJoin (left): cust = cust\n"
+            "  Scan: 2 task(s) [a, ...]\n"
+            "  Scan: 2 task(s) [a, ...] filter total > 8\n");
+}
+
+TEST(Optimizer, SemiJoinsMoveIntoTheJoinInputTheyFilter) {
+  // customers JOIN orders, then semi join on the customer key with a list of keys: the semi
+  // join filters customers before they are joined.
+  auto wanted = ScanOf(Batch({{"k", I64({10})}}));
+  auto join = MakeHashJoin(ScanOf(Customers()), ScanOf(Orders()), {Column("cust")},
+                           {Column("cust")}, JoinType::kInner);
+  auto plan = MakeHashJoin(*join, wanted, {Column("name")}, {Column("k")}, JoinType::kSemi);
+  ASSERT_FALSE(plan.ok());  // name is a string: keys must compare
+  plan = MakeHashJoin(*join, wanted, {Column("cust")}, {Column("k")}, JoinType::kSemi);
+  const std::string text = Optimized(*plan);
+  EXPECT_NE(text.find("HashJoin (semi): cust = k\n      Scan"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace flotilla::optimizer

@@ -42,6 +42,25 @@ Result<std::vector<RecordBatch>> InMemoryScanTask::Read(const ScanPushdowns& pus
   return out;
 }
 
+std::optional<std::pair<int64_t, int64_t>> InMemoryScanTask::IntegerRange(
+    const std::string& column) const {
+  // The data is at hand, so its range is as good as a file's statistics.
+  std::optional<std::pair<int64_t, int64_t>> range;
+  for (const RecordBatch& batch : batches_) {
+    const int i = batch.schema()->GetFieldIndex(column);
+    if (i < 0) return std::nullopt;
+    const Array& a = batch.column(i);
+    if (a.type_id() != TypeId::kInt64 && a.type_id() != TypeId::kInt32) return std::nullopt;
+    for (int64_t r = 0; r < a.length(); ++r) {
+      if (a.IsNull(r)) continue;
+      const int64_t v = a.type_id() == TypeId::kInt64 ? a.values<int64_t>()[r] : a.values<int32_t>()[r];
+      range = range ? std::make_pair(std::min(range->first, v), std::max(range->second, v))
+                    : std::make_pair(v, v);
+    }
+  }
+  return range;
+}
+
 int64_t InMemoryScanTask::num_rows() const {
   int64_t rows = 0;
   for (const RecordBatch& batch : batches_)

@@ -57,6 +57,7 @@ class InMemoryScanTask final : public ScanTask {
       : batches_(std::move(batches)), name_(std::move(name)) {}
   Result<std::vector<RecordBatch>> Read(const ScanPushdowns& pushdowns) const override;
   int64_t num_rows() const override;
+  std::optional<std::pair<int64_t, int64_t>> IntegerRange(const std::string& column) const override;
   std::string ToString() const override { return name_; }
 
  private:
