@@ -4,11 +4,14 @@
 #
 #   bench/tpch.sh [BUILD_DIR]        # BUILD_DIR: build
 #
-# Environment: SF (1), THREADS (2), REPEATS (3), DATA (/tmp/flotilla-tpch-sf$SF), QUERIES
-# ("1 6 9": a subset), MEMORY_LIMIT (e.g. 8GiB, for both engines), PY=1 (also time the Python
-# DataFrame programs). Each engine runs each query REPEATS times in one process; results are
-# compared (a wrong one fails the run). Prints median seconds, the ratio ours/DuckDB (below 1:
-# we are faster) and the geometric mean of the ratios.
+# Environment: SF (1), THREADS (2), REPEATS (3), DATA (/tmp/flotilla-tpch-sf$SF; generated when
+# it has no lineitem), QUERIES ("1 6 9": a subset), MEMORY_LIMIT (e.g. 8GiB: our --memory-limit
+# and DuckDB's memory_limit), PY=1 (also time the Python DataFrame programs,
+# tpch/dataframe/run.py). Each engine runs each query REPEATS times in one process (ours: the
+# query repeated in one `flotilla sql --timer` script, each statement timed from parsing to its
+# last row; DuckDB: from the call to the last row fetched). Results are compared with the rules
+# of the TPC-H test (tests/interop/tpch_compare.mjs); a wrong one fails the run. Prints median
+# seconds, the ratio ours/DuckDB (below 1: we are faster) and the geometric mean of the ratios.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -23,10 +26,22 @@ trap 'rm -rf "$tmp"' EXIT
 source "$root/tests/interop/npm_deps.sh"
 ensure_node_modules "$root/tests/interop" "$tmp/npm.log" || exit 1
 if [[ ! -f $data/lineitem.parquet && ! -d $data/lineitem ]]; then
-  "$build/flotilla" tpch gen --sf "$sf" --out "$data"
+  if [[ -d $data && -n $(ls -A "$data") ]]; then
+    echo "tpch: $data has files but no lineitem table; remove it or set DATA" >&2
+    exit 2
+  fi
+  # Written beside DATA and renamed when complete, so an interrupted run leaves no half tables.
+  echo "generating TPC-H SF $sf into $data"
+  mkdir -p "$(dirname "$data")"
+  partial="$data.partial.$$"
+  trap 'rm -rf "$tmp" "$partial"' EXIT
+  "$build/flotilla" tpch gen --sf "$sf" --out "$partial"
+  [[ -d $data ]] && rmdir "$data"
+  mv "$partial" "$data"
 fi
 python=()
 if [[ ${PY:-0} == 1 ]]; then
+  [[ -f $root/tpch/dataframe/run.py ]] || { echo "tpch: tpch/dataframe/run.py not found" >&2; exit 2; }
   python=(--python "$root/tpch/dataframe/run.py")
   export PYTHONPATH="$build/python${PYTHONPATH:+:$PYTHONPATH}"
 fi

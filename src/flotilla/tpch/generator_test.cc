@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "flotilla/io/parquet/reader.h"
 #include "tests/support/file_scan_test.h"
@@ -65,6 +67,29 @@ TEST_F(GeneratorTest, SplitsTablesIntoSeveralFilesOfTheSameRows) {
   ASSERT_FALSE(mixed.ok());
   EXPECT_NE(mixed.status().message().find("nation.parquet' exists"), std::string::npos)
       << mixed.status().ToString();
+}
+
+std::string Bytes(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+TEST_F(GeneratorTest, FilesAreTheSameWhateverTheThreads) {
+  GenerateOptions options;
+  options.scale_factor = 0.01;
+  options.tables = {Table::kSupplier, Table::kOrders};
+  options.row_group_rows = 4000;  // several row groups
+  options.threads = 1;
+  options.out_dir = (dir_ / "one").string();
+  ASSERT_TRUE(GenerateTables(options).ok());
+  options.threads = 3;
+  options.out_dir = (dir_ / "three").string();
+  ASSERT_TRUE(GenerateTables(options).ok());
+  for (const char* name : {"supplier.parquet", "orders.parquet"}) {
+    const std::string one = Bytes(dir_ / "one" / name);
+    EXPECT_GT(one.size(), 1000u);
+    EXPECT_TRUE(one == Bytes(dir_ / "three" / name)) << name;
+  }
 }
 
 TEST_F(GeneratorTest, RejectsBadOptions) {
