@@ -163,24 +163,38 @@ void AppendSupplierComment(StringColumn& column, RowRandom& rng, int64_t suppkey
   column.Append(comment);
 }
 
-Result<RecordBatch> Suppliers(int64_t begin, int64_t end) {
-  const int64_t n = end - begin;
-  FixedColumn<int64_t> key(int64(), n), nation(int64(), n);
-  FixedColumn<Int128> balance(Money(), n);
-  StringColumn name(n, n * 18), address(n, n * 25), phone(n, n * 15), comment(n, n * 63);
-  for (int64_t r = begin; r < end; ++r) {
-    RowRandom rng(Stream::kSupplier, r);
-    const int64_t suppkey = r + 1;
-    key.Append(suppkey);
-    AppendNumbered(name, "Supplier#", suppkey);
+/// The columns suppliers and customers share (clause 4.2.3): the key, "Prefix#000000042", an
+/// address, a nation, a phone number of that nation and an account balance.
+struct PartyColumns {
+  explicit PartyColumns(int64_t n)
+      : key(int64(), n), nation(int64(), n), balance(Money(), n), name(n, n * 18),
+        address(n, n * 25), phone(n, n * 15) {}
+
+  void Append(RowRandom& rng, std::string_view prefix, int64_t party_key) {
+    key.Append(party_key);
+    AppendNumbered(name, prefix, party_key);
     AppendVString(address, rng, 10, 40);
     const int64_t nation_key = rng.Uniform(0, 24);
     nation.Append(nation_key);
     AppendPhone(phone, rng, nation_key);
     balance.Append(Cents(rng, -99999, 999999));
-    AppendSupplierComment(comment, rng, suppkey);
   }
-  return Batch(Table::kSupplier, key, name, address, nation, phone, balance, comment);
+
+  FixedColumn<int64_t> key, nation;
+  FixedColumn<Int128> balance;
+  StringColumn name, address, phone;
+};
+
+Result<RecordBatch> Suppliers(int64_t begin, int64_t end) {
+  PartyColumns party(end - begin);
+  StringColumn comment(end - begin, (end - begin) * 63);
+  for (int64_t r = begin; r < end; ++r) {
+    RowRandom rng(Stream::kSupplier, r);
+    party.Append(rng, "Supplier#", r + 1);
+    AppendSupplierComment(comment, rng, r + 1);
+  }
+  return Batch(Table::kSupplier, party.key, party.name, party.address, party.nation, party.phone,
+               party.balance, comment);
 }
 
 Result<RecordBatch> Parts(int64_t begin, int64_t end) {
@@ -254,25 +268,16 @@ Result<RecordBatch> PartSupps(const Scale& scale, int64_t begin, int64_t end) {
 }
 
 Result<RecordBatch> Customers(int64_t begin, int64_t end) {
-  const int64_t n = end - begin;
-  FixedColumn<int64_t> key(int64(), n), nation(int64(), n);
-  FixedColumn<Int128> balance(Money(), n);
-  StringColumn name(n, n * 18), address(n, n * 25), phone(n, n * 15), segment(n, n * 10),
-      comment(n, n * 73);
+  PartyColumns party(end - begin);
+  StringColumn segment(end - begin, (end - begin) * 10), comment(end - begin, (end - begin) * 73);
   for (int64_t r = begin; r < end; ++r) {
     RowRandom rng(Stream::kCustomer, r);
-    const int64_t custkey = r + 1;
-    key.Append(custkey);
-    AppendNumbered(name, "Customer#", custkey);
-    AppendVString(address, rng, 10, 40);
-    const int64_t nation_key = rng.Uniform(0, 24);
-    nation.Append(nation_key);
-    AppendPhone(phone, rng, nation_key);
-    balance.Append(Cents(rng, -99999, 999999));
+    party.Append(rng, "Customer#", r + 1);
     segment.Append(Pick(rng, MarketSegments()));
     AppendText(comment, rng, 29, 116);
   }
-  return Batch(Table::kCustomer, key, name, address, nation, phone, balance, segment, comment);
+  return Batch(Table::kCustomer, party.key, party.name, party.address, party.nation, party.phone,
+               party.balance, segment, comment);
 }
 
 /// The values of one line item that its order needs too (clause 4.2.3).
