@@ -113,7 +113,8 @@ int RunTpchQueries(const TpchRunOptions& options) {
   if (auto s = session.RegisterDirectory(options.tables_dir); !s.ok()) return Fail(s);
   std::vector<int> queries = options.queries;
   if (queries.empty()) {
-    for (int q = 1; q <= 22; ++q) queries.push_back(q);
+    for (int q = 1; q <= 22; ++q)
+      queries.push_back(q);
   }
   std::vector<QueryTiming> timings;
   for (int q : queries) {

@@ -1,8 +1,9 @@
 // Constant folding and boolean simplification over every expression of the plan: a subtree
 // that reads no column is evaluated once and becomes its value (so plans show
 // `l_shipdate <= DATE '1998-09-02'`, and scans prune by it), `x AND TRUE` is x, `x OR TRUE`
-// is TRUE, conditions every branch of an OR shares are taken out of it, `NOT NOT x` is x, a filter that is always true goes, one that is always false or
-// NULL keeps its input's schema with no rows.
+// is TRUE, conditions every branch of an OR shares are taken out of it, `NOT NOT x` is x, a
+// filter that is always true goes, one that is always false or NULL keeps its input's schema
+// with no rows.
 #include <algorithm>
 #include <set>
 

@@ -4,8 +4,8 @@
 // is estimated smallest (it becomes the hash table; the estimate divides the product of the
 // sizes by the larger distinct count of the most selective key, so a join on a low-cardinality
 // column such as a nation key is not taken for a key join), and an unconnected input only when
-// nothing connected is left (a cross join). Each condition is applied at the first join where all its
-// columns are present: equalities across the two sides become keys, the rest residuals. A
+// nothing connected is left (a cross join). Each condition is applied at the first join where
+// all its columns are present: equalities across the two sides become keys, the rest residuals. A
 // projection restores the region's column names and order, which depend on the join order
 // (a clashing right name is "right.x").
 //

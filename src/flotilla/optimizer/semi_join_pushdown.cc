@@ -20,7 +20,7 @@ using expr::ExprKind;
 using expr::ExprPtr;
 
 struct Filtering {
-  const JoinNode* join;  // the semi or anti join
+  const JoinNode* join;       // the semi or anti join
   std::vector<ExprPtr> keys;  // its left keys, over the names of the input it is placed on
 };
 
@@ -38,7 +38,8 @@ std::optional<std::vector<ExprPtr>> ThroughProject(const ProjectNode& p,
   std::map<std::string, std::string> names;
   for (size_t i = 0; i < p.expressions.size(); ++i) {
     const ExprPtr& e = expr::Unaliased(p.expressions[i]);
-    if (e->kind() == ExprKind::kColumn) names[p.schema()->field(static_cast<int>(i)).name] = e->name();
+    if (e->kind() == ExprKind::kColumn)
+      names[p.schema()->field(static_cast<int>(i)).name] = e->name();
   }
   std::vector<ExprPtr> out;
   for (const ExprPtr& k : keys) {
@@ -73,7 +74,8 @@ Result<PlanPtr> Place(const PlanPtr& input, const Filtering& f) {
         return WithNewChildren(*input, {l, right});
       }
       // The right input's columns keep their names in the join's output unless they clash.
-      const std::vector<std::string> right_out = RightOutputNames(*left->schema(), *right->schema());
+      const std::vector<std::string> right_out =
+          RightOutputNames(*left->schema(), *right->schema());
       bool unrenamed = Reads(*right->schema(), f.keys);
       for (int i = 0; i < right->schema()->num_fields() && unrenamed; ++i)
         unrenamed = right_out[static_cast<size_t>(i)] == right->schema()->field(i).name;
@@ -88,8 +90,8 @@ Result<PlanPtr> Place(const PlanPtr& input, const Filtering& f) {
   }
   std::vector<ExprPtr> right_keys = f.join->right_keys;
   std::vector<ExprPtr> keys = f.keys;
-  FLOTILLA_RETURN_NOT_OK(CoerceJoinKeys(*input->schema(), *f.join->children()[1]->schema(), &keys,
-                                        &right_keys));
+  FLOTILLA_RETURN_NOT_OK(
+      CoerceJoinKeys(*input->schema(), *f.join->children()[1]->schema(), &keys, &right_keys));
   return MakeHashJoin(input, f.join->children()[1], keys, right_keys, f.join->type, nullptr,
                       f.join->null_equal);
 }
@@ -112,6 +114,8 @@ Result<PlanPtr> Push(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> PushDownSemiJoins(const PlanPtr& plan) { return Push(plan); }
+Result<PlanPtr> PushDownSemiJoins(const PlanPtr& plan) {
+  return Push(plan);
+}
 
 }  // namespace flotilla::optimizer

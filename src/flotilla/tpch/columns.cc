@@ -5,7 +5,8 @@ namespace flotilla::tpch {
 namespace {
 
 Result<BufferPtr> CopyToBuffer(const void* bytes, int64_t size) {
-  return Buffer::CopyOf(std::string_view(static_cast<const char*>(bytes), static_cast<size_t>(size)));
+  return Buffer::CopyOf(
+      std::string_view(static_cast<const char*>(bytes), static_cast<size_t>(size)));
 }
 
 }  // namespace

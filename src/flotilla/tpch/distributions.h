@@ -11,17 +11,17 @@ struct NationInfo {
   int region;
 };
 
-std::span<const std::string_view> PartNameWords();   // 92 colours, five distinct per P_NAME
-std::span<const std::string_view> TypeSyllable1();   // STANDARD, SMALL, ...
-std::span<const std::string_view> TypeSyllable2();   // ANODIZED, BURNISHED, ...
-std::span<const std::string_view> TypeSyllable3();   // TIN, NICKEL, ...
+std::span<const std::string_view> PartNameWords();  // 92 colours, five distinct per P_NAME
+std::span<const std::string_view> TypeSyllable1();  // STANDARD, SMALL, ...
+std::span<const std::string_view> TypeSyllable2();  // ANODIZED, BURNISHED, ...
+std::span<const std::string_view> TypeSyllable3();  // TIN, NICKEL, ...
 std::span<const std::string_view> ContainerSyllable1();
 std::span<const std::string_view> ContainerSyllable2();
 std::span<const std::string_view> MarketSegments();
 std::span<const std::string_view> OrderPriorities();
 std::span<const std::string_view> ShipInstructions();
 std::span<const std::string_view> ShipModes();
-std::span<const NationInfo> Nations();               // nation key = index
-std::span<const std::string_view> Regions();         // region key = index
+std::span<const NationInfo> Nations();        // nation key = index
+std::span<const std::string_view> Regions();  // region key = index
 
 }  // namespace flotilla::tpch

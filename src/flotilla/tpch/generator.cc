@@ -1,13 +1,13 @@
 #include "flotilla/tpch/generator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <deque>
 #include <filesystem>
 #include <future>
 #include <thread>
-
-#include <fmt/format.h>
 
 #include "flotilla/exec/thread_pool.h"
 #include "flotilla/io/fs/atomic_write.h"
@@ -24,8 +24,10 @@ int64_t ChunkUnits(Table table) {
   switch (table) {
     case Table::kPartSupp:
     case Table::kOrders:
-    case Table::kLineitem: return 25000;
-    default: return 100000;
+    case Table::kLineitem:
+      return 25000;
+    default:
+      return 100000;
   }
 }
 
@@ -37,9 +39,8 @@ Status WriteFile(exec::ThreadPool& pool, Table table, const Scale& scale, int64_
   const int64_t chunk = ChunkUnits(table);
   const int window = 2 * pool.num_threads();
   return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> out) -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(
-        auto writer,
-        parquet::ParquetFileWriter::Open(std::move(out), TableSchema(table), write_options));
+    FLOTILLA_ASSIGN_OR_RETURN(auto writer, parquet::ParquetFileWriter::Open(
+                                               std::move(out), TableSchema(table), write_options));
     std::deque<std::future<Result<RecordBatch>>> pending;
     int64_t next = begin;
     auto submit = [&] {
@@ -52,7 +53,8 @@ Status WriteFile(exec::ThreadPool& pool, Table table, const Scale& scale, int64_
       pool.Submit([task] { (*task)(); });
     };
     Status status;
-    while (next < end && static_cast<int>(pending.size()) < window) submit();
+    while (next < end && static_cast<int>(pending.size()) < window)
+      submit();
     while (!pending.empty()) {
       Result<RecordBatch> batch = pending.front().get();
       pending.pop_front();
@@ -109,7 +111,8 @@ Result<std::vector<GeneratedTable>> GenerateTables(const GenerateOptions& option
   std::vector<Table> tables = options.tables;
   if (tables.empty()) tables.assign(std::begin(kAllTables), std::end(kAllTables));
   const bool as_directory = options.files_per_table > 1;
-  for (Table table : tables) FLOTILLA_RETURN_NOT_OK(CheckLayout(options.out_dir, table, as_directory));
+  for (Table table : tables)
+    FLOTILLA_RETURN_NOT_OK(CheckLayout(options.out_dir, table, as_directory));
 
   std::vector<GeneratedTable> written;
   for (Table table : tables) {

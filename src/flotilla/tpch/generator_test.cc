@@ -57,7 +57,8 @@ TEST_F(GeneratorTest, SplitsTablesIntoSeveralFilesOfTheSameRows) {
   EXPECT_EQ((*three)[1].rows, (*one)[1].rows);
   int64_t rows = 0;
   for (int f = 0; f < 3; ++f) {
-    rows += RowsIn((dir_ / "three" / "lineitem" / ("part-" + std::to_string(f) + ".parquet")).string());
+    rows +=
+        RowsIn((dir_ / "three" / "lineitem" / ("part-" + std::to_string(f) + ".parquet")).string());
   }
   EXPECT_EQ(rows, (*one)[1].rows);
 

@@ -1,9 +1,9 @@
 #include "flotilla/tpch/tables.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "flotilla/tpch/columns.h"
 #include "flotilla/tpch/distributions.h"
@@ -19,9 +19,13 @@ const int32_t kStartDate = DaysFromCivil(1992, 1, 1);
 const int32_t kCurrentDate = DaysFromCivil(1995, 6, 17);
 const int32_t kEndDate = DaysFromCivil(1998, 12, 31);
 
-TypePtr Money() { return decimal128(15, 2); }
+TypePtr Money() {
+  return decimal128(15, 2);
+}
 
-Field Required(std::string name, TypePtr type) { return Field{std::move(name), std::move(type), false}; }
+Field Required(std::string name, TypePtr type) {
+  return Field{std::move(name), std::move(type), false};
+}
 
 template <typename T>
 std::string_view Pick(RowRandom& rng, std::span<const T> values) {
@@ -32,10 +36,12 @@ std::string_view Pick(RowRandom& rng, std::span<const T> values) {
 void AppendNumbered(StringColumn& column, std::string_view prefix, int64_t key) {
   char digits[24];
   int n = 0;
-  for (int64_t k = key; k > 0 || n < 9; k /= 10) digits[n++] = static_cast<char>('0' + k % 10);
+  for (int64_t k = key; k > 0 || n < 9; k /= 10)
+    digits[n++] = static_cast<char>('0' + k % 10);
   column.AppendPiece(prefix);
   char out[24];
-  for (int i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  for (int i = 0; i < n; ++i)
+    out[i] = digits[n - 1 - i];
   column.AppendPiece(std::string_view(out, static_cast<size_t>(n)));
   column.EndRow();
 }
@@ -51,7 +57,8 @@ void AppendPhone(StringColumn& column, RowRandom& rng, int64_t nation) {
     const int width = p == 3 ? 4 : p == 0 ? 2 : 3;
     for (int d = width - 1; d >= 0; --d) {
       int64_t v = parts[p];
-      for (int i = 0; i < d; ++i) v /= 10;
+      for (int i = 0; i < d; ++i)
+        v /= 10;
       out[n++] = static_cast<char>('0' + v % 10);
     }
   }
@@ -65,7 +72,8 @@ void AppendVString(StringColumn& column, RowRandom& rng, int min_length, int max
   static_assert(sizeof(kAlphabet) - 1 == 64);
   const int64_t length = rng.Uniform(min_length, max_length);
   char out[64];
-  for (int64_t i = 0; i < length; ++i) out[i] = kAlphabet[rng.Next() >> 58];
+  for (int64_t i = 0; i < length; ++i)
+    out[i] = kAlphabet[rng.Next() >> 58];
   column.Append(std::string_view(out, static_cast<size_t>(length)));
 }
 
@@ -74,7 +82,9 @@ void AppendText(StringColumn& column, RowRandom& rng, int min_length, int max_le
 }
 
 /// Money in cents, uniform in [lo, hi] cents.
-Int128 Cents(RowRandom& rng, int64_t lo, int64_t hi) { return rng.Uniform(lo, hi); }
+Int128 Cents(RowRandom& rng, int64_t lo, int64_t hi) {
+  return rng.Uniform(lo, hi);
+}
 
 /// P_RETAILPRICE in cents (clause 4.2.3): a function of the key, so line items can price parts.
 int64_t RetailPriceCents(int64_t partkey) {
@@ -87,7 +97,9 @@ int64_t PartSupplier(int64_t partkey, int64_t i, int64_t suppliers) {
 }
 
 /// O_ORDERKEY of order index i: only the first 8 of each 32 keys are used (clause 4.2.3).
-int64_t OrderKey(int64_t index) { return index / 8 * 32 + index % 8 + 1; }
+int64_t OrderKey(int64_t index) {
+  return index / 8 * 32 + index % 8 + 1;
+}
 
 /// Builds a batch of `schema` from finished columns.
 template <typename... Columns>
@@ -158,8 +170,8 @@ void AppendSupplierComment(StringColumn& column, RowRandom& rng, int64_t suppkey
   const int64_t offset = rng.Uniform(0, room - filler);
   std::string comment(text);
   comment.replace(static_cast<size_t>(offset), head.size(), head);
-  comment.replace(static_cast<size_t>(offset) + head.size() + static_cast<size_t>(filler), tail.size(),
-                  tail);
+  comment.replace(static_cast<size_t>(offset) + head.size() + static_cast<size_t>(filler),
+                  tail.size(), tail);
   column.Append(comment);
 }
 
@@ -167,8 +179,12 @@ void AppendSupplierComment(StringColumn& column, RowRandom& rng, int64_t suppkey
 /// address, a nation, a phone number of that nation and an account balance.
 struct PartyColumns {
   explicit PartyColumns(int64_t n)
-      : key(int64(), n), nation(int64(), n), balance(Money(), n), name(n, n * 18),
-        address(n, n * 25), phone(n, n * 15) {}
+      : key(int64(), n),
+        nation(int64(), n),
+        balance(Money(), n),
+        name(n, n * 18),
+        address(n, n * 25),
+        phone(n, n * 15) {}
 
   void Append(RowRandom& rng, std::string_view prefix, int64_t party_key) {
     key.Append(party_key);
@@ -215,7 +231,8 @@ Result<RecordBatch> Parts(int64_t begin, int64_t end) {
       do {
         picked[w] = rng.Uniform(0, static_cast<int64_t>(words.size()) - 1);
         repeated = false;
-        for (int v = 0; v < w; ++v) repeated |= picked[v] == picked[w];
+        for (int v = 0; v < w; ++v)
+          repeated |= picked[v] == picked[w];
       } while (repeated);
       if (w > 0) name.AppendPiece(" ");
       name.AppendPiece(words[static_cast<size_t>(picked[w])]);
@@ -226,7 +243,8 @@ Result<RecordBatch> Parts(int64_t begin, int64_t end) {
     mfgr.AppendPiece("Manufacturer#");
     mfgr.AppendPiece(std::string_view(manufacturer, 1));
     mfgr.EndRow();
-    const char brand_digits[] = {static_cast<char>('0' + m), static_cast<char>('0' + rng.Uniform(1, 5))};
+    const char brand_digits[] = {static_cast<char>('0' + m),
+                                 static_cast<char>('0' + rng.Uniform(1, 5))};
     brand.AppendPiece("Brand#");
     brand.AppendPiece(std::string_view(brand_digits, 2));
     brand.EndRow();
@@ -353,8 +371,8 @@ Result<RecordBatch> Orders(const Scale& scale, int64_t begin, int64_t end) {
     ship_priority.Append(0);
     AppendText(comment, rng, 19, 78);
   }
-  return Batch(Table::kOrders, key, customer, status, total, date, priority, clerk,
-               ship_priority, comment);
+  return Batch(Table::kOrders, key, customer, status, total, date, priority, clerk, ship_priority,
+               comment);
 }
 
 Result<RecordBatch> Lineitems(const Scale& scale, int64_t begin, int64_t end) {
@@ -397,20 +415,30 @@ Result<RecordBatch> Lineitems(const Scale& scale, int64_t begin, int64_t end) {
                tax, flag, status, ship, commit, receipt, instruct, mode, comment);
 }
 
-SchemaPtr MakeSchema(std::vector<Field> fields) { return std::make_shared<Schema>(std::move(fields)); }
+SchemaPtr MakeSchema(std::vector<Field> fields) {
+  return std::make_shared<Schema>(std::move(fields));
+}
 
 }  // namespace
 
 const char* TableName(Table table) {
   switch (table) {
-    case Table::kRegion: return "region";
-    case Table::kNation: return "nation";
-    case Table::kSupplier: return "supplier";
-    case Table::kPart: return "part";
-    case Table::kPartSupp: return "partsupp";
-    case Table::kCustomer: return "customer";
-    case Table::kOrders: return "orders";
-    case Table::kLineitem: return "lineitem";
+    case Table::kRegion:
+      return "region";
+    case Table::kNation:
+      return "nation";
+    case Table::kSupplier:
+      return "supplier";
+    case Table::kPart:
+      return "part";
+    case Table::kPartSupp:
+      return "partsupp";
+    case Table::kCustomer:
+      return "customer";
+    case Table::kOrders:
+      return "orders";
+    case Table::kLineitem:
+      return "lineitem";
   }
   return "?";
 }
@@ -445,12 +473,11 @@ SchemaPtr TableSchema(Table table) {
                          money("o_totalprice"), day("o_orderdate"), text("o_orderpriority"),
                          text("o_clerk"), integer("o_shippriority"), text("o_comment")});
     case Table::kLineitem:
-      return MakeSchema({id("l_orderkey"), id("l_partkey"), id("l_suppkey"),
-                         integer("l_linenumber"), money("l_quantity"), money("l_extendedprice"),
-                         money("l_discount"), money("l_tax"), text("l_returnflag"),
-                         text("l_linestatus"), day("l_shipdate"), day("l_commitdate"),
-                         day("l_receiptdate"), text("l_shipinstruct"), text("l_shipmode"),
-                         text("l_comment")});
+      return MakeSchema(
+          {id("l_orderkey"), id("l_partkey"), id("l_suppkey"), integer("l_linenumber"),
+           money("l_quantity"), money("l_extendedprice"), money("l_discount"), money("l_tax"),
+           text("l_returnflag"), text("l_linestatus"), day("l_shipdate"), day("l_commitdate"),
+           day("l_receiptdate"), text("l_shipinstruct"), text("l_shipmode"), text("l_comment")});
   }
   return nullptr;
 }
@@ -471,32 +498,46 @@ Result<Scale> Scale::Of(double factor) {
 
 int64_t TableUnits(Table table, const Scale& scale) {
   switch (table) {
-    case Table::kRegion: return 5;
-    case Table::kNation: return 25;
-    case Table::kSupplier: return scale.suppliers;
+    case Table::kRegion:
+      return 5;
+    case Table::kNation:
+      return 25;
+    case Table::kSupplier:
+      return scale.suppliers;
     case Table::kPart:
-    case Table::kPartSupp: return scale.parts;
-    case Table::kCustomer: return scale.customers;
+    case Table::kPartSupp:
+      return scale.parts;
+    case Table::kCustomer:
+      return scale.customers;
     case Table::kOrders:
-    case Table::kLineitem: return scale.orders;
+    case Table::kLineitem:
+      return scale.orders;
   }
   return 0;
 }
 
 Result<RecordBatch> GenerateRows(Table table, const Scale& scale, int64_t begin, int64_t end) {
   if (begin < 0 || end < begin || end > TableUnits(table, scale)) {
-    return Status::Invalid(fmt::format("rows [{}, {}) are outside table {}", begin, end,
-                                       TableName(table)));
+    return Status::Invalid(
+        fmt::format("rows [{}, {}) are outside table {}", begin, end, TableName(table)));
   }
   switch (table) {
-    case Table::kRegion: return Regions(begin, end);
-    case Table::kNation: return Nations(begin, end);
-    case Table::kSupplier: return Suppliers(begin, end);
-    case Table::kPart: return Parts(begin, end);
-    case Table::kPartSupp: return PartSupps(scale, begin, end);
-    case Table::kCustomer: return Customers(begin, end);
-    case Table::kOrders: return Orders(scale, begin, end);
-    case Table::kLineitem: return Lineitems(scale, begin, end);
+    case Table::kRegion:
+      return Regions(begin, end);
+    case Table::kNation:
+      return Nations(begin, end);
+    case Table::kSupplier:
+      return Suppliers(begin, end);
+    case Table::kPart:
+      return Parts(begin, end);
+    case Table::kPartSupp:
+      return PartSupps(scale, begin, end);
+    case Table::kCustomer:
+      return Customers(begin, end);
+    case Table::kOrders:
+      return Orders(scale, begin, end);
+    case Table::kLineitem:
+      return Lineitems(scale, begin, end);
   }
   return Status::Invalid("unknown table");
 }

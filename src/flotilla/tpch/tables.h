@@ -10,9 +10,9 @@
 namespace flotilla::tpch {
 
 enum class Table { kRegion, kNation, kSupplier, kPart, kPartSupp, kCustomer, kOrders, kLineitem };
-inline constexpr Table kAllTables[] = {Table::kRegion,   Table::kNation,   Table::kSupplier,
-                                       Table::kPart,     Table::kPartSupp, Table::kCustomer,
-                                       Table::kOrders,   Table::kLineitem};
+inline constexpr Table kAllTables[] = {Table::kRegion, Table::kNation,   Table::kSupplier,
+                                       Table::kPart,   Table::kPartSupp, Table::kCustomer,
+                                       Table::kOrders, Table::kLineitem};
 
 /// "region", "nation", ... as the tables are named in queries and files.
 const char* TableName(Table table);

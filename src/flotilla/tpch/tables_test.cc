@@ -1,4 +1,6 @@
 // The generated tables against the rules of TPC-H clause 4.2.3, checked row by row.
+#include "flotilla/tpch/tables.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -7,7 +9,6 @@
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/concat.h"
-#include "flotilla/tpch/tables.h"
 
 namespace flotilla::tpch {
 namespace {
@@ -22,7 +23,9 @@ RecordBatch All(Table table, const Scale& scale) {
   return Generate(table, scale, 0, TableUnits(table, scale));
 }
 
-Array Col(const RecordBatch& batch, const char* name) { return *batch.GetColumn(name); }
+Array Col(const RecordBatch& batch, const char* name) {
+  return *batch.GetColumn(name);
+}
 int64_t I64(const RecordBatch& b, const char* name, int64_t row) {
   return Col(b, name).values<int64_t>()[row];
 }
@@ -58,8 +61,8 @@ TEST(TpchTables, RowsDoNotDependOnTheRangesTheyAreGeneratedIn) {
   for (Table table : kAllTables) {
     const int64_t n = std::min<int64_t>(TableUnits(table, Small()), 700);
     RecordBatch whole = Generate(table, Small(), 0, n);
-    auto pieces = ConcatBatches(
-        {Generate(table, Small(), 0, n / 3), Generate(table, Small(), n / 3, n)});
+    auto pieces =
+        ConcatBatches({Generate(table, Small(), 0, n / 3), Generate(table, Small(), n / 3, n)});
     ASSERT_TRUE(pieces.ok());
     EXPECT_TRUE(whole.Equals(*pieces)) << TableName(table);
     EXPECT_TRUE(whole.schema()->Equals(*TableSchema(table))) << TableName(table);
