@@ -1,6 +1,7 @@
 // Join sides: the hash join builds a table of its right input, so an inner join puts the input
-// estimated smaller on the right. The swapped join's columns are put back in their original
-// order and names by a projection.
+// estimated smaller on the right (a projection puts the swapped join's columns back in their
+// order and names), and a semi or anti join whose left input is estimated smaller becomes a
+// right semi or anti join of the swapped inputs, which builds that input and keeps its rows.
 #include <map>
 
 #include "flotilla/expr/rewrite.h"
@@ -17,12 +18,15 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr out, MapChildren(node, Sides));
   if (out->kind() != PlanKind::kHashJoin) return out;
   const auto& join = static_cast<const JoinNode&>(*out);
-  if (join.type != JoinType::kInner) return out;
+  if (join.type != JoinType::kInner && join.type != JoinType::kSemi &&
+      join.type != JoinType::kAnti) {
+    return out;
+  }
   const PlanPtr& left = out->children()[0];
   const PlanPtr& right = out->children()[1];
   const double l = EstimateRows(*left), r = EstimateRows(*right);
   if (l < 0 || r < 0 || l >= r) return out;
-  // Old output: left fields then right fields (renamed); new output: right then left.
+  // Old joined row: left fields then right fields (renamed); new one: right then left.
   const Schema& ls = *left->schema();
   const Schema& rs = *right->schema();
   const std::vector<std::string> old_right = RightOutputNames(ls, rs);
@@ -33,6 +37,13 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
   for (int i = 0; i < rs.num_fields(); ++i)
     old_to_new[old_right[i]] = rs.field(i).name;
   ExprPtr residual = join.residual ? expr::RenameColumns(join.residual, old_to_new) : nullptr;
+  if (join.type != JoinType::kInner) {
+    // A semi or anti join of a smaller left side builds that side instead: a right semi or
+    // anti join, whose output is the same rows under the same names.
+    const JoinType type = join.type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
+    return MakeHashJoin(right, left, join.right_keys, join.left_keys, type, residual,
+                        join.null_equal);
+  }
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr swapped,
                             MakeHashJoin(right, left, join.right_keys, join.left_keys,
                                          JoinType::kInner, residual, join.null_equal));

@@ -89,6 +89,18 @@ TEST(Optimizer, HashJoinsBuildTheSmallerSide) {
             "    InMemorySource: 1 partition(s), 2 rows\n");
 }
 
+TEST(Optimizer, SemiAndAntiJoinsOfASmallerLeftSideBuildIt) {
+  // Customers (2 rows) with and without orders (6 rows): the customers become the hash table.
+  for (JoinType type : {JoinType::kSemi, JoinType::kAnti}) {
+    auto plan = MakeHashJoin(MemorySource({Customers()}), MemorySource({Orders()}),
+                             {Column("cust")}, {Column("cust")}, type);
+    EXPECT_EQ(Optimized(*plan),
+              std::string("HashJoin (right ") + JoinTypeName(type) + "): cust = cust\n" +
+                  "  InMemorySource: 1 partition(s), 6 rows\n"
+                  "  InMemorySource: 1 partition(s), 2 rows\n");
+  }
+}
+
 TEST(Optimizer, JoinsAreOrderedFromTheEstimates) {
   // FROM a, b, c WHERE a.k = c.k AND b.j = c.j, written so that a and b meet first with no
   // condition between them: the cross join must not survive.

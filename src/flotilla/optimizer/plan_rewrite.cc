@@ -129,6 +129,7 @@ double EstimateRows(const PlanNode& node) {
     case PlanKind::kSortMergeJoin: {
       const auto& n = static_cast<const JoinNode&>(node);
       if (n.type == JoinType::kSemi || n.type == JoinType::kAnti) return child(0) * 0.5;
+      if (n.type == JoinType::kRightSemi || n.type == JoinType::kRightAnti) return child(1) * 0.5;
       return std::max(child(0), child(1));
     }
     case PlanKind::kCrossJoin:

@@ -60,10 +60,17 @@ Result<PlanPtr> PruneJoin(const PlanPtr& node, const Required& required) {
       AddColumns(k, &rreq);
     AddColumns(j.residual, &above);  // over joined names
   }
+  const bool right_only = node->kind() == PlanKind::kHashJoin &&
+                          (static_cast<const JoinNode&>(*node).type == JoinType::kRightSemi ||
+                           static_cast<const JoinNode&>(*node).type == JoinType::kRightAnti);
   for (const Field& f : ls.fields())
     if (above.count(f.name)) lreq.insert(f.name);
-  for (int i = 0; i < rs.num_fields(); ++i)
-    if (above.count(right_out[i])) rreq.insert(rs.field(i).name);
+  for (int i = 0; i < rs.num_fields(); ++i) {
+    // A right semi or anti join outputs the right input's columns under their own names.
+    if (above.count(right_out[i]) || (right_only && above.count(rs.field(i).name))) {
+      rreq.insert(rs.field(i).name);
+    }
+  }
   // A right column that stays keeps the left column of its name, so its renaming does not
   // change. (A right column nobody reads goes, and with it the clash.)
   for (const Field& f : rs.fields()) {

@@ -170,6 +170,10 @@ const char* JoinLabel(JoinType type) {
       return "semi";
     case JoinType::kAnti:
       return "anti";
+    case JoinType::kRightSemi:
+      return "right_semi";
+    case JoinType::kRightAnti:
+      return "right_anti";
   }
   return "?";
 }
@@ -209,6 +213,14 @@ void AddJoin(std::vector<Case>* cases, const Tables& tables, const std::string& 
     case JoinType::kAnti:
       sql = "SELECT l.* FROM " + from + " WHERE NOT EXISTS (SELECT 1 FROM " + right +
             " AS r WHERE " + cond + ")";
+      break;
+    case JoinType::kRightSemi:
+      sql = "SELECT r.* FROM " + right + " AS r WHERE EXISTS (SELECT 1 FROM " + from +
+            " WHERE " + cond + ")";
+      break;
+    case JoinType::kRightAnti:
+      sql = "SELECT r.* FROM " + right + " AS r WHERE NOT EXISTS (SELECT 1 FROM " + from +
+            " WHERE " + cond + ")";
       break;
   }
   Case c;
@@ -495,7 +507,8 @@ std::vector<Case> BuildCases(const Tables& tables) {
       {"k<=>rk,k2<=>rk2&v<rv", {{"k", "rk"}, {"k2", "rk2"}}, true, true},
   };
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti}) {
+                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
+                        JoinType::kRightAnti}) {
     for (const JoinOn& on : ons)
       AddJoin(&cases, tables, "small", "rsmall", type, on);
     AddJoin(&cases, tables, "small", "rempty", type, ons[0]);

@@ -5,7 +5,9 @@
 //
 // Null keys: the table treats null as equal to null; a key whose null_equal flag is off keeps
 // rows with a null in it out of the table (build) and away from it (probe).
-// Right and full joins mark the build rows that found a partner; Finish emits the others.
+// Right, full, right semi and right anti joins mark the build rows that found a partner; Finish
+// emits the others (right semi: the marked ones). Right semi and anti joins emit nothing while
+// probing.
 //
 // Grace hash join: when the build side does not fit the memory budget, its rows are split by
 // key hash into kJoinPartitions spill files per spill, and the probe side is split the same way
@@ -35,6 +37,12 @@ namespace {
 constexpr int kJoinPartitions = 16;
 // Not the key table's seed (0), so one partition's keys do not share their low hash bits.
 constexpr uint64_t kJoinSpillSeed = 0x4A4F494E5345EDull;
+
+/// Joins whose Finish emits build rows, so probing marks the rows that found a partner.
+bool MarksBuildRows(JoinType type) {
+  return type == JoinType::kRight || type == JoinType::kFull || type == JoinType::kRightSemi ||
+         type == JoinType::kRightAnti;
+}
 
 /// The build rows and their hash table.
 struct JoinTable {
@@ -358,6 +366,9 @@ class HashJoinProbe final : public IntermediateOperator {
         bridge.matched[static_cast<size_t>(r)].store(1, std::memory_order_relaxed);
     }
     switch (type_) {
+      case JoinType::kRightSemi:
+      case JoinType::kRightAnti:
+        return Status::OK();  // the build rows are emitted by Finish
       case JoinType::kSemi:
       case JoinType::kAnti: {
         std::vector<bool> has(static_cast<size_t>(n), false);
@@ -418,8 +429,7 @@ class HashJoinProbe final : public IntermediateOperator {
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, ConcatOrEmpty(build_schema_, build));
       build.clear();
       FLOTILLA_RETURN_NOT_OK(BuildTable(std::move(rows), build_keys_, null_equal_,
-                                        type_ == JoinType::kRight || type_ == JoinType::kFull,
-                                        &table));
+                                        MarksBuildRows(type_), &table));
       MemoryReservation reservation(state->context->memory());
       reservation.ForceResize(SliceBytes(table.build) + table.table->memory_bytes());
       state->stats->ObserveMemory(reservation.size());
@@ -452,24 +462,27 @@ class HashJoinProbe final : public IntermediateOperator {
     std::vector<std::unique_ptr<SpillWriter>> writers;
   };
 
-  /// A right or full join's build rows that found no partner, with nulls on the left.
+  /// The build rows Finish emits: a right or full join's rows that found no partner, with nulls
+  /// on the left; a right anti join's the same, alone; a right semi join's rows that found one.
   Status EmitUnmatched(const JoinTable& bridge, const Emit& emit) const {
-    if (type_ != JoinType::kRight && type_ != JoinType::kFull) return Status::OK();
-    std::vector<int64_t> left, right;
+    if (!MarksBuildRows(type_)) return Status::OK();
+    const bool want = type_ == JoinType::kRightSemi;
+    std::vector<int64_t> right;
     for (int64_t r = 0; r < bridge.build.num_rows(); ++r) {
-      if (bridge.matched[static_cast<size_t>(r)].load(std::memory_order_relaxed)) continue;
-      left.push_back(-1);
-      right.push_back(r);
+      if ((bridge.matched[static_cast<size_t>(r)].load(std::memory_order_relaxed) != 0) == want) {
+        right.push_back(r);
+      }
     }
     if (right.empty()) return Status::OK();
-    // The left columns are all null: take from an empty-typed source by null indices.
-    FLOTILLA_ASSIGN_OR_RETURN(Array l, IndexArray(left));
     FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
     std::vector<Array> columns;
-    for (int c = 0; c < num_left_; ++c) {
-      FLOTILLA_ASSIGN_OR_RETURN(
-          Array nulls, Array::MakeNull(schema_->field(c).type, static_cast<int64_t>(left.size())));
-      columns.push_back(std::move(nulls));
+    if (type_ == JoinType::kRight || type_ == JoinType::kFull) {
+      // The left columns are all null.
+      for (int c = 0; c < num_left_; ++c) {
+        FLOTILLA_ASSIGN_OR_RETURN(Array nulls, Array::MakeNull(schema_->field(c).type,
+                                                               static_cast<int64_t>(right.size())));
+        columns.push_back(std::move(nulls));
+      }
     }
     FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(bridge, r, &columns));
     FLOTILLA_ASSIGN_OR_RETURN(
@@ -543,7 +556,7 @@ Result<JoinOperators> MakeHashJoinOperators(const JoinNode& node) {
                                     ? node.schema()
                                     : joined;
   auto bridge = std::make_shared<JoinBridge>();
-  const bool track = node.type == JoinType::kRight || node.type == JoinType::kFull;
+  const bool track = MarksBuildRows(node.type);
   JoinOperators ops;
   ops.build = std::make_unique<HashJoinBuild>(right, right_keys, node.null_equal, track, bridge);
   ops.probe = std::make_unique<HashJoinProbe>(

@@ -45,7 +45,10 @@ RecordBatch Reference(const Side& l, const Side& r, JoinType type, bool null_equ
       if (!match(i, j)) continue;
       any = true;
       right_matched[j] = true;
-      if (type == JoinType::kSemi || type == JoinType::kAnti) continue;
+      if (type != JoinType::kInner && type != JoinType::kLeft && type != JoinType::kRight &&
+          type != JoinType::kFull) {
+        continue;
+      }
       lk.push_back(l.k[i]);
       lv.push_back(l.v[i]);
       rk.push_back(r.k[j]);
@@ -73,6 +76,15 @@ RecordBatch Reference(const Side& l, const Side& r, JoinType type, bool null_equ
   }
   if (type == JoinType::kSemi || type == JoinType::kAnti)
     return Batch({{"k", I64(lk)}, {"v", I64(lv)}});
+  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+    // The right rows with a partner (semi) or without (anti), under their own names.
+    for (size_t j = 0; j < r.k.size(); ++j) {
+      if (right_matched[j] != (type == JoinType::kRightSemi)) continue;
+      rk.push_back(r.k[j]);
+      rv.push_back(r.v[j]);
+    }
+    return Batch({{"k", I64(rk)}, {"v", I64(rv)}});
+  }
   return Batch({{"k", I64(lk)}, {"v", I64(lv)}, {"right.k", I64(rk)}, {"right.v", I64(rv)}});
 }
 
@@ -89,7 +101,8 @@ TEST(HashJoinOperator, EveryJoinTypeMatchesANestedLoopReference) {
   const Side left = RandomSide(400, 40, 1);
   const Side right = RandomSide(300, 50, 2);  // many duplicate keys on both sides
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti}) {
+                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
+                        JoinType::kRightAnti}) {
     for (bool null_equal : {false, true}) {
       for (std::optional<int64_t> bias : {std::optional<int64_t>(), std::optional<int64_t>(50)}) {
         expr::ExprPtr residual =
@@ -110,7 +123,8 @@ TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
   Side empty;
   const Side some = RandomSide(20, 5, 3);
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti}) {
+                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
+                        JoinType::kRightAnti}) {
     auto a =
         MakeHashJoin(SideSource(some, 8), SideSource(empty, 8), {Column("k")}, {Column("k")}, type)
             .ValueOrDie();
@@ -139,7 +153,8 @@ TEST(HashJoinOperator, GraceJoinSpillsUnderASmallBudgetWithTheSameResult) {
   const std::string spill_dir = ::testing::TempDir() + "/join_spill_test_" + std::to_string(::getpid());
   std::filesystem::create_directories(spill_dir);
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti}) {
+                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
+                        JoinType::kRightAnti}) {
     for (bool null_equal : {false, true}) {
       auto residual =
           expr::Less(Column("v"), expr::Add(Column("right.v"), expr::Literal(int64_t{2000})));

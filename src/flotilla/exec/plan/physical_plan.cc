@@ -142,6 +142,10 @@ const char* JoinTypeName(JoinType type) {
       return "semi";
     case JoinType::kAnti:
       return "anti";
+    case JoinType::kRightSemi:
+      return "right semi";
+    case JoinType::kRightAnti:
+      return "right anti";
   }
   return "?";
 }
@@ -571,6 +575,9 @@ SchemaPtr JoinOutputSchema(const Schema& left, const Schema& right, JoinType typ
   if (type == JoinType::kSemi || type == JoinType::kAnti) {
     return std::make_shared<Schema>(std::move(fields));
   }
+  if (type == JoinType::kRightSemi || type == JoinType::kRightAnti) {
+    return std::make_shared<Schema>(right.fields());
+  }
   std::set<std::string> taken;
   for (const Field& f : fields)
     taken.insert(f.name);
@@ -647,7 +654,8 @@ Result<PlanPtr> MakeHashJoin(PlanPtr left, PlanPtr right, std::vector<expr::Expr
 Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,
                                   std::vector<expr::ExprPtr> right_keys, JoinType type,
                                   std::vector<bool> null_equal) {
-  if (type == JoinType::kSemi || type == JoinType::kAnti) {
+  if (type == JoinType::kSemi || type == JoinType::kAnti || type == JoinType::kRightSemi ||
+      type == JoinType::kRightAnti) {
     return Status::NotImplemented("sort-merge join supports inner, left, right and full joins");
   }
   return MakeEquiJoin(PlanKind::kSortMergeJoin, "SortMergeJoin", std::move(left), std::move(right),

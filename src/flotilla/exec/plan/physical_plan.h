@@ -309,7 +309,10 @@ Result<PlanPtr> MakePivot(PlanPtr input, std::vector<expr::ExprPtr> group_by,
 
 // --- Joins --------------------------------------------------------------------------------------
 
-enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti };
+/// kRightSemi / kRightAnti are semi and anti joins that output the right input's rows (those
+/// with a match, those without): the hash join builds the side whose rows it keeps, so a small
+/// left side of a semi join becomes the right side of a right semi join.
+enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti, kRightSemi, kRightAnti };
 const char* JoinTypeName(JoinType type);
 
 /// Equi-join on left_keys[i] = right_keys[i] (null_equal[i]: null matches null), then `residual`

@@ -43,8 +43,10 @@ constexpr JoinTypeEntry kJoinTypes[] = {
     {JoinType::kInner, proto::JOIN_TYPE_INNER}, {JoinType::kLeft, proto::JOIN_TYPE_LEFT},
     {JoinType::kRight, proto::JOIN_TYPE_RIGHT}, {JoinType::kFull, proto::JOIN_TYPE_FULL},
     {JoinType::kSemi, proto::JOIN_TYPE_SEMI},   {JoinType::kAnti, proto::JOIN_TYPE_ANTI},
+    {JoinType::kRightSemi, proto::JOIN_TYPE_RIGHT_SEMI},
+    {JoinType::kRightAnti, proto::JOIN_TYPE_RIGHT_ANTI},
 };
-static_assert(std::size(kJoinTypes) == static_cast<size_t>(JoinType::kAnti) + 1);
+static_assert(std::size(kJoinTypes) == static_cast<size_t>(JoinType::kRightAnti) + 1);
 
 struct PartitionSchemeEntry {
   PartitionScheme scheme;

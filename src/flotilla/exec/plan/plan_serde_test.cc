@@ -150,6 +150,10 @@ std::vector<NamedPlan> EveryKind() {
                    {Column("v")}, {Column("v2")}, JoinType::kInner, nullptr, {true}));
   add("anti join", MakeHashJoin(source, right, {Column("k")}, {Column("rk")}, JoinType::kAnti));
   add("self join", MakeHashJoin(source, source, {Column("k")}, {Column("k")}, JoinType::kSemi));
+  add("right semi join",
+      MakeHashJoin(right, source, {Column("rk")}, {Column("k")}, JoinType::kRightSemi));
+  add("right anti join",
+      MakeHashJoin(right, source, {Column("rk")}, {Column("k")}, JoinType::kRightAnti));
   add("cross join", MakeCrossJoin(MemorySource({Rows(0, 4)}), right));
   add("sort-merge join",
       MakeSortMergeJoin(source, right, {Column("k")}, {Column("rk")}, JoinType::kFull, {false}));
