@@ -326,9 +326,9 @@ def q18(tables):
         .join(tables("customer"), left_on="o_custkey", right_on="c_custkey")
         .join(tables("lineitem"), left_on="o_orderkey", right_on="l_orderkey")
         .groupby("c_name", "o_custkey", "o_orderkey", "o_orderdate", "o_totalprice")
-        .agg(col("l_quantity").sum().alias("sum_qty"))
+        .agg(col("l_quantity").sum().alias("sum(l_quantity)"))
         .select("c_name", col("o_custkey").alias("c_custkey"), "o_orderkey", "o_orderdate",
-                "o_totalprice", "sum_qty")
+                "o_totalprice", "sum(l_quantity)")
         .sort(["o_totalprice", "o_orderdate"], desc=[True, False])
         .limit(100)
     )

@@ -11,6 +11,7 @@ block after a `-- qNN` line); --timer prints `qNN: S s` per run on stderr.
 import argparse
 import datetime
 import decimal
+import math
 import os
 import sys
 import time
@@ -40,7 +41,8 @@ def table_reader(directory):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", required=True, help="directory of the eight tables")
-    parser.add_argument("--query", type=int, action="append", help="query number (repeatable)")
+    parser.add_argument("--query", type=int, nargs="+", action="extend",
+                        help="query numbers (--query 1 6 or --query 1 --query 6; default all 22)")
     parser.add_argument("--format", choices=["csv", "table"], default="table")
     parser.add_argument("--threads", type=int, help="worker threads (default: one per core)")
     parser.add_argument("--timer", action="store_true", help="print each run's seconds on stderr")
@@ -68,13 +70,46 @@ def main():
             result.show(100)
 
 
-def _text(value):
+def _double(value, digits=repr):
+    """A double as the engine's CSV writer prints it (C++ std::to_chars): the shortest digits
+    that read back as the same value, in fixed or exponent notation, whichever is shorter (fixed
+    on a tie): 25.0 -> 25, 100000.0 -> 1e+05, 1.5e-07 -> 1.5e-07, -0.0 -> -0. `digits` gives
+    the shortest round-trip text (repr for a double, str of a numpy float32 for a float)."""
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    negative, all_digits, exponent = decimal.Decimal(digits(value)).as_tuple()
+    ds = "".join(map(str, all_digits)).rstrip("0")  # value = ds * 10**exponent
+    if not ds:
+        return "-0" if negative else "0"
+    exponent += len(all_digits) - len(ds)
+    n = len(ds)
+    if exponent >= 0:
+        fixed = ds + "0" * exponent
+    elif -exponent < n:
+        fixed = ds[:n + exponent] + "." + ds[n + exponent:]
+    else:
+        fixed = "0." + "0" * (-exponent - n) + ds
+    power = exponent + n - 1
+    scientific = (ds[0] + ("." + ds[1:] if n > 1 else "")
+                  + ("e+" if power >= 0 else "e-") + f"{abs(power):02d}")
+    return ("-" if negative else "") + (fixed if len(fixed) <= len(scientific) else scientific)
+
+
+def _float32_digits(value):
+    import numpy
+
+    return str(numpy.float32(value))
+
+
+def _text(value, dtype=""):
     if value is None:
         return None
     if isinstance(value, decimal.Decimal):
         return format(value, "f")  # never exponent notation
     if isinstance(value, float):
-        return repr(value)
+        return _double(value, _float32_digits if dtype == "float32" else repr)
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat(sep=" ") if isinstance(value, datetime.datetime) else value.isoformat()
     return str(value)
@@ -92,9 +127,10 @@ def write_csv(result, out):
     """A header, then the rows; nulls are empty fields, text is quoted where it needs to be."""
     columns = result.to_pydict()
     names = list(columns)
+    types = [t for _, t in result.schema()]
     out.write(",".join(_field(n) for n in names) + "\n")
     for row in zip(*(columns[n] for n in names)):
-        out.write(",".join(_field(_text(v)) for v in row) + "\n")
+        out.write(",".join(_field(_text(v, t)) for v, t in zip(row, types)) + "\n")
 
 if __name__ == "__main__":
     main()

@@ -14,27 +14,30 @@ struct Weighted {
   int weight;
 };
 
-// Clause 4.2.2.14: the word lists and productions with their weights. In the productions N is
-// a noun phrase, V a verb phrase, P a prepositional phrase, T a terminator; in a noun phrase J
-// is an adjective, D an adverb; in a verb phrase X is an auxiliary.
+// Clause 4.2.2.14: the productions and word lists. Their weights (clause 4.2.2.15 leaves them to
+// the TPC-H kit's distribution file) are the kit's, whose lists also hold the nouns packages,
+// requests, accounts and deposits and the adjectives special, pending, unusual and express that
+// queries look for (Q13: '%special%requests%'). In the productions N is a noun phrase, V a verb
+// phrase, P a prepositional phrase, T a terminator; in a noun phrase J is an adjective, D an
+// adverb; in a verb phrase X is an auxiliary.
 constexpr Weighted kSentences[] = {
     {"NVT", 3}, {"NVPT", 3}, {"NVNT", 3}, {"NPVNT", 1}, {"NPVPT", 1}};
 constexpr Weighted kNounPhrases[] = {{"N", 10}, {"JN", 20}, {"J,JN", 10}, {"DJN", 50}};
 constexpr Weighted kVerbPhrases[] = {{"V", 30}, {"XV", 1}, {"VD", 40}, {"XVD", 1}};
 
 constexpr Weighted kNouns[] = {
-    {"foxes", 50},         {"ideas", 50},        {"theodolites", 50}, {"pinto beans", 50},
-    {"instructions", 50},  {"dependencies", 50}, {"excuses", 50},     {"platelets", 50},
-    {"asymptotes", 50},    {"courts", 50},       {"dolphins", 50},    {"multipliers", 1},
-    {"sauternes", 1},      {"warthogs", 1},      {"frets", 1},        {"dinos", 1},
-    {"attainments", 1},    {"somas", 1},         {"Tiresias", 1},     {"patterns", 1},
-    {"forges", 1},         {"braids", 1},        {"frays", 1},        {"warhorses", 1},
-    {"dugouts", 1},        {"notornis", 1},      {"epitaphs", 1},     {"pearls", 1},
-    {"tithes", 1},         {"waters", 1},        {"orbits", 1},       {"gifts", 1},
-    {"sheaves", 1},        {"depths", 1},        {"sentiments", 1},   {"decoys", 1},
-    {"realms", 1},         {"pains", 1},         {"grouches", 1},     {"escapades", 1},
-    {"hockey players", 1}, {"packages", 40},     {"requests", 50},    {"accounts", 50},
-    {"deposits", 50}};
+    {"packages", 40},     {"requests", 40},     {"accounts", 40},    {"deposits", 40},
+    {"foxes", 20},        {"ideas", 20},        {"theodolites", 20}, {"pinto beans", 20},
+    {"instructions", 20}, {"dependencies", 10}, {"excuses", 10},     {"platelets", 10},
+    {"asymptotes", 10},   {"courts", 5},        {"dolphins", 5},     {"multipliers", 1},
+    {"sauternes", 1},     {"warthogs", 1},      {"frets", 1},        {"dinos", 1},
+    {"attainments", 1},   {"somas", 1},         {"Tiresias", 1},     {"patterns", 1},
+    {"forges", 1},        {"braids", 1},        {"frays", 1},        {"warhorses", 1},
+    {"dugouts", 1},       {"notornis", 1},      {"epitaphs", 1},     {"pearls", 1},
+    {"tithes", 1},        {"waters", 1},        {"orbits", 1},       {"gifts", 1},
+    {"sheaves", 1},       {"depths", 1},        {"sentiments", 1},   {"decoys", 1},
+    {"realms", 1},        {"pains", 1},         {"grouches", 1},     {"escapades", 1},
+    {"hockey players", 1}};
 constexpr Weighted kVerbs[] = {
     {"sleep", 20},    {"wake", 20},    {"are", 20},   {"cajole", 20}, {"haggle", 20},
     {"nag", 10},      {"use", 10},     {"boost", 10}, {"affix", 5},   {"detect", 5},
