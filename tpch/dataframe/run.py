@@ -73,7 +73,8 @@ def main():
 def _double(value, digits=repr):
     """A double as the engine's CSV writer prints it (C++ std::to_chars): the shortest digits
     that read back as the same value, in fixed or exponent notation, whichever is shorter (fixed
-    on a tie): 25.0 -> 25, 100000.0 -> 1e+05, 1.5e-07 -> 1.5e-07, -0.0 -> -0. `digits` gives
+    on a tie; an integer in fixed notation has all its exact digits): 25.0 -> 25,
+    100000.0 -> 1e+05, 1.5e-07 -> 1.5e-07, -0.0 -> -0. `digits` gives
     the shortest round-trip text (repr for a double, str of a numpy float32 for a float)."""
     if math.isnan(value):
         return "nan"
@@ -86,7 +87,7 @@ def _double(value, digits=repr):
     exponent += len(all_digits) - len(ds)
     n = len(ds)
     if exponent >= 0:
-        fixed = ds + "0" * exponent
+        fixed = str(int(abs(value)))  # exact: 1.2345678901234568e+20 -> 123456789012345683968
     elif -exponent < n:
         fixed = ds[:n + exponent] + "." + ds[n + exponent:]
     else:
