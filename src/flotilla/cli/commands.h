@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "flotilla/columnar/table_printer.h"
+#include "flotilla/common/result.h"
 
 namespace flotilla::cli {
 
@@ -62,6 +63,9 @@ int RunDemo(const std::string& dir, const TablePrintOptions& table);
 
 /// `flotilla cat FILE...`: prints Arrow IPC files (file or stream format) as tables.
 int RunCat(const CatOptions& options);
+
+/// The whole file at `path`, or an IOError naming it.
+Result<std::string> ReadTextFile(const std::string& path);
 
 /// Terminal width of stdout, or 0 when it is not a terminal.
 int TerminalWidth();

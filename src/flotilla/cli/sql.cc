@@ -145,6 +145,14 @@ int Shell(sql::Session* session, const SqlOptions& options) {
 
 }  // namespace
 
+Result<std::string> ReadTextFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Status::IOError("cannot read '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
 int RunSql(const SqlOptions& options) {
   sql::Session session;
   auto fail = [](const Status& s) {
@@ -167,11 +175,9 @@ int RunSql(const SqlOptions& options) {
   }
   std::string text = options.query;
   if (!options.file.empty()) {
-    std::ifstream in(options.file);
-    if (!in) return fail(Status::IOError("cannot read '" + options.file + "'"));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    text = ss.str();
+    auto contents = ReadTextFile(options.file);
+    if (!contents.ok()) return fail(contents.status());
+    text = std::move(*contents);
   }
   if (text.empty()) return Shell(&session, options);
   sql::Session::StatementDone timer;

@@ -5,8 +5,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "flotilla/cli/commands.h"
 #include "flotilla/columnar/builder.h"
@@ -34,14 +32,6 @@ Result<std::vector<tpch::Table>> ParseTables(const std::vector<std::string>& nam
     if (!found) return Status::KeyError("no TPC-H table named '" + name + "'");
   }
   return tables;
-}
-
-Result<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::IOError("cannot read '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 struct QueryTiming {
@@ -119,7 +109,7 @@ int RunTpchQueries(const TpchRunOptions& options) {
   std::vector<QueryTiming> timings;
   for (int q : queries) {
     const std::string name = fmt::format("q{:02}", q);
-    auto text = ReadText(fmt::format("{}/{}.sql", options.queries_dir, name));
+    auto text = ReadTextFile(fmt::format("{}/{}.sql", options.queries_dir, name));
     if (!text.ok()) return Fail(text.status());
     const auto start = std::chrono::steady_clock::now();
     auto result = session.Execute(*text);
