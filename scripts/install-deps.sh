@@ -12,6 +12,7 @@ PACKAGES=(
   libcurl4-openssl-dev                # HTTP(S) reads with range requests
   libflatbuffers-dev flatbuffers-compiler
   libprotobuf-dev protobuf-compiler   # plan fragments sent to workers
+  libgrpc++-dev protobuf-compiler-grpc  # the Arrow Flight data plane between workers
   libfmt-dev libcli11-dev
   libre2-dev libutf8proc-dev          # regular expressions, Unicode normalisation
   libgtest-dev libgmock-dev libbenchmark-dev
@@ -19,6 +20,7 @@ PACKAGES=(
   python3                             # the HTTP range server of the HTTP read test
   python3-dev pybind11-dev            # the Python extension module
   python3-numpy python3-pandas python3-pytest
+  python3-distributed                 # the Dask cluster backend of the distributed runner
   libedit-dev                         # line editing and history in the SQL shell
 )
 

@@ -1,0 +1,87 @@
+#pragma once
+// Task events of distributed queries and their subscribers. The driver reports every step of
+// every task — submitted, scheduled, completed, failed, cancelled — with the worker, duration,
+// rows and bytes; subscribers receive them on the driver's thread, in order. Built in: a
+// JSON-lines event log and the progress display (one line per pipeline node).
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "flotilla/common/result.h"
+
+namespace flotilla::dist {
+
+enum class TaskEventKind { kSubmitted, kScheduled, kCompleted, kFailed, kCancelled };
+const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ...
+
+struct TaskEvent {
+  TaskEventKind kind;
+  int64_t query_id = 0;
+  int64_t task_id = 0;
+  int node_id = 0;
+  std::string node_name;
+  std::string worker;  // scheduled and after
+  int attempt = 0;
+  double seconds = 0;  // completed/failed: from scheduling to the report
+  int64_t rows = 0;    // completed: rows output
+  int64_t bytes = 0;   // completed: bytes output
+  std::string message;  // failed: the error; cancelled: why
+  double time = 0;      // seconds since the query started
+};
+
+/// One JSON object per event (keys: event, query, task, node, node_name, worker, attempt,
+/// seconds, rows, bytes, message, time).
+std::string TaskEventToJson(const TaskEvent& event);
+
+class EventSubscriber {
+ public:
+  virtual ~EventSubscriber() = default;
+  virtual void OnEvent(const TaskEvent& event) = 0;
+  /// The query ended (status OK or its error).
+  virtual void OnQueryFinished(int64_t query_id, const Status& status) {}
+};
+
+/// Appends events as JSON lines to a file (created or appended to).
+class JsonLinesEventLog final : public EventSubscriber {
+ public:
+  static Result<std::shared_ptr<JsonLinesEventLog>> Open(const std::string& path);
+  ~JsonLinesEventLog() override;
+  void OnEvent(const TaskEvent& event) override;
+  void OnQueryFinished(int64_t query_id, const Status& status) override;
+
+ private:
+  explicit JsonLinesEventLog(std::FILE* file) : file_(file) {}
+  std::mutex mutex_;
+  std::FILE* file_;
+};
+
+/// Per pipeline node: what the progress display shows.
+struct NodeProgress {
+  std::string name;
+  int64_t tasks_done = 0;
+  int64_t tasks_total = 0;  // known so far
+  int64_t rows = 0;
+  int64_t running = 0;
+};
+
+/// Redraws one line per pipeline node on stderr ("[2/5] Scan -> Filter  12/40 tasks  1.2M rows
+/// 3.4s"), names cut to the terminal width; at most every 100 ms, and a final frame at the end.
+class ProgressDisplay {
+ public:
+  explicit ProgressDisplay(std::FILE* out = stderr);
+  void Update(const std::vector<NodeProgress>& nodes, double elapsed, bool final = false);
+
+ private:
+  std::FILE* out_;
+  int lines_drawn_ = 0;
+  double last_draw_ = -1;
+};
+
+/// Whether a progress display should be drawn: stderr is a terminal and FLOTILLA_PROGRESS is
+/// not 0 (`setting` -1), or the setting forces it (0 off, 1 on).
+bool ProgressEnabled(int setting);
+
+}  // namespace flotilla::dist

@@ -1,0 +1,174 @@
+#include "flotilla/dist/flight/flight.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include "flotilla/dist/flight/flight.grpc.pb.h"
+#include "flotilla/io/ipc/ipc.h"
+#include "flotilla/io/ipc/message.h"
+#include "flotilla/io/stream.h"
+
+namespace flotilla::dist {
+namespace {
+
+namespace fl = arrow::flight::protocol;
+
+constexpr char kAuthHeader[] = "authorization";
+
+std::string BearerOf(const std::string& token) { return "Bearer " + token; }
+
+// The IPC stream of a partition cut into its messages: what DoGet sends.
+Status ForEachMessage(const StoredPartition& partition,
+                      const std::function<bool(const ipc::Message&)>& send) {
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream,
+                            ipc::WriteStreamToBuffer(partition.schema, partition.batches));
+  io::BufferReader reader(stream);
+  for (int64_t i = 0;; ++i) {
+    FLOTILLA_ASSIGN_OR_RETURN(std::optional<ipc::Message> message, ipc::ReadMessage(&reader, i));
+    if (!message) return Status::OK();
+    if (!send(*message)) return Status::IOError("the client went away");
+  }
+}
+
+class Service final : public fl::FlightService::Service {
+ public:
+  Service(std::string token, FlightServer::Lookup lookup)
+      : bearer_(BearerOf(token)), lookup_(std::move(lookup)) {}
+
+  grpc::Status DoGet(grpc::ServerContext* context, const fl::Ticket* ticket,
+                     grpc::ServerWriter<fl::FlightData>* writer) override {
+    auto auth = context->client_metadata().find(kAuthHeader);
+    if (auth == context->client_metadata().end() ||
+        std::string_view(auth->second.data(), auth->second.size()) != bearer_) {
+      refused_.fetch_add(1);
+      return {grpc::StatusCode::UNAUTHENTICATED,
+              "flight: the call does not carry this cluster's token"};
+    }
+    Result<StoredPartition> partition = lookup_(ticket->ticket());
+    if (!partition.ok()) return {grpc::StatusCode::NOT_FOUND, partition.status().message()};
+    Status s = ForEachMessage(*partition, [&](const ipc::Message& m) {
+      fl::FlightData data;
+      data.set_data_header(m.metadata->data(), m.metadata->size());
+      if (m.body != nullptr) data.set_data_body(m.body->data(), m.body->size());
+      return writer->Write(data);
+    });
+    if (!s.ok()) return {grpc::StatusCode::INTERNAL, s.message()};
+    served_.fetch_add(1);
+    return grpc::Status::OK;
+  }
+
+  std::atomic<int64_t> served_{0};
+  std::atomic<int64_t> refused_{0};
+
+ private:
+  std::string bearer_;
+  FlightServer::Lookup lookup_;
+};
+
+// Channels are reused across calls: opening one per partition would pay a TCP handshake each.
+std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_ptr<grpc::Channel>> channels;
+  std::lock_guard lock(mutex);
+  auto& channel = channels[address];
+  if (channel == nullptr) {
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(-1);
+    channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  }
+  return channel;
+}
+
+void AppendLe32(std::string* out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+}  // namespace
+
+struct FlightServer::Impl {
+  std::unique_ptr<Service> service;
+  std::unique_ptr<grpc::Server> server;
+  std::string address;
+};
+
+FlightServer::FlightServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+FlightServer::~FlightServer() {
+  if (impl_ && impl_->server) impl_->server->Shutdown();
+}
+
+Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& host, int port,
+                                                          std::string token, Lookup lookup) {
+  if (token.empty()) return Status::Invalid("flight server: the cluster token must not be empty");
+  auto impl = std::make_unique<Impl>();
+  impl->service = std::make_unique<Service>(std::move(token), std::move(lookup));
+  grpc::ServerBuilder builder;
+  int bound = 0;
+  builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
+                           &bound);
+  builder.SetMaxSendMessageSize(-1);
+  builder.RegisterService(impl->service.get());
+  impl->server = builder.BuildAndStart();
+  if (impl->server == nullptr || bound == 0) {
+    return Status::IOError("flight server: cannot listen on " + host + ":" + std::to_string(port));
+  }
+  impl->address = host + ":" + std::to_string(bound);
+  return std::unique_ptr<FlightServer>(new FlightServer(std::move(impl)));
+}
+
+const std::string& FlightServer::address() const { return impl_->address; }
+int64_t FlightServer::calls_served() const { return impl_->service->served_.load(); }
+int64_t FlightServer::calls_refused() const { return impl_->service->refused_.load(); }
+
+Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
+                                  const std::string& ticket) {
+  auto stub = fl::FlightService::NewStub(ChannelTo(address));
+  grpc::ClientContext context;
+  context.AddMetadata(kAuthHeader, BearerOf(token));
+  fl::Ticket request;
+  request.set_ticket(ticket);
+  std::unique_ptr<grpc::ClientReader<fl::FlightData>> reader = stub->DoGet(&context, request);
+  // The messages are framed back into an IPC stream (continuation, length, metadata padded to
+  // 8 bytes, body) and read by the IPC reader, which validates everything that arrived.
+  std::string stream;
+  fl::FlightData data;
+  while (reader->Read(&data)) {
+    const std::string& header = data.data_header();
+    size_t padded = (header.size() + 7) & ~size_t{7};
+    AppendLe32(&stream, 0xFFFFFFFFu);
+    AppendLe32(&stream, static_cast<uint32_t>(padded));
+    stream += header;
+    stream.append(padded - header.size(), '\0');
+    stream += data.data_body();
+  }
+  grpc::Status status = reader->Finish();
+  if (!status.ok()) {
+    std::string what = "flight DoGet '" + ticket + "' from " + address + ": " +
+                       status.error_message();
+    switch (status.error_code()) {
+      case grpc::StatusCode::UNAVAILABLE:
+      case grpc::StatusCode::DEADLINE_EXCEEDED:
+      case grpc::StatusCode::CANCELLED:
+        return Status::IOError(what);
+      case grpc::StatusCode::NOT_FOUND:
+        return Status::KeyError(what);
+      default:
+        return Status::Invalid(what);
+    }
+  }
+  AppendLe32(&stream, 0xFFFFFFFFu);
+  AppendLe32(&stream, 0);
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(stream));
+  StoredPartition out;
+  auto batches = ipc::ReadStream(buffer, &out.schema);
+  if (!batches.ok()) {
+    return batches.status().WithContext("flight DoGet '" + ticket + "' from " + address);
+  }
+  out.batches = batches.MoveValueUnsafe();
+  return out;
+}
+
+}  // namespace flotilla::dist

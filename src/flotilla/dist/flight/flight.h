@@ -1,0 +1,47 @@
+#pragma once
+// The data plane: an Arrow Flight server on every worker and the client that pulls partitions
+// from it. DoGet(ticket) streams the partition the ticket names as Arrow IPC messages (one
+// FlightData each: flatbuffer metadata in data_header, the body in data_body), which is what any
+// Flight client expects. Every call must carry the cluster's token as gRPC metadata
+// "authorization: Bearer <token>"; calls without it, or with another, are refused
+// (UNAUTHENTICATED) before anything is read. gRPC headers stay inside flight.cc.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "flotilla/common/result.h"
+#include "flotilla/dist/partition_store.h"
+
+namespace flotilla::dist {
+
+class FlightServer {
+ public:
+  /// What a ticket names; an error is sent to the caller as NOT_FOUND with its message.
+  using Lookup = std::function<Result<StoredPartition>(const std::string& ticket)>;
+
+  /// Listens on `host`:`port` (0: any free port) and serves `lookup`'s partitions to callers
+  /// presenting `token` (which must not be empty).
+  static Result<std::unique_ptr<FlightServer>> Start(const std::string& host, int port,
+                                                     std::string token, Lookup lookup);
+  /// Stops accepting calls and waits for the running ones.
+  ~FlightServer();
+
+  /// "host:port", what clients dial.
+  const std::string& address() const;
+  int64_t calls_served() const;
+  int64_t calls_refused() const;
+
+ private:
+  struct Impl;
+  explicit FlightServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+/// DoGet on the server at `address`: the partition `ticket` names. IOError naming the address
+/// when the server cannot be reached or the stream breaks (the caller may retry elsewhere);
+/// the server's own message otherwise (unknown ticket, refused token).
+Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
+                                  const std::string& ticket);
+
+}  // namespace flotilla::dist

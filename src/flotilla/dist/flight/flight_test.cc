@@ -1,0 +1,71 @@
+#include "flotilla/dist/flight/flight.h"
+
+#include <gtest/gtest.h>
+
+#include "flotilla/exec/exec_test_util.h"
+
+namespace flotilla::dist {
+namespace {
+
+using exec::test::Batch;
+using namespace flotilla::testing;
+
+StoredPartition Sample() {
+  RecordBatch a = Batch({{"k", I64({1, 2, std::nullopt})}, {"s", Strs({"x", std::nullopt, "zz"})}});
+  RecordBatch b = Batch({{"k", I64({4})}, {"s", Strs({"w"})}});
+  return {a.schema(), {a, b}};
+}
+
+std::unique_ptr<FlightServer> Serve(const std::string& token) {
+  StoredPartition p = Sample();
+  auto server = FlightServer::Start("127.0.0.1", 0, token, [p](const std::string& ticket)
+                                        -> Result<StoredPartition> {
+    if (ticket == "p0") return p;
+    return Status::KeyError("no partition '" + ticket + "'");
+  });
+  EXPECT_TRUE(server.ok()) << server.status().ToString();
+  return server.MoveValueUnsafe();
+}
+
+TEST(FlightTest, DoGetStreamsThePartitionAsArrowIpc) {
+  auto server = Serve("secret");
+  Result<StoredPartition> got = FlightGet(server->address(), "secret", "p0");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  StoredPartition want = Sample();
+  ASSERT_TRUE(got->schema->Equals(*want.schema));
+  ASSERT_EQ(got->batches.size(), 2u);
+  EXPECT_EQ(CanonicalJson(*got->schema, got->batches), CanonicalJson(*want.schema, want.batches));
+  EXPECT_EQ(server->calls_served(), 1);
+}
+
+TEST(FlightTest, CallsWithoutTheClusterTokenAreRefused) {
+  auto server = Serve("secret");
+  Result<StoredPartition> wrong = FlightGet(server->address(), "guess", "p0");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.status().message().find("token"), std::string::npos) << wrong.status().ToString();
+  Result<StoredPartition> none = FlightGet(server->address(), "", "p0");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(server->calls_refused(), 2);
+  EXPECT_EQ(server->calls_served(), 0);
+}
+
+TEST(FlightTest, UnknownTicketsAndDeadServersAreErrors) {
+  auto server = Serve("secret");
+  Result<StoredPartition> missing = FlightGet(server->address(), "secret", "p9");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kKeyError);
+  EXPECT_NE(missing.status().message().find("p9"), std::string::npos);
+  const std::string address = server->address();
+  server.reset();
+  Result<StoredPartition> gone = FlightGet(address, "secret", "p0");
+  ASSERT_FALSE(gone.ok());
+  EXPECT_EQ(gone.status().code(), StatusCode::kIOError) << gone.status().ToString();
+}
+
+TEST(FlightTest, AnEmptyTokenIsRefusedAtStart) {
+  auto server = FlightServer::Start("127.0.0.1", 0, "", nullptr);
+  EXPECT_FALSE(server.ok());
+}
+
+}  // namespace
+}  // namespace flotilla::dist

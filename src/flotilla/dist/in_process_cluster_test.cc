@@ -1,0 +1,337 @@
+// The distributed runner end to end on an in-process cluster: every operator it distributes gives
+// the local engine's result on the same data, through real workers, Flight and the scheduler.
+#include "flotilla/dist/in_process_cluster.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "flotilla/exec/exec_test_util.h"
+#include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/io/parquet/writer.h"
+
+namespace flotilla::dist {
+namespace {
+
+namespace fs = std::filesystem;
+using exec::PlanPtr;
+using exec::test::Batch;
+using exec::test::ExpectRows;
+using namespace flotilla::testing;
+using expr::Column;
+using expr::Literal;
+
+class Recorder final : public EventSubscriber {
+ public:
+  void OnEvent(const TaskEvent& e) override { events.push_back(e); }
+  int Count(TaskEventKind kind) const {
+    int n = 0;
+    for (const TaskEvent& e : events) n += e.kind == kind;
+    return n;
+  }
+  std::vector<TaskEvent> events;
+};
+
+class DistributedTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new fs::path(fs::temp_directory_path() / ("flotilla-dist-test-" + std::to_string(getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_ / "data");
+    // 4 files x 3 row groups of 250 rows: 12 scan tasks.
+    for (int f = 0; f < 4; ++f) {
+      std::vector<std::optional<int64_t>> id, k;
+      std::vector<std::optional<std::string>> s;
+      for (int i = 0; i < 750; ++i) {
+        int64_t v = f * 750 + i;
+        id.push_back(v);
+        k.push_back(v % 7);
+        s.push_back("w" + std::to_string(v % 13) + " x" + std::to_string(v % 5));
+      }
+      RecordBatch b = Batch({{"id", I64(id)}, {"k", I64(k)}, {"s", Strs(s)}});
+      parquet::ParquetWriteOptions o;
+      o.row_group_rows = 250;
+      ASSERT_TRUE(parquet::WriteParquetFile((*dir_ / "data" / ("part-" + std::to_string(f) + ".parquet")).string(),
+                                            b.schema(), {b}, o)
+                      .ok());
+    }
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+  }
+
+  void SetUp() override {
+    InProcessClusterOptions o;
+    o.num_workers = 2;
+    o.worker.exec.progress = 0;
+    auto c = InProcessCluster::Start(o);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    cluster_ = c.MoveValueUnsafe();
+  }
+
+  static PlanPtr Scan() {
+    auto scan = parquet::PlanParquetScan({(*dir_ / "data").string()});
+    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+    return exec::MakeScan(scan->schema, scan->tasks).ValueOrDie();
+  }
+
+  DriverOptions Options() {
+    DriverOptions o;
+    o.query_id = ++query_;
+    o.scan_task_min_bytes = 1;  // every row group its own task
+    o.progress = 0;
+    o.subscribers.push_back(recorder_);
+    return o;
+  }
+
+  // Runs `plan` locally and distributed; returns the distributed result after comparing rows.
+  exec::QueryResult ExpectSame(const PlanPtr& plan, bool ordered, DriverOptions options) {
+    exec::ExecOptions local_options;
+    local_options.progress = 0;
+    auto local = exec::Run(plan, local_options);
+    EXPECT_TRUE(local.ok()) << local.status().ToString();
+    auto dist = cluster_->Run(plan, std::move(options));
+    EXPECT_TRUE(dist.ok()) << dist.status().ToString();
+    if (!local.ok() || !dist.ok()) return {};
+    ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered);
+    return dist.MoveValueUnsafe();
+  }
+
+  static fs::path* dir_;
+  std::unique_ptr<InProcessCluster> cluster_;
+  std::shared_ptr<Recorder> recorder_ = std::make_shared<Recorder>();
+  int64_t query_ = 0;
+};
+fs::path* DistributedTest::dir_ = nullptr;
+
+TEST_F(DistributedTest, FilterAndProjectAreFusedIntoOneTaskPerScanTask) {
+  PlanPtr plan = exec::MakeFilter(Scan(), Less(Column("k"), Literal(int64_t{5}))).ValueOrDie();
+  plan = exec::MakeProject(plan, {Column("id"), Column("s"),
+                                  expr::Alias(Multiply(Column("id"), Literal(int64_t{2})), "twice")})
+             .ValueOrDie();
+  exec::QueryResult r = ExpectSame(plan, /*ordered=*/true, Options());
+  EXPECT_EQ(r.num_rows(), 428 * 5 + 4);  // 3000 = 428 * 7 + 4 ids, k = id % 7 < 5
+  EXPECT_EQ(recorder_->Count(TaskEventKind::kCompleted), 12);
+  std::set<std::string> workers, nodes;
+  for (const TaskEvent& e : recorder_->events) {
+    if (e.kind != TaskEventKind::kCompleted) continue;
+    workers.insert(e.worker);
+    nodes.insert(e.node_name);
+    EXPECT_GT(e.bytes, 0);
+  }
+  EXPECT_EQ(workers.size(), 2u) << "both workers ran tasks";
+  EXPECT_EQ(nodes, std::set<std::string>{"Scan -> Filter -> Project"});
+}
+
+TEST_F(DistributedTest, SmallScanTasksAreMergedTowardTheMinimumSize) {
+  DriverOptions o = Options();
+  o.scan_task_min_bytes = int64_t{1} << 30;
+  ExpectSame(Scan(), true, std::move(o));
+  EXPECT_EQ(recorder_->Count(TaskEventKind::kCompleted), 1);
+}
+
+TEST_F(DistributedTest, ExplodeAndUnpivot) {
+  PlanPtr words = exec::MakeProject(Scan(), {Column("id"), expr::Alias(expr::Call("split", {Column("s"), Literal(" ")}), "w")})
+                      .ValueOrDie();
+  ExpectSame(exec::MakeExplode(words, {"w"}).ValueOrDie(), true, Options());
+  ExpectSame(exec::MakeUnpivot(Scan(), {"s"}, {"id", "k"}).ValueOrDie(), true, Options());
+}
+
+TEST_F(DistributedTest, SampleByFractionAndBySize) {
+  // One partition of one morsel: the local engine draws the same random stream.
+  RecordBatch b = Batch({{"v", I64({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})}});
+  PlanPtr source = exec::MakeInMemorySource(b.schema(), std::vector<RecordBatch>{b}).ValueOrDie();
+  ExpectSame(exec::MakeSampleFraction(source, 0.5, false, 7).ValueOrDie(), true, Options());
+  auto sized = cluster_->Run(exec::MakeSampleSize(Scan(), 50, false, 3).ValueOrDie(), Options());
+  ASSERT_TRUE(sized.ok()) << sized.status().ToString();
+  RecordBatch rows = sized->ToBatch().ValueOrDie();
+  EXPECT_EQ(rows.num_rows(), 50);
+  std::set<std::string> distinct;
+  for (const std::string& row : CanonicalRows(rows)) distinct.insert(row);
+  EXPECT_EQ(distinct.size(), 50u) << "a sample without replacement repeats no row";
+}
+
+TEST_F(DistributedTest, GlobalLimitCancelsTheTasksItDoesNotNeed) {
+  ExpectSame(exec::MakeLimit(Scan(), 100, 20).ValueOrDie(), true, Options());
+  int source_done = 0;
+  for (const TaskEvent& e : recorder_->events) {
+    source_done += e.kind == TaskEventKind::kCompleted && e.node_name == "Scan -> Limit";
+  }
+  EXPECT_LT(source_done, 12) << "the limit was satisfied before every scan task ran";
+  EXPECT_GT(recorder_->Count(TaskEventKind::kCancelled), 0);
+}
+
+TEST_F(DistributedTest, ConcatKeepsInputOrder) {
+  PlanPtr a = exec::MakeFilter(Scan(), Equal(Column("k"), Literal(int64_t{1}))).ValueOrDie();
+  PlanPtr b = exec::MakeFilter(Scan(), Equal(Column("k"), Literal(int64_t{2}))).ValueOrDie();
+  PlanPtr both = exec::MakeConcat({a, b}).ValueOrDie();
+  ExpectSame(exec::MakeProject(both, {Column("id")}).ValueOrDie(), true, Options());
+}
+
+TEST_F(DistributedTest, HashRepartitionPutsEachKeyInOnePartition) {
+  PlanPtr plan = exec::MakeRepartitionByHash(Scan(), 4, {Column("k")}).ValueOrDie();
+  exec::QueryResult r = ExpectSame(plan, false, Options());
+  ASSERT_EQ(r.partitions.size(), 4u);
+  std::map<std::string, std::set<size_t>> partitions_of_key;
+  for (size_t p = 0; p < r.partitions.size(); ++p) {
+    for (const RecordBatch& b : r.partitions[p].batches()) {
+      for (int64_t i = 0; i < b.num_rows(); ++i) {
+        partitions_of_key[std::to_string(b.column(1).values<int64_t>()[i])].insert(p);
+      }
+    }
+  }
+  EXPECT_EQ(partitions_of_key.size(), 7u);
+  for (const auto& [key, parts] : partitions_of_key) EXPECT_EQ(parts.size(), 1u) << key;
+}
+
+TEST_F(DistributedTest, RandomRepartitionAndIntoPartitions) {
+  exec::QueryResult r = ExpectSame(exec::MakeRepartitionRandom(Scan(), 3, 11).ValueOrDie(), false, Options());
+  EXPECT_EQ(r.partitions.size(), 3u);
+  exec::ExecOptions local_options;
+  local_options.progress = 0;
+  PlanPtr into = exec::MakeIntoPartitions(Scan(), 5).ValueOrDie();
+  exec::QueryResult local = exec::Run(into, local_options).ValueOrDie();
+  exec::QueryResult dist = ExpectSame(into, true, Options());
+  ASSERT_EQ(dist.partitions.size(), local.partitions.size());
+  for (size_t i = 0; i < dist.partitions.size(); ++i) {
+    EXPECT_EQ(dist.partitions[i].num_rows(), local.partitions[i].num_rows()) << "partition " << i;
+  }
+}
+
+exec::BatchFunction Triple() {
+  return [](const std::vector<Array>& args) -> Result<Array> {
+    std::vector<std::optional<int64_t>> out;
+    for (int64_t i = 0; i < args[0].length(); ++i) out.push_back(args[0].values<int64_t>()[i] * 3);
+    return I64(out);
+  };
+}
+
+TEST_F(DistributedTest, UdfAndActorPool) {
+  PlanPtr udf = exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
+                    .ValueOrDie();
+  ExpectSame(udf, true, Options());
+  PlanPtr pool = exec::MakeUdfProject(Scan(), "triple_pool", Triple(), {Column("id")}, {"id"}, "t",
+                                      int64(), /*concurrency=*/2)
+                     .ValueOrDie();
+  recorder_->events.clear();
+  ExpectSame(pool, true, Options());
+  std::set<std::string> pool_workers;
+  for (const TaskEvent& e : recorder_->events) {
+    if (e.kind == TaskEventKind::kCompleted && e.node_name == "ActorPool") pool_workers.insert(e.worker);
+  }
+  EXPECT_EQ(pool_workers, (std::set<std::string>{"pool-triple_pool-0", "pool-triple_pool-1"}));
+}
+
+TEST_F(DistributedTest, WritesGoThroughStagingAndOneCommit) {
+  fs::path root = *dir_ / ("out-" + std::to_string(query_));
+  DriverOptions o = Options();
+  o.write = WriteSpec{root.string(), "parquet", {"k"}, ""};
+  auto files = cluster_->Run(Scan(), std::move(o));
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  RecordBatch table = files->ToBatch().ValueOrDie();
+  EXPECT_EQ(table.num_rows(), 12 * 7) << "one file per task and key";
+  int64_t rows = 0;
+  for (int64_t i = 0; i < table.num_rows(); ++i) {
+    rows += table.column(table.schema()->GetFieldIndex("rows")).values<int64_t>()[i];
+    EXPECT_TRUE(fs::exists(std::string(table.column(0).GetView(i))));
+  }
+  EXPECT_EQ(rows, 3000);
+  for (const auto& entry : fs::directory_iterator(root)) {
+    EXPECT_EQ(entry.path().filename().string().rfind("k=", 0), 0u) << entry.path();
+  }
+  // Read back, the partition column comes from the directories.
+  auto back = parquet::PlanParquetScan({root.string()});
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  PlanPtr read = exec::MakeProject(exec::MakeScan(back->schema, back->tasks).ValueOrDie(),
+                                   {Column("id"), Column("s")})
+                     .ValueOrDie();
+  exec::ExecOptions local_options;
+  local_options.progress = 0;
+  ExpectRows(exec::Run(read, local_options).ValueOrDie().ToBatch().ValueOrDie(),
+             exec::Run(exec::MakeProject(Scan(), {Column("id"), Column("s")}).ValueOrDie(), local_options)
+                 .ValueOrDie()
+                 .ToBatch()
+                 .ValueOrDie(),
+             false);
+}
+
+TEST_F(DistributedTest, OperatorsNotDistributedYetFailAtOnceNamingThem) {
+  PlanPtr agg = exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("id")}, "total"}}).ValueOrDie();
+  auto r = cluster_->Run(agg, Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotImplemented);
+  EXPECT_NE(r.status().message().find("not supported by the distributed runner yet: Aggregate"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_EQ(recorder_->Count(TaskEventKind::kSubmitted), 0);
+}
+
+TEST_F(DistributedTest, AUserErrorFailsTheQueryWithItsMessageWithoutRetrying) {
+  exec::BatchFunction boom = [](const std::vector<Array>&) -> Result<Array> {
+    return Status::Invalid("the model refused the input");
+  };
+  PlanPtr plan = exec::MakeUdfProject(Scan(), "boom", boom, {Column("id")}, {"id"}, "t", int64()).ValueOrDie();
+  auto r = cluster_->Run(plan, Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("the model refused the input"), std::string::npos);
+  for (const TaskEvent& e : recorder_->events) EXPECT_EQ(e.attempt <= 1, true);
+}
+
+TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
+  InProcessClusterOptions o;
+  o.num_workers = 3;
+  o.worker.exec.progress = 0;
+  auto cluster = InProcessCluster::Start(o).ValueOrDie();
+  std::vector<RecordBatch> batches;
+  std::vector<MicroPartition> parts;
+  for (int p = 0; p < 9; ++p) {
+    std::vector<std::optional<int64_t>> v;
+    for (int i = 0; i < 100; ++i) v.push_back(p * 100 + i);
+    RecordBatch b = Batch({{"v", I64(v)}});
+    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  }
+  PlanPtr source = exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
+  PlanPtr plan = exec::MakeRepartitionByHash(source, 4, {Column("v")}).ValueOrDie();
+  plan = exec::MakeFilter(plan, GreaterEqual(Column("v"), Literal(int64_t{50}))).ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
+  DriverOptions d;
+  d.progress = 0;
+  d.subscribers.push_back(recorder);
+  InProcessCluster* c = cluster.get();
+  auto r = cluster->Run(plan, d, [c](int64_t results) {
+    if (results == 5) c->KillWorker(1);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  exec::ExecOptions local_options;
+  local_options.progress = 0;
+  ExpectRows(r->ToBatch().ValueOrDie(),
+             exec::Run(plan, local_options).ValueOrDie().ToBatch().ValueOrDie(), false);
+  int reruns = 0;
+  for (const TaskEvent& e : recorder->events) {
+    reruns += e.kind == TaskEventKind::kCancelled && e.message.find("worker-1") != std::string::npos;
+  }
+  EXPECT_GT(reruns, 0) << "outputs held by the killed worker were recomputed";
+}
+
+TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
+  auto task = [](int64_t bytes) {
+    struct Sized final : exec::ScanTask {
+      explicit Sized(int64_t b) : b(b) {}
+      Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns&) const override { return std::vector<RecordBatch>{}; }
+      int64_t size_bytes() const override { return b; }
+      std::string ToString() const override { return "sized"; }
+      int64_t b;
+    };
+    return std::shared_ptr<const exec::ScanTask>(std::make_shared<Sized>(bytes));
+  };
+  auto groups = GroupScanTasks({task(10), task(10), task(10), task(50), task(-1), task(30), task(200), task(5)},
+                               /*min=*/30, /*max=*/100);
+  std::vector<size_t> sizes;
+  for (const auto& g : groups) sizes.push_back(g.size());
+  EXPECT_EQ(sizes, (std::vector<size_t>{3, 1, 1, 1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace flotilla::dist

@@ -1,0 +1,550 @@
+#include "flotilla/dist/query_driver.h"
+
+#include <algorithm>
+#include <set>
+
+#include "flotilla/dist/proto/task.pb.h"
+#include "flotilla/dist/ref_proto.h"
+#include "flotilla/exec/plan/plan_serde.h"
+
+namespace flotilla::dist {
+namespace {
+
+// Task ids are unique across queries: the query id in the high bits.
+int64_t TaskIdBase(int64_t query_id) { return query_id << 32; }
+
+}  // namespace
+
+QueryDriver::QueryDriver(DriverOptions options)
+    : options_(std::move(options)), start_(std::chrono::steady_clock::now()) {}
+
+QueryDriver::~QueryDriver() = default;
+
+double QueryDriver::Now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+}
+
+Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan,
+                                                       DriverOptions options) {
+  std::unique_ptr<QueryDriver> d(new QueryDriver(std::move(options)));
+  FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan));
+  d->schema_ = d->plan_.schema;
+  d->nodes_.resize(d->plan_.nodes.size());
+  d->next_task_ = TaskIdBase(d->options_.query_id);
+  if (d->options_.write) {
+    if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
+    d->commit_node_ = static_cast<int>(d->nodes_.size());
+    d->nodes_.emplace_back();
+    // As io::DatasetWriter::Finish returns it.
+    std::vector<Field> fields{{"path", utf8(), true}};
+    for (const std::string& c : d->options_.write->partition_by) fields.push_back({c, utf8(), true});
+    fields.push_back({"rows", int64(), true});
+    fields.push_back({"bytes", int64(), true});
+    d->schema_ = std::make_shared<Schema>(std::move(fields));
+  }
+  if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
+  FLOTILLA_RETURN_NOT_OK(d->Advance());
+  return d;
+}
+
+std::vector<std::pair<std::string, int>> QueryDriver::pools() const {
+  std::vector<std::pair<std::string, int>> out;
+  for (const PipelineNode& n : plan_.nodes) {
+    if (n.kind == NodeKind::kActorPool) out.emplace_back(n.pool, n.pool_size);
+  }
+  return out;
+}
+
+std::string QueryDriver::NodeName(int node) const {
+  return node == commit_node_ ? "Commit" : plan_.nodes[node].Name();
+}
+
+// --- Workers ------------------------------------------------------------------------------------
+
+Status QueryDriver::AddWorker(const WorkerSpec& worker) { return scheduler_.AddWorker(worker); }
+
+Status QueryDriver::RemoveWorker(const std::string& worker_id) {
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> requeued, scheduler_.RemoveWorker(worker_id));
+  for (int64_t task : requeued) {
+    auto it = slot_of_task_.find(task);
+    if (it == slot_of_task_.end()) continue;
+    if (scheduler_.state(task) == TaskState::kFailed) {
+      Finish(Status::IOError("task " + std::to_string(task) + " (" +
+                             NodeName(slots_[it->second].node) + ") lost its worker " + worker_id +
+                             " on every attempt"));
+      return Status::OK();
+    }
+  }
+  // Finished tasks whose outputs were on the worker run again when something still needs them.
+  std::set<int64_t> lost;
+  for (Slot& s : slots_) {
+    if (s.state != SlotState::kDone) continue;
+    bool on_worker = std::any_of(s.outputs.begin(), s.outputs.end(),
+                                 [&](const PartitionRef& r) { return r.worker == worker_id; });
+    if (!on_worker || !Needed(s)) continue;
+    lost.insert(s.id);
+    nodes_[s.node].done -= 1;
+    for (const PartitionRef& r : s.outputs) nodes_[s.node].rows -= r.num_rows;
+    s.outputs.clear();
+    s.fetched = 0;
+    s.state = SlotState::kWaiting;
+    Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node),
+          worker_id, 0, 0, 0, 0, "output lost with worker " + worker_id + "; running it again"});
+  }
+  if (!lost.empty()) {
+    std::erase_if(ready_, [&](const PartitionRef& r) { return r.worker == worker_id; });
+    // Tasks reading what was lost stop, and start again once it exists.
+    for (Slot& s : slots_) {
+      if (s.state != SlotState::kSubmitted) continue;
+      bool reads_lost = std::any_of(s.inputs.begin(), s.inputs.end(),
+                                    [&](const InputPart& p) { return lost.count(p.slot) > 0; });
+      if (!reads_lost) continue;
+      CancelSlot(&s, "an input was lost with worker " + worker_id);
+      s.state = SlotState::kWaiting;
+    }
+  }
+  return Advance();
+}
+
+// Whether a finished task's outputs are still to be read: by the driver (a result not fetched
+// yet, or a write not committed) or by a node that has not finished.
+bool QueryDriver::Needed(const Slot& slot) const {
+  if (slot.node == commit_node_) return slot.fetched < static_cast<int64_t>(slot.outputs.size());
+  if (slot.final) {
+    if (commit_node_ >= 0) return !NodeComplete(commit_node_);
+    return slot.fetched < static_cast<int64_t>(slot.outputs.size());
+  }
+  for (const PipelineNode& n : plan_.nodes) {
+    if (n.kind == NodeKind::kConcat) continue;
+    for (int input : n.inputs) {
+      std::vector<int64_t> read = OutputSlots(input);
+      if (std::find(read.begin(), read.end(), slot.id) != read.end() && !NodeComplete(n.id)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// --- Creating and submitting tasks --------------------------------------------------------------
+
+std::vector<int64_t> QueryDriver::OutputSlots(int node) const {
+  if (node == commit_node_ || plan_.nodes[node].kind != NodeKind::kConcat) {
+    return nodes_[node].slots;
+  }
+  std::vector<int64_t> out;
+  for (int input : plan_.nodes[node].inputs) {
+    std::vector<int64_t> s = OutputSlots(input);
+    out.insert(out.end(), s.begin(), s.end());
+  }
+  return out;
+}
+
+bool QueryDriver::SlotsKnown(int node) const {
+  if (node != commit_node_ && plan_.nodes[node].kind == NodeKind::kConcat) {
+    for (int input : plan_.nodes[node].inputs) {
+      if (!SlotsKnown(input)) return false;
+    }
+    return true;
+  }
+  return nodes_[node].created;
+}
+
+bool QueryDriver::NodeComplete(int node) const {
+  if (!SlotsKnown(node)) return false;
+  for (int64_t id : OutputSlots(node)) {
+    SlotState st = slots_[id].state;
+    if (st != SlotState::kDone && st != SlotState::kCancelled) return false;
+  }
+  return true;
+}
+
+int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
+  Slot s;
+  s.id = static_cast<int64_t>(slots_.size());
+  s.node = node;
+  s.inputs = std::move(inputs);
+  slots_.push_back(std::move(s));
+  nodes_[node].slots.push_back(slots_.back().id);
+  return slots_.back().id;
+}
+
+Status QueryDriver::CreateSlots(int node) {
+  NodeState& state = nodes_[node];
+  if (state.created) return Status::OK();
+  if (node == commit_node_) {
+    if (!NodeComplete(plan_.root)) return Status::OK();
+    std::vector<InputPart> inputs;
+    for (int64_t s : OutputSlots(plan_.root)) {
+      if (slots_[s].state == SlotState::kDone) inputs.push_back({s, 0});
+    }
+    NewSlot(node, std::move(inputs));
+    state.created = true;
+    return Status::OK();
+  }
+  const PipelineNode& n = plan_.nodes[node];
+  auto done_outputs = [&](int input) {
+    std::vector<int64_t> out;
+    for (int64_t s : OutputSlots(input)) {
+      if (slots_[s].state == SlotState::kDone) out.push_back(s);
+    }
+    return out;
+  };
+  switch (n.kind) {
+    case NodeKind::kConcat:
+      return Status::OK();
+    case NodeKind::kSource: {
+      if (n.source->kind() == exec::PlanKind::kScan) {
+        const auto& scan = static_cast<const exec::ScanNode&>(*n.source);
+        for (auto& group : GroupScanTasks(scan.tasks, options_.scan_task_min_bytes,
+                                          options_.scan_task_max_bytes)) {
+          slots_[NewSlot(node, {})].scan = std::move(group);
+        }
+        if (scan.tasks.empty()) {
+          // No files match: one task over an empty scan keeps the result's schema.
+          NewSlot(node, {});
+        }
+      } else {
+        const auto& mem = static_cast<const exec::InMemorySourceNode&>(*n.source);
+        if (mem.partitions.empty()) NewSlot(node, {});
+        for (const MicroPartition& p : mem.partitions) {
+          FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr leaf, exec::MakeInMemorySource(mem.schema(), {p}));
+          slots_[NewSlot(node, {})].leaf = std::move(leaf);
+        }
+      }
+      break;
+    }
+    case NodeKind::kShuffleReduce: {
+      if (!NodeComplete(n.inputs[0])) return Status::OK();
+      std::vector<int64_t> maps = done_outputs(n.inputs[0]);
+      for (int i = 0; i < n.num_partitions; ++i) {
+        std::vector<InputPart> inputs;
+        for (int64_t m : maps) inputs.push_back({m, i});
+        NewSlot(node, std::move(inputs));
+      }
+      break;
+    }
+    case NodeKind::kIntoPartitions: {
+      if (!NodeComplete(n.inputs[0])) return Status::OK();
+      std::vector<int64_t> parts = done_outputs(n.inputs[0]);
+      int64_t total = 0;
+      for (int64_t s : parts) total += slots_[s].outputs[0].num_rows;
+      // Partition j holds rows [j*total/N, (j+1)*total/N) of the input, in order.
+      size_t cursor = 0;
+      int64_t cursor_offset = 0;
+      for (int j = 0; j < n.num_partitions; ++j) {
+        int64_t want = (j + 1) * total / n.num_partitions - j * total / n.num_partitions;
+        std::vector<InputPart> inputs;
+        while (want > 0 && cursor < parts.size()) {
+          int64_t rows = slots_[parts[cursor]].outputs[0].num_rows;
+          int64_t take = std::min(rows - cursor_offset, want);
+          if (take > 0) inputs.push_back({parts[cursor], 0, cursor_offset, take});
+          want -= take;
+          cursor_offset += take;
+          if (cursor_offset >= rows) {
+            ++cursor;
+            cursor_offset = 0;
+          }
+        }
+        if (inputs.empty() && !parts.empty()) inputs.push_back({parts[0], 0, 0, 0});
+        NewSlot(node, std::move(inputs));
+      }
+      break;
+    }
+    case NodeKind::kGather: {
+      if (!NodeComplete(n.inputs[0])) return Status::OK();
+      std::vector<InputPart> inputs;
+      for (int64_t s : done_outputs(n.inputs[0])) inputs.push_back({s, 0});
+      NewSlot(node, std::move(inputs));
+      break;
+    }
+    case NodeKind::kLimit: {
+      if (!SlotsKnown(n.inputs[0])) return Status::OK();
+      // The shortest prefix of finished upstream tasks that holds enough rows.
+      std::vector<int64_t> upstream = OutputSlots(n.inputs[0]);
+      const int64_t need = n.limit < 0 ? -1 : n.limit + n.offset;
+      std::vector<InputPart> inputs;
+      int64_t rows = 0;
+      size_t i = 0;
+      for (; i < upstream.size(); ++i) {
+        if (need >= 0 && rows >= need) break;
+        const Slot& s = slots_[upstream[i]];
+        if (s.state == SlotState::kCancelled) continue;
+        if (s.state != SlotState::kDone) return Status::OK();
+        inputs.push_back({s.id, 0});
+        rows += s.outputs[0].num_rows;
+      }
+      for (; i < upstream.size(); ++i) CancelSlot(&slots_[upstream[i]], "the limit is satisfied");
+      NewSlot(node, std::move(inputs));
+      break;
+    }
+    case NodeKind::kActorPool: {
+      if (!SlotsKnown(n.inputs[0])) return Status::OK();
+      // One task per upstream task, each starting as soon as its input exists.
+      for (int64_t s : OutputSlots(n.inputs[0])) {
+        if (slots_[s].state != SlotState::kCancelled) NewSlot(node, {{s, 0}});
+      }
+      break;
+    }
+  }
+  state.created = true;
+  return Status::OK();
+}
+
+bool QueryDriver::InputsReady(const Slot& slot) const {
+  for (const InputPart& p : slot.inputs) {
+    if (slots_[p.slot].state != SlotState::kDone) return false;
+  }
+  return true;
+}
+
+const PartitionRef& QueryDriver::RefOf(const InputPart& part) const {
+  return slots_[part.slot].outputs[part.index];
+}
+
+Status QueryDriver::Advance() {
+  if (finished_) return Status::OK();
+  // Nodes are topological: a node's inputs are created before it is looked at.
+  for (size_t node = 0; node < nodes_.size(); ++node) {
+    FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
+  }
+  for (Slot& s : slots_) {
+    if (s.state == SlotState::kWaiting && InputsReady(s)) FLOTILLA_RETURN_NOT_OK(Submit(&s));
+  }
+  const int last = commit_node_ >= 0 ? commit_node_ : plan_.root;
+  if (NodeComplete(last)) {
+    bool fetched = true;
+    for (int64_t s : OutputSlots(last)) {
+      if (slots_[s].fetched < static_cast<int64_t>(slots_[s].outputs.size())) fetched = false;
+    }
+    if (fetched) Finish(Status::OK());
+  }
+  return Status::OK();
+}
+
+Status QueryDriver::Submit(Slot* slot) {
+  const std::vector<int64_t> root_slots = OutputSlots(plan_.root);
+  slot->final = slot->node == commit_node_ ||
+                std::find(root_slots.begin(), root_slots.end(), slot->id) != root_slots.end();
+  TaskSpec spec;
+  spec.task_id = next_task_++;
+  spec.query_id = options_.query_id;
+  spec.node_rank = slot->node == commit_node_ ? 1 << 20 : plan_.nodes[slot->node].rank;
+  spec.request = options_.task_request;
+  spec.max_attempts = options_.max_attempts;
+  std::map<std::string, int64_t> bytes;
+  for (const InputPart& p : slot->inputs) bytes[RefOf(p).worker] += RefOf(p).size_bytes;
+  spec.input_bytes.assign(bytes.begin(), bytes.end());
+  if (slot->node != commit_node_ && plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
+    spec.pool = plan_.nodes[slot->node].pool;
+  }
+  FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
+  slot->task_id = spec.task_id;
+  slot->state = SlotState::kSubmitted;
+  slot_of_task_[spec.task_id] = slot->id;
+  Emit({TaskEventKind::kSubmitted, options_.query_id, spec.task_id, slot->node,
+        NodeName(slot->node)});
+  return Status::OK();
+}
+
+void QueryDriver::CancelSlot(Slot* slot, const std::string& why) {
+  if (slot->state == SlotState::kDone || slot->state == SlotState::kCancelled) return;
+  if (slot->state == SlotState::kSubmitted) {
+    if (scheduler_.state(slot->task_id) == TaskState::kRunning) {
+      cancelled_.push_back(slot->task_id);
+      nodes_[slot->node].running -= 1;
+    }
+    (void)scheduler_.Cancel(slot->task_id);
+    slot_of_task_.erase(slot->task_id);
+    Emit({TaskEventKind::kCancelled, options_.query_id, slot->task_id, slot->node,
+          NodeName(slot->node), "", 0, 0, 0, 0, why});
+  }
+  slot->state = SlotState::kCancelled;
+}
+
+Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const {
+  proto::Task task;
+  task.set_query_id(options_.query_id);
+  task.set_task_id(slot.task_id);
+  task.set_node_id(slot.node);
+  task.set_attempt(attempt);
+  task.set_node_name(NodeName(slot.node));
+  task.set_num_outputs(slot.node == commit_node_ ? 1 : plan_.nodes[slot.node].output_partitions);
+  if (slot.node == commit_node_) {
+    const WriteSpec& w = *options_.write;
+    task.mutable_output()->set_kind(proto::TaskOutput::COMMIT);
+    task.mutable_output()->set_root(w.root);
+    task.mutable_output()->set_staging(w.root + "/.flotilla-staging-q" +
+                                       std::to_string(options_.query_id));
+    for (const InputPart& p : slot.inputs) RefToProto(RefOf(p), task.add_inputs());
+    return task.SerializeAsString();
+  }
+  const PipelineNode& node = plan_.nodes[slot.node];
+  exec::PlanPtr leaf = slot.leaf;
+  if (node.kind == NodeKind::kSource && leaf == nullptr) {
+    const auto& scan = static_cast<const exec::ScanNode&>(*node.source);
+    FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(scan.file_schema, slot.scan, scan.pushdowns));
+  } else if (leaf == nullptr) {
+    SchemaPtr input_schema = plan_.nodes[node.inputs[0]].schema;
+    std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
+    for (const InputPart& p : slot.inputs) {
+      tasks.push_back(
+          std::make_shared<PartitionScanTask>(RefOf(p), input_schema, p.offset, p.length));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(input_schema, std::move(tasks)));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf));
+  FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
+  task.set_plan(std::move(plan));
+  if (slot.final && options_.write) {
+    const WriteSpec& w = *options_.write;
+    proto::TaskOutput* out = task.mutable_output();
+    out->set_kind(proto::TaskOutput::WRITE);
+    out->set_root(w.root);
+    out->set_staging(w.root + "/.flotilla-staging-q" + std::to_string(options_.query_id) + "/t" +
+                     std::to_string(slot.task_id) + "." + std::to_string(attempt));
+    out->set_format(w.format);
+    for (const std::string& c : w.partition_by) out->add_partition_by(c);
+    out->set_compression(w.compression);
+  }
+  return task.SerializeAsString();
+}
+
+Result<std::vector<Dispatch>> QueryDriver::Schedule() {
+  std::vector<Dispatch> out;
+  if (finished_) return out;
+  for (const Assignment& a : scheduler_.Schedule()) {
+    Slot& slot = slots_[slot_of_task_.at(a.task_id)];
+    Result<std::string> bytes = TaskBytes(slot, a.attempt);
+    if (!bytes.ok()) {
+      Finish(bytes.status().WithContext("building task " + std::to_string(a.task_id)));
+      return out;
+    }
+    nodes_[slot.node].running += 1;
+    started_at_[a.task_id] = Now();
+    Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node,
+          NodeName(slot.node), a.worker, a.attempt});
+    out.push_back({a.task_id, a.worker, bytes.MoveValueUnsafe()});
+  }
+  return out;
+}
+
+// --- Results ------------------------------------------------------------------------------------
+
+Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes) {
+  auto it = slot_of_task_.find(task_id);
+  if (it == slot_of_task_.end() || finished_) return Status::OK();  // cancelled meanwhile
+  Slot& slot = slots_[it->second];
+  if (scheduler_.state(task_id) != TaskState::kRunning) return Status::OK();
+  const std::string worker = scheduler_.worker_of(task_id);
+  proto::TaskResult result;
+  if (!result.ParseFromArray(result_bytes.data(), static_cast<int>(result_bytes.size()))) {
+    return OnTaskLost(task_id, worker, "malformed task result");
+  }
+  // A late result of an attempt on a worker since removed: the task runs elsewhere now.
+  if (result.worker() != worker) return Status::OK();
+  const int attempt = scheduler_.attempt(task_id);
+  const double seconds = Now() - started_at_[task_id];
+  nodes_[slot.node].running -= 1;
+  if (!result.error().empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(bool again, scheduler_.TaskFailed(task_id, result.retryable()));
+    Emit({TaskEventKind::kFailed, options_.query_id, task_id, slot.node, NodeName(slot.node),
+          worker, attempt, seconds, 0, 0, result.error()});
+    if (!again) {
+      StatusCode code = result.code() == 0 ? StatusCode::kInvalid
+                                           : static_cast<StatusCode>(result.code());
+      Finish(Status(code, result.error()));
+    }
+    return Advance();
+  }
+  FLOTILLA_RETURN_NOT_OK(scheduler_.TaskCompleted(task_id));
+  slot.outputs.clear();
+  for (const proto::PartitionRef& r : result.outputs()) slot.outputs.push_back(RefFromProto(r));
+  slot.state = SlotState::kDone;
+  nodes_[slot.node].done += 1;
+  nodes_[slot.node].rows += result.rows();
+  Emit({TaskEventKind::kCompleted, options_.query_id, task_id, slot.node, NodeName(slot.node),
+        worker, attempt, seconds, result.rows(), result.bytes()});
+  const bool is_result = commit_node_ >= 0 ? slot.node == commit_node_ : slot.final;
+  if (is_result) {
+    ready_.insert(ready_.end(), slot.outputs.begin(), slot.outputs.end());
+  }
+  return Advance();
+}
+
+Status QueryDriver::OnTaskLost(int64_t task_id, const std::string& worker,
+                               const std::string& message) {
+  auto it = slot_of_task_.find(task_id);
+  if (it == slot_of_task_.end() || finished_) return Status::OK();
+  if (scheduler_.state(task_id) != TaskState::kRunning) return Status::OK();
+  if (scheduler_.worker_of(task_id) != worker) return Status::OK();
+  Slot& slot = slots_[it->second];
+  nodes_[slot.node].running -= 1;
+  const int attempt = scheduler_.attempt(task_id);
+  FLOTILLA_ASSIGN_OR_RETURN(bool again, scheduler_.TaskFailed(task_id, true));
+  Emit({TaskEventKind::kFailed, options_.query_id, task_id, slot.node, NodeName(slot.node), worker,
+        attempt, Now() - started_at_[task_id], 0, 0, message});
+  if (!again) {
+    Finish(Status::IOError("task " + std::to_string(task_id) + " (" + NodeName(slot.node) +
+                           ") failed on every attempt; last: " + message));
+  }
+  return Advance();
+}
+
+std::vector<int64_t> QueryDriver::TakeCancelled() { return std::exchange(cancelled_, {}); }
+
+std::vector<PartitionRef> QueryDriver::TakeReadyResults() { return std::exchange(ready_, {}); }
+
+void QueryDriver::MarkFetched(const std::string& ref_id) {
+  for (Slot& s : slots_) {
+    if (s.state != SlotState::kDone) continue;
+    for (const PartitionRef& r : s.outputs) {
+      if (r.id == ref_id) s.fetched += 1;
+    }
+  }
+  (void)Advance();
+}
+
+std::vector<PartitionRef> QueryDriver::ResultOrder() const {
+  std::vector<PartitionRef> out;
+  const int last = commit_node_ >= 0 ? commit_node_ : plan_.root;
+  for (int64_t s : OutputSlots(last)) {
+    if (slots_[s].state != SlotState::kDone) continue;
+    out.insert(out.end(), slots_[s].outputs.begin(), slots_[s].outputs.end());
+  }
+  return out;
+}
+
+void QueryDriver::Fail(Status status) { Finish(std::move(status)); }
+
+void QueryDriver::Finish(Status status) {
+  if (finished_) return;
+  if (!status.ok()) {
+    for (Slot& s : slots_) CancelSlot(&s, "the query failed");
+  }
+  finished_ = true;
+  status_ = std::move(status);
+  if (progress_) progress_->Update(Progress(), Now(), true);
+  for (const auto& sub : options_.subscribers) sub->OnQueryFinished(options_.query_id, status_);
+}
+
+// --- Observability ------------------------------------------------------------------------------
+
+void QueryDriver::Emit(TaskEvent event) {
+  event.time = Now();
+  for (const auto& sub : options_.subscribers) sub->OnEvent(event);
+  if (progress_ && !finished_) progress_->Update(Progress(), event.time);
+}
+
+std::vector<NodeProgress> QueryDriver::Progress() const {
+  std::vector<NodeProgress> out;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (static_cast<int>(i) != commit_node_ && plan_.nodes[i].kind == NodeKind::kConcat) continue;
+    const NodeState& n = nodes_[i];
+    out.push_back({NodeName(static_cast<int>(i)), n.done,
+                   static_cast<int64_t>(n.slots.size()), n.rows, n.running});
+  }
+  return out;
+}
+
+}  // namespace flotilla::dist

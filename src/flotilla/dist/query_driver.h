@@ -1,0 +1,167 @@
+#pragma once
+// The driver of one distributed query: the distributed plan's pipeline nodes turned into tasks,
+// handed to the Scheduler, their results followed until the query's output exists. It does no
+// I/O either: a cluster backend's loop (the in-process cluster's, or the Dask backend's in
+// Python) asks it what to run where, runs it, and reports back:
+//
+//   while (!driver.finished()) {
+//     for (Dispatch& d : driver.Schedule()) backend.Run(d.worker, d.bytes);   // asynchronously
+//     driver.OnTaskResult(task_id, result_bytes);                             // as they arrive
+//     for (PartitionRef& r : driver.TakeReadyResults()) fetch r over Flight; driver.MarkFetched(r.id);
+//   }
+//
+// Fault tolerance is by lineage: when a worker is removed its running tasks are re-queued, and
+// finished tasks whose outputs were on it and are still needed are run again, which re-runs
+// their own lost inputs first; tasks that were reading those outputs are stopped and restarted
+// once the outputs exist again.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "flotilla/dist/distributed_plan.h"
+#include "flotilla/dist/events.h"
+#include "flotilla/dist/partition_ref.h"
+#include "flotilla/dist/scheduler.h"
+
+namespace flotilla::dist {
+
+/// A distributed write: the root's tasks write files into a staging directory under `root`, one
+/// final task moves them into place (so a failed or retried query leaves no partial output).
+struct WriteSpec {
+  std::string root;
+  std::string format = "parquet";
+  std::vector<std::string> partition_by;
+  std::string compression;  // Parquet codec; empty: the default
+};
+
+struct DriverOptions {
+  int64_t query_id = 1;
+  int64_t scan_task_min_bytes = int64_t{96} << 20;
+  int64_t scan_task_max_bytes = int64_t{384} << 20;
+  std::optional<WriteSpec> write;
+  Resources task_request{1, 0, 0};
+  int max_attempts = 3;
+  std::vector<std::shared_ptr<EventSubscriber>> subscribers;
+  /// Progress display on stderr: -1 auto (a terminal, FLOTILLA_PROGRESS not 0), 0 off, 1 on.
+  int progress = -1;
+};
+
+struct Dispatch {
+  int64_t task_id;
+  std::string worker;
+  std::string bytes;  // a flotilla.proto.Task for WorkerRuntime::RunTask
+};
+
+class QueryDriver {
+ public:
+  /// Plans `plan` (NotImplemented for an operator not distributed yet).
+  static Result<std::unique_ptr<QueryDriver>> Make(const exec::PlanPtr& plan,
+                                                   DriverOptions options);
+  ~QueryDriver();
+
+  int64_t query_id() const { return options_.query_id; }
+  /// The schema of the result (a write's: the files table).
+  const SchemaPtr& schema() const { return schema_; }
+  const DistributedPlan& plan() const { return plan_; }
+  /// The actor pools the query needs: (name, number of actors).
+  std::vector<std::pair<std::string, int>> pools() const;
+
+  Status AddWorker(const WorkerSpec& worker);
+  Status RemoveWorker(const std::string& worker_id);
+
+  /// The tasks to start now and where.
+  Result<std::vector<Dispatch>> Schedule();
+  /// A task's result (the bytes WorkerRuntime::RunTask returned). A result for a task that was
+  /// cancelled meanwhile is ignored. A failure that is not retryable (or out of attempts) ends
+  /// the query with its error.
+  Status OnTaskResult(int64_t task_id, std::string_view result_bytes);
+  /// The backend could not run the task on `worker` (it went away): a retryable failure.
+  /// Ignored when the task is no longer running there.
+  Status OnTaskLost(int64_t task_id, const std::string& worker, const std::string& message);
+  /// Tasks the backend should stop (a satisfied limit, lost inputs, a failed query).
+  std::vector<int64_t> TakeCancelled();
+
+  /// Result partitions that became available since the last call.
+  std::vector<PartitionRef> TakeReadyResults();
+  /// The driver holds the result partition now (its worker may go away).
+  void MarkFetched(const std::string& ref_id);
+  /// The result partitions in result order (complete once finished() with OK status).
+  std::vector<PartitionRef> ResultOrder() const;
+
+  bool finished() const { return finished_; }
+  const Status& status() const { return status_; }
+  /// Ends the query with `status` (e.g. the backend lost every worker).
+  void Fail(Status status);
+  std::vector<NodeProgress> Progress() const;
+  int64_t num_running() const { return scheduler_.num_running(); }
+
+ private:
+  struct InputPart {
+    int64_t slot;
+    int index;
+    int64_t offset = 0;
+    int64_t length = -1;
+  };
+  enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
+  struct Slot {
+    int64_t id = 0;
+    int node = 0;  // plan node, or commit_node_
+    std::vector<std::shared_ptr<const exec::ScanTask>> scan;
+    exec::PlanPtr leaf;  // an in-memory source's partition
+    std::vector<InputPart> inputs;
+    SlotState state = SlotState::kWaiting;
+    int64_t task_id = -1;  // the scheduler's id of the current submission
+    std::vector<PartitionRef> outputs;
+    bool final = false;  // its outputs are the query's result (or, for a write, its files)
+    int64_t fetched = 0;
+  };
+  struct NodeState {
+    bool created = false;
+    std::vector<int64_t> slots;
+    int64_t rows = 0;
+    int64_t done = 0;
+    int64_t running = 0;
+  };
+
+  explicit QueryDriver(DriverOptions options);
+  Status Advance();
+  Status CreateSlots(int node);
+  int64_t NewSlot(int node, std::vector<InputPart> inputs);
+  std::vector<int64_t> OutputSlots(int node) const;
+  bool SlotsKnown(int node) const;
+  bool NodeComplete(int node) const;
+  bool InputsReady(const Slot& slot) const;
+  Status Submit(Slot* slot);
+  void CancelSlot(Slot* slot, const std::string& why);
+  Result<std::string> TaskBytes(const Slot& slot, int attempt) const;
+  const PartitionRef& RefOf(const InputPart& part) const;
+  bool Needed(const Slot& slot) const;
+  void Emit(TaskEvent event);
+  void Finish(Status status);
+  std::string NodeName(int node) const;
+  double Now() const;
+
+  DriverOptions options_;
+  DistributedPlan plan_;
+  SchemaPtr schema_;
+  Scheduler scheduler_;
+  std::vector<Slot> slots_;
+  std::vector<NodeState> nodes_;  // per plan node, then the commit node when writing
+  int commit_node_ = -1;
+  std::unordered_map<int64_t, int64_t> slot_of_task_;
+  std::unordered_map<int64_t, double> started_at_;
+  int64_t next_task_ = 0;
+  std::vector<int64_t> cancelled_;
+  std::vector<PartitionRef> ready_;
+  bool finished_ = false;
+  Status status_;
+  std::chrono::steady_clock::time_point start_;
+  std::unique_ptr<ProgressDisplay> progress_;
+};
+
+}  // namespace flotilla::dist

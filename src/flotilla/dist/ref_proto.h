@@ -1,0 +1,22 @@
+#pragma once
+// PartitionRef <-> flotilla.proto.PartitionRef (for .cc files that already include task.pb.h).
+#include "flotilla/dist/partition_ref.h"
+#include "flotilla/dist/proto/task.pb.h"
+
+namespace flotilla::dist {
+
+inline void RefToProto(const PartitionRef& ref, proto::PartitionRef* out) {
+  out->set_id(ref.id);
+  out->set_worker(ref.worker);
+  out->set_address(ref.address);
+  out->set_num_rows(ref.num_rows);
+  out->set_size_bytes(ref.size_bytes);
+  out->set_task_id(ref.task_id);
+  out->set_index(ref.index);
+}
+
+inline PartitionRef RefFromProto(const proto::PartitionRef& p) {
+  return {p.id(), p.worker(), p.address(), p.num_rows(), p.size_bytes(), p.task_id(), p.index()};
+}
+
+}  // namespace flotilla::dist

@@ -1,0 +1,251 @@
+#include "flotilla/dist/worker_runtime.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+
+#include "flotilla/columnar/builder.h"
+#include "flotilla/common/logging.h"
+#include "flotilla/dist/proto/task.pb.h"
+#include "flotilla/dist/ref_proto.h"
+#include "flotilla/exec/pipeline/executor.h"
+#include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/io/csv/scan_task.h"
+#include "flotilla/io/dataset/dataset_writer.h"
+#include "flotilla/io/dataset/hive_partitions.h"
+#include "flotilla/io/json/scan_task.h"
+#include "flotilla/io/parquet/codec.h"
+#include "flotilla/io/parquet/scan_task.h"
+
+namespace flotilla::dist {
+namespace {
+
+std::string QueryPrefix(int64_t query_id) { return "q" + std::to_string(query_id) + "/"; }
+
+// The task's output: the files a WRITE task wrote, or the files a COMMIT moved into place.
+Status CommitFiles(const proto::TaskOutput& output, const std::vector<RecordBatch>& tables,
+                   std::vector<RecordBatch>* committed) {
+  namespace fs = std::filesystem;
+  const std::string root = output.root();
+  const std::string staging = output.staging();
+  for (const RecordBatch& table : tables) {
+    int path_col = table.schema()->GetFieldIndex("path");
+    if (path_col < 0) return Status::Invalid("commit: a staged files table has no 'path' column");
+    const Array& paths = table.column(path_col);
+    FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<ArrayBuilder> builder, MakeBuilder(paths.type()));
+    if (paths.type()->id() != TypeId::kString) return Status::Invalid("commit: the path column is not a string");
+    auto* strings = static_cast<StringBuilder*>(builder.get());
+    for (int64_t i = 0; i < table.num_rows(); ++i) {
+      std::string path(paths.GetView(i));
+      if (path.compare(0, staging.size() + 1, staging + "/") != 0) {
+        return Status::Invalid("commit: staged file '" + path + "' is not under '" + staging + "'");
+      }
+      // staging/t<task>/[col=v/...]file -> root/[col=v/...]t<task>-file: names stay unique.
+      std::string rel = path.substr(staging.size() + 1);
+      size_t slash = rel.find('/');
+      std::string task_dir = rel.substr(0, slash);
+      fs::path rest(rel.substr(slash + 1));
+      fs::path dest = fs::path(root) / rest.parent_path() /
+                      (task_dir + "-" + rest.filename().string());
+      std::error_code ec;
+      fs::create_directories(dest.parent_path(), ec);
+      fs::rename(path, dest, ec);
+      if (ec) {
+        return Status::IOError("commit: cannot move '" + path + "' to '" + dest.string() +
+                               "': " + ec.message());
+      }
+      FLOTILLA_RETURN_NOT_OK(strings->Append(dest.string()));
+    }
+    std::vector<Array> columns = table.columns();
+    FLOTILLA_ASSIGN_OR_RETURN(columns[path_col], builder->Finish());
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch moved,
+                              RecordBatch::Make(table.schema(), std::move(columns), table.num_rows()));
+    committed->push_back(std::move(moved));
+  }
+  std::error_code ec;
+  fs::remove_all(staging, ec);
+  return Status::OK();
+}
+
+Result<std::vector<RecordBatch>> WriteStaged(const proto::TaskOutput& output,
+                                             const exec::QueryResult& result) {
+  io::DatasetWriteOptions options;
+  FLOTILLA_ASSIGN_OR_RETURN(options.format, io::ParseFileFormat(output.format()));
+  for (const std::string& c : output.partition_by()) options.partition_by.push_back(c);
+  if (!output.compression().empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(options.parquet.codec, parquet::ParseCodec(output.compression()));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(auto writer,
+                            io::DatasetWriter::Open(output.staging(), result.schema, options));
+  for (const MicroPartition& p : result.partitions) {
+    for (const RecordBatch& b : p.batches()) {
+      if (Status s = writer->Write(b); !s.ok()) {
+        writer->Abort();
+        return s;
+      }
+    }
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch files, writer->Finish());
+  return std::vector<RecordBatch>{std::move(files)};
+}
+
+}  // namespace
+
+std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index) {
+  return QueryPrefix(query_id) + "t" + std::to_string(task_id) + "." + std::to_string(attempt) +
+         "/p" + std::to_string(index);
+}
+
+Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions options) {
+  std::unique_ptr<WorkerRuntime> w(new WorkerRuntime());
+  w->options_ = options;
+  w->spill_dir_ = options.spill_dir;
+  if (w->spill_dir_.empty()) {
+    static std::atomic<int> counter{0};
+    w->spill_dir_ = (std::filesystem::temp_directory_path() /
+                     ("flotilla-worker-" + std::to_string(::getpid()) + "-" +
+                      std::to_string(counter.fetch_add(1))))
+                        .string();
+    w->owns_spill_dir_ = true;
+  }
+  w->store_ = std::make_unique<PartitionStore>(options.store_memory_bytes, w->spill_dir_);
+  PartitionStore* store = w->store_.get();
+  FLOTILLA_ASSIGN_OR_RETURN(
+      w->flight_, FlightServer::Start(options.host, options.port, options.token,
+                                      [store](const std::string& id) { return store->Get(id); }));
+  w->address_ = w->flight_->address();
+  w->id_ = options.id.empty() ? w->address_ : options.id;
+  return w;
+}
+
+WorkerRuntime::~WorkerRuntime() {
+  flight_.reset();
+  store_.reset();
+  if (owns_spill_dir_) {
+    std::error_code ec;
+    std::filesystem::remove_all(spill_dir_, ec);
+  }
+}
+
+void WorkerRuntime::RegisterUdf(const std::string& name, exec::BatchFunction function) {
+  std::lock_guard lock(udfs_mutex_);
+  udfs_[name] = std::move(function);
+}
+
+void WorkerRuntime::DropQuery(int64_t query_id) { store_->DropPrefix(QueryPrefix(query_id)); }
+
+void WorkerRuntime::Stop() {
+  flight_.reset();
+  store_->DropPrefix("");
+}
+
+Result<StoredPartition> WorkerRuntime::Fetch(const PartitionRef& ref) const {
+  // Local data skips gRPC.
+  if (ref.worker == id_) return store_->Get(ref.id);
+  return FlightGet(ref.address, options_.token, ref.id);
+}
+
+std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
+  const auto start = std::chrono::steady_clock::now();
+  proto::TaskResult out;
+  out.set_worker(id_);
+  proto::Task task;
+  if (!task.ParseFromArray(task_bytes.data(), static_cast<int>(task_bytes.size()))) {
+    out.set_error("worker " + id_ + ": malformed task message");
+    return out.SerializeAsString();
+  }
+  std::atomic<bool> input_lost{false};
+  auto fail = [&](const Status& s) {
+    out.set_error("task " + std::to_string(task.task_id()) + " (" + task.node_name() +
+                  ") on worker " + id_ + ": " + s.ToString());
+    out.set_retryable(input_lost.load());
+    out.set_code(static_cast<int32_t>(s.code()));
+    log::Warn("[worker {}] {}", id_, out.error());
+    return out.SerializeAsString();
+  };
+
+  exec::PlanResolver resolver;
+  parquet::RegisterParquetScanTasks(&resolver);
+  csv::RegisterCsvScanTasks(&resolver);
+  json::RegisterJsonScanTasks(&resolver);
+  io::RegisterHivePartitionTasks(&resolver);
+  RegisterPartitionScanTasks(&resolver, [this, &input_lost](const PartitionRef& ref) {
+    Result<StoredPartition> p = Fetch(ref);
+    if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
+                    p.status().code() == StatusCode::kKeyError)) {
+      input_lost = true;
+    }
+    return p;
+  });
+  {
+    std::lock_guard lock(udfs_mutex_);
+    resolver.udfs = udfs_;
+  }
+  log::Debug("[worker {}] task {} attempt {}: {}", id_, task.task_id(), task.attempt(),
+             task.node_name());
+  std::vector<std::pair<SchemaPtr, std::vector<RecordBatch>>> outputs;
+  const proto::TaskOutput& output = task.output();
+  if (output.kind() == proto::TaskOutput::COMMIT) {
+    // The inputs are the files tables of the WRITE tasks: no plan to run.
+    std::vector<RecordBatch> staged, tables;
+    SchemaPtr schema;
+    for (const proto::PartitionRef& r : task.inputs()) {
+      Result<StoredPartition> p = Fetch(RefFromProto(r));
+      if (!p.ok()) {
+        input_lost = true;
+        return fail(p.status());
+      }
+      schema = p->schema;
+      staged.insert(staged.end(), p->batches.begin(), p->batches.end());
+    }
+    if (Status s = CommitFiles(output, staged, &tables); !s.ok()) return fail(s);
+    outputs.emplace_back(schema, std::move(tables));
+  } else {
+    Result<exec::PlanPtr> plan = exec::DeserializePlan(task.plan(), resolver);
+    if (!plan.ok()) return fail(plan.status());
+    exec::ExecOptions exec_options = options_.exec;
+    exec_options.progress = 0;
+    Result<exec::QueryResult> result = exec::Run(*plan, exec_options);
+    if (!result.ok()) return fail(result.status());
+    if (output.kind() == proto::TaskOutput::WRITE) {
+      Result<std::vector<RecordBatch>> written = WriteStaged(output, *result);
+      if (!written.ok()) return fail(written.status());
+      SchemaPtr schema = (*written).empty() ? result->schema : (*written)[0].schema();
+      outputs.emplace_back(schema, written.MoveValueUnsafe());
+    } else {
+      for (const MicroPartition& p : result->partitions) {
+        outputs.emplace_back(result->schema, p.batches());
+      }
+      // A shuffle's map side always offers every partition, empty or not.
+      while (static_cast<int>(outputs.size()) < std::max(task.num_outputs(), 1)) {
+        outputs.emplace_back(result->schema, std::vector<RecordBatch>{});
+      }
+    }
+  }
+
+  int64_t rows = 0, bytes = 0;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    StoredPartition p{outputs[i].first, std::move(outputs[i].second)};
+    PartitionRef ref;
+    ref.id = PartitionKey(task.query_id(), task.task_id(), task.attempt(), static_cast<int>(i));
+    ref.worker = id_;
+    ref.address = address_;
+    ref.num_rows = p.num_rows();
+    ref.size_bytes = PartitionBytes(p.batches);
+    ref.task_id = task.task_id();
+    ref.index = static_cast<int>(i);
+    rows += ref.num_rows;
+    bytes += ref.size_bytes;
+    if (Status s = store_->Put(ref.id, std::move(p)); !s.ok()) return fail(s);
+    RefToProto(ref, out.add_outputs());
+  }
+  out.set_rows(rows);
+  out.set_bytes(bytes);
+  out.set_seconds(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  return out.SerializeAsString();
+}
+
+}  // namespace flotilla::dist

@@ -1,0 +1,78 @@
+#pragma once
+// WorkerRuntime: what runs on every worker of the distributed runner — the local engine for the
+// plan fragments of tasks, a PartitionStore for their outputs, and an Arrow Flight server that
+// serves those outputs to other workers and to the driver. A cluster backend (Dask, or the
+// in-process cluster of tests) hosts one per worker and hands it tasks as bytes.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "flotilla/dist/flight/flight.h"
+#include "flotilla/dist/partition_ref.h"
+#include "flotilla/dist/partition_store.h"
+#include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/exec/plan/physical_plan.h"
+
+namespace flotilla::dist {
+
+struct WorkerOptions {
+  std::string id;  // empty: the Flight address
+  std::string host = "127.0.0.1";
+  int port = 0;  // 0: any free port
+  std::string token;
+  /// Bytes of task output kept in memory before the oldest is spilled (0: no limit).
+  int64_t store_memory_bytes = int64_t{2} << 30;
+  /// Where spilled partitions go; empty: a fresh directory under the system's temp directory.
+  std::string spill_dir;
+  exec::ExecOptions exec;
+};
+
+class WorkerRuntime {
+ public:
+  static Result<std::unique_ptr<WorkerRuntime>> Start(WorkerOptions options);
+  ~WorkerRuntime();
+
+  const std::string& id() const { return id_; }
+  const std::string& address() const { return address_; }
+  PartitionStore& store() { return *store_; }
+
+  /// Stops serving and forgets every stored partition, as if the worker had died (tests of
+  /// recovery). Tasks still running finish, but their outputs are unreachable.
+  void Stop();
+
+  /// Makes the UDF `name` available to the plan fragments this worker runs.
+  void RegisterUdf(const std::string& name, exec::BatchFunction function);
+
+  /// Runs one task (the bytes of a flotilla.proto.Task) and returns the bytes of its
+  /// flotilla.proto.TaskResult: the output partitions it stored, or the error (marked retryable
+  /// when an input could not be fetched — the cluster's fault, not the query's). Thread-safe.
+  std::string RunTask(std::string_view task_bytes);
+
+  /// Forgets a query's stored outputs.
+  void DropQuery(int64_t query_id);
+
+  /// Reads a partition from wherever it is: this store, or another worker over Flight.
+  Result<StoredPartition> Fetch(const PartitionRef& ref) const;
+
+ private:
+  WorkerRuntime() = default;
+
+  std::string id_;
+  std::string address_;
+  WorkerOptions options_;
+  std::unique_ptr<PartitionStore> store_;
+  std::unique_ptr<FlightServer> flight_;
+  mutable std::mutex udfs_mutex_;
+  std::map<std::string, exec::BatchFunction, std::less<>> udfs_;
+  std::string spill_dir_;
+  bool owns_spill_dir_ = false;
+};
+
+/// The store key of output partition `index` of a task attempt: "q<query>/t<task>.<attempt>/p<i>"
+/// (the query prefix lets DropQuery find a query's outputs).
+std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index);
+
+}  // namespace flotilla::dist
