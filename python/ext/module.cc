@@ -15,6 +15,9 @@
 #include "flotilla/expr/function_registry.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/dataframe/dataframe.h"
+#include "flotilla/dist/flight/flight.h"
+#include "flotilla/dist/query_driver.h"
+#include "flotilla/dist/worker_runtime.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/thread_pool.h"
 #include "flotilla/expr/rewrite.h"
@@ -439,6 +442,122 @@ PYBIND11_MODULE(_flotilla, m) {
         return Check(s.Execute(text)).batch;
       })
       .def("set", [](sql::Session& s, const std::string& n, const std::string& v) { Check(s.Set(n, v)); });
+
+  // --- The distributed runner's pieces, driven by python/flotilla/dask_runner.py ---------------
+  py::class_<dist::WorkerRuntime>(m, "WorkerRuntime")
+      .def(py::init([](const std::string& id, const std::string& token, const std::string& host,
+                       int64_t store_memory_bytes) {
+             dist::WorkerOptions o;
+             o.id = id;
+             o.token = token;
+             o.host = host;
+             o.store_memory_bytes = store_memory_bytes;
+             o.exec = Options();
+             return Check(dist::WorkerRuntime::Start(o));
+           }),
+           py::arg("id"), py::arg("token"), py::arg("host") = "127.0.0.1",
+           py::arg("store_memory_bytes") = int64_t{2} << 30)
+      .def_property_readonly("id", &dist::WorkerRuntime::id)
+      .def_property_readonly("address", &dist::WorkerRuntime::address)
+      .def("register_udf", [](dist::WorkerRuntime& w, const std::string& name, py::object fn,
+                              const std::string& return_type) {
+        w.RegisterUdf(name, PythonBatchFunction(fn, Check(sql::ParseTypeName(return_type))));
+      })
+      .def("run_task", [](dist::WorkerRuntime& w, py::bytes task) {
+        std::string bytes = task;
+        std::string result;
+        {
+          py::gil_scoped_release release;
+          result = w.RunTask(bytes);
+        }
+        return py::bytes(result);
+      })
+      .def("drop_query", &dist::WorkerRuntime::DropQuery)
+      .def("store_stats", [](dist::WorkerRuntime& w) {
+        dist::PartitionStoreStats s = w.store().stats();
+        return py::dict(py::arg("partitions") = s.partitions, py::arg("memory_bytes") = s.memory_bytes,
+                        py::arg("spilled_bytes") = s.spilled_bytes, py::arg("spills") = s.spills);
+      });
+
+  py::class_<dist::QueryDriver>(m, "QueryDriver")
+      .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
+                       const std::string& format, std::vector<std::string> partition_by,
+                       std::optional<std::string> compression, std::optional<std::string> event_log,
+                       int progress, int64_t scan_min, int64_t scan_max) {
+             dist::DriverOptions o;
+             o.query_id = query_id;
+             o.progress = progress;
+             o.scan_task_min_bytes = scan_min;
+             o.scan_task_max_bytes = scan_max;
+             if (write_root) {
+               o.write = dist::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
+             }
+             if (event_log) o.subscribers.push_back(Check(dist::JsonLinesEventLog::Open(*event_log)));
+             exec::PlanPtr plan = Check(d.OptimizedPlan());
+             return Check(dist::QueryDriver::Make(plan, std::move(o)));
+           }),
+           py::arg("df"), py::arg("query_id"), py::arg("write_root") = py::none(),
+           py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
+           py::arg("compression") = py::none(), py::arg("event_log") = py::none(),
+           py::arg("progress") = -1, py::arg("scan_task_min_bytes") = int64_t{96} << 20,
+           py::arg("scan_task_max_bytes") = int64_t{384} << 20)
+      .def("pools", &dist::QueryDriver::pools)
+      .def("add_worker", [](dist::QueryDriver& q, const std::string& id, double cpus,
+                            const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })
+      .def("remove_worker", [](dist::QueryDriver& q, const std::string& id) { Check(q.RemoveWorker(id)); })
+      .def("schedule", [](dist::QueryDriver& q) {
+        std::vector<dist::Dispatch> d = Check(q.Schedule());
+        py::list out;
+        for (auto& x : d) out.append(py::make_tuple(x.task_id, x.worker, py::bytes(x.bytes)));
+        return out;
+      })
+      .def("on_task_result", [](dist::QueryDriver& q, int64_t task, py::bytes result) {
+        Check(q.OnTaskResult(task, std::string(result)));
+      })
+      .def("on_task_lost", [](dist::QueryDriver& q, int64_t task, const std::string& worker,
+                              const std::string& message) { Check(q.OnTaskLost(task, worker, message)); })
+      .def("take_cancelled", &dist::QueryDriver::TakeCancelled)
+      .def("take_ready_results", [](dist::QueryDriver& q) {
+        py::list out;
+        for (const dist::PartitionRef& r : q.TakeReadyResults()) out.append(py::make_tuple(r.id, r.address));
+        return out;
+      })
+      .def("mark_fetched", &dist::QueryDriver::MarkFetched)
+      .def("result_order", [](dist::QueryDriver& q) {
+        std::vector<std::string> ids;
+        for (const dist::PartitionRef& r : q.ResultOrder()) ids.push_back(r.id);
+        return ids;
+      })
+      .def("fail", [](dist::QueryDriver& q, const std::string& message) { q.Fail(Status::IOError(message)); })
+      .def("finished", &dist::QueryDriver::finished)
+      .def("num_running", &dist::QueryDriver::num_running)
+      .def("check", [](dist::QueryDriver& q) { Check(q.status()); })
+      .def("schema", [](dist::QueryDriver& q) { return SchemaFields(*q.schema()); })
+      .def("empty_result", [](dist::QueryDriver& q) {
+        std::vector<Array> cols;
+        for (const Field& f : q.schema()->fields()) cols.push_back(Check(Array::MakeEmpty(f.type)));
+        return Check(RecordBatch::Make(q.schema(), cols, 0));
+      });
+
+  // A result partition pulled over Flight, as one batch (None: unreachable, e.g. its worker died).
+  m.def("flight_get", [](const std::string& address, const std::string& token,
+                         const std::string& ticket) -> std::optional<RecordBatch> {
+    Result<dist::StoredPartition> p = [&] {
+      py::gil_scoped_release release;
+      return dist::FlightGet(address, token, ticket);
+    }();
+    if (!p.ok()) {
+      if (p.status().code() == StatusCode::kIOError) return std::nullopt;
+      Check(p.status());
+    }
+    if (p->batches.empty()) {
+      std::vector<Array> cols;
+      for (const Field& f : p->schema->fields()) cols.push_back(Check(Array::MakeEmpty(f.type)));
+      return Check(RecordBatch::Make(p->schema, cols, 0));
+    }
+    return Check(ConcatBatches(p->batches));
+  });
+  m.def("concat_batches", [](std::vector<RecordBatch> batches) { return Check(ConcatBatches(batches)); });
 
   m.def("set_execution_config", &SetExecutionConfig, py::arg("num_threads") = py::none(),
         py::arg("default_morsel_size") = py::none(), py::arg("memory_limit") = py::none(),

@@ -11,6 +11,7 @@
 from ._flotilla import set_execution_config as _set_execution_config
 from .dataframe import (DataFrame, GroupedDataFrame, Schema, from_pandas, from_pydict,
                         read_csv, read_json, read_parquet, sql)
+from .runner import set_runner_dask, set_runner_local
 from .expressions import (Expression, coalesce, col, dense_rank, lit,
                           monotonically_increasing_id, rank, row_number)
 from .udf import Series, UDFError, cls, func
@@ -31,5 +32,5 @@ __all__ = [
     "DataFrame", "GroupedDataFrame", "Schema", "Expression", "Window", "Series", "UDFError",
     "col", "lit", "coalesce", "row_number", "rank", "dense_rank", "monotonically_increasing_id",
     "read_parquet", "read_csv", "read_json", "from_pydict", "from_pandas", "sql",
-    "func", "cls", "set_execution_config",
+    "func", "cls", "set_execution_config", "set_runner_dask", "set_runner_local",
 ]

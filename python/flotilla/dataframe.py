@@ -8,6 +8,7 @@ import os
 from typing import Any, Iterable, Iterator
 
 from . import _flotilla as _ext
+from . import runner as _runner
 from . import udf as _udf
 from . import window as _window
 from .expressions import Expression, _column_list, col
@@ -128,8 +129,7 @@ class DataFrame:
                 u = call.udf
                 df = df.udf_project(u.name, u.batch_function(), [a._e for a in call.arguments],
                                     list(df.column_names()), name, u.return_dtype, u.concurrency)
-                if u.pool is not None:
-                    pools.append(u.pool)
+                pools.append(u)  # what a worker needs to run it, and a pool to start
             elif isinstance(call, _window._WindowCall):
                 w = call.window
                 if w is None:
@@ -288,13 +288,20 @@ class DataFrame:
 
     # --- actions --------------------------------------------------------------------------------
     def _start(self):
-        for pool in self._pools:
-            pool.start()
+        if _runner.current() is not None:
+            return  # the distributed runner starts actor pools on the cluster
+        for u in self._pools:
+            if u.pool is not None:
+                u.pool.start()
 
     def _batch(self):
         if self._result is None:
             self._start()
-            self._result = self._df.collect()
+            runner = _runner.current()
+            if runner is not None:
+                self._result = _ext.concat_batches(runner.run(self._df, self._pools))
+            else:
+                self._result = self._df.collect()
         return self._result
 
     def collect(self) -> "DataFrame":
@@ -322,12 +329,16 @@ class DataFrame:
     def count_rows(self) -> int:
         if self._result is not None:
             return self._result.num_rows
+        if _runner.current() is not None:
+            return self._batch().num_rows
         self._start()
         return self._df.count_rows()
 
     def iter_partitions(self) -> Iterator[Partition]:
         self._start()
-        for batch in self._df.partitions():
+        runner = _runner.current()
+        batches = runner.run(self._df, self._pools) if runner is not None else self._df.partitions()
+        for batch in batches:
             yield Partition(batch)
 
     def iter_rows(self) -> Iterator[dict]:
@@ -345,7 +356,11 @@ class DataFrame:
     def _write(self, root: str, fmt: str, partition_cols, compression) -> "DataFrame":
         cols = [] if partition_cols is None else [c if isinstance(c, str) else c.name() for c in partition_cols]
         self._start()
-        files = self._df.write(os.fspath(root), fmt, cols, compression)
+        runner = _runner.current()
+        if runner is not None:
+            files = _ext.concat_batches(runner.run(self._df, self._pools, write=(os.fspath(root), fmt, cols, compression)))
+        else:
+            files = self._df.write(os.fspath(root), fmt, cols, compression)
         return from_pydict(files.to_pydict())
 
     def write_parquet(self, root: str, partition_cols=None, compression: str | None = None) -> "DataFrame":

@@ -1,0 +1,240 @@
+"""The distributed runner on Dask `distributed`.
+
+Dask deploys and supervises the worker processes; Flotilla brings the engine and the data plane.
+Each Dask worker hosts one `_FlotillaWorker` actor owning a C++ WorkerRuntime (local engine,
+partition store, Arrow Flight server). The driver is the C++ QueryDriver (plan -> tasks ->
+scheduler); this module is its loop: tasks go out as actor calls, results come back as partition
+references, and result partitions stream to the driver over Flight as their tasks complete.
+
+A worker that dies (its actor calls fail, or it leaves the scheduler) is reported to the driver,
+which re-runs what was lost; a replacement worker the nanny starts joins the query.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import secrets
+import sys
+import time
+
+import cloudpickle
+
+from . import _flotilla as _ext
+
+_query_ids = itertools.count(1)
+
+
+class _FlotillaWorker:
+    """Lives on a Dask worker: one WorkerRuntime, the query's UDFs registered on it."""
+
+    def __init__(self, token: str, worker_id: str, pool_udf: bytes | None = None):
+        from . import _flotilla
+        from .udf import _Udf
+
+        self.runtime = _flotilla.WorkerRuntime(worker_id, token)
+        if pool_udf is not None:
+            # An actor-pool member: the class is instantiated once, here, when the query starts.
+            klass, args, kwargs, method, name, batch, dtype = cloudpickle.loads(pool_udf)
+            instance = klass(*args, **kwargs)
+            fn = _Udf(getattr(instance, method), name, batch, dtype).batch_function()
+            self.runtime.register_udf(name, fn, dtype)
+
+    def info(self):
+        return self.runtime.id, self.runtime.address, os.getpid()
+
+    def register_udfs(self, payload: bytes):
+        for name, fn, dtype in cloudpickle.loads(payload):
+            self.runtime.register_udf(name, fn, dtype)
+
+    def run_task(self, task: bytes) -> bytes:
+        return self.runtime.run_task(task)
+
+    def drop_query(self, query_id: int):
+        self.runtime.drop_query(query_id)
+
+
+def _by_value(fn):
+    """Functions from the caller's own modules travel by value: workers cannot import them."""
+    module = sys.modules.get(getattr(fn, "__module__", None) or "")
+    if module is not None and module.__name__ not in ("__main__",) and \
+            not module.__name__.startswith(("flotilla", "numpy", "pandas")):
+        try:
+            cloudpickle.register_pickle_by_value(module)
+        except (ValueError, AttributeError):
+            pass
+
+
+class DaskRunner:
+    def __init__(self, address: str | None = None, n_workers: int | None = None,
+                 event_log: str | None = None, progress: bool | None = None,
+                 scan_task_min_bytes: int | None = None, scan_task_max_bytes: int | None = None,
+                 threads_per_worker: int = 1):
+        from distributed import Client, LocalCluster
+
+        self.cluster = None
+        if address:
+            self.client = Client(address)
+        else:
+            self.cluster = LocalCluster(n_workers=n_workers or 2, threads_per_worker=threads_per_worker,
+                                        processes=True, dashboard_address=None)
+            self.client = Client(self.cluster)
+        self.token = secrets.token_hex(16)
+        self.event_log = event_log or os.environ.get("FLOTILLA_EVENT_LOG")
+        self.progress = -1 if progress is None else int(bool(progress))
+        self.scan_task_min_bytes = scan_task_min_bytes or int(
+            os.environ.get("FLOTILLA_SCAN_TASK_MIN_BYTES", 96 << 20))
+        self.scan_task_max_bytes = scan_task_max_bytes or int(
+            os.environ.get("FLOTILLA_SCAN_TASK_MAX_BYTES", 384 << 20))
+        self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
+        self._refresh_workers()
+
+    # --- workers --------------------------------------------------------------------------------
+    def _refresh_workers(self):
+        """Starts an actor on every Dask worker that has none; forgets departed workers.
+        Returns (added, removed) worker ids."""
+        live = set(self.client.scheduler_info()["workers"])
+        removed = [self.workers.pop(a)[1] for a in list(self.workers) if a not in live]
+        added = []
+        for address in sorted(live - set(self.workers)):
+            worker_id = f"dask-{address.rsplit(':', 1)[-1]}-{secrets.token_hex(2)}"
+            actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None, actor=True,
+                                       workers=[address], allow_other_workers=False, pure=False).result()
+            wid, flight, pid = actor.info().result()
+            self.workers[address] = (actor, wid, flight, pid)
+            added.append(wid)
+        return added, removed
+
+    def worker_pids(self) -> dict:
+        """Dask worker address -> the pid of its process (tests kill one)."""
+        return {a: w[3] for a, w in self.workers.items()}
+
+    def close(self):
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    # --- queries --------------------------------------------------------------------------------
+    def run(self, df, udfs=(), write=None, on_result=None):
+        """Runs the engine DataFrame `df`; returns its result partitions as batches, in order."""
+        query_id = next(_query_ids)
+        kw = dict(event_log=self.event_log, progress=self.progress,
+                  scan_task_min_bytes=self.scan_task_min_bytes,
+                  scan_task_max_bytes=self.scan_task_max_bytes)
+        if write is not None:
+            root, fmt, cols, compression = write
+            kw.update(write_root=root, format=fmt, partition_by=list(cols), compression=compression)
+        driver = _ext.QueryDriver(df, query_id, **kw)
+        self._refresh_workers()
+        plain = []
+        pools = {}
+        for u in udfs:
+            if u.pool is None:
+                _by_value(u.fn)
+                plain.append((u.name, u.batch_function(), u.return_dtype))
+            else:
+                _by_value(u.pool.cls)
+                pools[u.name] = u
+        payload = cloudpickle.dumps(plain)
+        actors = {}  # worker id -> actor
+        for actor, wid, _, _ in self.workers.values():
+            if plain:
+                actor.register_udfs(payload).result()
+            driver.add_worker(wid, 1.0, "")
+            actors[wid] = actor
+        pool_actors = self._start_pools(driver, pools, actors)
+        try:
+            return self._loop(driver, actors, payload if plain else None, on_result)
+        finally:
+            for a in actors.values():
+                try:
+                    a.drop_query(query_id)
+                except Exception:  # noqa: BLE001 - a dead worker has nothing to drop
+                    pass
+            for f in pool_actors:
+                f.release()
+
+    def _start_pools(self, driver, pools, actors):
+        """Every actor of every pool the query needs, started now (each initialises its UDF)."""
+        futures = []
+        for name, size in driver.pools():
+            u = pools[name]
+            p = u.pool
+            payload = cloudpickle.dumps((p.cls, p.args, p.kwargs, p.method, u.name, u.batch, u.return_dtype))
+            pending = []
+            for k in range(size):
+                wid = f"pool-{name}-{k}-{secrets.token_hex(2)}"
+                fut = self.client.submit(_FlotillaWorker, self.token, wid, payload, actor=True, pure=False)
+                pending.append((wid, fut))
+            for wid, fut in pending:
+                actor = fut.result()
+                futures.append(fut)
+                driver.add_worker(wid, 1.0, name)
+                actors[wid] = actor
+        return futures
+
+    def _loop(self, driver, actors, udf_payload, on_result):
+        pending = {}  # task id -> (worker id, actor future)
+        results = {}
+        last_check = time.monotonic()
+        idle_since = None
+        while not driver.finished():
+            for task_id, wid, task in driver.schedule():
+                pending[task_id] = (wid, actors[wid].run_task(task))
+            driver.take_cancelled()  # running actor calls cannot be interrupted; results ignored
+            for ref_id, address in driver.take_ready_results():
+                batch = _ext.flight_get(address, self.token, ref_id)
+                if batch is not None:  # None: its worker died; the driver runs the task again
+                    results[ref_id] = batch
+                    driver.mark_fetched(ref_id)
+            if driver.finished():
+                break
+            progressed = False
+            for task_id, (wid, fut) in list(pending.items()):
+                if not fut.done():
+                    continue
+                progressed = True
+                del pending[task_id]
+                try:
+                    result = fut.result()
+                except Exception as e:  # noqa: BLE001 - the worker (process) failed, not the task
+                    driver.on_task_lost(task_id, wid, f"{type(e).__name__}: {e}")
+                    self._check_workers(driver, actors, udf_payload, force=True)
+                    continue
+                driver.on_task_result(task_id, result)
+                if on_result is not None:
+                    on_result(task_id)
+            now = time.monotonic()
+            if now - last_check > 0.5:
+                last_check = now
+                lost = self._check_workers(driver, actors, udf_payload)
+                for task_id, (wid, _) in list(pending.items()):
+                    if wid in lost:
+                        del pending[task_id]
+            if progressed or pending:
+                idle_since = None
+            elif idle_since is None:
+                idle_since = now
+            elif now - idle_since > 60:
+                driver.fail(f"distributed query stalled: no task could run on the {len(actors)} workers")
+            if not progressed:
+                time.sleep(0.002)
+        driver.check()
+        order = driver.result_order()
+        if not order:
+            return [driver.empty_result()]
+        return [results[r] for r in order]
+
+    def _check_workers(self, driver, actors, udf_payload, force=False):
+        """Workers that left become worker_removed; new ones join. Returns the removed ids."""
+        added, removed = self._refresh_workers()
+        for wid in removed:
+            actors.pop(wid, None)
+            driver.remove_worker(wid)
+        for wid in added:
+            actor = next(w[0] for w in self.workers.values() if w[1] == wid)
+            if udf_payload is not None:
+                actor.register_udfs(udf_payload).result()
+            actors[wid] = actor
+            driver.add_worker(wid, 1.0, "")
+        return set(removed)
