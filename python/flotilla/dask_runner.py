@@ -20,6 +20,9 @@ import time
 
 import cloudpickle
 
+# Dask's own warnings about worker processes it stops and restarts are not the query's news.
+os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
+
 from . import _flotilla as _ext
 
 _query_ids = itertools.count(1)
@@ -148,11 +151,9 @@ class DaskRunner:
         finally:
             for a in actors.values():
                 try:
-                    a.drop_query(query_id)
+                    a.drop_query(query_id).result()
                 except Exception:  # noqa: BLE001 - a dead worker has nothing to drop
                     pass
-            for f in pool_actors:
-                f.release()
 
     def _start_pools(self, driver, pools, actors):
         """Every actor of every pool the query needs, started now (each initialises its UDF)."""

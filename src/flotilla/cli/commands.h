@@ -26,6 +26,7 @@ struct SqlOptions {
   std::string memory_limit;
   std::vector<std::string> settings;  // name=value
   bool timer = false;                 // print each statement's time on stderr
+  std::string runner = "local";       // local | dask | dask=ADDRESS
   TablePrintOptions table;
 };
 

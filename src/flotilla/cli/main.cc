@@ -39,6 +39,9 @@ int main(int argc, char** argv) {
   sql_cmd->add_option("--threads", sql.threads, "Worker threads (default: one per core)");
   sql_cmd->add_option("--memory-limit", sql.memory_limit, "Memory budget, e.g. 8GiB (default: 80% of RAM)");
   sql_cmd->add_flag("--timer", sql.timer, "Print each statement's time on stderr");
+  sql_cmd->add_option("--runner", sql.runner,
+                      "local (default), or dask[=ADDRESS]: run on a Dask cluster (a new local one "
+                      "without an address); FLOTILLA_RUNNER sets the default");
   sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)")
       ->allow_extra_args(false);
 

@@ -153,6 +153,29 @@ Result<std::string> ReadTextFile(const std::string& path) {
   return ss.str();
 }
 
+// The distributed runner's backend is Dask, a Python library: the run goes to the Python
+// package's flotilla.sql_cli, found next to this program (build/python).
+int RunSqlOnDask(const SqlOptions& options, const std::string& text) {
+  std::string exe = std::filesystem::read_symlink("/proc/self/exe").string();
+  std::string python_dir = std::filesystem::path(exe).parent_path() / "python";
+  const char* old = std::getenv("PYTHONPATH");
+  std::string path = python_dir + (old != nullptr && *old ? ":" + std::string(old) : "");
+  setenv("PYTHONPATH", path.c_str(), 1);
+  std::vector<std::string> args{"/usr/bin/python3", "-m", "flotilla.sql_cli", "--runner",
+                                options.runner, "--format", options.format == "csv" ? "csv" : "table"};
+  for (const std::string& t : options.tables) {
+    args.push_back("--tables");
+    args.push_back(t);
+  }
+  args.push_back(text);
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  execv(argv[0], argv.data());
+  fmt::print(stderr, "Error: cannot start /usr/bin/python3 for the Dask runner\n");
+  return 1;
+}
+
 int RunSql(const SqlOptions& options) {
   sql::Session session;
   auto fail = [](const Status& s) {
@@ -178,6 +201,16 @@ int RunSql(const SqlOptions& options) {
     auto contents = ReadTextFile(options.file);
     if (!contents.ok()) return fail(contents.status());
     text = std::move(*contents);
+  }
+  std::string runner = options.runner;
+  if (runner == "local" && std::getenv("FLOTILLA_RUNNER") != nullptr) runner = std::getenv("FLOTILLA_RUNNER");
+  if (runner.rfind("dask", 0) == 0 && !text.empty()) {
+    SqlOptions o = options;
+    o.runner = runner;
+    return RunSqlOnDask(o, text);
+  }
+  if (runner != "local" && runner.rfind("dask", 0) != 0) {
+    return fail(Status::Invalid("--runner: expected local, dask or dask=ADDRESS, got '" + runner + "'"));
   }
   if (text.empty()) return Shell(&session, options);
   sql::Session::StatementDone timer;
