@@ -60,6 +60,7 @@ bench: build
 	@echo "== bench/operators.sh (local engine operators, ours next to DuckDB)"; bench/operators.sh $(BUILD_DIR)
 	@echo "== bench/formats.sh (Parquet scans and writes, ours next to DuckDB)"; bench/formats.sh $(BUILD_DIR)
 	@echo "== bench/tpch.sh (the 22 TPC-H queries at SF1, ours next to DuckDB)"; bench/tpch.sh $(BUILD_DIR)
+	@echo "== bench/dist.sh (the distributed runner: ETL on Dask vs local, task overhead, scheduler)"; bench/dist.sh $(BUILD_DIR)
 
 # libFuzzer targets built with clang; each runs FUZZ_SECONDS on a copy of its seed corpus.
 fuzz: deps
