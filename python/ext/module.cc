@@ -473,6 +473,7 @@ PYBIND11_MODULE(_flotilla, m) {
         return py::bytes(result);
       })
       .def("drop_query", &dist::WorkerRuntime::DropQuery)
+      .def("cancel_task", &dist::WorkerRuntime::CancelTask)
       .def("store_stats", [](dist::WorkerRuntime& w) {
         dist::PartitionStoreStats s = w.store().stats();
         return py::dict(py::arg("partitions") = s.partitions, py::arg("memory_bytes") = s.memory_bytes,

@@ -53,6 +53,10 @@ class _FlotillaWorker:
     def run_task(self, task: bytes) -> bytes:
         return self.runtime.run_task(task)
 
+    async def cancel_task(self, task_id: int):
+        # A coroutine runs on the worker's event loop, not behind run_task on the actor's thread.
+        self.runtime.cancel_task(task_id)
+
     def drop_query(self, query_id: int):
         self.runtime.drop_query(query_id)
 
@@ -72,15 +76,16 @@ class DaskRunner:
     def __init__(self, address: str | None = None, n_workers: int | None = None,
                  event_log: str | None = None, progress: bool | None = None,
                  scan_task_min_bytes: int | None = None, scan_task_max_bytes: int | None = None,
-                 threads_per_worker: int = 1):
+                 threads_per_worker: int = 1, resources: dict | None = None):
         from distributed import Client, LocalCluster
 
         self.cluster = None
         if address:
             self.client = Client(address)
         else:
+            # `resources` (e.g. {"GPU": 1}) is what each worker offers actor pools that ask for it.
             self.cluster = LocalCluster(n_workers=n_workers or 2, threads_per_worker=threads_per_worker,
-                                        processes=True, dashboard_address=None)
+                                        processes=True, dashboard_address=None, resources=resources)
             self.client = Client(self.cluster)
         self.token = secrets.token_hex(16)
         self.event_log = event_log or os.environ.get("FLOTILLA_EVENT_LOG")
@@ -162,10 +167,12 @@ class DaskRunner:
             u = pools[name]
             p = u.pool
             payload = cloudpickle.dumps((p.cls, p.args, p.kwargs, p.method, u.name, u.batch, u.return_dtype))
+            request = self._dask_resources(name, getattr(p, "resources", {}), size)
             pending = []
             for k in range(size):
                 wid = f"pool-{name}-{k}-{secrets.token_hex(2)}"
-                fut = self.client.submit(_FlotillaWorker, self.token, wid, payload, actor=True, pure=False)
+                fut = self.client.submit(_FlotillaWorker, self.token, wid, payload, actor=True, pure=False,
+                                         resources=request)
                 pending.append((wid, fut))
             for wid, fut in pending:
                 actor = fut.result()
@@ -173,6 +180,20 @@ class DaskRunner:
                 driver.add_worker(wid, 1.0, name)
                 actors[wid] = actor
         return futures
+
+    def _dask_resources(self, pool: str, resources: dict, size: int):
+        """A pool's per-actor request as Dask worker resources (gpus as "GPU"). Refused at once
+        when the cluster cannot place every actor: Dask would wait for ever."""
+        gpus = resources.get("num_gpus") or 0
+        if not gpus:
+            return None
+        offered = [w.get("resources", {}).get("GPU", 0)
+                   for w in self.client.scheduler_info()["workers"].values()]
+        fits = sum(int(o // gpus) for o in offered)
+        if fits < size:
+            raise RuntimeError(f"actor pool '{pool}': {size} actors of num_gpus={gpus} need GPU "
+                               f"resources the Dask workers do not offer (they offer {offered})")
+        return {"GPU": gpus}
 
     def _loop(self, driver, actors, udf_payload, on_result):
         pending = {}  # task id -> (worker id, actor future)
@@ -182,7 +203,11 @@ class DaskRunner:
         while not driver.finished():
             for task_id, wid, task in driver.schedule():
                 pending[task_id] = (wid, actors[wid].run_task(task))
-            driver.take_cancelled()  # running actor calls cannot be interrupted; results ignored
+            for task_id in driver.take_cancelled():
+                if task_id in pending:  # it stops early; what it still returns is ignored
+                    wid = pending[task_id][0]
+                    if wid in actors:
+                        actors[wid].cancel_task(task_id)
             for ref_id, address in driver.take_ready_results():
                 batch = _ext.flight_get(address, self.token, ref_id)
                 if batch is not None:  # None: its worker died; the driver runs the task again

@@ -210,6 +210,7 @@ def cls(c=None, *, concurrency: int = 1, return_dtype=None, batch: bool = False,
 
             def __init__(self, *args, **kwargs):
                 self._pool = _ActorPool(klass, args, kwargs, concurrency, method)
+                self._pool.resources = Handle.resources  # the distributed runner places by them
                 self._udf = _Udf(None, klass.__name__, batch, dtype, concurrency, self._pool)
 
             def __call__(self, *args) -> Expression:

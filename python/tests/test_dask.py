@@ -160,3 +160,30 @@ def test_a_killed_worker_is_recovered(dask):
     got = _ext.concat_batches(batches).to_pydict()
     assert killed
     assert sorted(got["w"]) == sorted(want["w"])
+
+
+def test_actor_pools_are_placed_by_their_resource_requests():
+    from flotilla.dask_runner import DaskRunner
+
+    @flotilla.cls(concurrency=2, num_gpus=1, return_dtype="int64")
+    class OnGpu:
+        def __call__(self, x):
+            return os.getpid()
+
+    runner = DaskRunner(n_workers=2, resources={"GPU": 1}, progress=False)
+    try:
+        df = flotilla.from_pydict({"v": list(range(64))}).into_partitions(8)
+        df = df.select(OnGpu()(col("v")).alias("pid"))
+        pids = set(_ext.concat_batches(runner.run(df._df, df._pools)).to_pydict()["pid"])
+        assert len(pids) == 2, "one actor on each worker's GPU"
+
+        @flotilla.cls(concurrency=3, num_gpus=1, return_dtype="int64")
+        class TooMany:
+            def __call__(self, x):
+                return x
+
+        df = flotilla.from_pydict({"v": [1]}).select(TooMany()(col("v")))
+        with pytest.raises(RuntimeError, match="need GPU resources"):
+            runner.run(df._df, df._pools)
+    finally:
+        runner.close()

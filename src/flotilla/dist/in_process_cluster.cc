@@ -106,7 +106,13 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
       const int worker = index_of.at(d.worker);
       RunTaskAsync(worker, std::move(d));
     }
-    driver->TakeCancelled();  // threads cannot be interrupted; their results are ignored
+    for (int64_t task : driver->TakeCancelled()) {
+      // Whichever worker runs it stops it; the driver ignores what it still reports.
+      for (int i = 0; i < num_workers(); ++i) {
+        if (!dead_[i]) workers_[i]->CancelTask(task);
+      }
+      for (auto& w : pool_workers_) w->CancelTask(task);
+    }
     for (const PartitionRef& ref : driver->TakeReadyResults()) {
       Result<StoredPartition> p = FlightGet(ref.address, options_.token, ref.id);
       if (!p.ok()) continue;  // its worker died: the driver re-runs the task

@@ -6,9 +6,12 @@
 
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "flotilla/exec/exec_test_util.h"
 #include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/dist/proto/task.pb.h"
+#include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/parquet/writer.h"
 
 namespace flotilla::dist {
@@ -331,6 +334,55 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
   std::vector<size_t> sizes;
   for (const auto& g : groups) sizes.push_back(g.size());
   EXPECT_EQ(sizes, (std::vector<size_t>{3, 1, 1, 1, 1, 1}));
+}
+
+}  // namespace
+}  // namespace flotilla::dist
+
+namespace flotilla::dist {
+namespace {
+
+TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
+  WorkerOptions o;
+  o.token = "t";
+  o.exec.progress = 0;
+  auto worker = WorkerRuntime::Start(o).ValueOrDie();
+  std::atomic<int> calls{0};
+  exec::BatchFunction slow = [&calls](const std::vector<Array>& args) -> Result<Array> {
+    ++calls;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return args[0];
+  };
+  worker->RegisterUdf("slow", slow);
+  RecordBatch b = exec::test::Batch({{"v", testing::I64(std::vector<std::optional<int64_t>>(10, 1))}});
+  std::vector<MicroPartition> parts;
+  for (int i = 0; i < 300; ++i) parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  PlanPtr plan = exec::MakeUdfProject(exec::MakeInMemorySource(b.schema(), parts).ValueOrDie(), "slow",
+                                      slow, {expr::Column("v")}, {}, "w", int64())
+                     .ValueOrDie();
+  proto::Task task;
+  task.set_query_id(1);
+  task.set_task_id(42);
+  task.set_attempt(1);
+  task.set_plan(exec::SerializePlan(plan).ValueOrDie());
+  std::string result;
+  auto start = std::chrono::steady_clock::now();
+  std::thread run([&] { result = worker->RunTask(task.SerializeAsString()); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  worker->CancelTask(42);
+  run.join();
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  proto::TaskResult r;
+  ASSERT_TRUE(r.ParseFromString(result));
+  EXPECT_NE(r.error().find("cancelled"), std::string::npos) << r.error();
+  EXPECT_EQ(r.code(), static_cast<int>(StatusCode::kCancelled));
+  EXPECT_LT(calls.load(), 300) << "the task stopped before its last batch";
+  EXPECT_LT(seconds, 3.0);
+  // A task cancelled before it arrives is refused at once.
+  worker->CancelTask(43);
+  task.set_task_id(43);
+  ASSERT_TRUE(r.ParseFromString(worker->RunTask(task.SerializeAsString())));
+  EXPECT_EQ(r.code(), static_cast<int>(StatusCode::kCancelled));
 }
 
 }  // namespace

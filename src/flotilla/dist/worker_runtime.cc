@@ -134,7 +134,61 @@ void WorkerRuntime::RegisterUdf(const std::string& name, exec::BatchFunction fun
   udfs_[name] = std::move(function);
 }
 
-void WorkerRuntime::DropQuery(int64_t query_id) { store_->DropPrefix(QueryPrefix(query_id)); }
+void WorkerRuntime::CancelTask(int64_t task_id) {
+  std::lock_guard lock(running_mutex_);
+  cancelled_.insert(task_id);
+  auto it = running_.find(task_id);
+  if (it != running_.end()) it->second->Cancel();
+}
+
+// exec::Run, but the stream is registered so CancelTask can stop it.
+Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::PlanPtr& plan) {
+  exec::ExecOptions options = options_.exec;
+  options.progress = 0;
+  FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<exec::ResultStream> stream, exec::Execute(plan, options));
+  {
+    std::lock_guard lock(running_mutex_);
+    if (cancelled_.erase(task_id) > 0) return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
+    running_[task_id] = stream.get();
+  }
+  std::vector<std::vector<RecordBatch>> partitions;
+  Status status;
+  while (true) {
+    Result<std::optional<exec::Morsel>> morsel = stream->Next();
+    if (!morsel.ok()) {
+      status = morsel.status();
+      break;
+    }
+    if (!*morsel) break;
+    size_t p = static_cast<size_t>((*morsel)->partition);
+    if (p >= partitions.size()) partitions.resize(p + 1);
+    partitions[p].push_back(std::move((*morsel)->batch));
+  }
+  {
+    std::lock_guard lock(running_mutex_);
+    running_.erase(task_id);
+    if (cancelled_.erase(task_id) > 0 && !status.ok()) {
+      return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
+    }
+  }
+  FLOTILLA_RETURN_NOT_OK(status);
+  exec::QueryResult result;
+  result.schema = stream->schema();
+  if (partitions.empty()) partitions.resize(1);
+  for (auto& batches : partitions) {
+    FLOTILLA_ASSIGN_OR_RETURN(MicroPartition partition,
+                              MicroPartition::FromBatches(result.schema, std::move(batches)));
+    result.partitions.push_back(std::move(partition));
+  }
+  return result;
+}
+
+void WorkerRuntime::DropQuery(int64_t query_id) {
+  store_->DropPrefix(QueryPrefix(query_id));
+  // Task ids carry their query id in the high 32 bits (query_driver.cc).
+  std::lock_guard lock(running_mutex_);
+  std::erase_if(cancelled_, [&](int64_t task) { return (task >> 32) == query_id; });
+}
 
 void WorkerRuntime::Stop() {
   flight_.reset();
@@ -205,9 +259,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   } else {
     Result<exec::PlanPtr> plan = exec::DeserializePlan(task.plan(), resolver);
     if (!plan.ok()) return fail(plan.status());
-    exec::ExecOptions exec_options = options_.exec;
-    exec_options.progress = 0;
-    Result<exec::QueryResult> result = exec::Run(*plan, exec_options);
+    Result<exec::QueryResult> result = Execute(task.task_id(), *plan);
     if (!result.ok()) return fail(result.status());
     if (output.kind() == proto::TaskOutput::WRITE) {
       Result<std::vector<RecordBatch>> written = WriteStaged(output, *result);

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -14,6 +15,7 @@
 #include "flotilla/dist/partition_ref.h"
 #include "flotilla/dist/partition_store.h"
 #include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
 
 namespace flotilla::dist {
@@ -51,6 +53,10 @@ class WorkerRuntime {
   /// when an input could not be fetched — the cluster's fault, not the query's). Thread-safe.
   std::string RunTask(std::string_view task_bytes);
 
+  /// Stops the task if it is running here (a satisfied limit, a failed query): its RunTask
+  /// returns a Cancelled error soon after. A task not started yet is refused when it arrives.
+  void CancelTask(int64_t task_id);
+
   /// Forgets a query's stored outputs.
   void DropQuery(int64_t query_id);
 
@@ -59,6 +65,7 @@ class WorkerRuntime {
 
  private:
   WorkerRuntime() = default;
+  Result<exec::QueryResult> Execute(int64_t task_id, const exec::PlanPtr& plan);
 
   std::string id_;
   std::string address_;
@@ -67,6 +74,9 @@ class WorkerRuntime {
   std::unique_ptr<FlightServer> flight_;
   mutable std::mutex udfs_mutex_;
   std::map<std::string, exec::BatchFunction, std::less<>> udfs_;
+  std::mutex running_mutex_;
+  std::map<int64_t, exec::ResultStream*> running_;
+  std::set<int64_t> cancelled_;  // cancelled before (or while) they ran
   std::string spill_dir_;
   bool owns_spill_dir_ = false;
 };
