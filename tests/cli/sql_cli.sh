@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `flotilla sql` end to end: --tables, -f, --format csv|json|table, --output, --set, errors and
-# exit codes, and the shell reading statements from stdin.
+# exit codes, the shell reading statements from stdin, and --runner dask.
 set -euo pipefail
 FLOTILLA=${1:?usage: sql_cli.sh path/to/flotilla}
 DIR=$(mktemp -d)
@@ -40,6 +40,15 @@ grep -q "│ *2 │" <<<"$out" || fail "flotilla with no subcommand reads SQL: $
 if printf "SELECT nope;\nSELECT 1;\n" | "$FLOTILLA" sql >/dev/null 2>&1; then
   fail "a failing script on stdin must exit non-zero"
 fi
+
+# The distributed runner on a 2-worker Dask LocalCluster (started by the Python package).
+out=$("$FLOTILLA" sql --runner dask --tables "$DIR/tables" --format csv \
+  "SELECT id, upper(name) AS name FROM people WHERE id > 1" 2>/dev/null)
+[ "$out" = $'id,name\n2,BOB\n3,CY' ] || fail "--runner dask: $out"
+if err=$(FLOTILLA_RUNNER=dask "$FLOTILLA" sql --tables "$DIR/tables" "SELECT count(*) FROM people" 2>&1); then
+  fail "an operator the distributed runner lacks must exit non-zero"
+fi
+grep -q "not supported by the distributed runner yet: Aggregate" <<<"$err" || fail "dask error: $err"
 
 lines=$("$FLOTILLA" sql --help | wc -l)
 [ "$lines" -le 24 ] || fail "flotilla sql --help has $lines lines (more than a screen)"
