@@ -184,6 +184,13 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan) {
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes) {
+  // As many groups as min_bytes allows, of equal size: a last group of leftovers would be the
+  // straggler every worker waits for.
+  int64_t total = 0;
+  for (const auto& task : tasks) total += std::max<int64_t>(task->size_bytes(), 0);
+  min_bytes = std::max<int64_t>(min_bytes, 1);
+  const int64_t groups_wanted = std::max<int64_t>(1, total / min_bytes);
+  const int64_t target = std::min(max_bytes, (total + groups_wanted - 1) / groups_wanted);
   std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> groups;
   std::vector<std::shared_ptr<const exec::ScanTask>> current;
   int64_t bytes = 0;
@@ -202,7 +209,7 @@ std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     if (!current.empty() && bytes + size > max_bytes) flush();
     current.push_back(task);
     bytes += size;
-    if (bytes >= min_bytes) flush();
+    if (bytes >= target) flush();
   }
   flush();
   return groups;

@@ -329,11 +329,21 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
     };
     return std::shared_ptr<const exec::ScanTask>(std::make_shared<Sized>(bytes));
   };
+  auto sizes = [](const auto& groups) {
+    std::vector<size_t> out;
+    for (const auto& g : groups) out.push_back(g.size());
+    return out;
+  };
+  // 315 known bytes at 30 per group: 10 groups of about 32; the 200-byte task stands alone and
+  // the one of unknown size too.
   auto groups = GroupScanTasks({task(10), task(10), task(10), task(50), task(-1), task(30), task(200), task(5)},
                                /*min=*/30, /*max=*/100);
-  std::vector<size_t> sizes;
-  for (const auto& g : groups) sizes.push_back(g.size());
-  EXPECT_EQ(sizes, (std::vector<size_t>{3, 1, 1, 1, 1, 1}));
+  EXPECT_EQ(sizes(groups), (std::vector<size_t>{4, 1, 1, 1, 1}));
+  // Twelve tasks of 10 at a minimum of 35: three groups of four, not three of 4 and one of 0.
+  std::vector<std::shared_ptr<const exec::ScanTask>> even(12, task(10));
+  EXPECT_EQ(sizes(GroupScanTasks(even, 35, 1000)), (std::vector<size_t>{4, 4, 4}));
+  // A maximum below the even share still splits.
+  EXPECT_EQ(sizes(GroupScanTasks(even, 100, 25)), (std::vector<size_t>{2, 2, 2, 2, 2, 2}));
 }
 
 }  // namespace
