@@ -7,52 +7,74 @@
 
 namespace flotilla::dist {
 
-PartitionScanTask::PartitionScanTask(PartitionRef ref, SchemaPtr schema, int64_t offset,
-                                     int64_t length, PartitionFetcher fetch)
-    : ref_(std::move(ref)),
-      schema_(std::move(schema)),
-      offset_(offset),
-      length_(length),
-      fetch_(std::move(fetch)) {}
+std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
+  std::string ticket;
+  for (const PartitionRef& r : refs) {
+    if (!ticket.empty()) ticket += '\n';
+    ticket += r.id;
+  }
+  return ticket;
+}
+
+PartitionScanTask::PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
+                                     PartitionFetcher fetch)
+    : pieces_(std::move(pieces)), schema_(std::move(schema)), fetch_(std::move(fetch)) {}
 
 int64_t PartitionScanTask::num_rows() const {
-  return length_ >= 0 ? length_ : ref_.num_rows - offset_;
+  int64_t n = 0;
+  for (const PartitionPiece& p : pieces_) n += p.num_rows();
+  return n;
+}
+
+int64_t PartitionScanTask::size_bytes() const {
+  int64_t n = 0;
+  for (const PartitionPiece& p : pieces_) n += p.ref.size_bytes;
+  return n;
 }
 
 std::string PartitionScanTask::ToString() const {
-  std::string s = "partition '" + ref_.id + "' on " + ref_.worker;
-  if (offset_ != 0 || length_ >= 0) {
-    s += " rows [" + std::to_string(offset_) + ", " + std::to_string(offset_ + num_rows()) + ")";
-  }
-  return s;
+  if (pieces_.empty()) return "no partitions";
+  std::string s = std::to_string(pieces_.size()) + " partition(s) on " + pieces_[0].ref.worker +
+                  " ('" + pieces_[0].ref.id + "'";
+  if (pieces_.size() > 1) s += ", ...";
+  return s + ")";
 }
 
 Result<std::vector<RecordBatch>> PartitionScanTask::Read(
     const exec::ScanPushdowns& pushdowns) const {
-  if (fetch_ == nullptr) {
-    return Status::Invalid("partition '" + ref_.id + "' can only be read on a worker");
-  }
-  FLOTILLA_ASSIGN_OR_RETURN(StoredPartition partition, fetch_(ref_));
-  // The rows of [offset, offset + length) across the batches, zero-copy.
   std::vector<RecordBatch> rows;
-  int64_t skip = offset_;
-  int64_t want = num_rows();
-  for (const RecordBatch& b : partition.batches) {
-    if (want <= 0) break;
-    if (skip >= b.num_rows()) {
-      skip -= b.num_rows();
-      continue;
+  if (pieces_.empty()) return rows;
+  if (fetch_ == nullptr) {
+    return Status::Invalid("partition '" + pieces_[0].ref.id + "' can only be read on a worker");
+  }
+  std::vector<PartitionRef> refs;
+  for (const PartitionPiece& p : pieces_) refs.push_back(p.ref);
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> partitions, fetch_(refs));
+  if (partitions.size() != pieces_.size()) {
+    return Status::Invalid("partition fetch returned " + std::to_string(partitions.size()) +
+                           " partitions for " + std::to_string(pieces_.size()));
+  }
+  // Each piece's rows [offset, offset + length) across its batches, zero-copy.
+  for (size_t i = 0; i < pieces_.size(); ++i) {
+    int64_t skip = pieces_[i].offset;
+    int64_t want = pieces_[i].num_rows();
+    for (const RecordBatch& b : partitions[i].batches) {
+      if (want <= 0) break;
+      if (skip >= b.num_rows()) {
+        skip -= b.num_rows();
+        continue;
+      }
+      int64_t take = std::min(b.num_rows() - skip, want);
+      rows.push_back(skip == 0 && take == b.num_rows() ? b : b.Slice(skip, take));
+      want -= take;
+      skip = 0;
     }
-    int64_t take = std::min(b.num_rows() - skip, want);
-    rows.push_back(skip == 0 && take == b.num_rows() ? b : b.Slice(skip, take));
-    want -= take;
-    skip = 0;
   }
   if (!pushdowns.columns) return rows;
   std::vector<int> indices;
   for (const std::string& name : *pushdowns.columns) {
     int i = schema_->GetFieldIndex(name);
-    if (i < 0) return Status::KeyError("partition '" + ref_.id + "' has no column '" + name + "'");
+    if (i < 0) return Status::KeyError("partition input has no column '" + name + "'");
     indices.push_back(i);
   }
   for (RecordBatch& b : rows) {
@@ -63,9 +85,12 @@ Result<std::vector<RecordBatch>> PartitionScanTask::Read(
 
 Result<std::string> PartitionScanTask::Serialize() const {
   proto::PartitionInput input;
-  RefToProto(ref_, input.mutable_ref());
-  input.set_offset(offset_);
-  input.set_length(length_);
+  for (const PartitionPiece& p : pieces_) {
+    proto::PartitionPiece* piece = input.add_pieces();
+    RefToProto(p.ref, piece->mutable_ref());
+    piece->set_offset(p.offset);
+    piece->set_length(p.length);
+  }
   FLOTILLA_ASSIGN_OR_RETURN(std::string schema, expr::SerializeSchema(schema_));
   input.set_schema(std::move(schema));
   return input.SerializeAsString();
@@ -79,8 +104,14 @@ void RegisterPartitionScanTasks(exec::PlanResolver* resolver, PartitionFetcher f
       return Status::Invalid("malformed partition scan task");
     }
     FLOTILLA_ASSIGN_OR_RETURN(SchemaPtr schema, expr::DeserializeSchema(input.schema()));
-    return std::make_shared<PartitionScanTask>(RefFromProto(input.ref()), std::move(schema),
-                                               input.offset(), input.length(), fetch);
+    std::vector<PartitionPiece> pieces;
+    for (const proto::PartitionPiece& p : input.pieces()) {
+      pieces.push_back({RefFromProto(p.ref()), p.offset(), p.length()});
+      if (pieces.back().ref.worker != pieces.front().ref.worker) {
+        return Status::Invalid("partition scan task: pieces from more than one worker");
+      }
+    }
+    return std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), fetch);
   };
 }
 

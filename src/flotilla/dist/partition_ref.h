@@ -1,12 +1,14 @@
 #pragma once
 // PartitionRef: where a task's output partition lives — metadata only; the rows stay on the
 // worker that produced them until a consumer pulls them. PartitionScanTask is how a plan
-// fragment reads them: a scan task (kind "partition") over rows of one stored partition, read
-// from the local store when the partition is on the same worker and over Flight otherwise.
+// fragment reads them: a scan task (kind "partition") over pieces of partitions held by one
+// worker, read from the local store when that worker is this one and with one Flight request
+// otherwise (a shuffle's reducer makes one request per worker, not one per map task).
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "flotilla/dist/partition_store.h"
 #include "flotilla/exec/plan/scan_task.h"
@@ -27,29 +29,41 @@ struct PartitionRef {
   int index = 0;         // which of its output partitions
 };
 
-/// Reads a stored partition wherever it is (local store or Flight).
-using PartitionFetcher = std::function<Result<StoredPartition>(const PartitionRef& ref)>;
+/// Rows [offset, offset + length) of a partition (length -1: to the end).
+struct PartitionPiece {
+  PartitionRef ref;
+  int64_t offset = 0;
+  int64_t length = -1;
+  int64_t num_rows() const { return length >= 0 ? length : ref.num_rows - offset; }
+};
+
+/// Reads stored partitions, all held by one worker, wherever that is (local store or Flight);
+/// the batches of each, in order.
+using PartitionFetcher =
+    std::function<Result<std::vector<StoredPartition>>(const std::vector<PartitionRef>& refs)>;
+
+/// The Flight ticket naming several partitions of one worker: their ids, one per line.
+std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs);
 
 class PartitionScanTask final : public exec::ScanTask {
  public:
-  /// Rows [offset, offset + length) (length -1: to the end) of `ref`, whose rows have
-  /// `schema`. Without a fetcher (on the driver, which only describes tasks) Read fails.
-  PartitionScanTask(PartitionRef ref, SchemaPtr schema, int64_t offset = 0, int64_t length = -1,
+  /// `pieces` (all held by one worker), whose rows have `schema`. Without a fetcher (on the
+  /// driver, which only describes tasks) Read fails.
+  PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
                     PartitionFetcher fetch = nullptr);
 
   Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override;
   int64_t num_rows() const override;
-  int64_t size_bytes() const override { return ref_.size_bytes; }
+  int64_t size_bytes() const override;
   std::string ToString() const override;
   std::string kind() const override { return "partition"; }
   Result<std::string> Serialize() const override;
 
-  const PartitionRef& ref() const { return ref_; }
+  const std::vector<PartitionPiece>& pieces() const { return pieces_; }
 
  private:
-  PartitionRef ref_;
+  std::vector<PartitionPiece> pieces_;
   SchemaPtr schema_;
-  int64_t offset_, length_;
   PartitionFetcher fetch_;
 };
 

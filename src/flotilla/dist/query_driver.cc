@@ -1,6 +1,7 @@
 #include "flotilla/dist/query_driver.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "flotilla/dist/proto/task.pb.h"
@@ -387,9 +388,20 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   } else if (leaf == nullptr) {
     SchemaPtr input_schema = plan_.nodes[node.inputs[0]].schema;
     std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
-    for (const InputPart& p : slot.inputs) {
-      tasks.push_back(
-          std::make_shared<PartitionScanTask>(RefOf(p), input_schema, p.offset, p.length));
+    if (node.kind == NodeKind::kShuffleReduce) {
+      // Row order within a shuffle partition is not kept: one read per worker holding pieces.
+      std::map<std::string, std::vector<PartitionPiece>> by_worker;
+      for (const InputPart& p : slot.inputs) {
+        by_worker[RefOf(p).worker].push_back({RefOf(p), p.offset, p.length});
+      }
+      for (auto& [worker, pieces] : by_worker) {
+        tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), input_schema));
+      }
+    } else {
+      for (const InputPart& p : slot.inputs) {
+        tasks.push_back(std::make_shared<PartitionScanTask>(
+            std::vector<PartitionPiece>{{RefOf(p), p.offset, p.length}}, input_schema));
+      }
     }
     FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(input_schema, std::move(tasks)));
   }

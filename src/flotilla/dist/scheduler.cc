@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <iterator>
+#include <functional>
 #include <set>
 #include <unordered_map>
 #include <utility>
@@ -54,21 +54,58 @@ struct LoadKey {
   bool operator<(const LoadKey& o) const { return load != o.load ? load < o.load : seq < o.seq; }
 };
 
+// Queued tasks with the same request and required worker fit exactly the same workers: once the
+// first of them fits nowhere, a pass skips the rest without looking at them, so a pass costs
+// what it starts, not the length of the queue.
+struct Group {
+  std::set<QueueKey> queue;
+  // Where this pass's last walk for the group found room in the load order. Workers before it
+  // had no room for the request then, and have less now, so the next walk starts there rather
+  // than stepping again over workers that are less loaded but out of memory or gpus.
+  LoadKey cursor{};
+  bool walked = false;
+  // The group fit nowhere at the end of the last pass: only a worker in Pool::grown can have
+  // room for it now.
+  bool stuck = false;
+};
+
+struct GroupKey {
+  Resources request;
+  std::string required_worker;
+
+  bool operator==(const GroupKey& o) const {
+    return request.cpus == o.request.cpus && request.gpus == o.request.gpus &&
+           request.memory_bytes == o.request.memory_bytes && required_worker == o.required_worker;
+  }
+};
+
+struct GroupKeyHash {
+  size_t operator()(const GroupKey& k) const {
+    size_t h = std::hash<double>()(k.request.cpus);
+    h = h * 31 + std::hash<double>()(k.request.gpus);
+    h = h * 31 + std::hash<int64_t>()(k.request.memory_bytes);
+    return h * 31 + std::hash<std::string>()(k.required_worker);
+  }
+};
+
 struct Task {
   TaskSpec spec;
   TaskState state = TaskState::kQueued;
   int attempt = 1;
   uint32_t pool = 0;
+  Group* group = nullptr;  // while queued
   uint32_t worker = kNone;
   uint32_t slot = 0;  // position in the worker's `running`, for O(1) removal
 
   QueueKey key(uint32_t index) const {
     return {spec.query_id, -static_cast<int64_t>(spec.node_rank), spec.task_id, index};
   }
+  GroupKey group_key() const { return {spec.request, spec.required_worker}; }
 };
 
 struct Worker {
   WorkerSpec spec;
+  bool alive = false;
   uint32_t pool = 0;
   uint64_t seq = 0;
   Resources used;
@@ -87,48 +124,33 @@ struct Worker {
 
 // Workers of different pools never share a task, so each pool is scheduled on its own.
 struct Pool {
-  std::set<QueueKey> queue;
-  std::multiset<double> queued_cpus;
+  std::unordered_map<GroupKey, Group, GroupKeyHash> groups;  // only groups with queued tasks
   std::set<LoadKey> by_load;
   // GPU tasks walk only GPU workers: they are usually few and, busy with GPU work, often the
   // most loaded, so walking every worker would cost O(workers) per GPU task.
   std::set<LoadKey> gpu_by_load;
-  // The largest free amounts reject a task that fits nowhere, and end a pass once the largest
-  // free cpus are below the smallest queued request, without walking the workers.
+  // The largest free amounts reject a request that fits nowhere without walking the workers.
   std::multiset<double> free_cpus;
   std::multiset<double> free_gpus;
   std::multiset<int64_t> free_memory;
+  // Workers that gained room (a task left, or they joined) since the last pass, unless more than
+  // kMaxGrown did. A backend that calls Schedule() after every event then pays for the one
+  // worker that changed, not for walking every worker once per request shape in the queue.
+  std::vector<uint32_t> grown;
+  bool many_grown = false;
 };
 
-struct ResourcesHash {
-  size_t operator()(const Resources& r) const {
-    size_t h = std::hash<double>()(r.cpus);
-    h = h * 31 + std::hash<double>()(r.gpus);
-    return h * 31 + std::hash<int64_t>()(r.memory_bytes);
-  }
-};
+constexpr size_t kMaxGrown = 64;
 
-struct ResourcesEqual {
-  bool operator()(const Resources& a, const Resources& b) const {
-    return a.cpus == b.cpus && a.gpus == b.gpus && a.memory_bytes == b.memory_bytes;
-  }
-};
-
-// What one Schedule() pass over a pool has learned. It holds only because during a pass workers
-// only take on work: free resources shrink and loads grow.
-struct Pass {
-  // The smallest requests that fit no worker: a request at least as large fails too.
-  std::vector<Resources> failed;
-  // Per request, the worker it last went to in the load order. Every worker before it did not
-  // fit the request then, and cannot now, so the next walk for the same request starts there
-  // instead of stepping again over the workers that are less loaded but out of memory or gpus.
-  std::unordered_map<Resources, LoadKey, ResourcesHash, ResourcesEqual> cursors;
-
-  void Clear() {
-    failed.clear();
-    cursors.clear();
-  }
-};
+// Moves one entry to a new value reusing its node: workers are re-sorted on every start and
+// finish, and this keeps that free of allocation.
+template <typename Set, typename T>
+void Replace(Set* set, const T& from, const T& to) {
+  if (!(from < to) && !(to < from)) return;
+  auto node = set->extract(set->find(from));
+  node.value() = to;
+  set->insert(std::move(node));
+}
 
 template <typename T>
 void EraseOne(std::multiset<T>* set, const T& value) {
@@ -139,7 +161,7 @@ std::string TaskName(int64_t task_id) {
   return "task " + std::to_string(task_id);
 }
 
-std::string_view StateName(TaskState state) {
+std::string StateName(TaskState state) {
   switch (state) {
     case TaskState::kQueued:
       return "queued";
@@ -188,26 +210,24 @@ struct Scheduler::Impl {
     return it->second;
   }
 
-  Status NotRunning(const Task& task, std::string_view what) const {
-    return Status::Invalid(TaskName(task.spec.task_id) + " is " +
-                           std::string(StateName(task.state)) + ", not running: cannot " +
-                           std::string(what));
+  Status NotRunning(const Task& task, const std::string& what) const {
+    return Status::Invalid(TaskName(task.spec.task_id) + " is " + StateName(task.state) +
+                           ", not running: cannot " + what);
   }
 
   void Enqueue(uint32_t t) {
     Task& task = tasks[t];
     task.state = TaskState::kQueued;
-    Pool& pool = pools[task.pool];
-    pool.queue.insert(task.key(t));
-    pool.queued_cpus.insert(task.spec.request.cpus);
+    task.group = &pools[task.pool].groups[task.group_key()];
+    task.group->queue.insert(task.key(t));
     ++num_queued;
   }
 
   void Dequeue(uint32_t t) {
     Task& task = tasks[t];
-    Pool& pool = pools[task.pool];
-    pool.queue.erase(task.key(t));
-    EraseOne(&pool.queued_cpus, task.spec.request.cpus);
+    task.group->queue.erase(task.key(t));
+    if (task.group->queue.empty()) pools[task.pool].groups.erase(task.group_key());
+    task.group = nullptr;
     --num_queued;
   }
 
@@ -234,6 +254,21 @@ struct Scheduler::Impl {
     EraseOne(&pool.free_memory, free.memory_bytes);
   }
 
+  void SetUsed(uint32_t w, const Resources& used) {
+    Worker& worker = workers[w];
+    Pool& pool = pools[worker.pool];
+    LoadKey old_key = worker.key;
+    Resources old_free = worker.Free();
+    worker.used = used;
+    worker.key.load = worker.Load();
+    Resources free = worker.Free();
+    Replace(&pool.by_load, old_key, worker.key);
+    if (worker.spec.capacity.gpus > 0) Replace(&pool.gpu_by_load, old_key, worker.key);
+    Replace(&pool.free_cpus, old_free.cpus, free.cpus);
+    Replace(&pool.free_gpus, old_free.gpus, free.gpus);
+    Replace(&pool.free_memory, old_free.memory_bytes, free.memory_bytes);
+  }
+
   void Start(uint32_t t, uint32_t w) {
     Task& task = tasks[t];
     Worker& worker = workers[w];
@@ -241,9 +276,9 @@ struct Scheduler::Impl {
     task.worker = w;
     task.slot = static_cast<uint32_t>(worker.running.size());
     worker.running.push_back(t);
-    UnindexWorker(w);
-    worker.used += task.spec.request;
-    IndexWorker(w);
+    Resources used = worker.used;
+    used += task.spec.request;
+    SetUsed(w, used);
     ++num_running;
   }
 
@@ -254,14 +289,26 @@ struct Scheduler::Impl {
     worker.running[task.slot] = moved;
     tasks[moved].slot = task.slot;
     worker.running.pop_back();
-    UnindexWorker(task.worker);
-    worker.used -= task.spec.request;
+    Resources used = worker.used;
+    used -= task.spec.request;
     // Fractional cpus do not add and subtract back to exactly zero; an idle worker starts clean
     // so that rounding cannot build up over a long-lived cluster.
-    if (worker.running.empty()) worker.used = Resources{0, 0, 0};
-    IndexWorker(task.worker);
+    if (worker.running.empty()) used = Resources{0, 0, 0};
+    SetUsed(task.worker, used);
+    Grew(task.worker);
     task.worker = kNone;
     --num_running;
+  }
+
+  void Grew(uint32_t w) {
+    Pool& pool = pools[workers[w].pool];
+    if (pool.many_grown) return;
+    if (pool.grown.size() < kMaxGrown) {
+      pool.grown.push_back(w);
+    } else {
+      pool.many_grown = true;
+      pool.grown.clear();
+    }
   }
 
   bool RetryOrFail(uint32_t t) {
@@ -275,7 +322,11 @@ struct Scheduler::Impl {
     return true;
   }
 
-  uint32_t Place(const Task& task, const Pool& pool, Pass* pass) const {
+  // A stuck group looks only at the workers that grew; `failed` holds the smallest requests
+  // that fit no worker of the pool in this pass. Free resources only shrink during a pass, so a
+  // request at least as large fails too, and skips the walk over the workers.
+  uint32_t Place(const Task& task, const Pool& pool, Group* group,
+                 std::vector<Resources>* failed) const {
     const Resources& request = task.spec.request;
     if (!task.spec.required_worker.empty()) {
       auto it = worker_index.find(task.spec.required_worker);
@@ -287,7 +338,7 @@ struct Scheduler::Impl {
         request.memory_bytes > *pool.free_memory.rbegin()) {
       return kNone;
     }
-    for (const Resources& smaller : pass->failed) {
+    for (const Resources& smaller : *failed) {
       if (request.Fits(smaller)) return kNone;
     }
 
@@ -306,17 +357,26 @@ struct Scheduler::Impl {
     }
     if (best != kNone) return best;
 
-    const std::set<LoadKey>& by_load = request.gpus > 0 ? pool.gpu_by_load : pool.by_load;
-    auto [cursor, first_walk] = pass->cursors.try_emplace(request);
-    auto it = first_walk ? by_load.begin() : by_load.lower_bound(cursor->second);
-    for (; it != by_load.end(); ++it) {
-      if (workers[it->worker].Free().Fits(request)) {
-        cursor->second = *it;
-        return it->worker;
+    if (group->stuck && !pool.many_grown) {
+      for (uint32_t w : pool.grown) {
+        const Worker& worker = workers[w];
+        if (!worker.alive || worker.pool != task.pool || !worker.Free().Fits(request)) continue;
+        if (best == kNone || worker.key < workers[best].key) best = w;
+      }
+      if (best != kNone) return best;
+    } else {
+      const std::set<LoadKey>& by_load = request.gpus > 0 ? pool.gpu_by_load : pool.by_load;
+      auto it = group->walked ? by_load.lower_bound(group->cursor) : by_load.begin();
+      for (; it != by_load.end(); ++it) {
+        if (workers[it->worker].Free().Fits(request)) {
+          group->cursor = *it;
+          group->walked = true;
+          return it->worker;
+        }
       }
     }
-    std::erase_if(pass->failed, [&](const Resources& larger) { return larger.Fits(request); });
-    pass->failed.push_back(request);
+    std::erase_if(*failed, [&](const Resources& larger) { return larger.Fits(request); });
+    failed->push_back(request);
     return kNone;
   }
 };
@@ -326,12 +386,7 @@ Scheduler::~Scheduler() = default;
 
 Status Scheduler::AddWorker(const WorkerSpec& spec) {
   Impl& s = *impl_;
-  uint32_t w;
-  if (s.free_slots.empty()) {
-    w = static_cast<uint32_t>(s.workers.size());
-  } else {
-    w = s.free_slots.back();
-  }
+  uint32_t w = s.free_slots.empty() ? static_cast<uint32_t>(s.workers.size()) : s.free_slots.back();
   if (!s.worker_index.try_emplace(spec.id, w).second) {
     return Status::Invalid("worker '" + spec.id + "' already joined the cluster");
   }
@@ -342,10 +397,12 @@ Status Scheduler::AddWorker(const WorkerSpec& spec) {
   }
   Worker& worker = s.workers[w];
   worker.spec = spec;
+  worker.alive = true;
   worker.pool = s.PoolOf(spec.pool);
   worker.seq = s.next_seq++;
   worker.used = Resources{0, 0, 0};
   s.IndexWorker(w);
+  s.Grew(w);
   return Status::OK();
 }
 
@@ -388,28 +445,50 @@ Status Scheduler::Submit(TaskSpec spec) {
 std::vector<Assignment> Scheduler::Schedule() {
   Impl& s = *impl_;
   std::vector<std::pair<QueueKey, uint32_t>> started;
-  Pass pass;
+  std::vector<std::pair<QueueKey, Group*>> heads;
+  std::vector<Resources> failed;
+  auto later = [](const auto& a, const auto& b) { return b.first < a.first; };
   int pools_started = 0;
   for (Pool& pool : s.pools) {
-    if (pool.by_load.empty()) continue;
-    pass.Clear();
+    if (pool.by_load.empty() || pool.groups.empty()) continue;
+    // The groups' queues merged in priority order: the same order as walking one queue.
+    heads.clear();
+    bool grown = pool.many_grown || !pool.grown.empty();
+    for (auto& [key, group] : pool.groups) {
+      if (group.stuck && !grown) continue;
+      group.walked = false;
+      heads.emplace_back(*group.queue.begin(), &group);
+    }
+    std::make_heap(heads.begin(), heads.end(), later);
+    failed.clear();
     size_t before = started.size();
-    for (auto it = pool.queue.begin(); it != pool.queue.end();) {
-      if (*pool.free_cpus.rbegin() < *pool.queued_cpus.begin()) break;
-      QueueKey key = *it;
-      uint32_t w = s.Place(s.tasks[key.task], pool, &pass);
-      ++it;
-      if (w == kNone) continue;
+    while (!heads.empty()) {
+      std::pop_heap(heads.begin(), heads.end(), later);
+      auto [key, group] = heads.back();
+      heads.pop_back();
+      uint32_t w = s.Place(s.tasks[key.task], pool, group, &failed);
+      if (w == kNone) {
+        group->stuck = true;
+        continue;
+      }
+      bool last = group->queue.size() == 1;  // then Dequeue drops the group
       s.Dequeue(key.task);
       s.Start(key.task, w);
       started.emplace_back(key, w);
+      if (!last) {
+        heads.emplace_back(*group->queue.begin(), group);
+        std::push_heap(heads.begin(), heads.end(), later);
+      }
     }
     if (started.size() > before) ++pools_started;
+    // Every group left is stuck now, whatever grew before.
+    pool.grown.clear();
+    pool.many_grown = false;
   }
   // Each pool's starts are in priority order already; only interleaving pools needs a sort.
   if (pools_started > 1) {
-    std::stable_sort(started.begin(), started.end(),
-                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    std::sort(started.begin(), started.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
   }
   std::vector<Assignment> assignments;
   assignments.reserve(started.size());
@@ -460,7 +539,7 @@ Status Scheduler::Resubmit(int64_t task_id) {
   FLOTILLA_ASSIGN_OR_RETURN(uint32_t t, s.TaskIndex(task_id));
   Task& task = s.tasks[t];
   if (task.state != TaskState::kCompleted) {
-    return Status::Invalid(TaskName(task_id) + " is " + std::string(StateName(task.state)) +
+    return Status::Invalid(TaskName(task_id) + " is " + StateName(task.state) +
                            ": only a completed task can be resubmitted");
   }
   // A new run gets a new attempt number so a late report from the lost run can be told apart;

@@ -113,8 +113,22 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions option
   w->store_ = std::make_unique<PartitionStore>(options.store_memory_bytes, w->spill_dir_);
   PartitionStore* store = w->store_.get();
   FLOTILLA_ASSIGN_OR_RETURN(
-      w->flight_, FlightServer::Start(options.host, options.port, options.token,
-                                      [store](const std::string& id) { return store->Get(id); }));
+      w->flight_,
+      FlightServer::Start(options.host, options.port, options.token,
+                          [store](const std::string& ticket) -> Result<std::vector<StoredPartition>> {
+                            // One id, or several one per line (MultiPartitionTicket).
+                            std::vector<StoredPartition> out;
+                            size_t start = 0;
+                            while (start <= ticket.size()) {
+                              size_t end = ticket.find('\n', start);
+                              if (end == std::string::npos) end = ticket.size();
+                              FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p,
+                                                        store->Get(ticket.substr(start, end - start)));
+                              out.push_back(std::move(p));
+                              start = end + 1;
+                            }
+                            return out;
+                          }));
   w->address_ = w->flight_->address();
   w->id_ = options.id.empty() ? w->address_ : options.id;
   return w;
@@ -190,15 +204,29 @@ void WorkerRuntime::DropQuery(int64_t query_id) {
   std::erase_if(cancelled_, [&](int64_t task) { return (task >> 32) == query_id; });
 }
 
+int64_t WorkerRuntime::flight_calls_served() const {
+  return flight_ == nullptr ? 0 : flight_->calls_served();
+}
+
 void WorkerRuntime::Stop() {
   flight_.reset();
   store_->DropPrefix("");
 }
 
-Result<StoredPartition> WorkerRuntime::Fetch(const PartitionRef& ref) const {
+Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(
+    const std::vector<PartitionRef>& refs) const {
+  if (refs.empty()) return std::vector<StoredPartition>{};
+  if (refs[0].worker != id_) {
+    return FlightGetMany(refs[0].address, options_.token, MultiPartitionTicket(refs),
+                         static_cast<int>(refs.size()));
+  }
   // Local data skips gRPC.
-  if (ref.worker == id_) return store_->Get(ref.id);
-  return FlightGet(ref.address, options_.token, ref.id);
+  std::vector<StoredPartition> out;
+  for (const PartitionRef& r : refs) {
+    FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p, store_->Get(r.id));
+    out.push_back(std::move(p));
+  }
+  return out;
 }
 
 std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
@@ -225,8 +253,8 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   csv::RegisterCsvScanTasks(&resolver);
   json::RegisterJsonScanTasks(&resolver);
   io::RegisterHivePartitionTasks(&resolver);
-  RegisterPartitionScanTasks(&resolver, [this, &input_lost](const PartitionRef& ref) {
-    Result<StoredPartition> p = Fetch(ref);
+  RegisterPartitionScanTasks(&resolver, [this, &input_lost](const std::vector<PartitionRef>& refs) {
+    Result<std::vector<StoredPartition>> p = Fetch(refs);
     if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
                     p.status().code() == StatusCode::kKeyError)) {
       input_lost = true;
@@ -246,13 +274,13 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     std::vector<RecordBatch> staged, tables;
     SchemaPtr schema;
     for (const proto::PartitionRef& r : task.inputs()) {
-      Result<StoredPartition> p = Fetch(RefFromProto(r));
+      Result<std::vector<StoredPartition>> p = Fetch({RefFromProto(r)});
       if (!p.ok()) {
         input_lost = true;
         return fail(p.status());
       }
-      schema = p->schema;
-      staged.insert(staged.end(), p->batches.begin(), p->batches.end());
+      schema = (*p)[0].schema;
+      staged.insert(staged.end(), (*p)[0].batches.begin(), (*p)[0].batches.end());
     }
     if (Status s = CommitFiles(output, staged, &tables); !s.ok()) return fail(s);
     outputs.emplace_back(schema, std::move(tables));

@@ -40,6 +40,7 @@ class WorkerRuntime {
   const std::string& id() const { return id_; }
   const std::string& address() const { return address_; }
   PartitionStore& store() { return *store_; }
+  int64_t flight_calls_served() const;
 
   /// Stops serving and forgets every stored partition, as if the worker had died (tests of
   /// recovery). Tasks still running finish, but their outputs are unreachable.
@@ -60,8 +61,9 @@ class WorkerRuntime {
   /// Forgets a query's stored outputs.
   void DropQuery(int64_t query_id);
 
-  /// Reads a partition from wherever it is: this store, or another worker over Flight.
-  Result<StoredPartition> Fetch(const PartitionRef& ref) const;
+  /// Reads partitions held by one worker from wherever they are: this store, or that worker
+  /// over Flight (one request for all of them).
+  Result<std::vector<StoredPartition>> Fetch(const std::vector<PartitionRef>& refs) const;
 
  private:
   WorkerRuntime() = default;

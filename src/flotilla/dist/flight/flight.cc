@@ -9,6 +9,7 @@
 #include "flotilla/dist/flight/flight.grpc.pb.h"
 #include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/ipc/message.h"
+#include "flotilla/io/ipc/metadata.h"
 #include "flotilla/io/stream.h"
 
 namespace flotilla::dist {
@@ -20,17 +21,21 @@ constexpr char kAuthHeader[] = "authorization";
 
 std::string BearerOf(const std::string& token) { return "Bearer " + token; }
 
-// The IPC stream of a partition cut into its messages: what DoGet sends.
-Status ForEachMessage(const StoredPartition& partition,
-                      const std::function<bool(const ipc::Message&)>& send) {
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream,
-                            ipc::WriteStreamToBuffer(partition.schema, partition.batches));
-  io::BufferReader reader(stream);
-  for (int64_t i = 0;; ++i) {
-    FLOTILLA_ASSIGN_OR_RETURN(std::optional<ipc::Message> message, ipc::ReadMessage(&reader, i));
-    if (!message) return Status::OK();
-    if (!send(*message)) return Status::IOError("the client went away");
+// The IPC streams of the partitions cut into messages, the schema sent once: what DoGet sends.
+Status ForEachMessage(const std::vector<StoredPartition>& partitions,
+                      const std::function<bool(const ipc::Message&, int)>& send) {
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    FLOTILLA_ASSIGN_OR_RETURN(
+        BufferPtr stream, ipc::WriteStreamToBuffer(partitions[0].schema, partitions[p].batches));
+    io::BufferReader reader(stream);
+    for (int64_t i = 0;; ++i) {
+      FLOTILLA_ASSIGN_OR_RETURN(std::optional<ipc::Message> message, ipc::ReadMessage(&reader, i));
+      if (!message) break;
+      if (p > 0 && message->message->header_type() == ipc::fb::MessageHeader::Schema) continue;
+      if (!send(*message, static_cast<int>(p))) return Status::IOError("the client went away");
+    }
   }
+  return Status::OK();
 }
 
 class Service final : public fl::FlightService::Service {
@@ -47,12 +52,16 @@ class Service final : public fl::FlightService::Service {
       return {grpc::StatusCode::UNAUTHENTICATED,
               "flight: the call does not carry this cluster's token"};
     }
-    Result<StoredPartition> partition = lookup_(ticket->ticket());
-    if (!partition.ok()) return {grpc::StatusCode::NOT_FOUND, partition.status().message()};
-    Status s = ForEachMessage(*partition, [&](const ipc::Message& m) {
+    Result<std::vector<StoredPartition>> partitions = lookup_(ticket->ticket());
+    if (!partitions.ok()) return {grpc::StatusCode::NOT_FOUND, partitions.status().message()};
+    if (partitions->empty()) return {grpc::StatusCode::NOT_FOUND, "the ticket names nothing"};
+    Status s = ForEachMessage(*partitions, [&](const ipc::Message& m, int index) {
       fl::FlightData data;
       data.set_data_header(m.metadata->data(), m.metadata->size());
       if (m.body != nullptr) data.set_data_body(m.body->data(), m.body->size());
+      if (m.message->header_type() == ipc::fb::MessageHeader::RecordBatch) {
+        data.set_app_metadata(std::to_string(index));
+      }
       return writer->Write(data);
     });
     if (!s.ok()) return {grpc::StatusCode::INTERNAL, s.message()};
@@ -125,6 +134,14 @@ int64_t FlightServer::calls_refused() const { return impl_->service->refused_.lo
 
 Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
                                   const std::string& ticket) {
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> parts,
+                            FlightGetMany(address, token, ticket, 1));
+  return std::move(parts[0]);
+}
+
+Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
+                                                   const std::string& token,
+                                                   const std::string& ticket, int count) {
   auto stub = fl::FlightService::NewStub(ChannelTo(address));
   grpc::ClientContext context;
   context.AddMetadata(kAuthHeader, BearerOf(token));
@@ -134,8 +151,22 @@ Result<StoredPartition> FlightGet(const std::string& address, const std::string&
   // The messages are framed back into an IPC stream (continuation, length, metadata padded to
   // 8 bytes, body) and read by the IPC reader, which validates everything that arrived.
   std::string stream;
+  std::vector<int> batch_partition;  // per record batch message, in order
   fl::FlightData data;
   while (reader->Read(&data)) {
+    if (!data.app_metadata().empty()) {
+      int index = -1;
+      try {
+        index = std::stoi(data.app_metadata());
+      } catch (...) {
+      }
+      if (index < 0 || index >= count) {
+        return Status::Invalid("flight DoGet '" + ticket + "' from " + address +
+                               ": a batch names partition '" + data.app_metadata() + "' of " +
+                               std::to_string(count));
+      }
+      batch_partition.push_back(index);
+    }
     const std::string& header = data.data_header();
     size_t padded = (header.size() + 7) & ~size_t{7};
     AppendLe32(&stream, 0xFFFFFFFFu);
@@ -162,12 +193,23 @@ Result<StoredPartition> FlightGet(const std::string& address, const std::string&
   AppendLe32(&stream, 0xFFFFFFFFu);
   AppendLe32(&stream, 0);
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(stream));
-  StoredPartition out;
-  auto batches = ipc::ReadStream(buffer, &out.schema);
+  SchemaPtr schema;
+  auto batches = ipc::ReadStream(buffer, &schema);
   if (!batches.ok()) {
     return batches.status().WithContext("flight DoGet '" + ticket + "' from " + address);
   }
-  out.batches = batches.MoveValueUnsafe();
+  std::vector<StoredPartition> out(count, StoredPartition{schema, {}});
+  if (count == 1 && batch_partition.empty()) {
+    out[0].batches = batches.MoveValueUnsafe();  // a server that does not label its batches
+    return out;
+  }
+  if (batch_partition.size() != batches->size()) {
+    return Status::Invalid("flight DoGet '" + ticket + "' from " + address +
+                           ": batches without their partition index");
+  }
+  for (size_t i = 0; i < batch_partition.size(); ++i) {
+    out[batch_partition[i]].batches.push_back(std::move((*batches)[i]));
+  }
   return out;
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 // The data plane: an Arrow Flight server on every worker and the client that pulls partitions
-// from it. DoGet(ticket) streams the partition the ticket names as Arrow IPC messages (one
-// FlightData each: flatbuffer metadata in data_header, the body in data_body), which is what any
-// Flight client expects. Every call must carry the cluster's token as gRPC metadata
+// from it. DoGet(ticket) streams the partitions the ticket names as one Arrow IPC stream (one
+// FlightData per message: flatbuffer metadata in data_header, the body in data_body), which is
+// what any Flight client expects; each record batch's app_metadata is the index of the partition
+// it belongs to, so a ticket naming several partitions is read back as several. Every call must carry the cluster's token as gRPC metadata
 // "authorization: Bearer <token>"; calls without it, or with another, are refused
 // (UNAUTHENTICATED) before anything is read. gRPC headers stay inside flight.cc.
 #include <cstdint>
@@ -17,8 +18,9 @@ namespace flotilla::dist {
 
 class FlightServer {
  public:
-  /// What a ticket names; an error is sent to the caller as NOT_FOUND with its message.
-  using Lookup = std::function<Result<StoredPartition>(const std::string& ticket)>;
+  /// What a ticket names (one or more partitions of one schema); an error is sent to the caller
+  /// as NOT_FOUND with its message.
+  using Lookup = std::function<Result<std::vector<StoredPartition>>(const std::string& ticket)>;
 
   /// Listens on `host`:`port` (0: any free port) and serves `lookup`'s partitions to callers
   /// presenting `token` (which must not be empty).
@@ -43,5 +45,9 @@ class FlightServer {
 /// the server's own message otherwise (unknown ticket, refused token).
 Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
                                   const std::string& ticket);
+/// DoGet of a ticket naming `count` partitions: each one's batches.
+Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
+                                                   const std::string& token,
+                                                   const std::string& ticket, int count);
 
 }  // namespace flotilla::dist

@@ -19,8 +19,9 @@ StoredPartition Sample() {
 std::unique_ptr<FlightServer> Serve(const std::string& token) {
   StoredPartition p = Sample();
   auto server = FlightServer::Start("127.0.0.1", 0, token, [p](const std::string& ticket)
-                                        -> Result<StoredPartition> {
-    if (ticket == "p0") return p;
+                                        -> Result<std::vector<StoredPartition>> {
+    if (ticket == "p0") return std::vector<StoredPartition>{p};
+    if (ticket == "p0,empty,p0") return std::vector<StoredPartition>{p, {p.schema, {}}, p};
     return Status::KeyError("no partition '" + ticket + "'");
   });
   EXPECT_TRUE(server.ok()) << server.status().ToString();
@@ -36,6 +37,20 @@ TEST(FlightTest, DoGetStreamsThePartitionAsArrowIpc) {
   ASSERT_EQ(got->batches.size(), 2u);
   EXPECT_EQ(CanonicalJson(*got->schema, got->batches), CanonicalJson(*want.schema, want.batches));
   EXPECT_EQ(server->calls_served(), 1);
+}
+
+TEST(FlightTest, OneCallReadsSeveralPartitionsBackApart) {
+  auto server = Serve("secret");
+  auto got = FlightGetMany(server->address(), "secret", "p0,empty,p0", 3);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  StoredPartition want = Sample();
+  ASSERT_EQ(got->size(), 3u);
+  EXPECT_EQ(CanonicalJson(*(*got)[0].schema, (*got)[0].batches), CanonicalJson(*want.schema, want.batches));
+  EXPECT_TRUE((*got)[1].batches.empty());
+  EXPECT_EQ(CanonicalJson(*(*got)[2].schema, (*got)[2].batches), CanonicalJson(*want.schema, want.batches));
+  EXPECT_EQ(server->calls_served(), 1);
+  // Asking for fewer partitions than the server labels is an error, not a silent merge.
+  EXPECT_FALSE(FlightGetMany(server->address(), "secret", "p0,empty,p0", 2).ok());
 }
 
 TEST(FlightTest, CallsWithoutTheClusterTokenAreRefused) {
