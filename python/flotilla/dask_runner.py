@@ -95,6 +95,7 @@ class DaskRunner:
         self.scan_task_max_bytes = scan_task_max_bytes or int(
             os.environ.get("FLOTILLA_SCAN_TASK_MAX_BYTES", 384 << 20))
         self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
+        self._dropped = {}  # Dask worker address -> when its calls failed
         self._refresh_workers()
 
     # --- workers --------------------------------------------------------------------------------
@@ -104,11 +105,19 @@ class DaskRunner:
         live = set(self.client.scheduler_info()["workers"])
         removed = [self.workers.pop(a)[1] for a in list(self.workers) if a not in live]
         added = []
+        now = time.monotonic()
         for address in sorted(live - set(self.workers)):
+            if now - self._dropped.get(address, -1e9) < 30:
+                continue  # its calls failed moments ago; the scheduler has not noticed yet
             worker_id = f"dask-{address.rsplit(':', 1)[-1]}-{secrets.token_hex(2)}"
-            actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None, actor=True,
-                                       workers=[address], allow_other_workers=False, pure=False).result()
-            wid, flight, pid = actor.info().result()
+            try:
+                actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None, actor=True,
+                                           workers=[address], allow_other_workers=False,
+                                           pure=False).result(timeout=60)
+                wid, flight, pid = actor.info().result(timeout=60)
+            except Exception:  # noqa: BLE001 - a worker that cannot host an actor is left out
+                self._dropped[address] = time.monotonic()
+                continue
             self.workers[address] = (actor, wid, flight, pid)
             added.append(wid)
         return added, removed
@@ -223,9 +232,15 @@ class DaskRunner:
                 del pending[task_id]
                 try:
                     result = fut.result()
-                except Exception as e:  # noqa: BLE001 - the worker (process) failed, not the task
-                    driver.on_task_lost(task_id, wid, f"{type(e).__name__}: {e}")
-                    self._check_workers(driver, actors, udf_payload, force=True)
+                except Exception:  # noqa: BLE001 - the worker (process) failed, not the task
+                    # Taken out at once, before the scheduler's heartbeat notices: its tasks are
+                    # re-queued elsewhere and what it held is recomputed. If it is in fact alive,
+                    # the next refresh starts a new actor on it.
+                    self._drop_worker(driver, actors, wid)
+                    for other, (owner, _) in list(pending.items()):
+                        if owner == wid:
+                            del pending[other]
+                    self._check_workers(driver, actors, udf_payload)
                     continue
                 driver.on_task_result(task_id, result)
                 if on_result is not None:
@@ -251,12 +266,20 @@ class DaskRunner:
             return [driver.empty_result()]
         return [results[r] for r in order]
 
-    def _check_workers(self, driver, actors, udf_payload, force=False):
+    def _drop_worker(self, driver, actors, wid):
+        for address, w in list(self.workers.items()):
+            if w[1] == wid:
+                del self.workers[address]
+                self._dropped[address] = time.monotonic()
+        if actors.pop(wid, None) is not None:
+            driver.remove_worker(wid)
+
+    def _check_workers(self, driver, actors, udf_payload):
         """Workers that left become worker_removed; new ones join. Returns the removed ids."""
         added, removed = self._refresh_workers()
         for wid in removed:
-            actors.pop(wid, None)
-            driver.remove_worker(wid)
+            if actors.pop(wid, None) is not None:
+                driver.remove_worker(wid)
         for wid in added:
             actor = next(w[0] for w in self.workers.values() if w[1] == wid)
             if udf_payload is not None:
