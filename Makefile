@@ -54,7 +54,7 @@ test-asan: deps
 # Benchmarks (never part of `make test`): Google Benchmark binaries under build/bench/.
 bench: build
 	@for b in $(BUILD_DIR)/bench/*_bench; do \
-	  case $$b in *expr_q1_bench|*operators_bench|*formats_bench) continue;; esac; \
+	  case $$b in *expr_q1_bench|*operators_bench|*formats_bench|*scheduler_bench) continue;; esac; \
 	  echo "== $$b"; $$b --benchmark_min_time=0.5; done
 	@echo "== bench/expr_q1.sh (TPC-H Q1 expressions, ours next to DuckDB)"; bench/expr_q1.sh $(BUILD_DIR)
 	@echo "== bench/operators.sh (local engine operators, ours next to DuckDB)"; bench/operators.sh $(BUILD_DIR)

@@ -184,34 +184,43 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan) {
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes) {
-  // As many groups as min_bytes allows, of equal size: a last group of leftovers would be the
-  // straggler every worker waits for.
-  int64_t total = 0;
-  for (const auto& task : tasks) total += std::max<int64_t>(task->size_bytes(), 0);
-  min_bytes = std::max<int64_t>(min_bytes, 1);
-  const int64_t groups_wanted = std::max<int64_t>(1, total / min_bytes);
-  const int64_t target = std::min(max_bytes, (total + groups_wanted - 1) / groups_wanted);
+  // As many groups as min_bytes allows (and max_bytes asks), of equal size: each task goes to
+  // the group its middle byte falls in, so no group is a leftover that every worker waits for.
   std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> groups;
-  std::vector<std::shared_ptr<const exec::ScanTask>> current;
-  int64_t bytes = 0;
-  auto flush = [&] {
-    if (!current.empty()) groups.push_back(std::move(current));
-    current.clear();
-    bytes = 0;
+  std::vector<std::shared_ptr<const exec::ScanTask>> known;
+  auto place_known = [&] {
+    int64_t total = 0;
+    for (const auto& t : known) total += t->size_bytes();
+    if (known.empty()) return;
+    int64_t n = std::max<int64_t>(1, total / std::max<int64_t>(min_bytes, 1));
+    n = std::max<int64_t>(n, (total + max_bytes - 1) / std::max<int64_t>(max_bytes, 1));
+    n = std::min<int64_t>(n, static_cast<int64_t>(known.size()));
+    int64_t before = 0;
+    int64_t last = -1;
+    for (const auto& t : known) {
+      const int64_t size = t->size_bytes();
+      const double middle = static_cast<double>(before) + static_cast<double>(size) / 2;
+      int64_t g = total > 0 ? static_cast<int64_t>(middle * static_cast<double>(n) /
+                                                   static_cast<double>(total))
+                            : 0;
+      g = std::min(g, n - 1);
+      if (g != last) groups.emplace_back();
+      groups.back().push_back(t);
+      last = g;
+      before += size;
+    }
+    known.clear();
   };
   for (const auto& task : tasks) {
-    int64_t size = task->size_bytes();
-    if (size < 0) {
-      flush();
+    if (task->size_bytes() < 0) {
+      // Tasks of unknown size stand alone, between the runs of known ones.
+      place_known();
       groups.push_back({task});
       continue;
     }
-    if (!current.empty() && bytes + size > max_bytes) flush();
-    current.push_back(task);
-    bytes += size;
-    if (bytes >= target) flush();
+    known.push_back(task);
   }
-  flush();
+  place_known();
   return groups;
 }
 

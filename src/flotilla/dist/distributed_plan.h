@@ -63,8 +63,7 @@ struct DistributedPlan {
 Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan);
 
 /// Groups of consecutive scan tasks of about equal size: as many as `min_bytes` per group allows
-/// (at least one), each within `max_bytes` unless one task alone is larger. Tasks of unknown
-/// size stand alone.
+/// (at least one, more when `max_bytes` asks for them). Tasks of unknown size stand alone.
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes);

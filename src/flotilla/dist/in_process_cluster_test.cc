@@ -339,16 +339,17 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
     for (const auto& g : groups) out.push_back(g.size());
     return out;
   };
-  // 315 known bytes at 30 per group: 10 groups of about 32; the 200-byte task stands alone and
-  // the one of unknown size too.
+  // A task of unknown size stands alone; the known runs on either side are grouped apart
+  // (80 bytes at 30: 2 groups; 235 bytes: 7 wanted, but only 3 tasks).
   auto groups = GroupScanTasks({task(10), task(10), task(10), task(50), task(-1), task(30), task(200), task(5)},
-                               /*min=*/30, /*max=*/100);
-  EXPECT_EQ(sizes(groups), (std::vector<size_t>{4, 1, 1, 1, 1}));
-  // Twelve tasks of 10 at a minimum of 35: three groups of four, not three of 4 and one of 0.
-  std::vector<std::shared_ptr<const exec::ScanTask>> even(12, task(10));
-  EXPECT_EQ(sizes(GroupScanTasks(even, 35, 1000)), (std::vector<size_t>{4, 4, 4}));
-  // A maximum below the even share still splits.
-  EXPECT_EQ(sizes(GroupScanTasks(even, 100, 25)), (std::vector<size_t>{2, 2, 2, 2, 2, 2}));
+                               /*min=*/30, /*max=*/1000);
+  EXPECT_EQ(sizes(groups), (std::vector<size_t>{3, 1, 1, 1, 1, 1}));
+  // Thirteen tasks of 10 at a minimum of 40: three groups of 4-5, not three of 4 and a leftover.
+  std::vector<std::shared_ptr<const exec::ScanTask>> even(13, task(10));
+  EXPECT_EQ(sizes(GroupScanTasks(even, 40, 1000)), (std::vector<size_t>{4, 5, 4}));
+  // A maximum below the minimum's share asks for more groups.
+  EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 25)), (std::vector<size_t>{2, 2, 2, 3, 2, 2}));
+  EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 1000)), (std::vector<size_t>{13}));
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 #include "flotilla/dist/scheduler.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <set>
 #include <unordered_map>
@@ -157,6 +159,17 @@ void EraseOne(std::multiset<T>* set, const T& value) {
   set->erase(set->find(value));
 }
 
+// Negative, infinite or NaN amounts would break the ordered indexes (and the arithmetic of room).
+Status CheckAmounts(const Resources& r, const std::string& what) {
+  if (std::isfinite(r.cpus) && r.cpus >= 0 && std::isfinite(r.gpus) && r.gpus >= 0 &&
+      r.memory_bytes >= 0) {
+    return Status::OK();
+  }
+  return Status::Invalid(what + " has a negative or non-finite amount: " + std::to_string(r.cpus) +
+                         " cpus, " + std::to_string(r.gpus) + " gpus, " +
+                         std::to_string(r.memory_bytes) + " memory bytes");
+}
+
 std::string TaskName(int64_t task_id) {
   return "task " + std::to_string(task_id);
 }
@@ -185,7 +198,7 @@ struct Scheduler::Impl {
   std::vector<Worker> workers;
   std::vector<uint32_t> free_slots;
   std::unordered_map<std::string, uint32_t> worker_index;
-  std::vector<Pool> pools;
+  std::deque<Pool> pools;  // a deque: tasks point into their pool's groups
   std::unordered_map<std::string, uint32_t> pool_index;
   uint64_t next_seq = 0;
   int64_t num_queued = 0;
@@ -311,6 +324,19 @@ struct Scheduler::Impl {
     }
   }
 
+  bool MayRevive(const Pool& pool, const GroupKey& key) const {
+    if (pool.many_grown) return true;
+    for (uint32_t w : pool.grown) {
+      const Worker& worker = workers[w];
+      if (worker.alive && &pools[worker.pool] == &pool &&
+          (key.required_worker.empty() || worker.spec.id == key.required_worker) &&
+          worker.Free().Fits(key.request)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   bool RetryOrFail(uint32_t t) {
     Task& task = tasks[t];
     if (task.attempt >= task.spec.max_attempts) {
@@ -386,6 +412,7 @@ Scheduler::~Scheduler() = default;
 
 Status Scheduler::AddWorker(const WorkerSpec& spec) {
   Impl& s = *impl_;
+  FLOTILLA_RETURN_NOT_OK(CheckAmounts(spec.capacity, "worker '" + spec.id + "' capacity"));
   uint32_t w = s.free_slots.empty() ? static_cast<uint32_t>(s.workers.size()) : s.free_slots.back();
   if (!s.worker_index.try_emplace(spec.id, w).second) {
     return Status::Invalid("worker '" + spec.id + "' already joined the cluster");
@@ -431,6 +458,7 @@ Result<std::vector<int64_t>> Scheduler::RemoveWorker(const std::string& worker_i
 
 Status Scheduler::Submit(TaskSpec spec) {
   Impl& s = *impl_;
+  FLOTILLA_RETURN_NOT_OK(CheckAmounts(spec.request, TaskName(spec.task_id) + " request"));
   auto t = static_cast<uint32_t>(s.tasks.size());
   if (!s.task_index.try_emplace(spec.task_id, t).second) {
     return Status::Invalid(TaskName(spec.task_id) + " was already submitted");
@@ -453,9 +481,8 @@ std::vector<Assignment> Scheduler::Schedule() {
     if (pool.by_load.empty() || pool.groups.empty()) continue;
     // The groups' queues merged in priority order: the same order as walking one queue.
     heads.clear();
-    bool grown = pool.many_grown || !pool.grown.empty();
     for (auto& [key, group] : pool.groups) {
-      if (group.stuck && !grown) continue;
+      if (group.stuck && !s.MayRevive(pool, key)) continue;
       group.walked = false;
       heads.emplace_back(*group.queue.begin(), &group);
     }

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <string>
 #include <tuple>
@@ -389,3 +391,545 @@ TEST(SchedulerTest, UnknownAndDuplicateIdsAreErrors) {
   EXPECT_EQ(s.state(1), TaskState::kQueued);
 }
 
+TEST(SchedulerTest, NegativeOrNonFiniteAmountsAreRefused) {
+  Scheduler s;
+  EXPECT_EQ(s.AddWorker(MakeWorker("w", -1)).code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.AddWorker(MakeWorker("w", std::nan(""))).code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.AddWorker(MakeWorker("w", 4, 0, -1)).code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.num_workers(), 0);
+  s.AddWorker(MakeWorker("w", 4)).Check();
+  EXPECT_EQ(s.Submit(MakeTask(1, 1, 0, {-1, 0, 0})).code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.Submit(MakeTask(2, 1, 0, {1, std::nan(""), 0})).code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.Submit(MakeTask(3, 1, 0, {1, 0, -5})).code(), StatusCode::kInvalid);
+  EXPECT_EQ(s.num_queued(), 0);
+  // A refused task was not taken: its id is still free.
+  s.Submit(MakeTask(1)).Check();
+}
+
+// ---- Simulated clusters, checked against a brute-force model after every Schedule() ----------
+
+struct SimOptions {
+  const char* name;
+  int workers;
+  int tasks;
+  // false: thousands of tasks are submitted, finish and fail between two Schedule() calls.
+  // true: one task finishes or fails between calls, as with a backend that schedules on every
+  // event; then the model checks exactly that no queued task fits anywhere after each call.
+  bool every_event;
+};
+
+struct SimWorker {
+  WorkerSpec spec;
+  int pool = 0;  // 0: general, 1: "embed"
+  bool up = false;
+  uint64_t seq = 0;  // join order, as the scheduler breaks ties
+  int rejoin_step = 0;
+  Resources used;
+};
+
+struct SimTask {
+  TaskSpec spec;
+  int pool = 0;
+  int required = -1;  // the required worker's index
+  // By worker index (worker k is "w<k>"); spec.input_bytes is filled only for Submit().
+  std::vector<std::pair<int, int64_t>> input_bytes;
+  TaskState state = TaskState::kQueued;
+  int attempt = 1;
+  int worker = -1;
+  int finals = 0;  // transitions to completed or failed
+};
+
+// A set of small integers with O(1) insert, erase and uniform sampling.
+class IndexSet {
+ public:
+  explicit IndexSet(size_t universe) : pos_(universe, -1) {}
+  void Insert(int i) {
+    pos_[i] = static_cast<int>(items_.size());
+    items_.push_back(i);
+  }
+  void Erase(int i) {
+    int last = items_.back();
+    items_[pos_[i]] = last;
+    pos_[last] = pos_[i];
+    items_.pop_back();
+    pos_[i] = -1;
+  }
+  bool Contains(int i) const { return pos_[i] >= 0; }
+  const std::vector<int>& items() const { return items_; }
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+
+ private:
+  std::vector<int> pos_;
+  std::vector<int> items_;
+};
+
+class Simulation {
+ public:
+  Simulation(SimOptions options, uint64_t seed)
+      : options_(options), rng_(seed), queued_(options.tasks), running_(options.tasks) {}
+
+  void Run() {
+    for (int i = 0; i < options_.workers; ++i) {
+      ASSERT_NO_FATAL_FAILURE(AddNewWorker());
+    }
+    // Random queries and ranks: submission order is not priority order.
+    for (int i = 0; i < options_.tasks; ++i)
+      tasks_.push_back(RandomTask(i));
+    for (int i = 0; i < options_.tasks; ++i)
+      index_of_[tasks_[i].spec.task_id] = i;
+
+    const int batch = options_.every_event ? options_.tasks : 4'000;
+    churn_every_ = options_.every_event ? 100 : 5;
+    const int max_steps = options_.every_event ? 4 * options_.tasks : 10'000;
+    int submitted = 0;
+    for (int step = 0; finished_ < options_.tasks; ++step) {
+      ASSERT_LT(step, max_steps) << "the simulation does not drain";
+      for (int n = 0; n < batch && submitted < options_.tasks; ++n, ++submitted) {
+        TaskSpec spec = tasks_[submitted].spec;
+        for (auto [holder, bytes] : tasks_[submitted].input_bytes) {
+          spec.input_bytes.emplace_back("w" + std::to_string(holder), bytes);
+        }
+        ASSERT_TRUE(sched_.Submit(std::move(spec)).ok());
+        Queue(submitted);
+      }
+      bool churned = step % churn_every_ == churn_every_ - 1;
+      if (churned) {
+        ASSERT_NO_FATAL_FAILURE(Churn(step));
+      }
+
+      auto schedule_start = std::chrono::steady_clock::now();
+      std::vector<Assignment> assignments = sched_.Schedule();
+      schedule_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - schedule_start).count();
+      steps_ = step + 1;
+      assignments_ += assignments.size();
+      ASSERT_NO_FATAL_FAILURE(ApplyAssignments(assignments));
+      ASSERT_EQ(sched_.num_queued(), static_cast<int64_t>(queued_.size()));
+      ASSERT_EQ(sched_.num_running(), static_cast<int64_t>(running_.size()));
+      if (!options_.every_event || step % 100 == 0) {
+        ASSERT_NO_FATAL_FAILURE(CheckWorkers());
+      }
+      if (!options_.every_event) {
+        ASSERT_NO_FATAL_FAILURE(CheckSampleFitsNowhere(32));
+      } else if (step == 0 || churned) {
+        ASSERT_NO_FATAL_FAILURE(CheckQueuedFitsNowhere());
+      } else {
+        ASSERT_NO_FATAL_FAILURE(CheckChangesFitNowhere());
+      }
+      grown_.clear();
+      fresh_.clear();
+      bool workers_down =
+          std::any_of(workers_.begin(), workers_.end(), [](const SimWorker& w) { return !w.up; });
+      ASSERT_TRUE(!assignments.empty() || !running_.empty() || submitted < options_.tasks ||
+                  workers_down || queued_.empty())
+          << "stuck with " << queued_.size() << " queued tasks";
+
+      if (options_.every_event) {
+        ASSERT_NO_FATAL_FAILURE(FinishOne());
+      } else {
+        ASSERT_NO_FATAL_FAILURE(FinishSome());
+      }
+    }
+
+    // bench/dist.sh reports this line.
+    std::printf(
+        "%s: %zu workers, %d tasks, %d steps, %zu assignments, "
+        "Schedule() %.0f ms (%.0f assignments/s)\n",
+        options_.name, workers_.size(), options_.tasks, steps_, assignments_,
+        schedule_seconds_ * 1e3, static_cast<double>(assignments_) / schedule_seconds_);
+    EXPECT_EQ(sched_.num_queued(), 0);
+    EXPECT_EQ(sched_.num_running(), 0);
+    int completed = 0;
+    for (const SimTask& t : tasks_) {
+      ASSERT_EQ(t.finals, 1) << "task " << t.spec.task_id;
+      ASSERT_EQ(sched_.state(t.spec.task_id), t.state) << "task " << t.spec.task_id;
+      completed += t.state == TaskState::kCompleted;
+    }
+    for (const SimWorker& w : workers_) {
+      if (!w.up) continue;
+      Resources used = *sched_.used(w.spec.id);
+      EXPECT_TRUE(used.cpus == 0 && used.gpus == 0 && used.memory_bytes == 0) << w.spec.id;
+    }
+    // The mix must exercise both outcomes, or the test checks less than it claims.
+    EXPECT_GT(completed, options_.tasks * 9 / 10);
+    EXPECT_LT(completed, options_.tasks);
+    EXPECT_GE(assignments_, static_cast<size_t>(options_.tasks));
+  }
+
+ private:
+  // What decides where a queued task may run: pool, required worker, request.
+  using Shape = std::tuple<int, int, double, double, int64_t>;
+
+  uint64_t Uniform(uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_); }
+  bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
+
+  static Shape ShapeOf(const SimTask& t) {
+    return {t.pool, t.required, t.spec.request.cpus, t.spec.request.gpus,
+            t.spec.request.memory_bytes};
+  }
+
+  void Queue(int index) {
+    SimTask& t = tasks_[index];
+    t.state = TaskState::kQueued;
+    queued_.Insert(index);
+    if (!options_.every_event) return;
+    ++queued_shapes_[ShapeOf(t)];
+    fresh_.push_back(index);
+  }
+
+  void Unqueue(int index) {
+    queued_.Erase(index);
+    if (!options_.every_event) return;
+    auto it = queued_shapes_.find(ShapeOf(tasks_[index]));
+    if (--it->second == 0) queued_shapes_.erase(it);
+  }
+
+  void AddNewWorker() {
+    static constexpr double kCpus[] = {4, 8, 16, 32};
+    static constexpr int64_t kMemory[] = {16, 32, 64, 128};
+    SimWorker w;
+    w.spec.id = "w" + std::to_string(workers_.size());
+    w.spec.capacity.cpus = kCpus[Uniform(4)];
+    w.spec.capacity.memory_bytes = kMemory[Uniform(4)] * kGiB;
+    if (Chance(0.03)) {
+      w.spec.pool = "embed";
+      w.pool = 1;
+    } else if (Chance(0.1)) {
+      w.spec.capacity.gpus = static_cast<double>(1 + Uniform(4));
+    }
+    workers_.push_back(w);
+    ASSERT_NO_FATAL_FAILURE(Join(static_cast<int>(workers_.size()) - 1));
+  }
+
+  void Join(int w) {
+    SimWorker& worker = workers_[w];
+    ASSERT_TRUE(sched_.AddWorker(worker.spec).ok());
+    worker.up = true;
+    worker.seq = next_seq_++;
+    worker.used = Resources{0, 0, 0};
+    grown_.push_back(w);
+  }
+
+  // Every request fits some worker shape that keeps coming back, so every task can finish.
+  SimTask RandomTask(int i) {
+    static constexpr double kCpus[] = {0.5, 1, 1, 1, 2, 4};
+    static constexpr int64_t kMemoryMiB[] = {256, 1024, 2048, 4096, 8192, 16384};
+    SimTask t;
+    TaskSpec& s = t.spec;
+    s.task_id = 1'000'003 + int64_t{i} * 7;
+    s.query_id = static_cast<int64_t>(Uniform(8));
+    s.node_rank = static_cast<int>(Uniform(5));
+    s.request = {kCpus[Uniform(6)], 0, kMemoryMiB[Uniform(6)] << 20};
+    s.max_attempts = 1 + static_cast<int>(Uniform(4));
+    double r = std::uniform_real_distribution<double>(0, 1)(rng_);
+    if (r < 0.02) {
+      s.pool = "embed";
+      t.pool = 1;
+    } else if (r < 0.07) {
+      s.request.gpus = 1;
+    } else if (r < 0.075) {
+      t.required = static_cast<int>(Uniform(workers_.size()));
+      const SimWorker& w = workers_[t.required];
+      s.required_worker = w.spec.id;
+      s.pool = w.spec.pool;
+      t.pool = w.pool;
+      s.request.cpus = std::min(s.request.cpus, w.spec.capacity.cpus);
+      s.request.gpus = w.spec.capacity.gpus > 0 ? 1 : 0;
+    }
+    for (uint64_t n = Uniform(4); n > 0; --n) {
+      int holder = static_cast<int>(Uniform(workers_.size() + 50));  // some join later
+      t.input_bytes.emplace_back(holder, 1 + static_cast<int64_t>(Uniform(1'000'000'000)));
+    }
+    return t;
+  }
+
+  bool Eligible(int pool, int required, int w) const {
+    return workers_[w].up && workers_[w].pool == pool && (required < 0 || required == w);
+  }
+  bool Eligible(const SimTask& t, int w) const { return Eligible(t.pool, t.required, w); }
+
+  static Resources Free(const SimWorker& w) {
+    Resources free = w.spec.capacity;
+    free -= w.used;
+    return free;
+  }
+
+  // The header's placement rule, by brute force over every worker.
+  int ExpectedWorker(const SimTask& t) const {
+    if (t.required >= 0) return t.required;
+    int best = -1;
+    int64_t best_bytes = 0;
+    for (const auto& [holder, bytes] : t.input_bytes) {
+      if (holder >= static_cast<int>(workers_.size())) continue;
+      const SimWorker& w = workers_[holder];
+      if (!Eligible(t, holder) || !Free(w).Fits(t.spec.request)) continue;
+      if (best < 0 || bytes > best_bytes || (bytes == best_bytes && w.seq < workers_[best].seq)) {
+        best = holder;
+        best_bytes = bytes;
+      }
+    }
+    if (best >= 0) return best;
+    auto load = [](const SimWorker& w) {
+      return w.spec.capacity.cpus > 0 ? w.used.cpus / w.spec.capacity.cpus : 1.0;
+    };
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      const SimWorker& w = workers_[i];
+      if (!Eligible(t, static_cast<int>(i)) || !Free(w).Fits(t.spec.request)) continue;
+      if (best < 0 || std::make_pair(load(w), w.seq) <
+                          std::make_pair(load(workers_[best]), workers_[best].seq)) {
+        best = static_cast<int>(i);
+      }
+    }
+    return best;
+  }
+
+  void ApplyAssignments(const std::vector<Assignment>& assignments) {
+    const size_t check_placement_every = options_.every_event ? 1 : 16;
+    std::tuple<int64_t, int64_t, int64_t> previous{INT64_MIN, INT64_MIN, INT64_MIN};
+    for (size_t i = 0; i < assignments.size(); ++i) {
+      const Assignment& a = assignments[i];
+      int index = index_of_.at(a.task_id);
+      SimTask& t = tasks_[index];
+      std::tuple<int64_t, int64_t, int64_t> key{t.spec.query_id, -t.spec.node_rank, t.spec.task_id};
+      ASSERT_LT(previous, key) << "assignments out of priority order";
+      previous = key;
+      ASSERT_EQ(t.state, TaskState::kQueued) << "task " << a.task_id << " was not queued";
+      ASSERT_EQ(a.attempt, t.attempt);
+      ASSERT_EQ(a.worker[0], 'w');
+      int wi = std::stoi(a.worker.substr(1));
+      ASSERT_LT(wi, static_cast<int>(workers_.size()));
+      SimWorker& w = workers_[wi];
+      ASSERT_EQ(w.spec.id, a.worker);
+      ASSERT_TRUE(Eligible(t, wi)) << "task " << a.task_id << " on " << a.worker;
+      ASSERT_TRUE(Free(w).Fits(t.spec.request))
+          << "task " << a.task_id << " overfills " << a.worker;
+      // The replay sees the cluster as the scheduler saw it at this decision.
+      if (i % check_placement_every == 0) {
+        ASSERT_EQ(ExpectedWorker(t), wi) << "task " << a.task_id << " on " << a.worker;
+      }
+      w.used += t.spec.request;
+      t.state = TaskState::kRunning;
+      t.worker = wi;
+      Unqueue(index);
+      running_.Insert(index);
+    }
+    if (options_.every_event) {
+      for (const Assignment& a : assignments) {
+        ASSERT_NO_FATAL_FAILURE(CheckWorker(std::stoi(a.worker.substr(1))));
+      }
+    }
+  }
+
+  void CheckWorker(int w) {
+    const SimWorker& worker = workers_[w];
+    Result<Resources> used = sched_.used(worker.spec.id);
+    ASSERT_TRUE(used.ok());
+    ASSERT_TRUE(worker.spec.capacity.Fits(*used)) << worker.spec.id << " over capacity";
+    ASSERT_EQ(used->cpus, worker.used.cpus) << worker.spec.id;
+    ASSERT_EQ(used->gpus, worker.used.gpus) << worker.spec.id;
+    ASSERT_EQ(used->memory_bytes, worker.used.memory_bytes) << worker.spec.id;
+  }
+
+  void CheckWorkers() {
+    for (size_t w = 0; w < workers_.size(); ++w) {
+      if (!workers_[w].up) continue;
+      ASSERT_NO_FATAL_FAILURE(CheckWorker(static_cast<int>(w)));
+    }
+  }
+
+  bool HasRoom(const Shape& shape, int w) const {
+    auto [pool, required, cpus, gpus, memory] = shape;
+    return Eligible(pool, required, w) && Free(workers_[w]).Fits({cpus, gpus, memory});
+  }
+
+  std::string Describe(const Shape& shape, int w) const {
+    auto [pool, required, cpus, gpus, memory] = shape;
+    return "a queued task of " + std::to_string(cpus) + " cpus, " + std::to_string(gpus) +
+           " gpus, " + std::to_string(memory) + " bytes fits " + workers_[w].spec.id;
+  }
+
+  void CheckFitsNowhere(const Shape& shape) const {
+    for (size_t w = 0; w < workers_.size(); ++w) {
+      ASSERT_FALSE(HasRoom(shape, static_cast<int>(w))) << Describe(shape, static_cast<int>(w));
+    }
+  }
+
+  // Scheduling is work-conserving: no queued task fits an eligible worker.
+  void CheckQueuedFitsNowhere() const {
+    for (const auto& [shape, count] : queued_shapes_) {
+      ASSERT_NO_FATAL_FAILURE(CheckFitsNowhere(shape));
+    }
+  }
+
+  // The same, when it held after the previous call: only the workers that gained room and the
+  // tasks queued since can make a fit.
+  void CheckChangesFitNowhere() const {
+    for (int w : grown_) {
+      for (const auto& [shape, count] : queued_shapes_) {
+        ASSERT_FALSE(HasRoom(shape, w)) << Describe(shape, w);
+      }
+    }
+    for (int index : fresh_) {
+      if (!queued_.Contains(index)) continue;
+      ASSERT_NO_FATAL_FAILURE(CheckFitsNowhere(ShapeOf(tasks_[index])));
+    }
+  }
+
+  void CheckSampleFitsNowhere(int samples) {
+    for (int n = 0; n < samples && !queued_.empty(); ++n) {
+      ASSERT_NO_FATAL_FAILURE(
+          CheckFitsNowhere(ShapeOf(tasks_[queued_.items()[Uniform(queued_.size())]])));
+    }
+  }
+
+  void Final(SimTask& t, TaskState state) {
+    t.state = state;
+    ++t.finals;
+    ++finished_;
+  }
+
+  void Stop(int index) {
+    SimTask& t = tasks_[index];
+    workers_[t.worker].used -= t.spec.request;
+    grown_.push_back(t.worker);
+    t.worker = -1;
+    running_.Erase(index);
+  }
+
+  void Complete(int index) {
+    SimTask& t = tasks_[index];
+    if (t.spec.task_id % 16 == 0) {
+      ASSERT_EQ(sched_.worker_of(t.spec.task_id), workers_[t.worker].spec.id);
+    }
+    ASSERT_TRUE(sched_.TaskCompleted(t.spec.task_id).ok());
+    Stop(index);
+    Final(t, TaskState::kCompleted);
+  }
+
+  void Fail(int index) {
+    SimTask& t = tasks_[index];
+    bool retryable = Chance(0.8);
+    Result<bool> retried = sched_.TaskFailed(t.spec.task_id, retryable);
+    ASSERT_TRUE(retried.ok());
+    Stop(index);
+    bool expected = retryable && t.attempt < t.spec.max_attempts;
+    ASSERT_EQ(*retried, expected) << "task " << t.spec.task_id;
+    if (expected) {
+      ++t.attempt;
+      Queue(index);
+    } else {
+      Final(t, TaskState::kFailed);
+    }
+  }
+
+  void FinishSome() {
+    std::vector<int> running = running_.items();
+    for (int index : running) {
+      double r = std::uniform_real_distribution<double>(0, 1)(rng_);
+      if (r < 0.3) {
+        ASSERT_NO_FATAL_FAILURE(Complete(index));
+      } else if (r < 0.33) {
+        ASSERT_NO_FATAL_FAILURE(Fail(index));
+      }
+    }
+  }
+
+  void FinishOne() {
+    if (running_.empty()) return;
+    int index = running_.items()[Uniform(running_.size())];
+    if (Chance(0.9)) {
+      ASSERT_NO_FATAL_FAILURE(Complete(index));
+    } else {
+      ASSERT_NO_FATAL_FAILURE(Fail(index));
+    }
+  }
+
+  void Churn(int step) {
+    for (size_t i = 0; i < workers_.size(); ++i) {
+      if (!workers_[i].up && workers_[i].rejoin_step <= step) {
+        ASSERT_NO_FATAL_FAILURE(Join(static_cast<int>(i)));
+      }
+    }
+    const int removals = options_.every_event ? 1 : 1 + static_cast<int>(Uniform(3));
+    for (int n = 0; n < removals; ++n) {
+      int w = static_cast<int>(Uniform(workers_.size()));
+      if (!workers_[w].up) continue;
+      std::vector<int64_t> expected;
+      for (int index : running_.items()) {
+        if (tasks_[index].worker == w) expected.push_back(tasks_[index].spec.task_id);
+      }
+      std::sort(expected.begin(), expected.end());
+      Result<std::vector<int64_t>> requeued = sched_.RemoveWorker(workers_[w].spec.id);
+      ASSERT_TRUE(requeued.ok());
+      ASSERT_EQ(*requeued, expected);
+      for (int64_t task_id : expected) {
+        int index = index_of_.at(task_id);
+        SimTask& t = tasks_[index];
+        Stop(index);
+        if (t.attempt < t.spec.max_attempts) {
+          ++t.attempt;
+          Queue(index);
+        } else {
+          Final(t, TaskState::kFailed);
+        }
+        ASSERT_EQ(sched_.state(task_id), t.state);
+        ASSERT_EQ(sched_.attempt(task_id), t.attempt);
+      }
+      workers_[w].up = false;
+      // Back after 1 to 20 more churns.
+      workers_[w].rejoin_step = step + churn_every_ * (1 + static_cast<int>(Uniform(20)));
+    }
+    if (++churns_ % 2 == 0) {
+      ASSERT_NO_FATAL_FAILURE(AddNewWorker());
+    }
+  }
+
+  SimOptions options_;
+  std::mt19937_64 rng_;
+  Scheduler sched_;
+  std::vector<SimWorker> workers_;
+  uint64_t next_seq_ = 0;
+  std::vector<SimTask> tasks_;
+  std::unordered_map<int64_t, int> index_of_;
+  IndexSet queued_;
+  IndexSet running_;
+  std::map<Shape, int> queued_shapes_;  // queued tasks by shape
+  std::vector<int> grown_;              // workers that gained room since the last Schedule()
+  std::vector<int> fresh_;              // tasks queued since the last Schedule()
+  int churn_every_ = 0;                 // steps
+  int churns_ = 0;
+  int finished_ = 0;
+  size_t assignments_ = 0;
+  int steps_ = 0;
+  double schedule_seconds_ = 0;
+};
+
+// AddressSanitizer makes the simulation about five times slower: half the tasks keep it within a
+// few seconds there, on the same 1,000 workers.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kSimulatedTasks = 50'000;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr int kSimulatedTasks = 50'000;
+#else
+constexpr int kSimulatedTasks = 100'000;
+#endif
+#else
+constexpr int kSimulatedTasks = 100'000;
+#endif
+
+TEST(SchedulerTest, SimulatedClusterKeepsEveryInvariant) {
+  Simulation sim({"simulated cluster", 1'000, kSimulatedTasks, /*every_event=*/false}, 20240601);
+  sim.Run();
+}
+
+TEST(SchedulerTest, SimulatedClusterSchedulingOnEveryEventKeepsEveryInvariant) {
+  Simulation sim({"simulated cluster, Schedule() after every event", 300, 10'000,
+                  /*every_event=*/true},
+                 20240602);
+  sim.Run();
+}
+
+}  // namespace
+}  // namespace flotilla::dist
