@@ -35,6 +35,16 @@ class _FlotillaWorker:
         from . import _flotilla
         from .udf import _Udf
 
+        # The engine uses the threads Dask gave this worker, not every core of the machine:
+        # workers sharing a machine would otherwise oversubscribe it.
+        try:
+            from distributed import get_worker
+
+            worker = get_worker()
+            threads = getattr(worker, "nthreads", None) or worker.state.nthreads
+            _flotilla.set_execution_config(threads, None, None, None, None)
+        except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
+            pass
         self.runtime = _flotilla.WorkerRuntime(worker_id, token)
         if pool_udf is not None:
             # An actor-pool member: the class is instantiated once, here, when the query starts.
@@ -76,7 +86,7 @@ class DaskRunner:
     def __init__(self, address: str | None = None, n_workers: int | None = None,
                  event_log: str | None = None, progress: bool | None = None,
                  scan_task_min_bytes: int | None = None, scan_task_max_bytes: int | None = None,
-                 threads_per_worker: int = 1, resources: dict | None = None):
+                 threads_per_worker: int | None = None, resources: dict | None = None):
         from distributed import Client, LocalCluster
 
         self.cluster = None
@@ -84,7 +94,10 @@ class DaskRunner:
             self.client = Client(address)
         else:
             # `resources` (e.g. {"GPU": 1}) is what each worker offers actor pools that ask for it.
-            self.cluster = LocalCluster(n_workers=n_workers or 2, threads_per_worker=threads_per_worker,
+            n_workers = n_workers or 2
+            # The machine's cores shared among the workers (each worker's engine uses its share).
+            threads_per_worker = threads_per_worker or max(1, (os.cpu_count() or 1) // n_workers)
+            self.cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
                                         processes=True, dashboard_address=None, resources=resources)
             self.client = Client(self.cluster)
         self.token = secrets.token_hex(16)
