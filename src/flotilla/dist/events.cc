@@ -6,27 +6,15 @@
 
 #include <cstdlib>
 
+#include "flotilla/io/text/value_format.h"
+
 namespace flotilla::dist {
 namespace {
 
 std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          out += fmt::format("\\u{:04x}", c);
-        } else {
-          out += static_cast<char>(c);
-        }
-    }
-  }
-  return out + "\"";
+  std::string out;
+  text::AppendJsonString(s, &out);
+  return out;
 }
 
 std::string Count(int64_t n) {

@@ -31,6 +31,17 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
   FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan));
   d->schema_ = d->plan_.schema;
   d->nodes_.resize(d->plan_.nodes.size());
+  // The nodes whose tasks output the result: the root, or the inputs of a root concat.
+  d->output_node_.assign(d->plan_.nodes.size() + 1, false);
+  std::vector<int> stack{d->plan_.root};
+  while (!stack.empty()) {
+    int n = stack.back();
+    stack.pop_back();
+    d->output_node_[n] = true;
+    if (d->plan_.nodes[n].kind == NodeKind::kConcat) {
+      stack.insert(stack.end(), d->plan_.nodes[n].inputs.begin(), d->plan_.nodes[n].inputs.end());
+    }
+  }
   d->next_task_ = TaskIdBase(d->options_.query_id);
   if (d->options_.write) {
     if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
@@ -89,6 +100,7 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
     s.outputs.clear();
     s.fetched = 0;
     s.state = SlotState::kWaiting;
+    waiting_.insert(s.id);
     Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node),
           worker_id, 0, 0, 0, 0, "output lost with worker " + worker_id + "; running it again"});
   }
@@ -102,6 +114,7 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
       if (!reads_lost) continue;
       CancelSlot(&s, "an input was lost with worker " + worker_id);
       s.state = SlotState::kWaiting;
+      waiting_.insert(s.id);
     }
   }
   return Advance();
@@ -165,6 +178,8 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   s.id = static_cast<int64_t>(slots_.size());
   s.node = node;
   s.inputs = std::move(inputs);
+  s.final = node == commit_node_ || output_node_[node];
+  waiting_.insert(s.id);
   slots_.push_back(std::move(s));
   nodes_[node].slots.push_back(slots_.back().id);
   return slots_.back().id;
@@ -309,8 +324,8 @@ Status QueryDriver::Advance() {
   for (size_t node = 0; node < nodes_.size(); ++node) {
     FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
   }
-  for (Slot& s : slots_) {
-    if (s.state == SlotState::kWaiting && InputsReady(s)) FLOTILLA_RETURN_NOT_OK(Submit(&s));
+  for (int64_t id : std::vector<int64_t>(waiting_.begin(), waiting_.end())) {
+    if (InputsReady(slots_[id])) FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
   }
   const int last = commit_node_ >= 0 ? commit_node_ : plan_.root;
   if (NodeComplete(last)) {
@@ -324,9 +339,6 @@ Status QueryDriver::Advance() {
 }
 
 Status QueryDriver::Submit(Slot* slot) {
-  const std::vector<int64_t> root_slots = OutputSlots(plan_.root);
-  slot->final = slot->node == commit_node_ ||
-                std::find(root_slots.begin(), root_slots.end(), slot->id) != root_slots.end();
   TaskSpec spec;
   spec.task_id = next_task_++;
   spec.query_id = options_.query_id;
@@ -342,6 +354,7 @@ Status QueryDriver::Submit(Slot* slot) {
   FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
   slot->task_id = spec.task_id;
   slot->state = SlotState::kSubmitted;
+  waiting_.erase(slot->id);
   slot_of_task_[spec.task_id] = slot->id;
   Emit({TaskEventKind::kSubmitted, options_.query_id, spec.task_id, slot->node,
         NodeName(slot->node)});
@@ -361,6 +374,7 @@ void QueryDriver::CancelSlot(Slot* slot, const std::string& why) {
           NodeName(slot->node), "", 0, 0, 0, 0, why});
   }
   slot->state = SlotState::kCancelled;
+  waiting_.erase(slot->id);
 }
 
 Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const {

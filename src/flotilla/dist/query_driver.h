@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -153,6 +154,8 @@ class QueryDriver {
   std::vector<Slot> slots_;
   std::vector<NodeState> nodes_;  // per plan node, then the commit node when writing
   int commit_node_ = -1;
+  std::vector<bool> output_node_;  // per plan node: its tasks' outputs are the result
+  std::set<int64_t> waiting_;      // slots waiting for their inputs
   std::unordered_map<int64_t, int64_t> slot_of_task_;
   std::unordered_map<int64_t, double> started_at_;
   int64_t next_task_ = 0;

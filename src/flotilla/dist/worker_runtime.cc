@@ -165,34 +165,11 @@ Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::Pl
     if (cancelled_.erase(task_id) > 0) return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
     running_[task_id] = stream.get();
   }
-  std::vector<std::vector<RecordBatch>> partitions;
-  Status status;
-  while (true) {
-    Result<std::optional<exec::Morsel>> morsel = stream->Next();
-    if (!morsel.ok()) {
-      status = morsel.status();
-      break;
-    }
-    if (!*morsel) break;
-    size_t p = static_cast<size_t>((*morsel)->partition);
-    if (p >= partitions.size()) partitions.resize(p + 1);
-    partitions[p].push_back(std::move((*morsel)->batch));
-  }
-  {
-    std::lock_guard lock(running_mutex_);
-    running_.erase(task_id);
-    if (cancelled_.erase(task_id) > 0 && !status.ok()) {
-      return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
-    }
-  }
-  FLOTILLA_RETURN_NOT_OK(status);
-  exec::QueryResult result;
-  result.schema = stream->schema();
-  if (partitions.empty()) partitions.resize(1);
-  for (auto& batches : partitions) {
-    FLOTILLA_ASSIGN_OR_RETURN(MicroPartition partition,
-                              MicroPartition::FromBatches(result.schema, std::move(batches)));
-    result.partitions.push_back(std::move(partition));
+  Result<exec::QueryResult> result = exec::CollectPartitions(stream.get());
+  std::lock_guard lock(running_mutex_);
+  running_.erase(task_id);
+  if (cancelled_.erase(task_id) > 0 && !result.ok()) {
+    return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
   }
   return result;
 }

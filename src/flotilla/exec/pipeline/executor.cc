@@ -368,6 +368,12 @@ Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options) {
   FLOTILLA_ASSIGN_OR_RETURN(PipelinePlan pipelines, BuildPipelines(plan, options.maintain_order));
   auto stream = std::make_unique<LocalResultStream>(plan, std::move(pipelines), options);
   stream->Start();
+  FLOTILLA_ASSIGN_OR_RETURN(QueryResult result, CollectPartitions(stream.get()));
+  result.stats = stream->shared_stats();
+  return result;
+}
+
+Result<QueryResult> CollectPartitions(ResultStream* stream) {
   std::vector<std::vector<RecordBatch>> partitions;
   while (true) {
     FLOTILLA_ASSIGN_OR_RETURN(std::optional<Morsel> morsel, stream->Next());
@@ -384,7 +390,6 @@ Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options) {
                               MicroPartition::FromBatches(result.schema, std::move(batches)));
     result.partitions.push_back(std::move(partition));
   }
-  result.stats = stream->shared_stats();
   return result;
 }
 

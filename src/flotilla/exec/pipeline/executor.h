@@ -49,6 +49,9 @@ Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan, const ExecOpt
 /// Runs `plan` to completion.
 Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options = {});
 
+/// Drains `stream` into its partitions (one at least), in partition order; stats not set.
+Result<QueryResult> CollectPartitions(ResultStream* stream);
+
 /// The pipelines `plan` runs as, in run order, one line each: "Pipeline 1: Scan -> Filter ->
 /// HashJoinBuild (from pipeline 0)" (explain's physical view).
 Result<std::string> ExplainPipelines(const PlanPtr& plan, const ExecOptions& options = {});
