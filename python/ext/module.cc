@@ -11,6 +11,7 @@
 
 #include "convert.h"
 #include "flotilla/columnar/table_printer.h"
+#include "flotilla/common/logging.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/expr/function_registry.h"
 #include "flotilla/io/parquet/codec.h"
@@ -558,6 +559,8 @@ PYBIND11_MODULE(_flotilla, m) {
     }
     return Check(ConcatBatches(p->batches));
   });
+  // Every log line of this process carries `tag` (a worker's id).
+  m.def("set_log_tag", [](const std::string& tag) { log::SetTag(tag); });
   m.def("concat_batches", [](std::vector<RecordBatch> batches) { return Check(ConcatBatches(batches)); });
 
   m.def("set_execution_config", &SetExecutionConfig, py::arg("num_threads") = py::none(),

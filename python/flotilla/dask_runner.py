@@ -41,10 +41,12 @@ class _FlotillaWorker:
             from distributed import get_worker
 
             worker = get_worker()
-            threads = getattr(worker, "nthreads", None) or worker.state.nthreads
+            state = getattr(worker, "state", None)
+            threads = state.nthreads if state is not None else worker.nthreads
             _flotilla.set_execution_config(threads, None, None, None, None)
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
+        _flotilla.set_log_tag(worker_id)
         self.runtime = _flotilla.WorkerRuntime(worker_id, token)
         if pool_udf is not None:
             # An actor-pool member: the class is instantiated once, here, when the query starts.

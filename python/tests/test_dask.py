@@ -62,6 +62,9 @@ def test_explode_unpivot_sample_limit_concat(dask):
     same(df.unpivot("s", ["id", "k"]))
     small = flotilla.from_pydict({"v": list(range(40))})
     same(small.sample(fraction=0.5, seed=3))
+    sized = df.sample(size=40, seed=5).to_pydict()
+    assert len(sized["id"]) == 40 and len(set(sized["id"])) == 40
+    assert set(sized["id"]) <= set(range(3000))
     same(df.limit(25))
     same(df.where(col("k") == 1).concat(df.where(col("k") == 2)).select(col("id")))
 
