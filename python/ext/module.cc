@@ -481,11 +481,30 @@ PYBIND11_MODULE(_flotilla, m) {
                         py::arg("spilled_bytes") = s.spilled_bytes, py::arg("spills") = s.spills);
       });
 
+  // Task events to a Python callable, as dicts (the driver runs on the caller's thread, which
+  // holds the GIL).
+  struct PyEventSubscriber final : dist::EventSubscriber {
+    py::function fn;
+    void OnEvent(const dist::TaskEvent& e) override {
+      fn(py::dict(py::arg("event") = dist::TaskEventKindName(e.kind), py::arg("query") = e.query_id,
+                  py::arg("task") = e.task_id, py::arg("node") = e.node_id,
+                  py::arg("node_name") = e.node_name, py::arg("worker") = e.worker,
+                  py::arg("attempt") = e.attempt, py::arg("seconds") = e.seconds,
+                  py::arg("rows") = e.rows, py::arg("bytes") = e.bytes,
+                  py::arg("message") = e.message, py::arg("time") = e.time));
+    }
+    void OnQueryFinished(int64_t query_id, const Status& status) override {
+      fn(py::dict(py::arg("event") = "query_finished", py::arg("query") = query_id,
+                  py::arg("status") = status.ok() ? std::string("ok") : status.ToString()));
+    }
+  };
+
   py::class_<dist::QueryDriver>(m, "QueryDriver")
       .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
                        const std::string& format, std::vector<std::string> partition_by,
                        std::optional<std::string> compression, std::optional<std::string> event_log,
-                       int progress, int64_t scan_min, int64_t scan_max) {
+                       int progress, int64_t scan_min, int64_t scan_max,
+                       std::vector<py::function> subscribers) {
              dist::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
@@ -495,6 +514,11 @@ PYBIND11_MODULE(_flotilla, m) {
                o.write = dist::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
              }
              if (event_log) o.subscribers.push_back(Check(dist::JsonLinesEventLog::Open(*event_log)));
+             for (py::function& f : subscribers) {
+               auto sub = std::make_shared<PyEventSubscriber>();
+               sub->fn = std::move(f);
+               o.subscribers.push_back(std::move(sub));
+             }
              exec::PlanPtr plan = Check(d.OptimizedPlan());
              return Check(dist::QueryDriver::Make(plan, std::move(o)));
            }),
@@ -502,7 +526,8 @@ PYBIND11_MODULE(_flotilla, m) {
            py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
            py::arg("compression") = py::none(), py::arg("event_log") = py::none(),
            py::arg("progress") = -1, py::arg("scan_task_min_bytes") = int64_t{96} << 20,
-           py::arg("scan_task_max_bytes") = int64_t{384} << 20)
+           py::arg("scan_task_max_bytes") = int64_t{384} << 20,
+           py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &dist::QueryDriver::pools)
       .def("add_worker", [](dist::QueryDriver& q, const std::string& id, double cpus,
                             const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })

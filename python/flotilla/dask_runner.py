@@ -109,6 +109,7 @@ class DaskRunner:
             os.environ.get("FLOTILLA_SCAN_TASK_MIN_BYTES", 96 << 20))
         self.scan_task_max_bytes = scan_task_max_bytes or int(
             os.environ.get("FLOTILLA_SCAN_TASK_MAX_BYTES", 384 << 20))
+        self.subscribers = []  # callables receiving every task event as a dict
         self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
         self._dropped = {}  # Dask worker address -> when its calls failed
         self._refresh_workers()
@@ -137,6 +138,12 @@ class DaskRunner:
             added.append(wid)
         return added, removed
 
+    def subscribe(self, fn) -> None:
+        """Calls `fn(event)` for every task event of later queries: a dict with event
+        ("submitted", "scheduled", "completed", "failed", "cancelled", "query_finished"), query,
+        task, node, node_name, worker, attempt, seconds, rows, bytes, message, time."""
+        self.subscribers.append(fn)
+
     def worker_pids(self) -> dict:
         """Dask worker address -> the pid of its process (tests kill one)."""
         return {a: w[3] for a, w in self.workers.items()}
@@ -150,7 +157,7 @@ class DaskRunner:
     def run(self, df, udfs=(), write=None, on_result=None):
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order."""
         query_id = next(_query_ids)
-        kw = dict(event_log=self.event_log, progress=self.progress,
+        kw = dict(event_log=self.event_log, progress=self.progress, subscribers=list(self.subscribers),
                   scan_task_min_bytes=self.scan_task_min_bytes,
                   scan_task_max_bytes=self.scan_task_max_bytes)
         if write is not None:

@@ -139,6 +139,37 @@ def test_event_log_records_every_task(dask, tmp_path):
     assert all(e["rows"] >= 0 and e["seconds"] >= 0 for e in completed)
 
 
+def test_subscribers_receive_task_events(dask):
+    runner, data = dask
+    seen = []
+    runner.subscribe(seen.append)
+    try:
+        flotilla.read_parquet(data).limit(5).to_pydict()
+    finally:
+        runner.subscribers.clear()
+    assert seen[-1]["event"] == "query_finished" and seen[-1]["status"] == "ok"
+    completed = [e for e in seen if e["event"] == "completed"]
+    assert completed and all(e["worker"] for e in completed)
+    assert {e["node_name"] for e in completed} >= {"Limit"}
+
+
+def test_an_existing_dask_cluster_by_address():
+    from distributed import LocalCluster
+
+    from flotilla.dask_runner import DaskRunner
+
+    cluster = LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=None)
+    runner = DaskRunner(address=cluster.scheduler_address, progress=False)
+    try:
+        df = flotilla.from_pydict({"v": list(range(10))}).into_partitions(3).where(col("v") % 2 == 0)
+        got = _ext.concat_batches(runner.run(df._df, df._pools)).to_pydict()
+        assert got == {"v": [0, 2, 4, 6, 8]}
+        assert len(runner.worker_pids()) == 1
+    finally:
+        runner.close()
+        cluster.close()
+
+
 def test_a_killed_worker_is_recovered(dask):
     runner, _ = dask
 
