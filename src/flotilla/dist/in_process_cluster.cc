@@ -1,5 +1,6 @@
 #include "flotilla/dist/in_process_cluster.h"
 
+#include <algorithm>
 #include <map>
 #include <random>
 
@@ -99,13 +100,18 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
   std::map<std::string, StoredPartition> fetched;
   int64_t results = 0;
   int64_t in_flight = 0;
-  while (!driver->finished()) {
+  // Starts what the driver places; false when it placed nothing.
+  auto dispatch = [&]() -> Result<bool> {
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Dispatch> dispatches, driver->Schedule());
     for (Dispatch& d : dispatches) {
       ++in_flight;
       const int worker = index_of.at(d.worker);
       RunTaskAsync(worker, std::move(d));
     }
+    return !dispatches.empty();
+  };
+  while (!driver->finished()) {
+    FLOTILLA_RETURN_NOT_OK(ToStatus(dispatch()));
     for (int64_t task : driver->TakeCancelled()) {
       // Whichever worker runs it stops it; the driver ignores what it still reports.
       for (int i = 0; i < num_workers(); ++i) {
@@ -124,16 +130,12 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
     if (completions_.empty() && newly_dead_.empty()) {
       if (in_flight == 0 && driver->num_running() == 0) {
         lock.unlock();
-        FLOTILLA_ASSIGN_OR_RETURN(dispatches, driver->Schedule());
-        if (dispatches.empty()) {
+        FLOTILLA_ASSIGN_OR_RETURN(bool started, dispatch());
+        if (!started) {
+          const auto alive = std::count(dead_.begin(), dead_.end(), false);
           driver->Fail(Status::Invalid("distributed query stalled: no task can run on the " +
-                                       std::to_string(num_workers()) + " workers left"));
+                                       std::to_string(alive) + " live worker(s)"));
           break;
-        }
-        for (Dispatch& d : dispatches) {
-          ++in_flight;
-          const int worker = index_of.at(d.worker);
-      RunTaskAsync(worker, std::move(d));
         }
         continue;
       }

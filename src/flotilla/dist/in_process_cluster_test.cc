@@ -323,6 +323,25 @@ TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
   EXPECT_GT(reruns, 0) << "outputs held by the killed worker were recomputed";
 }
 
+TEST(DistributedRecoveryTest, LosingEveryWorkerIsAClearErrorNotAHang) {
+  InProcessClusterOptions o;
+  o.num_workers = 1;
+  o.worker.exec.progress = 0;
+  auto cluster = InProcessCluster::Start(o).ValueOrDie();
+  std::vector<MicroPartition> parts;
+  for (int p = 0; p < 4; ++p) {
+    RecordBatch b = Batch({{"v", I64({p, p + 10})}});
+    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  }
+  PlanPtr plan = exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
+  DriverOptions d;
+  d.progress = 0;
+  InProcessCluster* c = cluster.get();
+  auto r = cluster->Run(plan, d, [c](int64_t) { c->KillWorker(0); });
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("no task can run"), std::string::npos) << r.status().ToString();
+}
+
 TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
   auto task = [](int64_t bytes) {
     struct Sized final : exec::ScanTask {
