@@ -584,6 +584,10 @@ PYBIND11_MODULE(_flotilla, m) {
     }
     return Check(ConcatBatches(p->batches));
   });
+  // The pipeline nodes the distributed runner would run the query as (explain).
+  m.def("explain_distributed", [](const DataFrame& d) {
+    return dist::DistributedPlanToString(Check(dist::PlanDistributed(Check(d.OptimizedPlan()))));
+  });
   // Every log line of this process carries `tag` (a worker's id).
   m.def("set_log_tag", [](const std::string& tag) { log::SetTag(tag); });
   m.def("concat_batches", [](std::vector<RecordBatch> batches) { return Check(ConcatBatches(batches)); });

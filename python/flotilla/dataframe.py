@@ -346,10 +346,17 @@ class DataFrame:
 
     def explain(self, analyze: bool = False, show_all: bool = True) -> str:
         """The plan as built and as optimized (and with analyze=True the runtime statistics of a
-        run); printed and returned."""
+        local run); with the distributed runner set, also the pipeline nodes it runs the query
+        as. Printed and returned."""
         if analyze:
             self._start()
         text = self._df.explain(analyze)
+        if _runner.current() is not None:
+            try:
+                nodes = _ext.explain_distributed(self._df)
+            except Exception as e:  # noqa: BLE001 - an operator not distributed yet: say which
+                nodes = f"{e}\n"
+            text += "\n== Distributed plan (pipeline nodes) ==\n" + nodes
         print(text)
         return text
 

@@ -116,6 +116,19 @@ def test_writes_are_staged_then_committed(dask, tmp_path):
     assert sorted(got["id"]) == list(range(3000))
 
 
+def test_explain_shows_the_pipeline_nodes(dask, capsys):
+    _, data = dask
+    df = flotilla.read_parquet(data).where(col("k") < 3).repartition(2, col("k")).select(col("id"))
+    text = df.explain()
+    nodes = text.split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert nodes.splitlines() == [
+        "[0] Scan -> Repartition (4 scan tasks), each task split into 2",
+        "[1] ShuffleRead -> Project (2 partitions) <- [0]  (result)",
+    ], nodes
+    assert "not supported by the distributed runner yet: Aggregate" in \
+        flotilla.read_parquet(data).groupby("k").agg(col("id").sum()).explain()
+
+
 def test_operators_not_distributed_yet_fail_at_once(dask):
     _, data = dask
     df = flotilla.read_parquet(data).groupby("k").agg(col("id").sum())

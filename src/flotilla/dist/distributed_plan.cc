@@ -181,6 +181,32 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan) {
   return t.Finish(root, plan->schema());
 }
 
+std::string DistributedPlanToString(const DistributedPlan& plan) {
+  std::string out;
+  for (const PipelineNode& n : plan.nodes) {
+    out += "[" + std::to_string(n.id) + "] " + n.Name();
+    if (n.kind == NodeKind::kShuffleReduce || n.kind == NodeKind::kIntoPartitions) {
+      out += " (" + std::to_string(n.num_partitions) + " partitions)";
+    } else if (n.kind == NodeKind::kActorPool) {
+      out += " (" + std::to_string(n.pool_size) + " actors of '" + n.pool + "')";
+    } else if (n.kind == NodeKind::kSource && n.source->kind() == exec::PlanKind::kScan) {
+      out += " (" +
+             std::to_string(static_cast<const exec::ScanNode&>(*n.source).tasks.size()) +
+             " scan tasks)";
+    }
+    if (n.output_partitions > 1) {
+      out += ", each task split into " + std::to_string(n.output_partitions);
+    }
+    if (!n.inputs.empty()) {
+      out += " <-";
+      for (int i : n.inputs) out += " [" + std::to_string(i) + "]";
+    }
+    if (n.id == plan.root) out += "  (result)";
+    out += "\n";
+  }
+  return out;
+}
+
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes) {

@@ -62,6 +62,10 @@ struct DistributedPlan {
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.
 Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan);
 
+/// The pipeline nodes one per line, inputs first, each with its kind and what feeds it:
+/// "[1] ShuffleRead (4 partitions) <- [0]  Scan -> Filter -> Repartition". For explain.
+std::string DistributedPlanToString(const DistributedPlan& plan);
+
 /// Groups of consecutive scan tasks of about equal size: as many as `min_bytes` per group allows
 /// (at least one, more when `max_bytes` asks for them). Tasks of unknown size stand alone.
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
