@@ -550,6 +550,11 @@ PYBIND11_MODULE(_flotilla, m) {
         return out;
       })
       .def("mark_fetched", &dist::QueryDriver::MarkFetched)
+      .def("result_rows", [](dist::QueryDriver& q) {
+        int64_t n = 0;
+        for (const dist::PartitionRef& r : q.ResultOrder()) n += r.num_rows;
+        return n;
+      })
       .def("result_order", [](dist::QueryDriver& q) {
         std::vector<std::string> ids;
         for (const dist::PartitionRef& r : q.ResultOrder()) ids.push_back(r.id);

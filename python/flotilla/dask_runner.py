@@ -154,8 +154,13 @@ class DaskRunner:
             self.cluster.close()
 
     # --- queries --------------------------------------------------------------------------------
-    def run(self, df, udfs=(), write=None, on_result=None):
-        """Runs the engine DataFrame `df`; returns its result partitions as batches, in order."""
+    def count_rows(self, df, udfs=()) -> int:
+        """The number of rows `df` has, from the result partitions' metadata: no rows travel."""
+        return self.run(df, udfs, count_only=True)
+
+    def run(self, df, udfs=(), write=None, on_result=None, count_only=False):
+        """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
+        (with count_only, their number of rows)."""
         query_id = next(_query_ids)
         kw = dict(event_log=self.event_log, progress=self.progress, subscribers=list(self.subscribers),
                   scan_task_min_bytes=self.scan_task_min_bytes,
@@ -183,7 +188,7 @@ class DaskRunner:
             actors[wid] = actor
         pool_actors = self._start_pools(driver, pools, actors)
         try:
-            return self._loop(driver, actors, payload if plain else None, on_result)
+            return self._loop(driver, actors, payload if plain else None, on_result, count_only)
         finally:
             for a in actors.values():
                 try:
@@ -226,7 +231,7 @@ class DaskRunner:
                                f"resources the Dask workers do not offer (they offer {offered})")
         return {"GPU": gpus}
 
-    def _loop(self, driver, actors, udf_payload, on_result):
+    def _loop(self, driver, actors, udf_payload, on_result, count_only=False):
         pending = {}  # task id -> (worker id, actor future)
         results = {}
         last_check = time.monotonic()
@@ -240,6 +245,9 @@ class DaskRunner:
                     if wid in actors:
                         actors[wid].cancel_task(task_id)
             for ref_id, address in driver.take_ready_results():
+                if count_only:
+                    driver.mark_fetched(ref_id)
+                    continue
                 batch = _ext.flight_get(address, self.token, ref_id)
                 if batch is not None:  # None: its worker died; the driver runs the task again
                     results[ref_id] = batch
@@ -283,6 +291,8 @@ class DaskRunner:
             if not progressed:
                 time.sleep(0.002)
         driver.check()
+        if count_only:
+            return driver.result_rows()
         order = driver.result_order()
         if not order:
             return [driver.empty_result()]

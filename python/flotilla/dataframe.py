@@ -329,8 +329,9 @@ class DataFrame:
     def count_rows(self) -> int:
         if self._result is not None:
             return self._result.num_rows
-        if _runner.current() is not None:
-            return self._batch().num_rows
+        runner = _runner.current()
+        if runner is not None:
+            return runner.count_rows(self._df, self._pools)
         self._start()
         return self._df.count_rows()
 

@@ -53,6 +53,7 @@ def test_filter_project_over_parquet_files(dask):
     df = flotilla.read_parquet(data).where(col("k") < 5).select(col("id"), (col("id") * 2).alias("twice"), col("s"))
     got = same(df)
     assert len(got["id"]) == 428 * 5 + 4
+    assert df.count_rows() == 428 * 5 + 4  # from the partitions' metadata
 
 
 def test_explode_unpivot_sample_limit_concat(dask):
