@@ -250,9 +250,24 @@ std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
   return groups;
 }
 
-Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf) {
+Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf,
+                                    int64_t task_index) {
   exec::PlanPtr plan = std::move(leaf);
   for (const exec::PlanPtr& op : node.chain) {
+    const auto* sample = op->kind() == exec::PlanKind::kSample
+                             ? static_cast<const exec::SampleNode*>(op.get())
+                             : nullptr;
+    if (sample != nullptr && sample->fraction && task_index > 0) {
+      // Every task's random stream starts at its first morsel: the same seed in every task
+      // would pick the same row positions in each. The first task keeps the seed, so a query
+      // of one task samples as the local engine does.
+      uint64_t seed = sample->seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(task_index);
+      seed = (seed ^ (seed >> 31)) * 0xBF58476D1CE4E5B9ull;
+      FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeSampleFraction(plan, *sample->fraction,
+                                                               sample->with_replacement,
+                                                               seed ^ (seed >> 29)));
+      continue;
+    }
     FLOTILLA_ASSIGN_OR_RETURN(plan, optimizer::WithNewChildren(*op, {plan}));
   }
   return plan;

@@ -72,7 +72,9 @@ std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes);
 
-/// The plan a task of `node` runs over `leaf` (its input: a scan, or the partitions it reads).
-Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf);
+/// The plan task number `task_index` of `node` runs over `leaf` (its input: a scan, or the
+/// partitions it reads). A sample by fraction gets a seed of its own in each task.
+Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf,
+                                    int64_t task_index);
 
 }  // namespace flotilla::dist

@@ -147,6 +147,16 @@ TEST_F(DistributedTest, SampleByFractionAndBySize) {
   RecordBatch b = Batch({{"v", I64({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12})}});
   PlanPtr source = exec::MakeInMemorySource(b.schema(), std::vector<RecordBatch>{b}).ValueOrDie();
   ExpectSame(exec::MakeSampleFraction(source, 0.5, false, 7).ValueOrDie(), true, Options());
+  // Over 12 tasks each task draws its own rows: the same seed in all would pick the same
+  // positions (ids 250 apart) in every row group.
+  auto spread = cluster_->Run(exec::MakeSampleFraction(Scan(), 0.1, false, 7).ValueOrDie(), Options());
+  ASSERT_TRUE(spread.ok()) << spread.status().ToString();
+  std::set<int64_t> positions;
+  RecordBatch picked = spread->ToBatch().ValueOrDie();
+  for (int64_t i = 0; i < picked.num_rows(); ++i) positions.insert(picked.column(0).values<int64_t>()[i] % 250);
+  EXPECT_GT(positions.size(), 100u) << "tasks drew independent samples";
+  EXPECT_GT(picked.num_rows(), 200);
+  EXPECT_LT(picked.num_rows(), 400);
   auto sized = cluster_->Run(exec::MakeSampleSize(Scan(), 50, false, 3).ValueOrDie(), Options());
   ASSERT_TRUE(sized.ok()) << sized.status().ToString();
   RecordBatch rows = sized->ToBatch().ValueOrDie();

@@ -419,7 +419,9 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     }
     FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(input_schema, std::move(tasks)));
   }
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf));
+  const std::vector<int64_t>& siblings = nodes_[slot.node].slots;
+  const int64_t index = std::find(siblings.begin(), siblings.end(), slot.id) - siblings.begin();
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, index));
   FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
   task.set_plan(std::move(plan));
   if (slot.final && options_.write) {
