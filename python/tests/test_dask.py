@@ -106,6 +106,18 @@ def test_udfs_and_actor_pools(dask):
     assert got["t"] == ["<" + s for s in local(df.select(col("s")))["s"]]
 
 
+def test_a_udf_error_reaches_the_caller_with_its_message(dask):
+    @flotilla.func(return_dtype="int64")
+    def picky(x):
+        if x == 1234:
+            raise ValueError("cannot score 1234")
+        return x
+
+    _, data = dask
+    with pytest.raises(Exception, match="cannot score 1234"):
+        flotilla.read_parquet(data).select(picky(col("id"))).to_pydict()
+
+
 def test_writes_are_staged_then_committed(dask, tmp_path):
     _, data = dask
     df = flotilla.read_parquet(data)
