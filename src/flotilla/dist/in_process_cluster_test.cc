@@ -333,6 +333,42 @@ TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
   EXPECT_GT(reruns, 0) << "outputs held by the killed worker were recomputed";
 }
 
+TEST(DistributedRecoveryTest, AWorkerWhoseDataCannotBeReadIsRemovedBeforeRetriesRunOut) {
+  // Worker 1 stops serving without anyone telling the driver (a crash the backend has not
+  // noticed yet): reducers fail to read its map outputs, and the driver takes it out at once.
+  InProcessClusterOptions o;
+  o.num_workers = 3;
+  o.worker.exec.progress = 0;
+  auto cluster = InProcessCluster::Start(o).ValueOrDie();
+  std::vector<MicroPartition> parts;
+  for (int p = 0; p < 6; ++p) {
+    std::vector<std::optional<int64_t>> v;
+    for (int i = 0; i < 50; ++i) v.push_back(p * 50 + i);
+    RecordBatch b = Batch({{"v", I64(v)}});
+    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  }
+  PlanPtr plan = exec::MakeRepartitionByHash(
+                     exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie(), 3, {Column("v")})
+                     .ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
+  DriverOptions d;
+  d.progress = 0;
+  d.subscribers.push_back(recorder);
+  InProcessCluster* c = cluster.get();
+  auto r = cluster->Run(plan, d, [c](int64_t results) {
+    if (results == 6) c->worker(1).Stop();  // every map task has finished
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::optional<int64_t>> all;
+  for (int i = 0; i < 300; ++i) all.push_back(i);
+  ExpectRows(r->ToBatch().ValueOrDie(), Batch({{"v", I64(all)}}), false);
+  int lost = 0;
+  for (const TaskEvent& e : recorder->events) {
+    lost += e.kind == TaskEventKind::kCancelled && e.message.find("worker-1") != std::string::npos;
+  }
+  EXPECT_GT(lost, 0) << "worker-1's map outputs were recomputed elsewhere";
+}
+
 TEST(DistributedRecoveryTest, LosingEveryWorkerIsAClearErrorNotAHang) {
   InProcessClusterOptions o;
   o.num_workers = 1;

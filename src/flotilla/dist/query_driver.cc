@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "flotilla/common/logging.h"
 #include "flotilla/dist/proto/task.pb.h"
 #include "flotilla/dist/ref_proto.h"
 #include "flotilla/exec/plan/plan_serde.h"
@@ -482,6 +483,16 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
       StatusCode code = result.code() == 0 ? StatusCode::kInvalid
                                            : static_cast<StatusCode>(result.code());
       Finish(Status(code, result.error()));
+      return Status::OK();
+    }
+    // A worker that cannot serve what it holds is as good as gone: take it out now, so its
+    // outputs are recomputed before the retry reads them, instead of the retry failing again
+    // until the backend notices the worker died.
+    const std::string& lost = result.lost_worker();
+    if (!lost.empty() && lost != worker && scheduler_.used(lost).ok()) {
+      log::Warn("distributed query {}: removing worker {}: its partitions cannot be read",
+                options_.query_id, lost);
+      return RemoveWorker(lost);
     }
     return Advance();
   }

@@ -79,7 +79,8 @@ class QueryDriver {
   Result<std::vector<Dispatch>> Schedule();
   /// A task's result (the bytes WorkerRuntime::RunTask returned). A result for a task that was
   /// cancelled meanwhile is ignored. A failure that is not retryable (or out of attempts) ends
-  /// the query with its error.
+  /// the query with its error; one naming a worker its inputs could not be read from removes
+  /// that worker (see RemoveWorker).
   Status OnTaskResult(int64_t task_id, std::string_view result_bytes);
   /// The backend could not run the task on `worker` (it went away): a retryable failure.
   /// Ignored when the task is no longer running there.

@@ -215,11 +215,21 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     out.set_error("worker " + id_ + ": malformed task message");
     return out.SerializeAsString();
   }
-  std::atomic<bool> input_lost{false};
+  // The worker an input could not be read from (scan tasks read on several threads).
+  std::mutex lost_mutex;
+  std::string lost_worker;
+  bool input_lost = false;
+  auto note_lost = [&](const std::string& worker) {
+    std::lock_guard lock(lost_mutex);
+    if (!input_lost) lost_worker = worker;
+    input_lost = true;
+  };
   auto fail = [&](const Status& s) {
     out.set_error("task " + std::to_string(task.task_id()) + " (" + task.node_name() +
                   ") on worker " + id_ + ": " + s.ToString());
-    out.set_retryable(input_lost.load());
+    std::lock_guard lock(lost_mutex);
+    out.set_retryable(input_lost);
+    out.set_lost_worker(lost_worker);
     out.set_code(static_cast<int32_t>(s.code()));
     log::Warn("[worker {}] {}", id_, out.error());
     return out.SerializeAsString();
@@ -230,11 +240,11 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   csv::RegisterCsvScanTasks(&resolver);
   json::RegisterJsonScanTasks(&resolver);
   io::RegisterHivePartitionTasks(&resolver);
-  RegisterPartitionScanTasks(&resolver, [this, &input_lost](const std::vector<PartitionRef>& refs) {
+  RegisterPartitionScanTasks(&resolver, [this, &note_lost](const std::vector<PartitionRef>& refs) {
     Result<std::vector<StoredPartition>> p = Fetch(refs);
     if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
                     p.status().code() == StatusCode::kKeyError)) {
-      input_lost = true;
+      note_lost(refs[0].worker);
     }
     return p;
   });
@@ -253,7 +263,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     for (const proto::PartitionRef& r : task.inputs()) {
       Result<std::vector<StoredPartition>> p = Fetch({RefFromProto(r)});
       if (!p.ok()) {
-        input_lost = true;
+        note_lost(r.worker());
         return fail(p.status());
       }
       schema = (*p)[0].schema;
