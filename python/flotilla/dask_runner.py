@@ -186,7 +186,8 @@ class DaskRunner:
                 actor.register_udfs(payload).result()
             driver.add_worker(wid, 1.0, "")
             actors[wid] = actor
-        pool_actors = self._start_pools(driver, pools, actors)
+        # The pools' actors live as long as their futures: held until the query ends.
+        pool_futures = self._start_pools(driver, pools, actors)  # noqa: F841
         try:
             return self._loop(driver, actors, payload if plain else None, on_result, count_only)
         finally:
