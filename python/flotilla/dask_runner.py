@@ -290,7 +290,7 @@ class DaskRunner:
             elif now - idle_since > 60:
                 driver.fail(f"distributed query stalled: no task could run on the {len(actors)} workers")
             if not progressed:
-                time.sleep(0.002)
+                time.sleep(0.0005)
         driver.check()
         if count_only:
             return driver.result_rows()
