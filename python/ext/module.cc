@@ -529,6 +529,7 @@ PYBIND11_MODULE(_flotilla, m) {
            py::arg("scan_task_max_bytes") = int64_t{384} << 20,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &dist::QueryDriver::pools)
+      .def("staging_directory", &dist::QueryDriver::StagingDirectory)
       .def("add_worker", [](dist::QueryDriver& q, const std::string& id, double cpus,
                             const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })
       .def("remove_worker", [](dist::QueryDriver& q, const std::string& id) { Check(q.RemoveWorker(id)); })

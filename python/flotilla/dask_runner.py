@@ -15,6 +15,7 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import shutil
 import sys
 import time
 
@@ -190,6 +191,11 @@ class DaskRunner:
         pool_futures = self._start_pools(driver, pools, actors)  # noqa: F841
         try:
             return self._loop(driver, actors, payload if plain else None, on_result, count_only)
+        except BaseException:
+            if driver.staging_directory():
+                # Nothing of a failed write stays behind: the staged files go with the query.
+                shutil.rmtree(driver.staging_directory(), ignore_errors=True)
+            raise
         finally:
             for a in actors.values():
                 try:
@@ -291,7 +297,20 @@ class DaskRunner:
                 driver.fail(f"distributed query stalled: no task could run on the {len(actors)} workers")
             if not progressed:
                 time.sleep(0.0005)
-        driver.check()
+        # The query is over: stop what still runs. On failure wait for it too, so no task writes
+        # staged files after the caller removes them.
+        for task_id in driver.take_cancelled():
+            if task_id in pending and pending[task_id][0] in actors:
+                actors[pending[task_id][0]].cancel_task(task_id)
+        try:
+            driver.check()
+        except BaseException:
+            for _, fut in pending.values():
+                try:
+                    fut.result(timeout=60)
+                except Exception:  # noqa: BLE001 - its outcome no longer matters
+                    pass
+            raise
         if count_only:
             return driver.result_rows()
         order = driver.result_order()

@@ -142,6 +142,22 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
         flotilla.read_parquet(data).groupby("k").agg(col("id").sum()).explain()
 
 
+def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):
+    _, data = dask
+
+    @flotilla.func(return_dtype="int64")
+    def fails_late(x):
+        if x >= 2000:
+            raise ValueError("no space for id 2000")
+        return x
+
+    df = flotilla.read_parquet(data).select(fails_late(col("id")).alias("id"))
+    with pytest.raises(Exception, match="no space for id 2000"):
+        df.write_parquet(str(tmp_path / "out"))
+    left = [p for p in (tmp_path / "out").rglob("*")] if (tmp_path / "out").exists() else []
+    assert left == []
+
+
 def test_operators_not_distributed_yet_fail_at_once(dask):
     _, data = dask
     df = flotilla.read_parquet(data).groupby("k").agg(col("id").sum())

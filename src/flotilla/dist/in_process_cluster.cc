@@ -1,6 +1,7 @@
 #include "flotilla/dist/in_process_cluster.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <random>
 
@@ -160,6 +161,10 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
   threads_.clear();
   for (auto& w : workers_) w->DropQuery(driver->query_id());
   pool_workers_.clear();
+  if (!driver->status().ok() && !driver->StagingDirectory().empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(driver->StagingDirectory(), ec);
+  }
   FLOTILLA_RETURN_NOT_OK(driver->status());
 
   exec::QueryResult out;

@@ -275,6 +275,28 @@ TEST_F(DistributedTest, WritesGoThroughStagingAndOneCommit) {
              false);
 }
 
+TEST_F(DistributedTest, AFailedWriteLeavesNothingBehind) {
+  fs::path root = *dir_ / ("failed-" + std::to_string(query_));
+  std::atomic<int> calls{0};
+  exec::BatchFunction late_failure = [&calls](const std::vector<Array>& args) -> Result<Array> {
+    if (++calls > 6) return Status::Invalid("the disk is full of bad ideas");
+    return args[0];
+  };
+  PlanPtr plan = exec::MakeUdfProject(Scan(), "late", late_failure, {Column("id")}, {"id"}, "t", int64())
+                     .ValueOrDie();
+  DriverOptions o = Options();
+  o.write = WriteSpec{root.string(), "parquet", {}, ""};
+  auto r = cluster_->Run(plan, std::move(o));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("bad ideas"), std::string::npos);
+  // Some tasks had written their staged files; none is left, and nothing is in the root.
+  std::vector<std::string> left;
+  if (fs::exists(root)) {
+    for (const auto& e : fs::recursive_directory_iterator(root)) left.push_back(e.path().string());
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " entries left, e.g. " << (left.empty() ? "" : left[0]);
+}
+
 TEST_F(DistributedTest, OperatorsNotDistributedYetFailAtOnceNamingThem) {
   PlanPtr agg = exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("id")}, "total"}}).ValueOrDie();
   auto r = cluster_->Run(agg, Options());

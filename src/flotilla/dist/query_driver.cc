@@ -68,6 +68,11 @@ std::vector<std::pair<std::string, int>> QueryDriver::pools() const {
   return out;
 }
 
+std::string QueryDriver::StagingDirectory() const {
+  if (!options_.write) return "";
+  return options_.write->root + "/.flotilla-staging-q" + std::to_string(options_.query_id);
+}
+
 std::string QueryDriver::NodeName(int node) const {
   return node == commit_node_ ? "Commit" : plan_.nodes[node].Name();
 }
@@ -390,8 +395,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     const WriteSpec& w = *options_.write;
     task.mutable_output()->set_kind(proto::TaskOutput::COMMIT);
     task.mutable_output()->set_root(w.root);
-    task.mutable_output()->set_staging(w.root + "/.flotilla-staging-q" +
-                                       std::to_string(options_.query_id));
+    task.mutable_output()->set_staging(StagingDirectory());
     for (const InputPart& p : slot.inputs) RefToProto(RefOf(p), task.add_inputs());
     return task.SerializeAsString();
   }
@@ -430,8 +434,8 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     proto::TaskOutput* out = task.mutable_output();
     out->set_kind(proto::TaskOutput::WRITE);
     out->set_root(w.root);
-    out->set_staging(w.root + "/.flotilla-staging-q" + std::to_string(options_.query_id) + "/t" +
-                     std::to_string(slot.task_id) + "." + std::to_string(attempt));
+    out->set_staging(StagingDirectory() + "/t" + std::to_string(slot.task_id) + "." +
+                     std::to_string(attempt));
     out->set_format(w.format);
     for (const std::string& c : w.partition_by) out->add_partition_by(c);
     out->set_compression(w.compression);

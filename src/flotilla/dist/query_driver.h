@@ -69,6 +69,9 @@ class QueryDriver {
   /// The schema of the result (a write's: the files table).
   const SchemaPtr& schema() const { return schema_; }
   const DistributedPlan& plan() const { return plan_; }
+  /// Where a write's tasks put their files until the commit ("" when not writing). A backend
+  /// removes it when the query fails, so nothing of a failed write stays behind.
+  std::string StagingDirectory() const;
   /// The actor pools the query needs: (name, number of actors).
   std::vector<std::pair<std::string, int>> pools() const;
 
