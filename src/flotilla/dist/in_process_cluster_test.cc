@@ -319,28 +319,48 @@ TEST_F(DistributedTest, AUserErrorFailsTheQueryWithItsMessageWithoutRetrying) {
   for (const TaskEvent& e : recorder_->events) EXPECT_EQ(e.attempt <= 1, true);
 }
 
-TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
+// The recovery tests' pieces: a cluster, consecutive ids in equal in-memory partitions, and
+// how many tasks were re-run because `worker` lost their outputs.
+std::unique_ptr<InProcessCluster> StartCluster(int workers) {
   InProcessClusterOptions o;
-  o.num_workers = 3;
+  o.num_workers = workers;
   o.worker.exec.progress = 0;
-  auto cluster = InProcessCluster::Start(o).ValueOrDie();
-  std::vector<RecordBatch> batches;
+  return InProcessCluster::Start(o).ValueOrDie();
+}
+
+PlanPtr IdPartitions(int partitions, int rows) {
   std::vector<MicroPartition> parts;
-  for (int p = 0; p < 9; ++p) {
+  for (int p = 0; p < partitions; ++p) {
     std::vector<std::optional<int64_t>> v;
-    for (int i = 0; i < 100; ++i) v.push_back(p * 100 + i);
+    for (int i = 0; i < rows; ++i) v.push_back(p * rows + i);
     RecordBatch b = Batch({{"v", I64(v)}});
     parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
   }
-  PlanPtr source = exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
-  PlanPtr plan = exec::MakeRepartitionByHash(source, 4, {Column("v")}).ValueOrDie();
-  plan = exec::MakeFilter(plan, GreaterEqual(Column("v"), Literal(int64_t{50}))).ValueOrDie();
-  auto recorder = std::make_shared<Recorder>();
+  return exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
+}
+
+DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
   DriverOptions d;
   d.progress = 0;
   d.subscribers.push_back(recorder);
+  return d;
+}
+
+int RerunsFor(const Recorder& recorder, const std::string& worker) {
+  int n = 0;
+  for (const TaskEvent& e : recorder.events) {
+    n += e.kind == TaskEventKind::kCancelled && e.message.find(worker) != std::string::npos;
+  }
+  return n;
+}
+
+TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
+  auto cluster = StartCluster(3);
+  PlanPtr plan = exec::MakeRepartitionByHash(IdPartitions(9, 100), 4, {Column("v")}).ValueOrDie();
+  plan = exec::MakeFilter(plan, GreaterEqual(Column("v"), Literal(int64_t{50}))).ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
   InProcessCluster* c = cluster.get();
-  auto r = cluster->Run(plan, d, [c](int64_t results) {
+  auto r = cluster->Run(plan, RecordedTo(recorder), [c](int64_t results) {
     if (results == 5) c->KillWorker(1);
   });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -348,64 +368,34 @@ TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
   local_options.progress = 0;
   ExpectRows(r->ToBatch().ValueOrDie(),
              exec::Run(plan, local_options).ValueOrDie().ToBatch().ValueOrDie(), false);
-  int reruns = 0;
-  for (const TaskEvent& e : recorder->events) {
-    reruns += e.kind == TaskEventKind::kCancelled && e.message.find("worker-1") != std::string::npos;
-  }
-  EXPECT_GT(reruns, 0) << "outputs held by the killed worker were recomputed";
+  EXPECT_GT(RerunsFor(*recorder, "worker-1"), 0)
+      << "outputs held by the killed worker were recomputed";
 }
 
 TEST(DistributedRecoveryTest, AWorkerWhoseDataCannotBeReadIsRemovedBeforeRetriesRunOut) {
   // Worker 1 stops serving without anyone telling the driver (a crash the backend has not
   // noticed yet): reducers fail to read its map outputs, and the driver takes it out at once.
-  InProcessClusterOptions o;
-  o.num_workers = 3;
-  o.worker.exec.progress = 0;
-  auto cluster = InProcessCluster::Start(o).ValueOrDie();
-  std::vector<MicroPartition> parts;
-  for (int p = 0; p < 6; ++p) {
-    std::vector<std::optional<int64_t>> v;
-    for (int i = 0; i < 50; ++i) v.push_back(p * 50 + i);
-    RecordBatch b = Batch({{"v", I64(v)}});
-    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
-  }
-  PlanPtr plan = exec::MakeRepartitionByHash(
-                     exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie(), 3, {Column("v")})
-                     .ValueOrDie();
+  auto cluster = StartCluster(3);
+  PlanPtr plan = exec::MakeRepartitionByHash(IdPartitions(6, 50), 3, {Column("v")}).ValueOrDie();
   auto recorder = std::make_shared<Recorder>();
-  DriverOptions d;
-  d.progress = 0;
-  d.subscribers.push_back(recorder);
   InProcessCluster* c = cluster.get();
-  auto r = cluster->Run(plan, d, [c](int64_t results) {
+  auto r = cluster->Run(plan, RecordedTo(recorder), [c](int64_t results) {
     if (results == 6) c->worker(1).Stop();  // every map task has finished
   });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   std::vector<std::optional<int64_t>> all;
   for (int i = 0; i < 300; ++i) all.push_back(i);
   ExpectRows(r->ToBatch().ValueOrDie(), Batch({{"v", I64(all)}}), false);
-  int lost = 0;
-  for (const TaskEvent& e : recorder->events) {
-    lost += e.kind == TaskEventKind::kCancelled && e.message.find("worker-1") != std::string::npos;
-  }
-  EXPECT_GT(lost, 0) << "worker-1's map outputs were recomputed elsewhere";
+  EXPECT_GT(RerunsFor(*recorder, "worker-1"), 0)
+      << "worker-1's map outputs were recomputed elsewhere";
 }
 
 TEST(DistributedRecoveryTest, LosingEveryWorkerIsAClearErrorNotAHang) {
-  InProcessClusterOptions o;
-  o.num_workers = 1;
-  o.worker.exec.progress = 0;
-  auto cluster = InProcessCluster::Start(o).ValueOrDie();
-  std::vector<MicroPartition> parts;
-  for (int p = 0; p < 4; ++p) {
-    RecordBatch b = Batch({{"v", I64({p, p + 10})}});
-    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
-  }
-  PlanPtr plan = exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
+  auto cluster = StartCluster(1);
   DriverOptions d;
   d.progress = 0;
   InProcessCluster* c = cluster.get();
-  auto r = cluster->Run(plan, d, [c](int64_t) { c->KillWorker(0); });
+  auto r = cluster->Run(IdPartitions(4, 2), d, [c](int64_t) { c->KillWorker(0); });
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("no task can run"), std::string::npos) << r.status().ToString();
 }
