@@ -37,19 +37,23 @@ PartitionStore::~PartitionStore() {
   }
 }
 
+void PartitionStore::ForgetLocked(const Entry& e) {
+  by_id_.erase(e.id);
+  if (e.spill_path.empty()) {
+    memory_bytes_ -= e.bytes;
+  } else {
+    spilled_bytes_ -= e.bytes;
+    std::error_code ec;
+    std::filesystem::remove(e.spill_path, ec);
+  }
+}
+
 Status PartitionStore::Put(const std::string& id, StoredPartition partition) {
   std::lock_guard lock(mutex_);
-  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if ((*it)->id != id) continue;
-    if ((*it)->spill_path.empty()) {
-      memory_bytes_ -= (*it)->bytes;
-    } else {
-      spilled_bytes_ -= (*it)->bytes;
-      std::error_code ec;
-      std::filesystem::remove((*it)->spill_path, ec);
-    }
-    entries_.erase(it);
-    break;
+  if (auto old = by_id_.find(id); old != by_id_.end()) {
+    const Entry* replaced = old->second;
+    ForgetLocked(*replaced);
+    std::erase_if(entries_, [&](const auto& e) { return e.get() == replaced; });
   }
   auto entry = std::make_unique<Entry>();
   entry->id = id;
@@ -57,6 +61,7 @@ Status PartitionStore::Put(const std::string& id, StoredPartition partition) {
   entry->bytes = PartitionBytes(partition.batches);
   entry->batches = std::move(partition.batches);
   memory_bytes_ += entry->bytes;
+  by_id_[id] = entry.get();
   entries_.push_back(std::move(entry));
   return SpillLocked();
 }
@@ -95,11 +100,9 @@ Result<StoredPartition> PartitionStore::Get(const std::string& id) const {
   StoredPartition out;
   {
     std::lock_guard lock(mutex_);
-    const Entry* found = nullptr;
-    for (const auto& e : entries_) {
-      if (e->id == id) found = e.get();
-    }
-    if (found == nullptr) return Status::KeyError("partition '" + id + "' is not in this worker's store");
+    auto it = by_id_.find(id);
+    if (it == by_id_.end()) return Status::KeyError("partition '" + id + "' is not in this worker's store");
+    const Entry* found = it->second;
     out.schema = found->schema;
     if (found->spill_path.empty()) {
       out.batches = found->batches;
@@ -117,29 +120,16 @@ Result<StoredPartition> PartitionStore::Get(const std::string& id) const {
 
 bool PartitionStore::Contains(const std::string& id) const {
   std::lock_guard lock(mutex_);
-  for (const auto& e : entries_) {
-    if (e->id == id) return true;
-  }
-  return false;
+  return by_id_.count(id) > 0;
 }
 
 void PartitionStore::DropPrefix(const std::string& prefix) {
   std::lock_guard lock(mutex_);
-  std::vector<std::unique_ptr<Entry>> kept;
-  for (auto& e : entries_) {
-    if (e->id.compare(0, prefix.size(), prefix) != 0) {
-      kept.push_back(std::move(e));
-      continue;
-    }
-    if (e->spill_path.empty()) {
-      memory_bytes_ -= e->bytes;
-    } else {
-      spilled_bytes_ -= e->bytes;
-      std::error_code ec;
-      std::filesystem::remove(e->spill_path, ec);
-    }
-  }
-  entries_ = std::move(kept);
+  std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
+    if (e->id.compare(0, prefix.size(), prefix) != 0) return false;
+    ForgetLocked(*e);
+    return true;
+  });
 }
 
 PartitionStoreStats PartitionStore::stats() const {

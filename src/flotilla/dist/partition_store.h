@@ -7,6 +7,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "flotilla/columnar/record_batch.h"
@@ -48,11 +49,14 @@ class PartitionStore {
  private:
   struct Entry;
   Status SpillLocked();
+  /// Takes an entry's bytes out of the counts and deletes its spill file (the caller erases it).
+  void ForgetLocked(const Entry& e);
 
   const int64_t memory_budget_;
   const std::string spill_dir_;
   mutable std::mutex mutex_;
   std::vector<std::unique_ptr<Entry>> entries_;  // in insertion order: the oldest spill first
+  std::unordered_map<std::string, Entry*> by_id_;
   int64_t memory_bytes_ = 0;
   int64_t spilled_bytes_ = 0;
   int64_t spills_ = 0;

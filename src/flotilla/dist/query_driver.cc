@@ -183,6 +183,7 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   Slot s;
   s.id = static_cast<int64_t>(slots_.size());
   s.node = node;
+  s.index = static_cast<int64_t>(nodes_[node].slots.size());
   s.inputs = std::move(inputs);
   s.final = node == commit_node_ || output_node_[node];
   waiting_.insert(s.id);
@@ -424,9 +425,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     }
     FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(input_schema, std::move(tasks)));
   }
-  const std::vector<int64_t>& siblings = nodes_[slot.node].slots;
-  const int64_t index = std::find(siblings.begin(), siblings.end(), slot.id) - siblings.begin();
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, index));
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, slot.index));
   FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
   task.set_plan(std::move(plan));
   if (slot.final && options_.write) {
@@ -511,6 +510,7 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   const bool is_result = commit_node_ >= 0 ? slot.node == commit_node_ : slot.final;
   if (is_result) {
     ready_.insert(ready_.end(), slot.outputs.begin(), slot.outputs.end());
+    for (const PartitionRef& r : slot.outputs) result_slot_[r.id] = slot.id;
   }
   return Advance();
 }
@@ -539,11 +539,15 @@ std::vector<int64_t> QueryDriver::TakeCancelled() { return std::exchange(cancell
 std::vector<PartitionRef> QueryDriver::TakeReadyResults() { return std::exchange(ready_, {}); }
 
 void QueryDriver::MarkFetched(const std::string& ref_id) {
-  for (Slot& s : slots_) {
-    if (s.state != SlotState::kDone) continue;
-    for (const PartitionRef& r : s.outputs) {
-      if (r.id == ref_id) s.fetched += 1;
-    }
+  auto it = result_slot_.find(ref_id);
+  if (it == result_slot_.end()) return;
+  Slot& slot = slots_[it->second];
+  result_slot_.erase(it);
+  // An output since lost (and its task re-run) does not count.
+  if (slot.state == SlotState::kDone &&
+      std::any_of(slot.outputs.begin(), slot.outputs.end(),
+                  [&](const PartitionRef& r) { return r.id == ref_id; })) {
+    slot.fetched += 1;
   }
   (void)Advance();
 }

@@ -115,7 +115,8 @@ class QueryDriver {
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
   struct Slot {
     int64_t id = 0;
-    int node = 0;  // plan node, or commit_node_
+    int node = 0;        // plan node, or commit_node_
+    int64_t index = 0;   // among its node's tasks
     std::vector<std::shared_ptr<const exec::ScanTask>> scan;
     exec::PlanPtr leaf;  // an in-memory source's partition
     std::vector<InputPart> inputs;
@@ -165,6 +166,7 @@ class QueryDriver {
   int64_t next_task_ = 0;
   std::vector<int64_t> cancelled_;
   std::vector<PartitionRef> ready_;
+  std::unordered_map<std::string, int64_t> result_slot_;  // handed-out result ref -> its slot
   bool finished_ = false;
   Status status_;
   std::chrono::steady_clock::time_point start_;
