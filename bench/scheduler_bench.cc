@@ -1,4 +1,4 @@
-// Scheduler decisions per second (src/flotilla/dist/scheduler.h) on a simulated cluster: 1,000
+// Scheduler decisions per second (src/flotilla/distributed/scheduler.h) on a simulated cluster: 1,000
 // workers of 4 to 32 cpus and 16 to 128 GiB, one in ten with gpus, 31 in an actor pool; 100,000
 // tasks of 8 queries with random cpu, memory and gpu requests, 2% for the pool, and input bytes
 // on up to 3 random workers. items_per_second is assignments made per second of scheduler time
@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/dist/scheduler.h"
+#include "flotilla/distributed/scheduler.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 constexpr int kWorkers = 1'000;
@@ -158,6 +158,6 @@ void BM_ScheduleAfterEachCompletion(benchmark::State& state) {
 BENCHMARK(BM_ScheduleAfterEachCompletion)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed
 
 BENCHMARK_MAIN();

@@ -16,9 +16,9 @@
 #include "flotilla/expr/function_registry.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/dataframe/dataframe.h"
-#include "flotilla/dist/flight/flight.h"
-#include "flotilla/dist/query_driver.h"
-#include "flotilla/dist/worker_runtime.h"
+#include "flotilla/distributed/flight/flight.h"
+#include "flotilla/distributed/query_driver.h"
+#include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/thread_pool.h"
 #include "flotilla/expr/rewrite.h"
@@ -445,26 +445,26 @@ PYBIND11_MODULE(_flotilla, m) {
       .def("set", [](sql::Session& s, const std::string& n, const std::string& v) { Check(s.Set(n, v)); });
 
   // --- The distributed runner's pieces, driven by python/flotilla/dask_runner.py ---------------
-  py::class_<dist::WorkerRuntime>(m, "WorkerRuntime")
+  py::class_<distributed::WorkerRuntime>(m, "WorkerRuntime")
       .def(py::init([](const std::string& id, const std::string& token, const std::string& host,
                        int64_t store_memory_bytes) {
-             dist::WorkerOptions o;
+             distributed::WorkerOptions o;
              o.id = id;
              o.token = token;
              o.host = host;
              o.store_memory_bytes = store_memory_bytes;
              o.exec = Options();
-             return Check(dist::WorkerRuntime::Start(o));
+             return Check(distributed::WorkerRuntime::Start(o));
            }),
            py::arg("id"), py::arg("token"), py::arg("host") = "127.0.0.1",
            py::arg("store_memory_bytes") = int64_t{2} << 30)
-      .def_property_readonly("id", &dist::WorkerRuntime::id)
-      .def_property_readonly("address", &dist::WorkerRuntime::address)
-      .def("register_udf", [](dist::WorkerRuntime& w, const std::string& name, py::object fn,
+      .def_property_readonly("id", &distributed::WorkerRuntime::id)
+      .def_property_readonly("address", &distributed::WorkerRuntime::address)
+      .def("register_udf", [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
                               const std::string& return_type) {
         w.RegisterUdf(name, PythonBatchFunction(fn, Check(sql::ParseTypeName(return_type))));
       })
-      .def("run_task", [](dist::WorkerRuntime& w, py::bytes task) {
+      .def("run_task", [](distributed::WorkerRuntime& w, py::bytes task) {
         std::string bytes = task;
         std::string result;
         {
@@ -473,20 +473,20 @@ PYBIND11_MODULE(_flotilla, m) {
         }
         return py::bytes(result);
       })
-      .def("drop_query", &dist::WorkerRuntime::DropQuery)
-      .def("cancel_task", &dist::WorkerRuntime::CancelTask)
-      .def("store_stats", [](dist::WorkerRuntime& w) {
-        dist::PartitionStoreStats s = w.store().stats();
+      .def("drop_query", &distributed::WorkerRuntime::DropQuery)
+      .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
+      .def("store_stats", [](distributed::WorkerRuntime& w) {
+        distributed::PartitionStoreStats s = w.store().stats();
         return py::dict(py::arg("partitions") = s.partitions, py::arg("memory_bytes") = s.memory_bytes,
                         py::arg("spilled_bytes") = s.spilled_bytes, py::arg("spills") = s.spills);
       });
 
   // Task events to a Python callable, as dicts (the driver runs on the caller's thread, which
   // holds the GIL).
-  struct PyEventSubscriber final : dist::EventSubscriber {
+  struct PyEventSubscriber final : distributed::EventSubscriber {
     py::function fn;
-    void OnEvent(const dist::TaskEvent& e) override {
-      fn(py::dict(py::arg("event") = dist::TaskEventKindName(e.kind), py::arg("query") = e.query_id,
+    void OnEvent(const distributed::TaskEvent& e) override {
+      fn(py::dict(py::arg("event") = distributed::TaskEventKindName(e.kind), py::arg("query") = e.query_id,
                   py::arg("task") = e.task_id, py::arg("node") = e.node_id,
                   py::arg("node_name") = e.node_name, py::arg("worker") = e.worker,
                   py::arg("attempt") = e.attempt, py::arg("seconds") = e.seconds,
@@ -499,28 +499,28 @@ PYBIND11_MODULE(_flotilla, m) {
     }
   };
 
-  py::class_<dist::QueryDriver>(m, "QueryDriver")
+  py::class_<distributed::QueryDriver>(m, "QueryDriver")
       .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
                        const std::string& format, std::vector<std::string> partition_by,
                        std::optional<std::string> compression, std::optional<std::string> event_log,
                        int progress, int64_t scan_min, int64_t scan_max,
                        std::vector<py::function> subscribers) {
-             dist::DriverOptions o;
+             distributed::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
              o.scan_task_min_bytes = scan_min;
              o.scan_task_max_bytes = scan_max;
              if (write_root) {
-               o.write = dist::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
+               o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
              }
-             if (event_log) o.subscribers.push_back(Check(dist::JsonLinesEventLog::Open(*event_log)));
+             if (event_log) o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
              for (py::function& f : subscribers) {
                auto sub = std::make_shared<PyEventSubscriber>();
                sub->fn = std::move(f);
                o.subscribers.push_back(std::move(sub));
              }
              exec::PlanPtr plan = Check(d.OptimizedPlan());
-             return Check(dist::QueryDriver::Make(plan, std::move(o)));
+             return Check(distributed::QueryDriver::Make(plan, std::move(o)));
            }),
            py::arg("df"), py::arg("query_id"), py::arg("write_root") = py::none(),
            py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
@@ -528,45 +528,45 @@ PYBIND11_MODULE(_flotilla, m) {
            py::arg("progress") = -1, py::arg("scan_task_min_bytes") = int64_t{96} << 20,
            py::arg("scan_task_max_bytes") = int64_t{384} << 20,
            py::arg("subscribers") = std::vector<py::function>{})
-      .def("pools", &dist::QueryDriver::pools)
-      .def("staging_directory", &dist::QueryDriver::StagingDirectory)
-      .def("add_worker", [](dist::QueryDriver& q, const std::string& id, double cpus,
+      .def("pools", &distributed::QueryDriver::pools)
+      .def("staging_directory", &distributed::QueryDriver::StagingDirectory)
+      .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,
                             const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })
-      .def("remove_worker", [](dist::QueryDriver& q, const std::string& id) { Check(q.RemoveWorker(id)); })
-      .def("schedule", [](dist::QueryDriver& q) {
-        std::vector<dist::Dispatch> d = Check(q.Schedule());
+      .def("remove_worker", [](distributed::QueryDriver& q, const std::string& id) { Check(q.RemoveWorker(id)); })
+      .def("schedule", [](distributed::QueryDriver& q) {
+        std::vector<distributed::Dispatch> d = Check(q.Schedule());
         py::list out;
         for (auto& x : d) out.append(py::make_tuple(x.task_id, x.worker, py::bytes(x.bytes)));
         return out;
       })
-      .def("on_task_result", [](dist::QueryDriver& q, int64_t task, py::bytes result) {
+      .def("on_task_result", [](distributed::QueryDriver& q, int64_t task, py::bytes result) {
         Check(q.OnTaskResult(task, std::string(result)));
       })
-      .def("on_task_lost", [](dist::QueryDriver& q, int64_t task, const std::string& worker,
+      .def("on_task_lost", [](distributed::QueryDriver& q, int64_t task, const std::string& worker,
                               const std::string& message) { Check(q.OnTaskLost(task, worker, message)); })
-      .def("take_cancelled", &dist::QueryDriver::TakeCancelled)
-      .def("take_ready_results", [](dist::QueryDriver& q) {
+      .def("take_cancelled", &distributed::QueryDriver::TakeCancelled)
+      .def("take_ready_results", [](distributed::QueryDriver& q) {
         py::list out;
-        for (const dist::PartitionRef& r : q.TakeReadyResults()) out.append(py::make_tuple(r.id, r.address));
+        for (const distributed::PartitionRef& r : q.TakeReadyResults()) out.append(py::make_tuple(r.id, r.address));
         return out;
       })
-      .def("mark_fetched", &dist::QueryDriver::MarkFetched)
-      .def("result_rows", [](dist::QueryDriver& q) {
+      .def("mark_fetched", &distributed::QueryDriver::MarkFetched)
+      .def("result_rows", [](distributed::QueryDriver& q) {
         int64_t n = 0;
-        for (const dist::PartitionRef& r : q.ResultOrder()) n += r.num_rows;
+        for (const distributed::PartitionRef& r : q.ResultOrder()) n += r.num_rows;
         return n;
       })
-      .def("result_order", [](dist::QueryDriver& q) {
+      .def("result_order", [](distributed::QueryDriver& q) {
         std::vector<std::string> ids;
-        for (const dist::PartitionRef& r : q.ResultOrder()) ids.push_back(r.id);
+        for (const distributed::PartitionRef& r : q.ResultOrder()) ids.push_back(r.id);
         return ids;
       })
-      .def("fail", [](dist::QueryDriver& q, const std::string& message) { q.Fail(Status::IOError(message)); })
-      .def("finished", &dist::QueryDriver::finished)
-      .def("num_running", &dist::QueryDriver::num_running)
-      .def("check", [](dist::QueryDriver& q) { Check(q.status()); })
-      .def("schema", [](dist::QueryDriver& q) { return SchemaFields(*q.schema()); })
-      .def("empty_result", [](dist::QueryDriver& q) {
+      .def("fail", [](distributed::QueryDriver& q, const std::string& message) { q.Fail(Status::IOError(message)); })
+      .def("finished", &distributed::QueryDriver::finished)
+      .def("num_running", &distributed::QueryDriver::num_running)
+      .def("check", [](distributed::QueryDriver& q) { Check(q.status()); })
+      .def("schema", [](distributed::QueryDriver& q) { return SchemaFields(*q.schema()); })
+      .def("empty_result", [](distributed::QueryDriver& q) {
         std::vector<Array> cols;
         for (const Field& f : q.schema()->fields()) cols.push_back(Check(Array::MakeEmpty(f.type)));
         return Check(RecordBatch::Make(q.schema(), cols, 0));
@@ -575,9 +575,9 @@ PYBIND11_MODULE(_flotilla, m) {
   // A result partition pulled over Flight, as one batch (None: unreachable, e.g. its worker died).
   m.def("flight_get", [](const std::string& address, const std::string& token,
                          const std::string& ticket) -> std::optional<RecordBatch> {
-    Result<dist::StoredPartition> p = [&] {
+    Result<distributed::StoredPartition> p = [&] {
       py::gil_scoped_release release;
-      return dist::FlightGet(address, token, ticket);
+      return distributed::FlightGet(address, token, ticket);
     }();
     if (!p.ok()) {
       if (p.status().code() == StatusCode::kIOError) return std::nullopt;
@@ -592,7 +592,7 @@ PYBIND11_MODULE(_flotilla, m) {
   });
   // The pipeline nodes the distributed runner would run the query as (explain).
   m.def("explain_distributed", [](const DataFrame& d) {
-    return dist::DistributedPlanToString(Check(dist::PlanDistributed(Check(d.OptimizedPlan()))));
+    return distributed::DistributedPlanToString(Check(distributed::PlanDistributed(Check(d.OptimizedPlan()))));
   });
   // Every log line of this process carries `tag` (a worker's id).
   m.def("set_log_tag", [](const std::string& tag) { log::SetTag(tag); });

@@ -135,11 +135,18 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
     text = df.explain()
     nodes = text.split("== Distributed plan (pipeline nodes) ==\n")[1]
     assert nodes.splitlines() == [
-        "[0] Scan -> Repartition (4 scan tasks), each task split into 2",
-        "[1] ShuffleRead -> Project (2 partitions) <- [0]  (result)",
+        "[0] Scan -> Repartition (4 scan tasks), each task split for [1]",
+        "[1] Exchange -> Project (hash exchange, 2 partitions) <- [0]  (result)",
     ], nodes
-    assert "not supported by the distributed runner yet: Aggregate" in \
-        flotilla.read_parquet(data).groupby("k").agg(col("id").sum()).explain()
+    text = flotilla.read_parquet(data).groupby("k").agg(col("id").sum()).sort("k").explain()
+    nodes = text.split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert nodes.splitlines()[:2] == [
+        "[0] Scan -> Aggregate -> Repartition (4 scan tasks), each task split for [1]",
+        "[1] Exchange -> Aggregate (hash exchange, partitions: one per upstream task, at most the "
+        "configured maximum, read in task order) <- [0]",
+    ], nodes
+    assert "not supported by the distributed runner yet: HashJoin" in \
+        flotilla.read_parquet(data).join(flotilla.read_parquet(data), on="id").explain()
 
 
 def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):
@@ -160,9 +167,70 @@ def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):
 
 def test_operators_not_distributed_yet_fail_at_once(dask):
     _, data = dask
-    df = flotilla.read_parquet(data).groupby("k").agg(col("id").sum())
-    with pytest.raises(Exception, match="not supported by the distributed runner yet: Aggregate"):
+    df = flotilla.read_parquet(data).join(flotilla.read_parquet(data), on="id")
+    with pytest.raises(Exception, match="not supported by the distributed runner yet: HashJoin"):
         df.to_pydict()
+
+
+def test_aggregates_on_the_cluster(dask):
+    _, data = dask
+    df = flotilla.read_parquet(data)
+    grouped = df.groupby("k").agg(
+        col("id").sum().alias("total"), col("id").count().alias("n"), col("s").min().alias("lo"),
+        col("id").mean().alias("avg"), col("s").agg_list().alias("all_s"))
+    got = same(grouped, ordered=False)
+    assert sorted(got["k"]) == list(range(7))
+    assert sum(got["n"]) == 3000
+    # Order-sensitive: each list in input order, exactly as locally.
+    for k, items in zip(got["k"], got["all_s"]):
+        assert items == [f"w{i % 13} x{i % 5}" for i in range(3000) if i % 7 == k]
+    same(df.agg(col("id").sum().alias("total"), col("s").count().alias("n")))
+    same(df.where(col("id") < 0).agg(col("id").sum().alias("total"), col("s").count().alias("n")))
+    same(df.groupby("k", "s").count(), ordered=False)
+
+
+def test_distinct_sort_top_n_on_the_cluster(dask):
+    _, data = dask
+    df = flotilla.read_parquet(data)
+    same(df.select(col("k"), (col("id") % 3).alias("m")).distinct(), ordered=False)
+    # First row per key wins, as locally.
+    got = same(df.distinct("k"), ordered=False)
+    assert sorted(got["id"]) == list(range(7))
+    got = same(df.sort("s", desc=True))
+    assert got["s"] == sorted(got["s"], reverse=True)
+    same(df.sort(["k", "id"], desc=[False, True]))
+    same(df.sort("s").limit(25))
+    same(df.sort("k", desc=True).offset(10).limit(5))
+
+
+def test_window_pivot_and_ids_on_the_cluster(dask):
+    _, data = dask
+    df = flotilla.read_parquet(data)
+    w = flotilla.Window().partition_by("k").order_by("id")
+    same(df.with_column("rn", flotilla.row_number().over(w)), ordered=False)
+    whole = flotilla.Window().order_by("id", desc=True)
+    same(df.with_column("rn", flotilla.row_number().over(whole)), ordered=False)
+    pivoted = df.with_column("p", (col("id") % 3).cast("string")).pivot("k", "p", "id", "sum", ["0", "1", "2"])
+    same(pivoted, ordered=False)
+    parts = flotilla.from_pydict({"v": list(range(100))}).into_partitions(4)
+    same(parts._add_monotonically_increasing_id("row_id"))
+
+
+def _tpch_tables(name):
+    return flotilla.read_parquet(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "sql",
+                                              "data", "tpch", f"{name}.parquet"))
+
+
+@pytest.mark.parametrize("number", [1, 6])
+def test_tpch_queries_without_joins_on_the_cluster(dask, number):
+    import importlib.util
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    spec = importlib.util.spec_from_file_location("tpch_queries", os.path.join(root, "tpch", "dataframe", "queries.py"))
+    queries = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(queries)
+    same(queries.QUERIES[number](_tpch_tables))
+    text = open(os.path.join(root, "tpch", "queries", f"q{number:02}.sql")).read()
+    same(flotilla.sql(text, lineitem=_tpch_tables("lineitem")))
 
 
 def test_event_log_records_every_task(dask, tmp_path):

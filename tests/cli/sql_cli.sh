@@ -45,10 +45,14 @@ fi
 out=$("$FLOTILLA" sql --runner dask --tables "$DIR/tables" --format csv \
   "SELECT id, upper(name) AS name FROM people WHERE id > 1" 2>/dev/null)
 [ "$out" = $'id,name\n2,BOB\n3,CY' ] || fail "--runner dask: $out"
-if err=$(FLOTILLA_RUNNER=dask "$FLOTILLA" sql --tables "$DIR/tables" "SELECT count(*) FROM people" 2>&1); then
+out=$(FLOTILLA_RUNNER=dask "$FLOTILLA" sql --tables "$DIR/tables" --format csv \
+  "SELECT count(*) AS n, max(name) AS top FROM people" 2>/dev/null)
+[ "$out" = $'n,top\n3,cy' ] || fail "FLOTILLA_RUNNER=dask aggregate: $out"
+if err=$(FLOTILLA_RUNNER=dask "$FLOTILLA" sql --tables "$DIR/tables" \
+  "SELECT * FROM people a JOIN people b ON a.id = b.id" 2>&1); then
   fail "an operator the distributed runner lacks must exit non-zero"
 fi
-grep -q "not supported by the distributed runner yet: Aggregate" <<<"$err" || fail "dask error: $err"
+grep -q "not supported by the distributed runner yet: HashJoin" <<<"$err" || fail "dask error: $err"
 
 lines=$("$FLOTILLA" sql --help | wc -l)
 [ "$lines" -le 24 ] || fail "flotilla sql --help has $lines lines (more than a screen)"

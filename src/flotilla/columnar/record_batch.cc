@@ -28,6 +28,15 @@ Result<RecordBatch> RecordBatch::Make(SchemaPtr schema, std::vector<Array> colum
   return RecordBatch(std::move(schema), std::move(columns), num_rows);
 }
 
+Result<RecordBatch> RecordBatch::MakeEmpty(SchemaPtr schema) {
+  std::vector<Array> columns;
+  for (const Field& f : schema->fields()) {
+    FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
+    columns.push_back(std::move(empty));
+  }
+  return Make(std::move(schema), std::move(columns), 0);
+}
+
 Result<RecordBatch> RecordBatch::Make(SchemaPtr schema, std::vector<Array> columns) {
   int64_t rows = columns.empty() || !columns[0].valid() ? 0 : columns[0].length();
   return Make(std::move(schema), std::move(columns), rows);

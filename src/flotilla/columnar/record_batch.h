@@ -18,6 +18,8 @@ class RecordBatch {
   static Result<RecordBatch> Make(SchemaPtr schema, std::vector<Array> columns, int64_t num_rows);
   /// Like Make, with num_rows taken from the first column (0 when there are no columns).
   static Result<RecordBatch> Make(SchemaPtr schema, std::vector<Array> columns);
+  /// A batch of no rows with `schema`'s columns.
+  static Result<RecordBatch> MakeEmpty(SchemaPtr schema);
   /// A batch with one nullable column per (name, array) pair.
   static Result<RecordBatch> FromColumns(std::vector<std::pair<std::string, Array>> columns);
 

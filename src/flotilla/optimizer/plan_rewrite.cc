@@ -35,7 +35,10 @@ Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> child
     case PlanKind::kConcat:
       return MakeConcat(std::move(children));
     case PlanKind::kMonotonicId:
-      return MakeMonotonicId(child(0), static_cast<const MonotonicIdNode&>(node).column_name);
+    {
+      const auto& n = static_cast<const MonotonicIdNode&>(node);
+      return MakeMonotonicId(child(0), n.column_name, n.first_partition);
+    }
     case PlanKind::kAggregate: {
       const auto& n = static_cast<const AggregateNode&>(node);
       if (n.mode == AggregateMode::kFinal) {
@@ -78,7 +81,7 @@ Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> child
         case PartitionScheme::kRandom:
           return MakeRepartitionRandom(child(0), n.num_partitions, n.seed);
         case PartitionScheme::kRange:
-          return MakeRepartitionByRange(child(0), n.num_partitions, n.sort_keys);
+          return MakeRepartitionByRange(child(0), n.num_partitions, n.sort_keys, n.boundaries);
         case PartitionScheme::kInto:
           return MakeIntoPartitions(child(0), n.num_partitions);
       }

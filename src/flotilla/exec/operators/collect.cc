@@ -148,7 +148,8 @@ struct MonotonicIdState final : GlobalState {
 
 class MonotonicIdSink final : public SinkOperator {
  public:
-  MonotonicIdSink(SchemaPtr schema) : schema_(std::move(schema)) {}
+  MonotonicIdSink(SchemaPtr schema, int64_t first_partition)
+      : schema_(std::move(schema)), first_partition_(first_partition) {}
   std::string name() const override { return "MonotonicallyIncreasingId"; }
   const SchemaPtr& output_schema() const override { return schema_; }
   Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext*,
@@ -165,7 +166,7 @@ class MonotonicIdSink final : public SinkOperator {
     auto* state = static_cast<MonotonicIdState*>(global);
     auto partitions = state->batches.TakeAllByPartition();
     for (size_t p = 0; p < partitions.size(); ++p) {
-      int64_t next = static_cast<int64_t>(p) << 36;
+      int64_t next = (first_partition_ + static_cast<int64_t>(p)) << 36;
       for (RecordBatch& batch : partitions[p]) {
         FLOTILLA_ASSIGN_OR_RETURN(auto ids, AllocateIds(batch.num_rows(), next));
         next += batch.num_rows();
@@ -181,6 +182,7 @@ class MonotonicIdSink final : public SinkOperator {
  private:
   static Result<Array> AllocateIds(int64_t n, int64_t first);
   SchemaPtr schema_;
+  int64_t first_partition_;
 };
 
 Result<Array> MonotonicIdSink::AllocateIds(int64_t n, int64_t first) {
@@ -210,7 +212,7 @@ Result<std::unique_ptr<SinkOperator>> MakeLimitSink(const LimitNode& node, bool 
 }
 
 Result<std::unique_ptr<SinkOperator>> MakeMonotonicIdSink(const MonotonicIdNode& node) {
-  return std::unique_ptr<SinkOperator>(new MonotonicIdSink(node.schema()));
+  return std::unique_ptr<SinkOperator>(new MonotonicIdSink(node.schema(), node.first_partition));
 }
 
 }  // namespace flotilla::exec

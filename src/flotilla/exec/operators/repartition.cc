@@ -15,6 +15,12 @@ namespace flotilla::exec {
 
 namespace {
 
+// The hash tables downstream of a repartition (aggregate, distinct, join) hash the same keys
+// with seed 0: partitioning with that seed too would leave each partition's rows congruent
+// modulo the partition count in the very bits the tables index by, so a table of a
+// power-of-two partition count would use 1/N of its slots.
+constexpr uint64_t kRepartitionHashSeed = 0x9c6b1f0e3a5d2847ull;
+
 struct CollectedState final : GlobalState {
   std::mutex mutex;
   SequencedBatches batches;
@@ -77,8 +83,12 @@ class RepartitionSink final : public CollectingSink {
         extended.push_back(std::move(e));
       }
       batches = std::move(extended);
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(batches));
-      FLOTILLA_ASSIGN_OR_RETURN(boundaries, RangeBoundaries(all, range_keys->keys(), n));
+      if (node_.boundaries) {
+        boundaries = *node_.boundaries;
+      } else {
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(batches));
+        FLOTILLA_ASSIGN_OR_RETURN(boundaries, RangeBoundaries(all, range_keys->keys(), n));
+      }
     }
     int64_t total = 0;
     for (const RecordBatch& b : batches)
@@ -95,7 +105,7 @@ class RepartitionSink final : public CollectingSink {
             FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
             keys.push_back(std::move(column));
           }
-          FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, n, 0, &ids));
+          FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, n, kRepartitionHashSeed, &ids));
           break;
         }
         case PartitionScheme::kRandom:
@@ -127,13 +137,7 @@ class RepartitionSink final : public CollectingSink {
     // Every partition shows up in the output, empty ones as one empty batch.
     for (auto& part : out) {
       if (!part.empty()) continue;
-      std::vector<Array> columns;
-      for (const Field& f : schema_->fields()) {
-        FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
-        columns.push_back(std::move(empty));
-      }
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty,
-                                RecordBatch::Make(schema_, std::move(columns), 0));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty, RecordBatch::MakeEmpty(schema_));
       part.push_back(std::move(empty));
     }
     return out;

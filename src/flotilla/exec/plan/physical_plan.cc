@@ -227,7 +227,9 @@ std::string ConcatNode::Describe() const {
   return "Concat: " + std::to_string(children().size()) + " inputs";
 }
 std::string MonotonicIdNode::Describe() const {
-  return "MonotonicallyIncreasingId: " + column_name;
+  std::string out = "MonotonicallyIncreasingId: " + column_name;
+  if (first_partition > 0) out += " from partition " + std::to_string(first_partition);
+  return out;
 }
 std::string UdfProjectNode::Describe() const {
   const std::string call = output_name + " = " + function_name + "(" + JoinTexts(arguments) + ")";
@@ -283,6 +285,7 @@ std::string RepartitionNode::Describe() const {
                     "): " + std::to_string(num_partitions) + " partitions";
   if (!keys.empty()) out += " by " + JoinTexts(keys);
   if (!sort_keys.empty()) out += " by " + SortSpecsToString(sort_keys);
+  if (boundaries) out += " at " + std::to_string(boundaries->num_rows()) + " given boundaries";
   return out;
 }
 
@@ -429,12 +432,19 @@ Result<PlanPtr> MakeConcat(std::vector<PlanPtr> inputs) {
   return PlanPtr(std::make_shared<ConcatNode>(std::move(schema), std::move(inputs)));
 }
 
-Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name) {
+Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name,
+                                int64_t first_partition) {
   std::vector<Field> fields = input->schema()->fields();
   fields.push_back(Field{column_name, int64(), false});
   FLOTILLA_RETURN_NOT_OK(NodeError("MonotonicallyIncreasingId", CheckDistinctNames(fields)));
+  // Partition p's ids start at p * 2^36: beyond 2^27 partitions they would overflow.
+  if (first_partition < 0 || first_partition >= (int64_t{1} << 27)) {
+    return Status::Invalid("MonotonicallyIncreasingId: first partition " +
+                           std::to_string(first_partition) + " is out of range");
+  }
   return PlanPtr(std::make_shared<MonotonicIdNode>(std::make_shared<Schema>(std::move(fields)),
-                                                   std::move(input), std::move(column_name)));
+                                                   std::move(input), std::move(column_name),
+                                                   first_partition));
 }
 
 Result<PlanPtr> MakeUdfProject(PlanPtr input, std::string function_name, BatchFunction function,
@@ -750,13 +760,24 @@ Result<PlanPtr> MakeRepartitionRandom(PlanPtr input, int num_partitions, uint64_
 }
 
 Result<PlanPtr> MakeRepartitionByRange(PlanPtr input, int num_partitions,
-                                       std::vector<SortSpec> keys) {
+                                       std::vector<SortSpec> keys,
+                                       std::optional<RecordBatch> boundaries) {
   FLOTILLA_RETURN_NOT_OK(CheckPartitions(num_partitions));
   if (keys.empty()) return Status::Invalid("range repartition needs at least one key");
   if (auto s = CheckSortKeys(*input->schema(), keys); !s.ok()) return NodeError("Repartition", s);
-  return PlanPtr(std::make_shared<RepartitionNode>(std::move(input), PartitionScheme::kRange,
-                                                   num_partitions, std::vector<expr::ExprPtr>{},
-                                                   std::move(keys), 0));
+  if (boundaries && (boundaries->num_rows() != num_partitions - 1 ||
+                     boundaries->num_columns() != static_cast<int>(keys.size()))) {
+    return Status::Invalid("Repartition: " + std::to_string(num_partitions) +
+                           " range partitions need " + std::to_string(num_partitions - 1) +
+                           " boundaries of " + std::to_string(keys.size()) +
+                           " columns, got " + std::to_string(boundaries->num_rows()) + " of " +
+                           std::to_string(boundaries->num_columns()));
+  }
+  auto node = std::make_shared<RepartitionNode>(std::move(input), PartitionScheme::kRange,
+                                                num_partitions, std::vector<expr::ExprPtr>{},
+                                                std::move(keys), 0);
+  node->boundaries = std::move(boundaries);
+  return PlanPtr(std::move(node));
 }
 
 Result<PlanPtr> MakeIntoPartitions(PlanPtr input, int num_partitions) {

@@ -191,15 +191,21 @@ struct ConcatNode final : PlanNode {
 };
 Result<PlanPtr> MakeConcat(std::vector<PlanPtr> inputs);
 
-/// Appends an int64 id column: partition index * 2^36 + row number within the partition.
+/// Appends an int64 id column: (first_partition + partition index) * 2^36 + row number within
+/// the partition. A distributed task numbers its rows as partition first_partition (its place
+/// among its node's tasks), so ids stay unique across tasks.
 struct MonotonicIdNode final : PlanNode {
   std::string column_name;
-  MonotonicIdNode(SchemaPtr schema, PlanPtr input, std::string column_name)
+  int64_t first_partition = 0;
+  MonotonicIdNode(SchemaPtr schema, PlanPtr input, std::string column_name,
+                  int64_t first_partition)
       : PlanNode(PlanKind::kMonotonicId, std::move(schema), {std::move(input)}),
-        column_name(std::move(column_name)) {}
+        column_name(std::move(column_name)),
+        first_partition(first_partition) {}
   std::string Describe() const override;
 };
-Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name = "id");
+Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name = "id",
+                                int64_t first_partition = 0);
 
 /// A C++ function applied to each batch: its arguments are evaluated, the function returns one
 /// column of `return_type` and as many rows, appended to the `passthrough` columns. With
@@ -422,6 +428,10 @@ struct RepartitionNode final : PlanNode {
   std::vector<expr::ExprPtr> keys;  // hash
   std::vector<SortSpec> sort_keys;  // range
   uint64_t seed;                    // random
+  /// Range: the num_partitions - 1 upper boundaries (one column per sort key), when they were
+  /// chosen before the rows arrived (a distributed sort samples every task's rows first);
+  /// absent: sampled from the node's own input.
+  std::optional<RecordBatch> boundaries;
   RepartitionNode(PlanPtr input, PartitionScheme scheme, int num_partitions,
                   std::vector<expr::ExprPtr> keys, std::vector<SortSpec> sort_keys, uint64_t seed)
       : PlanNode(PlanKind::kRepartition, input->schema(), {input}),
@@ -436,7 +446,8 @@ Result<PlanPtr> MakeRepartitionByHash(PlanPtr input, int num_partitions,
                                       std::vector<expr::ExprPtr> keys);
 Result<PlanPtr> MakeRepartitionRandom(PlanPtr input, int num_partitions, uint64_t seed = 0);
 Result<PlanPtr> MakeRepartitionByRange(PlanPtr input, int num_partitions,
-                                       std::vector<SortSpec> keys);
+                                       std::vector<SortSpec> keys,
+                                       std::optional<RecordBatch> boundaries = std::nullopt);
 Result<PlanPtr> MakeIntoPartitions(PlanPtr input, int num_partitions);
 
 }  // namespace flotilla::exec

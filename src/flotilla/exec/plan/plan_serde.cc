@@ -316,6 +316,7 @@ class PlanWriter {
       case PlanKind::kMonotonicId: {
         const auto& n = static_cast<const MonotonicIdNode&>(node);
         out->mutable_monotonic_id()->set_column_name(n.column_name);
+        out->mutable_monotonic_id()->set_first_partition(n.first_partition);
         return Status::OK();
       }
       case PlanKind::kUdfProject: {
@@ -438,6 +439,10 @@ class PlanWriter {
         FLOTILLA_RETURN_NOT_OK(WriteExpressions(n.keys, "keys", m->mutable_keys()));
         FLOTILLA_RETURN_NOT_OK(WriteSortSpecs(n.sort_keys, "sort_keys", m->mutable_sort_keys()));
         m->set_seed(n.seed);
+        if (n.boundaries) {
+          FLOTILLA_ASSIGN_OR_RETURN(*m->mutable_boundaries(),
+                                    WriteIpcStream(n.boundaries->schema(), {*n.boundaries}));
+        }
         return Status::OK();
       }
     }
@@ -632,7 +637,8 @@ class PlanReader {
         return MakeConcat(std::move(inputs));
       case proto::PlanNode::kMonotonicId:
         if (m.monotonic_id().column_name().empty()) return Missing("column_name");
-        return MakeMonotonicId(std::move(inputs[0]), m.monotonic_id().column_name());
+        return MakeMonotonicId(std::move(inputs[0]), m.monotonic_id().column_name(),
+                               m.monotonic_id().first_partition());
       case proto::PlanNode::kUdfProject:
         return ReadUdfProject(m.udf_project(), std::move(inputs[0]));
       case proto::PlanNode::kAggregate:
@@ -898,6 +904,23 @@ class PlanReader {
                       std::move(functions));
   }
 
+  // One batch in an IPC stream; its own schema types it (MakeRepartitionByRange checks the
+  // shape, the partitioning the types).
+  static Result<RecordBatch> ReadBoundaries(const std::string& bytes) {
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(bytes));
+    SchemaPtr schema;
+    auto batches = ipc::ReadStream(std::move(buffer), &schema);
+    if (!batches.ok()) {
+      return Status::Invalid("boundaries are not a valid Arrow IPC stream: " +
+                             batches.status().message());
+    }
+    if (batches->size() != 1) {
+      return Status::Invalid("boundaries hold " + std::to_string(batches->size()) +
+                             " batches, not one");
+    }
+    return std::move((*batches)[0]);
+  }
+
   static Result<PlanPtr> ReadRepartition(const proto::RepartitionNode& m, PlanPtr input) {
     const PartitionSchemeEntry* scheme =
         Find(kPartitionSchemes, &PartitionSchemeEntry::proto, m.scheme());
@@ -915,6 +938,9 @@ class PlanReader {
     if (s != PartitionScheme::kRandom && m.seed() != 0) {
       return Status::Invalid("seed is only for random repartitioning");
     }
+    if (s != PartitionScheme::kRange && m.has_boundaries()) {
+      return Status::Invalid("boundaries are only for range repartitioning");
+    }
     switch (s) {
       case PartitionScheme::kHash: {
         FLOTILLA_ASSIGN_OR_RETURN(auto keys, ReadExpressions(m.keys(), "keys"));
@@ -924,7 +950,12 @@ class PlanReader {
         return MakeRepartitionRandom(std::move(input), m.num_partitions(), m.seed());
       case PartitionScheme::kRange: {
         FLOTILLA_ASSIGN_OR_RETURN(auto keys, ReadSortSpecs(m.sort_keys(), "sort_keys"));
-        return MakeRepartitionByRange(std::move(input), m.num_partitions(), std::move(keys));
+        std::optional<RecordBatch> boundaries;
+        if (m.has_boundaries()) {
+          FLOTILLA_ASSIGN_OR_RETURN(boundaries, ReadBoundaries(m.boundaries()));
+        }
+        return MakeRepartitionByRange(std::move(input), m.num_partitions(), std::move(keys),
+                                      std::move(boundaries));
       }
       case PartitionScheme::kInto:
         return MakeIntoPartitions(std::move(input), m.num_partitions());

@@ -1,4 +1,4 @@
-#include "flotilla/dist/partition_store.h"
+#include "flotilla/distributed/partition_store.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include "flotilla/exec/exec_test_util.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 using exec::test::Batch;
@@ -51,4 +51,4 @@ TEST(PartitionStoreTest, MissingPartitionsAreKeyErrorsNamingThem) {
 }
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

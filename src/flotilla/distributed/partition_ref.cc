@@ -1,11 +1,11 @@
-#include "flotilla/dist/partition_ref.h"
+#include "flotilla/distributed/partition_ref.h"
 
-#include "flotilla/dist/proto/task.pb.h"
-#include "flotilla/dist/ref_proto.h"
+#include "flotilla/distributed/proto/task.pb.h"
+#include "flotilla/distributed/ref_proto.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/expr/serialize.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
   std::string ticket;
@@ -115,4 +115,4 @@ void RegisterPartitionScanTasks(exec::PlanResolver* resolver, PartitionFetcher f
   };
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

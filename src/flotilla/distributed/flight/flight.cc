@@ -1,4 +1,4 @@
-#include "flotilla/dist/flight/flight.h"
+#include "flotilla/distributed/flight/flight.h"
 
 #include <grpcpp/grpcpp.h>
 
@@ -6,13 +6,13 @@
 #include <map>
 #include <mutex>
 
-#include "flotilla/dist/flight/flight.grpc.pb.h"
+#include "flotilla/distributed/flight/flight.grpc.pb.h"
 #include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/ipc/message.h"
 #include "flotilla/io/ipc/metadata.h"
 #include "flotilla/io/stream.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 namespace fl = arrow::flight::protocol;
@@ -213,4 +213,4 @@ Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
   return out;
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,15 +1,18 @@
-#include "flotilla/dist/query_driver.h"
+#include "flotilla/distributed/query_driver.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
 #include "flotilla/common/logging.h"
-#include "flotilla/dist/proto/task.pb.h"
-#include "flotilla/dist/ref_proto.h"
+#include "flotilla/compute/concat.h"
+#include "flotilla/compute/partition.h"
+#include "flotilla/io/ipc/ipc.h"
+#include "flotilla/distributed/proto/task.pb.h"
+#include "flotilla/distributed/ref_proto.h"
 #include "flotilla/exec/plan/plan_serde.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 // Task ids are unique across queries: the query id in the high bits.
@@ -237,10 +240,10 @@ Status QueryDriver::CreateSlots(int node) {
       }
       break;
     }
-    case NodeKind::kShuffleReduce: {
-      if (!NodeComplete(n.inputs[0])) return Status::OK();
+    case NodeKind::kExchange: {
+      if (!NodeComplete(n.inputs[0]) || state.partitions == 0) return Status::OK();
       std::vector<int64_t> maps = done_outputs(n.inputs[0]);
-      for (int i = 0; i < n.num_partitions; ++i) {
+      for (int i = 0; i < state.partitions; ++i) {
         std::vector<InputPart> inputs;
         for (int64_t m : maps) inputs.push_back({m, i});
         NewSlot(node, std::move(inputs));
@@ -301,8 +304,20 @@ Status QueryDriver::CreateSlots(int node) {
       NewSlot(node, std::move(inputs));
       break;
     }
-    case NodeKind::kActorPool: {
+    case NodeKind::kActorPool:
+    case NodeKind::kMap:
+    case NodeKind::kSample: {
       if (!SlotsKnown(n.inputs[0])) return Status::OK();
+      if (n.kind == NodeKind::kSample) {
+        // Each task's share of the sample follows its share of the rows.
+        if (!NodeComplete(n.inputs[0])) return Status::OK();
+        for (int64_t s : done_outputs(n.inputs[0])) state.input_rows += slots_[s].outputs[0].num_rows;
+      }
+      if (n.sample >= 0) {
+        // A range split waits for the boundaries.
+        if (!NodeComplete(n.sample)) return Status::OK();
+        FLOTILLA_RETURN_NOT_OK(ComputeBoundaries(n.exchange));
+      }
       // One task per upstream task, each starting as soon as its input exists.
       for (int64_t s : OutputSlots(n.inputs[0])) {
         if (slots_[s].state != SlotState::kCancelled) NewSlot(node, {{s, 0}});
@@ -312,6 +327,75 @@ Status QueryDriver::CreateSlots(int node) {
   }
   state.created = true;
   return Status::OK();
+}
+
+void QueryDriver::DecidePartitions(int exchange) {
+  const PipelineNode& n = plan_.nodes[exchange];
+  NodeState& state = nodes_[exchange];
+  if (state.partitions > 0) return;
+  if (n.num_partitions > 0) {
+    state.partitions = n.num_partitions;
+    return;
+  }
+  if (!SlotsKnown(n.count_from)) return;
+  int64_t tasks = 0;
+  for (int64_t s : OutputSlots(n.count_from)) tasks += slots_[s].state != SlotState::kCancelled;
+  state.partitions = static_cast<int>(
+      std::clamp<int64_t>(tasks, 1, std::max(1, options_.max_shuffle_partitions)));
+}
+
+int QueryDriver::OutputPartitions(int node) const {
+  const int exchange = plan_.nodes[node].exchange;
+  return exchange < 0 ? 1 : nodes_[exchange].partitions;
+}
+
+Status QueryDriver::ComputeBoundaries(int exchange) {
+  NodeState& state = nodes_[exchange];
+  if (state.boundaries) return Status::OK();
+  const PipelineNode& n = plan_.nodes[exchange];
+  const PipelineNode& sample = plan_.nodes[n.sample];
+  std::vector<RecordBatch> rows;
+  for (int64_t s : nodes_[n.sample].slots) {
+    for (const RecordBatch& b : slots_[s].inline_rows) {
+      if (b.num_rows() > 0) rows.push_back(b);
+    }
+  }
+  RecordBatch all;
+  if (rows.empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(all, RecordBatch::MakeEmpty(sample.schema));
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(all, ConcatBatches(rows));
+  }
+  std::vector<SortKey> keys;
+  for (size_t k = 0; k < n.range_keys.size(); ++k) {
+    keys.push_back({static_cast<int>(k), n.range_keys[k].ascending, n.range_keys[k].nulls_first});
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries,
+                            RangeBoundaries(all, keys, std::max(state.partitions, 1)));
+  state.boundaries = std::move(boundaries);
+  return Status::OK();
+}
+
+TaskContext QueryDriver::ContextOf(const Slot& slot) const {
+  TaskContext t;
+  t.task_index = slot.index;
+  const PipelineNode& n = plan_.nodes[slot.node];
+  t.output_partitions = OutputPartitions(slot.node);
+  for (const InputPart& p : slot.inputs) {
+    const int64_t rows = RefOf(p).num_rows;
+    t.input_rows += p.length >= 0 ? std::min(p.length, rows - p.offset) : rows - p.offset;
+  }
+  t.total_input_rows = nodes_[slot.node].input_rows;
+  if (n.kind == NodeKind::kSample) {
+    // The range exchange this sample is for reads the node the sample reads.
+    for (const PipelineNode& x : plan_.nodes) {
+      if (x.kind == NodeKind::kExchange && x.sample == n.id) t.target_partitions = nodes_[x.id].partitions;
+    }
+  }
+  if (n.exchange >= 0 && nodes_[n.exchange].boundaries) {
+    t.boundaries = &*nodes_[n.exchange].boundaries;
+  }
+  return t;
 }
 
 bool QueryDriver::InputsReady(const Slot& slot) const {
@@ -329,10 +413,18 @@ Status QueryDriver::Advance() {
   if (finished_) return Status::OK();
   // Nodes are topological: a node's inputs are created before it is looked at.
   for (size_t node = 0; node < nodes_.size(); ++node) {
+    if (static_cast<int>(node) != commit_node_ &&
+        plan_.nodes[node].kind == NodeKind::kExchange) {
+      DecidePartitions(static_cast<int>(node));
+    }
     FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
   }
   for (int64_t id : std::vector<int64_t>(waiting_.begin(), waiting_.end())) {
-    if (InputsReady(slots_[id])) FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
+    // A map task starts once it knows how many partitions to write.
+    const Slot& slot = slots_[id];
+    if (InputsReady(slot) && (slot.node == commit_node_ || OutputPartitions(slot.node) > 0)) {
+      FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
+    }
   }
   const int last = commit_node_ >= 0 ? commit_node_ : plan_.root;
   if (NodeComplete(last)) {
@@ -391,7 +483,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   task.set_node_id(slot.node);
   task.set_attempt(attempt);
   task.set_node_name(NodeName(slot.node));
-  task.set_num_outputs(slot.node == commit_node_ ? 1 : plan_.nodes[slot.node].output_partitions);
+  task.set_num_outputs(slot.node == commit_node_ ? 1 : OutputPartitions(slot.node));
   if (slot.node == commit_node_) {
     const WriteSpec& w = *options_.write;
     task.mutable_output()->set_kind(proto::TaskOutput::COMMIT);
@@ -408,7 +500,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   } else if (leaf == nullptr) {
     SchemaPtr input_schema = plan_.nodes[node.inputs[0]].schema;
     std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
-    if (node.kind == NodeKind::kShuffleReduce) {
+    if (node.kind == NodeKind::kExchange && !node.ordered) {
       // Row order within a shuffle partition is not kept: one read per worker holding pieces.
       std::map<std::string, std::vector<PartitionPiece>> by_worker;
       for (const InputPart& p : slot.inputs) {
@@ -416,6 +508,19 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
       }
       for (auto& [worker, pieces] : by_worker) {
         tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), input_schema));
+      }
+    } else if (node.kind == NodeKind::kExchange) {
+      // In map-task order (the scan hands out its tasks' rows in task order): one read per run
+      // of consecutive pieces on the same worker.
+      std::vector<PartitionPiece> run;
+      for (const InputPart& p : slot.inputs) {
+        if (!run.empty() && run.back().ref.worker != RefOf(p).worker) {
+          tasks.push_back(std::make_shared<PartitionScanTask>(std::exchange(run, {}), input_schema));
+        }
+        run.push_back({RefOf(p), p.offset, p.length});
+      }
+      if (!run.empty()) {
+        tasks.push_back(std::make_shared<PartitionScanTask>(std::move(run), input_schema));
       }
     } else {
       for (const InputPart& p : slot.inputs) {
@@ -425,9 +530,10 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     }
     FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(input_schema, std::move(tasks)));
   }
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, slot.index));
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, ContextOf(slot)));
   FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
   task.set_plan(std::move(plan));
+  if (node.kind == NodeKind::kSample) task.mutable_output()->set_kind(proto::TaskOutput::INLINE);
   if (slot.final && options_.write) {
     const WriteSpec& w = *options_.write;
     proto::TaskOutput* out = task.mutable_output();
@@ -502,6 +608,15 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   FLOTILLA_RETURN_NOT_OK(scheduler_.TaskCompleted(task_id));
   slot.outputs.clear();
   for (const proto::PartitionRef& r : result.outputs()) slot.outputs.push_back(RefFromProto(r));
+  if (!result.inline_rows().empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(result.inline_rows()));
+    Result<std::vector<RecordBatch>> rows = ipc::ReadStream(std::move(buffer));
+    if (!rows.ok()) {
+      Finish(rows.status().WithContext("task " + std::to_string(task_id) + "'s inline result"));
+      return Status::OK();
+    }
+    slot.inline_rows = rows.MoveValueUnsafe();
+  }
   slot.state = SlotState::kDone;
   nodes_[slot.node].done += 1;
   nodes_[slot.node].rows += result.rows();
@@ -594,4 +709,4 @@ std::vector<NodeProgress> QueryDriver::Progress() const {
   return out;
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,4 +1,4 @@
-#include "flotilla/dist/worker_runtime.h"
+#include "flotilla/distributed/worker_runtime.h"
 
 #include <unistd.h>
 
@@ -8,18 +8,19 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/common/logging.h"
-#include "flotilla/dist/proto/task.pb.h"
-#include "flotilla/dist/ref_proto.h"
+#include "flotilla/distributed/proto/task.pb.h"
+#include "flotilla/distributed/ref_proto.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/csv/scan_task.h"
 #include "flotilla/io/dataset/dataset_writer.h"
+#include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/scan_task.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 std::string QueryPrefix(int64_t query_id) { return "q" + std::to_string(query_id) + "/"; }
@@ -276,6 +277,19 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     if (!plan.ok()) return fail(plan.status());
     Result<exec::QueryResult> result = Execute(task.task_id(), *plan);
     if (!result.ok()) return fail(result.status());
+    if (output.kind() == proto::TaskOutput::INLINE) {
+      std::vector<RecordBatch> rows;
+      for (const MicroPartition& p : result->partitions) {
+        rows.insert(rows.end(), p.batches().begin(), p.batches().end());
+      }
+      Result<BufferPtr> ipc = ipc::WriteStreamToBuffer(result->schema, rows);
+      if (!ipc.ok()) return fail(ipc.status());
+      out.set_inline_rows(std::string((*ipc)->view()));
+      for (const RecordBatch& b : rows) out.set_rows(out.rows() + b.num_rows());
+      out.set_seconds(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      return out.SerializeAsString();
+    }
     if (output.kind() == proto::TaskOutput::WRITE) {
       Result<std::vector<RecordBatch>> written = WriteStaged(output, *result);
       if (!written.ok()) return fail(written.status());
@@ -315,4 +329,4 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   return out.SerializeAsString();
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,4 +1,4 @@
-#include "flotilla/dist/events.h"
+#include "flotilla/distributed/events.h"
 
 #include <gtest/gtest.h>
 
@@ -7,7 +7,7 @@
 #include <fstream>
 #include <string>
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 std::string ReadAll(std::FILE* f) {
@@ -74,4 +74,4 @@ TEST(EventsTest, ProgressIsForcedOnOrOff) {
 }
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -13,11 +13,11 @@
 #include <thread>
 #include <vector>
 
-#include "flotilla/dist/query_driver.h"
-#include "flotilla/dist/worker_runtime.h"
+#include "flotilla/distributed/query_driver.h"
+#include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/exec/pipeline/executor.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 struct InProcessClusterOptions {
   int num_workers = 2;
@@ -65,4 +65,4 @@ class InProcessCluster {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

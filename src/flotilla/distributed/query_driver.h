@@ -24,12 +24,12 @@
 #include <unordered_map>
 #include <vector>
 
-#include "flotilla/dist/distributed_plan.h"
-#include "flotilla/dist/events.h"
-#include "flotilla/dist/partition_ref.h"
-#include "flotilla/dist/scheduler.h"
+#include "flotilla/distributed/distributed_plan.h"
+#include "flotilla/distributed/events.h"
+#include "flotilla/distributed/partition_ref.h"
+#include "flotilla/distributed/scheduler.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 /// A distributed write: the root's tasks write files into a staging directory under `root`, one
 /// final task moves them into place (so a failed or retried query leaves no partial output).
@@ -46,6 +46,9 @@ struct DriverOptions {
   int64_t scan_task_max_bytes = int64_t{384} << 20;
   std::optional<WriteSpec> write;
   Resources task_request{1, 0, 0};
+  /// The most partitions a shuffle whose count the runner picks gets (it picks one per
+  /// upstream task, up to this).
+  int max_shuffle_partitions = 200;
   int max_attempts = 3;
   std::vector<std::shared_ptr<EventSubscriber>> subscribers;
   /// Progress display on stderr: -1 auto (a terminal, FLOTILLA_PROGRESS not 0), 0 off, 1 on.
@@ -125,6 +128,7 @@ class QueryDriver {
     std::vector<PartitionRef> outputs;
     bool final = false;  // its outputs are the query's result (or, for a write, its files)
     int64_t fetched = 0;
+    std::vector<RecordBatch> inline_rows;  // a kSample task's result, kept by the driver
   };
   struct NodeState {
     bool created = false;
@@ -132,11 +136,18 @@ class QueryDriver {
     int64_t rows = 0;
     int64_t done = 0;
     int64_t running = 0;
+    int partitions = 0;        // kExchange: its partition count, once decided
+    int64_t input_rows = 0;    // kSample: the rows all its tasks read
+    std::optional<RecordBatch> boundaries;  // a range kExchange's, computed once
   };
 
   explicit QueryDriver(DriverOptions options);
   Status Advance();
   Status CreateSlots(int node);
+  void DecidePartitions(int exchange);
+  int OutputPartitions(int node) const;
+  Status ComputeBoundaries(int exchange);
+  TaskContext ContextOf(const Slot& slot) const;
   int64_t NewSlot(int node, std::vector<InputPart> inputs);
   std::vector<int64_t> OutputSlots(int node) const;
   bool SlotsKnown(int node) const;
@@ -173,4 +184,4 @@ class QueryDriver {
   std::unique_ptr<ProgressDisplay> progress_;
 };
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "flotilla/common/result.h"
-#include "flotilla/dist/partition_store.h"
+#include "flotilla/distributed/partition_store.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 class FlightServer {
  public:
@@ -50,4 +50,4 @@ Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& token,
                                                    const std::string& ticket, int count);
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -13,7 +13,7 @@
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/common/result.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 struct StoredPartition {
   SchemaPtr schema;
@@ -66,4 +66,4 @@ class PartitionStore {
 /// Bytes of a partition's buffers (what it costs in memory).
 int64_t PartitionBytes(const std::vector<RecordBatch>& batches);
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,11 +1,11 @@
-#include "flotilla/dist/partition_store.h"
+#include "flotilla/distributed/partition_store.h"
 
 #include <filesystem>
 
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/io/ipc/ipc.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 int64_t StoredPartition::num_rows() const {
   int64_t n = 0;
@@ -137,4 +137,4 @@ PartitionStoreStats PartitionStore::stats() const {
   return {static_cast<int64_t>(entries_.size()), memory_bytes_, spilled_bytes_, spills_};
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,13 +1,13 @@
-#include "flotilla/dist/in_process_cluster.h"
+#include "flotilla/distributed/in_process_cluster.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <map>
 #include <random>
 
-#include "flotilla/dist/flight/flight.h"
+#include "flotilla/distributed/flight/flight.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 std::string RandomToken() {
@@ -179,4 +179,4 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
   return out;
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,10 +1,10 @@
-#include "flotilla/dist/flight/flight.h"
+#include "flotilla/distributed/flight/flight.h"
 
 #include <gtest/gtest.h>
 
 #include "flotilla/exec/exec_test_util.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 using exec::test::Batch;
@@ -83,4 +83,4 @@ TEST(FlightTest, AnEmptyTokenIsRefusedAtStart) {
 }
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

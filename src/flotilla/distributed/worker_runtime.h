@@ -11,14 +11,14 @@
 #include <string>
 #include <string_view>
 
-#include "flotilla/dist/flight/flight.h"
-#include "flotilla/dist/partition_ref.h"
-#include "flotilla/dist/partition_store.h"
+#include "flotilla/distributed/flight/flight.h"
+#include "flotilla/distributed/partition_ref.h"
+#include "flotilla/distributed/partition_store.h"
 #include "flotilla/exec/pipeline/exec_context.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 struct WorkerOptions {
   std::string id;  // empty: the Flight address
@@ -87,4 +87,4 @@ class WorkerRuntime {
 /// (the query prefix lets DropQuery find a query's outputs).
 std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index);
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

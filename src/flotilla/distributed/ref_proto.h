@@ -1,9 +1,9 @@
 #pragma once
 // PartitionRef <-> flotilla.proto.PartitionRef (for .cc files that already include task.pb.h).
-#include "flotilla/dist/partition_ref.h"
-#include "flotilla/dist/proto/task.pb.h"
+#include "flotilla/distributed/partition_ref.h"
+#include "flotilla/distributed/proto/task.pb.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 inline void RefToProto(const PartitionRef& ref, proto::PartitionRef* out) {
   out->set_id(ref.id);
@@ -19,4 +19,4 @@ inline PartitionRef RefFromProto(const proto::PartitionRef& p) {
   return {p.id(), p.worker(), p.address(), p.num_rows(), p.size_bytes(), p.task_id(), p.index()};
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,4 +1,4 @@
-#include "flotilla/dist/scheduler.h"
+#include "flotilla/distributed/scheduler.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
@@ -932,4 +932,4 @@ TEST(SchedulerTest, SimulatedClusterSchedulingOnEveryEventKeepsEveryInvariant) {
 }
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,4 +1,4 @@
-#include "flotilla/dist/scheduler.h"
+#include "flotilla/distributed/scheduler.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 bool Resources::Fits(const Resources& request) const {
   return request.cpus <= cpus && request.gpus <= gpus && request.memory_bytes <= memory_bytes;
@@ -611,4 +611,4 @@ Result<Resources> Scheduler::used(const std::string& worker_id) const {
   return impl_->workers[it->second].used;
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,6 +1,6 @@
 // The distributed runner end to end on an in-process cluster: every operator it distributes gives
 // the local engine's result on the same data, through real workers, Flight and the scheduler.
-#include "flotilla/dist/in_process_cluster.h"
+#include "flotilla/distributed/in_process_cluster.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 
 #include "flotilla/exec/exec_test_util.h"
 #include "flotilla/io/parquet/scan_task.h"
-#include "flotilla/dist/proto/task.pb.h"
+#include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/parquet/writer.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 namespace fs = std::filesystem;
@@ -298,11 +298,13 @@ TEST_F(DistributedTest, AFailedWriteLeavesNothingBehind) {
 }
 
 TEST_F(DistributedTest, OperatorsNotDistributedYetFailAtOnceNamingThem) {
-  PlanPtr agg = exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("id")}, "total"}}).ValueOrDie();
-  auto r = cluster_->Run(agg, Options());
+  PlanPtr join = exec::MakeHashJoin(Scan(), Scan(), {Column("id")}, {Column("id")},
+                                    exec::JoinType::kInner)
+                     .ValueOrDie();
+  auto r = cluster_->Run(join, Options());
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kNotImplemented);
-  EXPECT_NE(r.status().message().find("not supported by the distributed runner yet: Aggregate"),
+  EXPECT_NE(r.status().message().find("not supported by the distributed runner yet: HashJoin"),
             std::string::npos)
       << r.status().ToString();
   EXPECT_EQ(recorder_->Count(TaskEventKind::kSubmitted), 0);
@@ -430,9 +432,9 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
 }
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
@@ -479,4 +481,4 @@ TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
 }
 
 }  // namespace
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/dist/partition_store.h"
+#include "flotilla/distributed/partition_store.h"
 #include "flotilla/exec/plan/scan_task.h"
 
 namespace flotilla::exec {
 struct PlanResolver;
 }
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 struct PartitionRef {
   std::string id;       // store key and Flight ticket
@@ -70,4 +70,4 @@ class PartitionScanTask final : public exec::ScanTask {
 /// Lets DeserializePlan rebuild partition scan tasks that read through `fetch`.
 void RegisterPartitionScanTasks(exec::PlanResolver* resolver, PartitionFetcher fetch);
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

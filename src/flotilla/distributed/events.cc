@@ -1,4 +1,4 @@
-#include "flotilla/dist/events.h"
+#include "flotilla/distributed/events.h"
 
 #include <fmt/format.h>
 #include <sys/ioctl.h>
@@ -8,7 +8,7 @@
 
 #include "flotilla/io/text/value_format.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 namespace {
 
 std::string JsonString(const std::string& s) {
@@ -109,4 +109,4 @@ bool ProgressEnabled(int setting) {
   return isatty(STDERR_FILENO) != 0;
 }
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

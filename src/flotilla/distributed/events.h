@@ -12,7 +12,7 @@
 
 #include "flotilla/common/result.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 enum class TaskEventKind { kSubmitted, kScheduled, kCompleted, kFailed, kCancelled };
 const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ...
@@ -84,4 +84,4 @@ class ProgressDisplay {
 /// not 0 (`setting` -1), or the setting forces it (0 off, 1 on).
 bool ProgressEnabled(int setting);
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

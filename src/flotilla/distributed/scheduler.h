@@ -23,7 +23,7 @@
 
 #include "flotilla/common/result.h"
 
-namespace flotilla::dist {
+namespace flotilla::distributed {
 
 struct Resources {
   double cpus = 0;
@@ -110,4 +110,4 @@ class Scheduler {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace flotilla::dist
+}  // namespace flotilla::distributed

@@ -1,0 +1,498 @@
+#include "flotilla/distributed/distributed_plan.h"
+
+#include "flotilla/optimizer/plan_rewrite.h"
+
+namespace flotilla::distributed {
+namespace {
+
+Status NotDistributed(const exec::PlanNode& node) {
+  return Status::NotImplemented(std::string("not supported by the distributed runner yet: ") +
+                                exec::PlanKindName(node.kind()) + " (" + node.Describe() + ")");
+}
+
+// A sample of each task's rows per range partition (the driver computes the boundaries from
+// the union): enough that a partition's share of the sample is close to its share of the rows.
+constexpr int64_t kSampleRowsPerPartition = 100;
+
+// The seed of a task's sample of a sort's keys: fixed, so a re-run samples alike.
+constexpr uint64_t kSortSampleSeed = 0x50a7u;
+
+class Translator {
+ public:
+  Result<int> Visit(const exec::PlanPtr& plan) {
+    using exec::PlanKind;
+    switch (plan->kind()) {
+      case PlanKind::kScan:
+      case PlanKind::kInMemorySource: {
+        PipelineNode n = NewNode(NodeKind::kSource, {}, plan->schema());
+        n.source = plan;
+        return Add(std::move(n));
+      }
+      case PlanKind::kProject:
+      case PlanKind::kFilter:
+      case PlanKind::kExplode:
+      case PlanKind::kUnpivot:
+        return Fuse(plan);
+      case PlanKind::kSample: {
+        const auto& s = static_cast<const exec::SampleNode&>(*plan);
+        if (s.fraction) return Fuse(plan, SampleBySeedPerTask(s));
+        // A sample of exactly n rows needs every row in one place.
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        return Follow(NodeKind::kGather, input, plan);
+      }
+      case PlanKind::kMonotonicId: {
+        const auto& m = static_cast<const exec::MonotonicIdNode&>(*plan);
+        // Each task numbers its rows as the partition of its place among the node's tasks.
+        return Fuse(plan, [name = m.column_name](exec::PlanPtr in, const TaskContext& t) {
+          return exec::MakeMonotonicId(std::move(in), name, t.task_index);
+        });
+      }
+      case PlanKind::kUdfProject: {
+        const auto& u = static_cast<const exec::UdfProjectNode&>(*plan);
+        if (u.concurrency <= 0) return Fuse(plan);
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        FLOTILLA_ASSIGN_OR_RETURN(int id, Follow(NodeKind::kActorPool, input, plan));
+        nodes_[id].pool = u.function_name;
+        nodes_[id].pool_size = u.concurrency;
+        return id;
+      }
+      case PlanKind::kLimit: {
+        const auto& l = static_cast<const exec::LimitNode&>(*plan);
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        if (l.limit >= 0) {
+          // Every upstream task stops at limit + offset rows: no task needs more.
+          FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr local,
+                                    exec::MakeLimit(plan->children()[0], l.limit + l.offset));
+          FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {local}));
+        }
+        FLOTILLA_ASSIGN_OR_RETURN(int id, Follow(NodeKind::kLimit, input, plan));
+        nodes_[id].limit = l.limit;
+        nodes_[id].offset = l.offset;
+        return id;
+      }
+      case PlanKind::kConcat: {
+        std::vector<int> inputs;
+        for (const exec::PlanPtr& c : plan->children()) {
+          FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(c));
+          inputs.push_back(input);
+        }
+        return Add(NewNode(NodeKind::kConcat, inputs, plan->schema()));
+      }
+      case PlanKind::kRepartition:
+        return VisitRepartition(plan);
+      case PlanKind::kAggregate:
+        return VisitAggregate(plan);
+      case PlanKind::kDistinct: {
+        const auto& d = static_cast<const exec::DistinctNode&>(*plan);
+        // Each task keeps its first row per key, the exchange brings a key's rows together in
+        // task order, and the reduce side keeps the first of those: the first row overall.
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {plan}));
+        std::vector<expr::ExprPtr> keys;
+        if (d.columns.empty()) {
+          for (const Field& f : plan->schema()->fields()) keys.push_back(expr::Column(f.name));
+        } else {
+          for (const std::string& c : d.columns) keys.push_back(expr::Column(c));
+        }
+        return HashExchange(input, std::move(keys), {plan});
+      }
+      case PlanKind::kTopN: {
+        const auto& t = static_cast<const exec::TopNNode&>(*plan);
+        // Each task keeps its own first limit + offset rows; one task picks among them.
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr local,
+                                  exec::MakeTopN(plan->children()[0], t.keys,
+                                                 t.limit < 0 ? -1 : t.limit + t.offset, 0));
+        if (t.limit >= 0) FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {local}));
+        return Follow(NodeKind::kGather, input, plan);
+      }
+      case PlanKind::kWindow: {
+        const auto& w = static_cast<const exec::WindowNode&>(*plan);
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        if (w.partition_by.empty()) return GatherOnOneWorker(input, plan);
+        return HashExchange(input, w.partition_by, {plan});
+      }
+      case PlanKind::kPivot: {
+        const auto& p = static_cast<const exec::PivotNode&>(*plan);
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        if (p.group_by.empty()) return GatherOnOneWorker(input, plan);
+        return HashExchange(input, p.group_by, {plan});
+      }
+      case PlanKind::kSort: {
+        const auto& s = static_cast<const exec::SortNode&>(*plan);
+        FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        // Range partitions in key order, each sorted: the result partitions in order.
+        return RangeExchange(input, s.keys, 0, ChainStep{plan});
+      }
+      default:
+        return NotDistributed(*plan);
+    }
+  }
+
+  DistributedPlan Finish(int root, SchemaPtr schema) {
+    return {std::move(nodes_), root, std::move(schema)};
+  }
+
+ private:
+  Result<int> VisitRepartition(const exec::PlanPtr& plan) {
+    const auto& r = static_cast<const exec::RepartitionNode&>(*plan);
+    FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+    switch (r.scheme) {
+      case exec::PartitionScheme::kInto: {
+        PipelineNode n = NewNode(NodeKind::kIntoPartitions, {input}, plan->schema());
+        n.num_partitions = r.num_partitions;
+        return Add(std::move(n));
+      }
+      case exec::PartitionScheme::kRange:
+        return RangeExchange(input, r.sort_keys, r.num_partitions, std::nullopt);
+      case exec::PartitionScheme::kHash:
+      case exec::PartitionScheme::kRandom: {
+        // The map side: each upstream task splits its rows into the shuffle's partitions.
+        // Row order within a partition is not promised, so pieces are read by worker.
+        PipelineNode n = NewNode(NodeKind::kExchange, {input}, plan->schema());
+        n.num_partitions = r.num_partitions;
+        const int id = Add(std::move(n));
+        FLOTILLA_RETURN_NOT_OK(SealMapSide(input, {plan}, id));
+        return id;
+      }
+    }
+    return NotDistributed(*plan);
+  }
+
+  Result<int> VisitAggregate(const exec::PlanPtr& plan) {
+    const auto& a = static_cast<const exec::AggregateNode&>(*plan);
+    if (a.mode != exec::AggregateMode::kSingle) return NotDistributed(*plan);
+    FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr partial,
+                              exec::MakeAggregate(plan->children()[0], a.group_by, a.aggregates,
+                                                  exec::AggregateMode::kPartial));
+    FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {partial}));
+    ChainStep final_step{plan, [partial](exec::PlanPtr in, const TaskContext&) {
+                           return exec::MakeFinalAggregate(
+                               std::move(in), static_cast<const exec::AggregateNode&>(*partial));
+                         }};
+    if (a.group_by.empty()) {
+      // One row whatever the input: every partial state meets in one task.
+      return Follow(NodeKind::kGather, input, std::move(final_step));
+    }
+    // The partial output starts with the group columns.
+    std::vector<expr::ExprPtr> keys;
+    for (size_t k = 0; k < a.group_by.size(); ++k) {
+      keys.push_back(expr::Column(partial->schema()->field(static_cast<int>(k)).name));
+    }
+    return HashExchange(input, std::move(keys), std::move(final_step));
+  }
+
+  // A shuffle on `keys` into as many partitions as the upstream has tasks (at most the
+  // configured maximum), read in map-task order by tasks that start with `reduce`.
+  Result<int> HashExchange(int input, std::vector<expr::ExprPtr> keys, ChainStep reduce) {
+    SchemaPtr schema = nodes_[input].schema;
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr placeholder,
+                              exec::MakeRepartitionByHash(Placeholder(schema), 1, keys));
+    PipelineNode n = NewNode(NodeKind::kExchange, {input}, reduce.op->schema());
+    n.count_from = input;
+    n.ordered = true;
+    n.chain.push_back(std::move(reduce));
+    const int id = Add(std::move(n));
+    FLOTILLA_RETURN_NOT_OK(SealMapSide(
+        input,
+        {placeholder,
+         [keys](exec::PlanPtr in, const TaskContext& t) {
+           return exec::MakeRepartitionByHash(std::move(in), t.output_partitions, keys);
+         }},
+        id));
+    return id;
+  }
+
+  // A shuffle by ranges of `keys`: a sample of every upstream task's keys (kept by the driver,
+  // which picks the boundaries once), then each upstream output split at the boundaries, then
+  // partition i of every split read in task order. `num_partitions` 0: as many as the upstream
+  // has tasks, at most the configured maximum.
+  Result<int> RangeExchange(int input, std::vector<exec::SortSpec> keys, int num_partitions,
+                            std::optional<ChainStep> reduce) {
+    SchemaPtr schema = nodes_[input].schema;
+    std::vector<expr::ExprPtr> key_columns;
+    for (size_t k = 0; k < keys.size(); ++k) {
+      key_columns.push_back(expr::Alias(keys[k].key, "k" + std::to_string(k)));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr project,
+                              exec::MakeProject(Placeholder(schema), std::move(key_columns)));
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr sample,
+                              exec::MakeSampleSize(project, 0, false, kSortSampleSeed));
+    PipelineNode s = NewNode(NodeKind::kSample, {input}, project->schema());
+    s.chain.push_back({project});
+    s.chain.push_back({sample, [](exec::PlanPtr in, const TaskContext& t) {
+                         // This task's share of the sample: in proportion to its rows.
+                         const int64_t want = kSampleRowsPerPartition * t.target_partitions;
+                         int64_t size = t.total_input_rows <= 0
+                                            ? 0
+                                            : (t.input_rows * want + t.total_input_rows - 1) /
+                                                  t.total_input_rows;
+                         size = std::min(size, t.input_rows);
+                         return exec::MakeSampleSize(std::move(in), size, false,
+                                                     kSortSampleSeed + t.task_index);
+                       }});
+    const int sample_node = Add(std::move(s));
+
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr split,
+                              exec::MakeRepartitionByRange(Placeholder(schema), 1, keys));
+    PipelineNode m = NewNode(NodeKind::kMap, {input, sample_node}, schema);
+    m.sample = sample_node;
+    m.chain.push_back({split, [keys](exec::PlanPtr in, const TaskContext& t) {
+                         return exec::MakeRepartitionByRange(std::move(in), t.output_partitions,
+                                                             keys, *t.boundaries);
+                       }});
+    const int map = Add(std::move(m));
+
+    PipelineNode x = NewNode(NodeKind::kExchange, {map},
+                             reduce ? reduce->op->schema() : schema);
+    x.num_partitions = num_partitions;
+    x.count_from = input;
+    x.ordered = true;
+    x.sample = sample_node;
+    x.range_keys = keys;
+    if (reduce) x.chain.push_back(std::move(*reduce));
+    const int id = Add(std::move(x));
+    nodes_[map].exchange = id;
+    return id;
+  }
+
+  // An operator that needs every row in one task.
+  Result<int> GatherOnOneWorker(int input, const exec::PlanPtr& plan) {
+    FLOTILLA_ASSIGN_OR_RETURN(int id, Follow(NodeKind::kGather, input, plan));
+    nodes_[id].note = std::string(exec::PlanKindName(plan->kind())) +
+                      " without partition keys runs on one worker";
+    return id;
+  }
+
+  // A fragment's sample by fraction draws from a seed of its own per task: every task's random
+  // stream starts at its first morsel, and the same seed everywhere would pick the same row
+  // positions in each. The first task keeps the seed, so a query of one task samples as the
+  // local engine does.
+  static ChainStep::Build SampleBySeedPerTask(const exec::SampleNode& s) {
+    return [fraction = *s.fraction, replace = s.with_replacement, seed = s.seed](
+               exec::PlanPtr in, const TaskContext& t) {
+      uint64_t task_seed = seed;
+      if (t.task_index > 0) {
+        uint64_t x = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t.task_index);
+        x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+        task_seed = x ^ (x >> 29);
+      }
+      return exec::MakeSampleFraction(std::move(in), fraction, replace, task_seed);
+    };
+  }
+
+  // Stands for a task's input when a step is planned before its input exists.
+  static exec::PlanPtr Placeholder(const SchemaPtr& schema) {
+    return exec::MakeInMemorySource(schema, std::vector<RecordBatch>{}).ValueOrDie();
+  }
+
+  PipelineNode NewNode(NodeKind kind, std::vector<int> inputs, SchemaPtr schema) {
+    PipelineNode n;
+    n.id = static_cast<int>(nodes_.size());
+    n.kind = kind;
+    n.inputs = std::move(inputs);
+    for (int i : n.inputs) n.rank = std::max(n.rank, nodes_[i].rank + 1);
+    n.schema = std::move(schema);
+    return n;
+  }
+  int Add(PipelineNode n) {
+    nodes_.push_back(std::move(n));
+    return static_cast<int>(nodes_.size()) - 1;
+  }
+
+  // `plan`'s operator runs in the tasks of the node its input became.
+  Result<int> Fuse(const exec::PlanPtr& plan, ChainStep::Build build = nullptr) {
+    FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+    FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {plan, std::move(build)}));
+    return input;
+  }
+
+  // A coordination point: a new node whose tasks start with `step`.
+  Result<int> Follow(NodeKind kind, int input, ChainStep step) {
+    PipelineNode n = NewNode(kind, {input}, step.op->schema());
+    n.chain.push_back(std::move(step));
+    return Add(std::move(n));
+  }
+  Result<int> Follow(NodeKind kind, int input, const exec::PlanPtr& plan) {
+    return Follow(kind, input, ChainStep{plan});
+  }
+
+  Status AppendToChain(int id, ChainStep step) {
+    PipelineNode& n = nodes_[id];
+    if (n.kind == NodeKind::kConcat) {
+      // A per-row operator above a concat runs on each of its inputs instead.
+      for (int input : std::vector<int>(n.inputs)) {
+        FLOTILLA_RETURN_NOT_OK(AppendToChain(input, step));
+      }
+      nodes_[id].schema = step.op->schema();
+      return Status::OK();
+    }
+    if (n.exchange >= 0) {
+      return Status::Internal("distributed plan: an operator above a shuffle's map side");
+    }
+    n.schema = step.op->schema();
+    n.chain.push_back(std::move(step));
+    return Status::OK();
+  }
+
+  // The tasks of `id` (of each input of a concat) end in `split`, the map side of `exchange`.
+  Status SealMapSide(int id, const ChainStep& split, int exchange) {
+    if (nodes_[id].kind == NodeKind::kConcat) {
+      for (int input : std::vector<int>(nodes_[id].inputs)) {
+        FLOTILLA_RETURN_NOT_OK(SealMapSide(input, split, exchange));
+      }
+      return Status::OK();
+    }
+    FLOTILLA_RETURN_NOT_OK(AppendToChain(id, split));
+    nodes_[id].exchange = exchange;
+    return Status::OK();
+  }
+
+  std::vector<PipelineNode> nodes_;
+};
+
+}  // namespace
+
+const char* NodeKindName(NodeKind kind) {
+  switch (kind) {
+    case NodeKind::kSource: return "Source";
+    case NodeKind::kExchange: return "Exchange";
+    case NodeKind::kIntoPartitions: return "IntoPartitions";
+    case NodeKind::kGather: return "Gather";
+    case NodeKind::kLimit: return "Limit";
+    case NodeKind::kActorPool: return "ActorPool";
+    case NodeKind::kMap: return "Map";
+    case NodeKind::kSample: return "SortSample";
+    case NodeKind::kConcat: return "Concat";
+  }
+  return "?";
+}
+
+std::string PipelineNode::Name() const {
+  std::string name;
+  if (kind == NodeKind::kSource) {
+    name = exec::PlanKindName(source->kind());
+  } else {
+    name = NodeKindName(kind);
+  }
+  if (kind == NodeKind::kSample) return name;  // its steps are its own business
+  for (size_t i = 0; i < chain.size(); ++i) {
+    // A Limit or ActorPool node's first chain entry is the operator that names the node.
+    if (i == 0 && (kind == NodeKind::kLimit || kind == NodeKind::kActorPool)) continue;
+    name += std::string(" -> ") + exec::PlanKindName(chain[i].op->kind());
+  }
+  return name;
+}
+
+Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan) {
+  if (plan == nullptr) return Status::Invalid("distributed plan: no plan");
+  Translator t;
+  FLOTILLA_ASSIGN_OR_RETURN(int root, t.Visit(plan));
+  return t.Finish(root, plan->schema());
+}
+
+std::string DistributedPlanToString(const DistributedPlan& plan) {
+  std::string out;
+  for (const PipelineNode& n : plan.nodes) {
+    out += "[" + std::to_string(n.id) + "] " + n.Name();
+    std::string count = n.num_partitions > 0 ? std::to_string(n.num_partitions) + " partitions"
+                                             : "partitions: one per upstream task, at most the "
+                                               "configured maximum";
+    switch (n.kind) {
+      case NodeKind::kExchange:
+        out += std::string(" (") + (n.sample >= 0 ? "range" : "hash") + " exchange, " + count +
+               (n.ordered ? ", read in task order" : "") + ")";
+        break;
+      case NodeKind::kIntoPartitions:
+        out += " (" + count + ")";
+        break;
+      case NodeKind::kGather:
+        out += " (gather)";
+        break;
+      case NodeKind::kMap:
+      case NodeKind::kSample:
+        out += " (partition-wise)";
+        break;
+      case NodeKind::kActorPool:
+        out += " (partition-wise, " + std::to_string(n.pool_size) + " actors of '" + n.pool + "')";
+        break;
+      case NodeKind::kSource:
+        if (n.source->kind() == exec::PlanKind::kScan) {
+          out += " (" +
+                 std::to_string(static_cast<const exec::ScanNode&>(*n.source).tasks.size()) +
+                 " scan tasks)";
+        }
+        break;
+      default:
+        break;
+    }
+    if (n.exchange >= 0) out += ", each task split for [" + std::to_string(n.exchange) + "]";
+    if (!n.inputs.empty()) {
+      out += " <-";
+      for (int i : n.inputs) out += " [" + std::to_string(i) + "]";
+    }
+    if (n.id == plan.root) out += "  (result)";
+    if (!n.note.empty()) out += "  warning: " + n.note;
+    out += "\n";
+  }
+  return out;
+}
+
+std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
+    const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
+    int64_t max_bytes) {
+  // As many groups as min_bytes allows (and max_bytes asks), of equal size: each task goes to
+  // the group its middle byte falls in, so no group is a leftover that every worker waits for.
+  std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> groups;
+  std::vector<std::shared_ptr<const exec::ScanTask>> known;
+  auto place_known = [&] {
+    int64_t total = 0;
+    for (const auto& t : known) total += t->size_bytes();
+    if (known.empty()) return;
+    int64_t n = std::max<int64_t>(1, total / std::max<int64_t>(min_bytes, 1));
+    n = std::max<int64_t>(n, (total + max_bytes - 1) / std::max<int64_t>(max_bytes, 1));
+    n = std::min<int64_t>(n, static_cast<int64_t>(known.size()));
+    int64_t before = 0;
+    int64_t last = -1;
+    for (const auto& t : known) {
+      const int64_t size = t->size_bytes();
+      const double middle = static_cast<double>(before) + static_cast<double>(size) / 2;
+      int64_t g = total > 0 ? static_cast<int64_t>(middle * static_cast<double>(n) /
+                                                   static_cast<double>(total))
+                            : 0;
+      g = std::min(g, n - 1);
+      if (g != last) groups.emplace_back();
+      groups.back().push_back(t);
+      last = g;
+      before += size;
+    }
+    known.clear();
+  };
+  for (const auto& task : tasks) {
+    if (task->size_bytes() < 0) {
+      // Tasks of unknown size stand alone, between the runs of known ones.
+      place_known();
+      groups.push_back({task});
+      continue;
+    }
+    known.push_back(task);
+  }
+  place_known();
+  return groups;
+}
+
+Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf,
+                                    const TaskContext& task) {
+  exec::PlanPtr plan = std::move(leaf);
+  for (const ChainStep& step : node.chain) {
+    if (step.build) {
+      FLOTILLA_ASSIGN_OR_RETURN(plan, step.build(plan, task));
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(plan, optimizer::WithNewChildren(*step.op, {plan}));
+    }
+  }
+  return plan;
+}
+
+}  // namespace flotilla::distributed

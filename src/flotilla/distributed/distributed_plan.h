@@ -1,0 +1,118 @@
+#pragma once
+// The distributed plan: the optimized local plan translated bottom-up into a DAG of pipeline
+// nodes, each of which produces a stream of tasks. Map-like operators (project, filter, UDF,
+// explode, unpivot, sample by fraction, a local limit, a partial aggregate, a local distinct or
+// top-N, the partitioning of a shuffle) are fused into the task of the node below them, so one
+// task runs scan -> filter -> partial aggregate -> shuffle write. Coordination points — a
+// shuffle's reduce side, into_partitions, a global limit, a gather, an actor pool, the sampling
+// of a sort — start a new node whose tasks read the partitions the nodes below produced.
+//
+// A node reads its input in one of these modes:
+//   partition-wise  task i reads the output of upstream task i (actor pools, a sort's passes)
+//   exchange        task i reads output partition i of every upstream task (a shuffle)
+//   gather          one task reads every upstream output, in order
+// and an exchange whose consumer is order-sensitive (first/last/list aggregates, distinct's
+// first row, stable sort ties, window ties) reads its pieces in map-task order, so the cluster
+// gives the local runner's answer.
+//
+// Operators this runner cannot distribute yet fail at planning time with "not supported by the
+// distributed runner yet: <operator>", so a query never runs with a wrong answer.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "flotilla/common/result.h"
+#include "flotilla/exec/plan/physical_plan.h"
+
+namespace flotilla::distributed {
+
+enum class NodeKind {
+  kSource,          // tasks over groups of scan tasks (or in-memory partitions)
+  kExchange,        // task i reads output partition i of every upstream task
+  kIntoPartitions,  // N tasks over consecutive row ranges of the upstream output
+  kGather,          // one task over all upstream output, in order
+  kLimit,           // one task over the upstream prefix that holds enough rows
+  kActorPool,       // one task per upstream output, run on the pool's actors
+  kMap,             // one task per upstream output (partition-wise)
+  kSample,          // one task per upstream output: a sample of a sort's keys, kept by the driver
+  kConcat,          // the outputs of its inputs, one after the other (no tasks of its own)
+};
+const char* NodeKindName(NodeKind kind);
+
+/// What a task's fragment may depend on besides its input: known only when its node's tasks
+/// are created or the driver has computed a small result.
+struct TaskContext {
+  int64_t task_index = 0;         // among its node's tasks
+  int output_partitions = 1;      // a shuffle's map side: the partitions each task writes
+  int64_t input_rows = 0;         // rows the task reads
+  int64_t total_input_rows = 0;   // rows all tasks of the node read
+  int target_partitions = 1;      // kSample: the partitions of the range exchange it samples for
+  const RecordBatch* boundaries = nullptr;  // a range exchange's, computed once by the driver
+};
+
+/// One operator of a task's chain.
+struct ChainStep {
+  using Build = std::function<Result<exec::PlanPtr>(exec::PlanPtr input, const TaskContext& task)>;
+  exec::PlanPtr op;  // as planned: names and describes the step
+  /// Builds the step over a task's input; empty: `op` rebuilt over it.
+  Build build;
+};
+
+struct PipelineNode {
+  int id = 0;
+  NodeKind kind = NodeKind::kSource;
+  std::vector<int> inputs;  // upstream node ids
+  int rank = 0;             // 1 + the largest input rank: downstream nodes rank higher
+  /// Single-input operators each task applies above its input, bottom-up.
+  std::vector<ChainStep> chain;
+  exec::PlanPtr source;  // kSource: a Scan or InMemorySource node
+  /// The map side of a shuffle: the node's tasks end in a partitioning for the exchange node
+  /// `exchange`, and each outputs that node's number of partitions.
+  int exchange = -1;
+  /// kExchange, kIntoPartitions: the partition count; 0 (kExchange): decided when the number of
+  /// tasks of `count_from` is known, as min(that number, the configured maximum).
+  int num_partitions = 0;
+  int count_from = -1;
+  bool ordered = false;  // kExchange: pieces read in map-task order
+  /// A range exchange (kExchange) and its map side (kMap): the kSample node whose results give
+  /// the boundaries, and the keys.
+  int sample = -1;
+  std::vector<exec::SortSpec> range_keys;
+  int64_t limit = -1, offset = 0;  // kLimit
+  std::string pool;  // kActorPool: the pool's name (its UDF's function name)
+  int pool_size = 0;
+  std::string note;  // for explain: "runs on one worker"
+  SchemaPtr schema;  // of the rows the node outputs
+
+  /// "Scan -> Filter -> Project", for progress and events.
+  std::string Name() const;
+};
+
+struct DistributedPlan {
+  std::vector<PipelineNode> nodes;  // topological: inputs before the nodes reading them
+  int root = 0;
+  SchemaPtr schema;
+};
+
+/// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.
+Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan);
+
+/// The pipeline nodes one per line, inputs first, each with its kind, input mode, partition
+/// count and what feeds it: "[1] Exchange -> Aggregate (hash, auto partitions, ordered) <- [0]".
+/// For explain.
+std::string DistributedPlanToString(const DistributedPlan& plan);
+
+/// Groups of consecutive scan tasks of about equal size: as many as `min_bytes` per group allows
+/// (at least one, more when `max_bytes` asks for them). Tasks of unknown size stand alone.
+std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
+    const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
+    int64_t max_bytes);
+
+/// The plan a task of `node` runs over `leaf` (its input: a scan, or the partitions it reads).
+Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf,
+                                    const TaskContext& task);
+
+}  // namespace flotilla::distributed
