@@ -23,7 +23,10 @@ def dask(tmp_path_factory):
                                "s": [f"w{i % 13} x{i % 5}" for i in range(3000)]})
     for f in range(4):
         df.where((col("id") >= f * 750) & (col("id") < (f + 1) * 750)).write_parquet(str(data / f"f{f}"))
-    runner = flotilla.set_runner_dask(n_workers=2, scan_task_min_bytes=1, progress=False)
+    # One engine thread per worker: order-sensitive aggregates are then deterministic (see
+    # test_aggregates_on_the_cluster).
+    runner = flotilla.set_runner_dask(n_workers=2, scan_task_min_bytes=1, progress=False,
+                                      threads_per_worker=1)
     yield runner, str(data)
     flotilla.set_runner_local()
 
@@ -172,7 +175,16 @@ def test_operators_not_distributed_yet_fail_at_once(dask):
         df.to_pydict()
 
 
-def test_aggregates_on_the_cluster(dask):
+@pytest.fixture
+def one_local_thread():
+    """The local engine merges thread-local aggregation states in the order its threads finish:
+    with one thread, first/last/list follow input order, as the cluster's must."""
+    flotilla.set_execution_config(num_threads=1)
+    yield
+    flotilla.set_execution_config(num_threads=os.cpu_count())
+
+
+def test_aggregates_on_the_cluster(dask, one_local_thread):
     _, data = dask
     df = flotilla.read_parquet(data)
     grouped = df.groupby("k").agg(
@@ -189,7 +201,7 @@ def test_aggregates_on_the_cluster(dask):
     same(df.groupby("k", "s").count(), ordered=False)
 
 
-def test_distinct_sort_top_n_on_the_cluster(dask):
+def test_distinct_sort_top_n_on_the_cluster(dask, one_local_thread):
     _, data = dask
     df = flotilla.read_parquet(data)
     same(df.select(col("k"), (col("id") % 3).alias("m")).distinct(), ordered=False)
@@ -203,7 +215,7 @@ def test_distinct_sort_top_n_on_the_cluster(dask):
     same(df.sort("k", desc=True).offset(10).limit(5))
 
 
-def test_window_pivot_and_ids_on_the_cluster(dask):
+def test_window_pivot_and_ids_on_the_cluster(dask, one_local_thread):
     _, data = dask
     df = flotilla.read_parquet(data)
     w = flotilla.Window().partition_by("k").order_by("id")
