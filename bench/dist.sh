@@ -2,6 +2,8 @@
 # The distributed runner's benchmarks, side by side in one run:
 #  - the Parquet ETL example (SF1 lineitem) on the local runner and on 2 Dask workers, median of 5
 #    runs in one process each (the cluster's start-up is not counted);
+#  - shuffles (lineitem grouped by l_orderkey and by l_returnflag, sorted by l_extendedprice)
+#    on 2 Dask workers next to the local runner (bench/dist_shuffles.py);
 #  - no-op tasks per second through the real Dask backend (per-task overhead);
 #  - scheduler decisions per second on a simulated 1,000-worker cluster (bench/scheduler_bench.cc).
 # Usage: bench/dist.sh [BUILD_DIR]   (TPCH_DIR: the SF1 tables, default data/tpch-sf1)
@@ -13,5 +15,6 @@ for runner in local dask; do
   /usr/bin/python3 examples/parquet_etl.py --runner $runner --tables "$TPCH_DIR" --repeat 5 \
     --out "$BUILD/etl-bench-$runner" --flotilla "$BUILD/flotilla" | grep '^etl'
 done
+/usr/bin/python3 bench/dist_shuffles.py --tables "$TPCH_DIR" --flotilla "$BUILD/flotilla"
 /usr/bin/python3 bench/dist_noop_tasks.py
 "$BUILD/bench/scheduler_bench"

@@ -254,6 +254,7 @@ class Translator {
     if (reduce) x.chain.push_back(std::move(*reduce));
     const int id = Add(std::move(x));
     nodes_[map].exchange = id;
+    nodes_[sample_node].range_exchange = id;
     return id;
   }
 

@@ -81,6 +81,7 @@ struct PipelineNode {
   /// the boundaries, and the keys.
   int sample = -1;
   std::vector<exec::SortSpec> range_keys;
+  int range_exchange = -1;  // kSample: the range exchange whose boundaries it samples for
   int64_t limit = -1, offset = 0;  // kLimit
   std::string pool;  // kActorPool: the pool's name (its UDF's function name)
   int pool_size = 0;

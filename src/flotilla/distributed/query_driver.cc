@@ -309,13 +309,17 @@ Status QueryDriver::CreateSlots(int node) {
     case NodeKind::kSample: {
       if (!SlotsKnown(n.inputs[0])) return Status::OK();
       if (n.kind == NodeKind::kSample) {
-        // Each task's share of the sample follows its share of the rows.
-        if (!NodeComplete(n.inputs[0])) return Status::OK();
+        // Each task's share of the sample follows its share of the rows and the partitions.
+        DecidePartitions(n.range_exchange);
+        if (!NodeComplete(n.inputs[0]) || nodes_[n.range_exchange].partitions == 0) {
+          return Status::OK();
+        }
         for (int64_t s : done_outputs(n.inputs[0])) state.input_rows += slots_[s].outputs[0].num_rows;
       }
       if (n.sample >= 0) {
         // A range split waits for the boundaries.
-        if (!NodeComplete(n.sample)) return Status::OK();
+        DecidePartitions(n.exchange);
+        if (!NodeComplete(n.sample) || nodes_[n.exchange].partitions == 0) return Status::OK();
         FLOTILLA_RETURN_NOT_OK(ComputeBoundaries(n.exchange));
       }
       // One task per upstream task, each starting as soon as its input exists.
@@ -370,8 +374,7 @@ Status QueryDriver::ComputeBoundaries(int exchange) {
   for (size_t k = 0; k < n.range_keys.size(); ++k) {
     keys.push_back({static_cast<int>(k), n.range_keys[k].ascending, n.range_keys[k].nulls_first});
   }
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries,
-                            RangeBoundaries(all, keys, std::max(state.partitions, 1)));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries, RangeBoundaries(all, keys, state.partitions));
   state.boundaries = std::move(boundaries);
   return Status::OK();
 }
@@ -386,12 +389,7 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
     t.input_rows += p.length >= 0 ? std::min(p.length, rows - p.offset) : rows - p.offset;
   }
   t.total_input_rows = nodes_[slot.node].input_rows;
-  if (n.kind == NodeKind::kSample) {
-    // The range exchange this sample is for reads the node the sample reads.
-    for (const PipelineNode& x : plan_.nodes) {
-      if (x.kind == NodeKind::kExchange && x.sample == n.id) t.target_partitions = nodes_[x.id].partitions;
-    }
-  }
+  if (n.range_exchange >= 0) t.target_partitions = nodes_[n.range_exchange].partitions;
   if (n.exchange >= 0 && nodes_[n.exchange].boundaries) {
     t.boundaries = &*nodes_[n.exchange].boundaries;
   }
