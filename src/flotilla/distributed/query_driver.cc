@@ -85,6 +85,9 @@ std::string QueryDriver::NodeName(int node) const {
 Status QueryDriver::AddWorker(const WorkerSpec& worker) { return scheduler_.AddWorker(worker); }
 
 Status QueryDriver::RemoveWorker(const std::string& worker_id) {
+  // A worker's loss may be reported more than once (the driver itself, on a failed read, and
+  // the backend when the process goes): only the first report counts.
+  if (!scheduler_.used(worker_id).ok()) return Status::OK();
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> requeued, scheduler_.RemoveWorker(worker_id));
   for (int64_t task : requeued) {
     auto it = slot_of_task_.find(task);
@@ -595,8 +598,9 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     // A worker that cannot serve what it holds is as good as gone: take it out now, so its
     // outputs are recomputed before the retry reads them, instead of the retry failing again
     // until the backend notices the worker died.
+    // That includes the task's own worker when its store no longer has what it should.
     const std::string& lost = result.lost_worker();
-    if (!lost.empty() && lost != worker && scheduler_.used(lost).ok()) {
+    if (!lost.empty() && scheduler_.used(lost).ok()) {
       log::Warn("distributed query {}: removing worker {}: its partitions cannot be read",
                 options_.query_id, lost);
       return RemoveWorker(lost);

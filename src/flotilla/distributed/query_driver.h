@@ -79,6 +79,8 @@ class QueryDriver {
   std::vector<std::pair<std::string, int>> pools() const;
 
   Status AddWorker(const WorkerSpec& worker);
+  /// The worker left: lineage recovery of what it held. Idempotent (a worker already removed is
+  /// ignored).
   Status RemoveWorker(const std::string& worker_id);
 
   /// The tasks to start now and where.
