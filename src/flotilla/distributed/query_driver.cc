@@ -46,6 +46,21 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
       stack.insert(stack.end(), d->plan_.nodes[n].inputs.begin(), d->plan_.nodes[n].inputs.end());
     }
   }
+  // The nodes reading each node's task outputs (through concats, which have no tasks).
+  d->readers_of_node_.resize(d->plan_.nodes.size() + 1);
+  for (const PipelineNode& n : d->plan_.nodes) {
+    if (n.kind == NodeKind::kConcat) continue;
+    std::vector<int> inputs = n.inputs;
+    while (!inputs.empty()) {
+      const int i = inputs.back();
+      inputs.pop_back();
+      if (d->plan_.nodes[i].kind == NodeKind::kConcat) {
+        inputs.insert(inputs.end(), d->plan_.nodes[i].inputs.begin(), d->plan_.nodes[i].inputs.end());
+      } else {
+        d->readers_of_node_[i].push_back(n.id);
+      }
+    }
+  }
   d->next_task_ = TaskIdBase(d->options_.query_id);
   if (d->options_.write) {
     if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
@@ -100,33 +115,29 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
     }
   }
   // Finished tasks whose outputs were on the worker run again when something still needs them.
-  std::set<int64_t> lost;
+  std::vector<int64_t> lost;
   for (Slot& s : slots_) {
     if (s.state != SlotState::kDone) continue;
     bool on_worker = std::any_of(s.outputs.begin(), s.outputs.end(),
                                  [&](const PartitionRef& r) { return r.worker == worker_id; });
     if (!on_worker || !Needed(s)) continue;
-    lost.insert(s.id);
-    nodes_[s.node].done -= 1;
+    lost.push_back(s.id);
     for (const PartitionRef& r : s.outputs) nodes_[s.node].rows -= r.num_rows;
     s.outputs.clear();
     s.fetched = 0;
-    s.state = SlotState::kWaiting;
-    waiting_.insert(s.id);
+    SetState(&s, SlotState::kWaiting);
     Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node),
           worker_id, 0, 0, 0, 0, "output lost with worker " + worker_id + "; running it again"});
   }
   if (!lost.empty()) {
     std::erase_if(ready_, [&](const PartitionRef& r) { return r.worker == worker_id; });
     // Tasks reading what was lost stop, and start again once it exists.
-    for (Slot& s : slots_) {
-      if (s.state != SlotState::kSubmitted) continue;
-      bool reads_lost = std::any_of(s.inputs.begin(), s.inputs.end(),
-                                    [&](const InputPart& p) { return lost.count(p.slot) > 0; });
-      if (!reads_lost) continue;
-      CancelSlot(&s, "an input was lost with worker " + worker_id);
-      s.state = SlotState::kWaiting;
-      waiting_.insert(s.id);
+    for (int64_t l : lost) {
+      for (int64_t r : readers_[l]) {
+        if (slots_[r].state != SlotState::kSubmitted) continue;
+        CancelSlot(&slots_[r], "an input was lost with worker " + worker_id);
+        SetState(&slots_[r], SlotState::kWaiting);
+      }
     }
   }
   return Advance();
@@ -140,14 +151,8 @@ bool QueryDriver::Needed(const Slot& slot) const {
     if (commit_node_ >= 0) return !NodeComplete(commit_node_);
     return slot.fetched < static_cast<int64_t>(slot.outputs.size());
   }
-  for (const PipelineNode& n : plan_.nodes) {
-    if (n.kind == NodeKind::kConcat) continue;
-    for (int input : n.inputs) {
-      std::vector<int64_t> read = OutputSlots(input);
-      if (std::find(read.begin(), read.end(), slot.id) != read.end() && !NodeComplete(n.id)) {
-        return true;
-      }
-    }
+  for (int reader : readers_of_node_[slot.node]) {
+    if (!NodeComplete(reader)) return true;
   }
   return false;
 }
@@ -177,12 +182,41 @@ bool QueryDriver::SlotsKnown(int node) const {
 }
 
 bool QueryDriver::NodeComplete(int node) const {
-  if (!SlotsKnown(node)) return false;
-  for (int64_t id : OutputSlots(node)) {
-    SlotState st = slots_[id].state;
-    if (st != SlotState::kDone && st != SlotState::kCancelled) return false;
+  if (node != commit_node_ && plan_.nodes[node].kind == NodeKind::kConcat) {
+    for (int input : plan_.nodes[node].inputs) {
+      if (!NodeComplete(input)) return false;
+    }
+    return true;
   }
-  return true;
+  const NodeState& n = nodes_[node];
+  return n.created && n.finished == static_cast<int64_t>(n.slots.size());
+}
+
+void QueryDriver::SetState(Slot* slot, SlotState to) {
+  const SlotState from = slot->state;
+  if (from == to) return;
+  NodeState& node = nodes_[slot->node];
+  auto finished = [](SlotState st) { return st == SlotState::kDone || st == SlotState::kCancelled; };
+  node.finished += static_cast<int>(finished(to)) - static_cast<int>(finished(from));
+  if (from == SlotState::kDone) {
+    node.done -= 1;
+    for (int64_t r : readers_[slot->id]) {
+      slots_[r].missing += 1;
+      runnable_.erase(r);
+    }
+  }
+  if (to == SlotState::kDone) {
+    node.done += 1;
+    for (int64_t r : readers_[slot->id]) {
+      if (--slots_[r].missing == 0 && slots_[r].state == SlotState::kWaiting) runnable_.insert(r);
+    }
+  }
+  slot->state = to;
+  if (to == SlotState::kWaiting && slot->missing == 0) {
+    runnable_.insert(slot->id);
+  } else {
+    runnable_.erase(slot->id);
+  }
 }
 
 int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
@@ -192,8 +226,13 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   s.index = static_cast<int64_t>(nodes_[node].slots.size());
   s.inputs = std::move(inputs);
   s.final = node == commit_node_ || output_node_[node];
-  waiting_.insert(s.id);
+  for (const InputPart& p : s.inputs) {
+    readers_[p.slot].push_back(s.id);
+    s.missing += slots_[p.slot].state != SlotState::kDone;
+  }
+  if (s.missing == 0) runnable_.insert(s.id);
   slots_.push_back(std::move(s));
+  readers_.emplace_back();
   nodes_[node].slots.push_back(slots_.back().id);
   return slots_.back().id;
 }
@@ -399,13 +438,6 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   return t;
 }
 
-bool QueryDriver::InputsReady(const Slot& slot) const {
-  for (const InputPart& p : slot.inputs) {
-    if (slots_[p.slot].state != SlotState::kDone) return false;
-  }
-  return true;
-}
-
 const PartitionRef& QueryDriver::RefOf(const InputPart& part) const {
   return slots_[part.slot].outputs[part.index];
 }
@@ -420,10 +452,10 @@ Status QueryDriver::Advance() {
     }
     FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
   }
-  for (int64_t id : std::vector<int64_t>(waiting_.begin(), waiting_.end())) {
+  for (int64_t id : std::vector<int64_t>(runnable_.begin(), runnable_.end())) {
     // A map task starts once it knows how many partitions to write.
     const Slot& slot = slots_[id];
-    if (InputsReady(slot) && (slot.node == commit_node_ || OutputPartitions(slot.node) > 0)) {
+    if (slot.node == commit_node_ || OutputPartitions(slot.node) > 0) {
       FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
     }
   }
@@ -453,8 +485,7 @@ Status QueryDriver::Submit(Slot* slot) {
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
   slot->task_id = spec.task_id;
-  slot->state = SlotState::kSubmitted;
-  waiting_.erase(slot->id);
+  SetState(slot, SlotState::kSubmitted);
   slot_of_task_[spec.task_id] = slot->id;
   Emit({TaskEventKind::kSubmitted, options_.query_id, spec.task_id, slot->node,
         NodeName(slot->node)});
@@ -473,8 +504,7 @@ void QueryDriver::CancelSlot(Slot* slot, const std::string& why) {
     Emit({TaskEventKind::kCancelled, options_.query_id, slot->task_id, slot->node,
           NodeName(slot->node), "", 0, 0, 0, 0, why});
   }
-  slot->state = SlotState::kCancelled;
-  waiting_.erase(slot->id);
+  SetState(slot, SlotState::kCancelled);
 }
 
 Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const {
@@ -619,8 +649,7 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     }
     slot.inline_rows = rows.MoveValueUnsafe();
   }
-  slot.state = SlotState::kDone;
-  nodes_[slot.node].done += 1;
+  SetState(&slot, SlotState::kDone);
   nodes_[slot.node].rows += result.rows();
   Emit({TaskEventKind::kCompleted, options_.query_id, task_id, slot.node, NodeName(slot.node),
         worker, attempt, seconds, result.rows(), result.bytes()});

@@ -130,6 +130,7 @@ class QueryDriver {
     std::vector<PartitionRef> outputs;
     bool final = false;  // its outputs are the query's result (or, for a write, its files)
     int64_t fetched = 0;
+    int64_t missing = 0;  // input parts whose producing task is not done
     std::vector<RecordBatch> inline_rows;  // a kSample task's result, kept by the driver
   };
   struct NodeState {
@@ -137,6 +138,7 @@ class QueryDriver {
     std::vector<int64_t> slots;
     int64_t rows = 0;
     int64_t done = 0;
+    int64_t finished = 0;  // done or cancelled
     int64_t running = 0;
     int partitions = 0;        // kExchange: its partition count, once decided
     int64_t input_rows = 0;    // kSample: the rows all its tasks read
@@ -154,7 +156,10 @@ class QueryDriver {
   std::vector<int64_t> OutputSlots(int node) const;
   bool SlotsKnown(int node) const;
   bool NodeComplete(int node) const;
-  bool InputsReady(const Slot& slot) const;
+  /// Every change of a slot's state goes through here: it keeps the per-node counts, the
+  /// readers' missing-input counts and the runnable set, so an event costs what it touches,
+  /// not a scan of every task.
+  void SetState(Slot* slot, SlotState to);
   Status Submit(Slot* slot);
   void CancelSlot(Slot* slot, const std::string& why);
   Result<std::string> TaskBytes(const Slot& slot, int attempt) const;
@@ -173,7 +178,9 @@ class QueryDriver {
   std::vector<NodeState> nodes_;  // per plan node, then the commit node when writing
   int commit_node_ = -1;
   std::vector<bool> output_node_;  // per plan node: its tasks' outputs are the result
-  std::set<int64_t> waiting_;      // slots waiting for their inputs
+  std::set<int64_t> runnable_;  // waiting slots whose inputs are all done
+  std::vector<std::vector<int64_t>> readers_;  // per slot: the slots reading it, per part
+  std::vector<std::vector<int>> readers_of_node_;  // per node: the nodes reading its tasks
   std::unordered_map<int64_t, int64_t> slot_of_task_;
   std::unordered_map<int64_t, double> started_at_;
   int64_t next_task_ = 0;

@@ -1,0 +1,92 @@
+// The query driver (src/flotilla/distributed/query_driver.h) through one M x N shuffle on a
+// simulated cluster of 16 workers: M map tasks over in-memory partitions, each writing N
+// partitions, then N reduce tasks each reading one partition of every map task. Every
+// dispatched task "completes" at once with made-up partition refs, so only the driver and its
+// scheduler are timed: creating tasks, building their messages, following their results.
+// items_per_second is driver events (task results and result fetches) per second; the
+// bookkeeping per event is constant, the messages of reduce tasks grow with M (each names M
+// partitions), so time per event grows with M and not with M x N.
+//
+//   ./build/bench/driver_bench --benchmark_min_time=1
+
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <vector>
+
+#include "flotilla/compute/kernel_test_util.h"
+#include "flotilla/distributed/query_driver.h"
+#include "flotilla/distributed/ref_proto.h"
+
+namespace flotilla::distributed {
+namespace {
+
+constexpr int kWorkers = 16;
+
+exec::PlanPtr ShufflePlan(int map_tasks, int partitions) {
+  std::vector<MicroPartition> parts;
+  SchemaPtr schema = std::make_shared<Schema>(std::vector<Field>{{"v", int64(), true}});
+  for (int i = 0; i < map_tasks; ++i) {
+    RecordBatch b = RecordBatch::Make(schema, {testing::I64({i})}, 1).ValueOrDie();
+    parts.push_back(MicroPartition::FromBatches(schema, {b}).ValueOrDie());
+  }
+  exec::PlanPtr source = exec::MakeInMemorySource(schema, parts).ValueOrDie();
+  return exec::MakeRepartitionByHash(source, partitions, {expr::Column("v")}).ValueOrDie();
+}
+
+// What a worker would report for `dispatch`: one ref per output partition.
+std::string FakeResult(const Dispatch& dispatch) {
+  proto::Task task;
+  task.ParseFromString(dispatch.bytes);
+  proto::TaskResult result;
+  result.set_worker(dispatch.worker);
+  for (int i = 0; i < std::max(task.num_outputs(), 1); ++i) {
+    PartitionRef ref{"q/t" + std::to_string(task.task_id()) + "/p" + std::to_string(i),
+                     dispatch.worker, dispatch.worker, 1, 64, task.task_id(), i};
+    RefToProto(ref, result.add_outputs());
+  }
+  result.set_rows(task.num_outputs());
+  return result.SerializeAsString();
+}
+
+void BM_Shuffle(benchmark::State& state) {
+  const int m = static_cast<int>(state.range(0));
+  const int n = static_cast<int>(state.range(1));
+  const exec::PlanPtr plan = ShufflePlan(m, n);
+  int64_t events = 0;
+  for (auto _ : state) {
+    DriverOptions options;
+    options.progress = 0;
+    auto driver = QueryDriver::Make(plan, options).ValueOrDie();
+    for (int w = 0; w < kWorkers; ++w) {
+      (void)driver->AddWorker({"worker-" + std::to_string(w), {8, 0, 0}, ""});
+    }
+    while (!driver->finished()) {
+      std::vector<Dispatch> dispatches = driver->Schedule().ValueOrDie();
+      if (dispatches.empty() && driver->num_running() == 0) break;
+      for (const Dispatch& d : dispatches) {
+        (void)driver->OnTaskResult(d.task_id, FakeResult(d));
+        ++events;
+      }
+      for (const PartitionRef& r : driver->TakeReadyResults()) {
+        driver->MarkFetched(r.id);
+        ++events;
+      }
+    }
+    if (!driver->status().ok() || !driver->finished()) {
+      state.SkipWithError(("the simulated query did not finish: " + driver->status().ToString()).c_str());
+      return;
+    }
+  }
+  state.SetItemsProcessed(events);
+  // Per event, in microseconds of the whole run.
+  state.counters["us_per_event"] = benchmark::Counter(
+      static_cast<double>(events) / 1e6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK(BM_Shuffle)->Args({500, 500})->Args({2000, 2000})->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace flotilla::distributed
+
+BENCHMARK_MAIN();
