@@ -8,8 +8,8 @@
 #include <set>
 #include <thread>
 
+#include "flotilla/distributed/cluster_test_util.h"
 #include "flotilla/exec/exec_test_util.h"
-#include "flotilla/io/parquet/scan_task.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/parquet/writer.h"
@@ -24,17 +24,8 @@ using exec::test::ExpectRows;
 using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
-
-class Recorder final : public EventSubscriber {
- public:
-  void OnEvent(const TaskEvent& e) override { events.push_back(e); }
-  int Count(TaskEventKind kind) const {
-    int n = 0;
-    for (const TaskEvent& e : events) n += e.kind == kind;
-    return n;
-  }
-  std::vector<TaskEvent> events;
-};
+using test::Recorder;
+using test::StartCluster;
 
 class DistributedTest : public ::testing::Test {
  protected:
@@ -66,19 +57,11 @@ class DistributedTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    InProcessClusterOptions o;
-    o.num_workers = 2;
-    o.worker.exec.progress = 0;
-    auto c = InProcessCluster::Start(o);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    cluster_ = c.MoveValueUnsafe();
+    cluster_ = StartCluster(2);
+    ASSERT_NE(cluster_, nullptr);
   }
 
-  static PlanPtr Scan() {
-    auto scan = parquet::PlanParquetScan({(*dir_ / "data").string()});
-    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-    return exec::MakeScan(scan->schema, scan->tasks).ValueOrDie();
-  }
+  static PlanPtr Scan() { return test::ScanDirectory((*dir_ / "data").string()); }
 
   DriverOptions Options() {
     DriverOptions o;
@@ -321,15 +304,8 @@ TEST_F(DistributedTest, AUserErrorFailsTheQueryWithItsMessageWithoutRetrying) {
   for (const TaskEvent& e : recorder_->events) EXPECT_EQ(e.attempt <= 1, true);
 }
 
-// The recovery tests' pieces: a cluster, consecutive ids in equal in-memory partitions, and
+// The recovery tests' pieces: consecutive ids in equal in-memory partitions, and
 // how many tasks were re-run because `worker` lost their outputs.
-std::unique_ptr<InProcessCluster> StartCluster(int workers) {
-  InProcessClusterOptions o;
-  o.num_workers = workers;
-  o.worker.exec.progress = 0;
-  return InProcessCluster::Start(o).ValueOrDie();
-}
-
 PlanPtr IdPartitions(int partitions, int rows) {
   std::vector<MicroPartition> parts;
   for (int p = 0; p < partitions; ++p) {

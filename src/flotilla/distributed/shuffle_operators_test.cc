@@ -14,9 +14,8 @@
 #include <filesystem>
 #include <set>
 
-#include "flotilla/distributed/in_process_cluster.h"
+#include "flotilla/distributed/cluster_test_util.h"
 #include "flotilla/exec/exec_test_util.h"
-#include "flotilla/io/parquet/scan_task.h"
 #include "flotilla/io/parquet/writer.h"
 
 namespace flotilla::distributed {
@@ -29,31 +28,13 @@ using exec::test::ExpectRows;
 using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
+using test::Recorder;
+using test::StartCluster;
 
 constexpr int kFiles = 4;
 constexpr int kGroupsPerFile = 4;
 constexpr int kGroupRows = 200;
 constexpr int kRows = kFiles * kGroupsPerFile * kGroupRows;
-
-class Recorder final : public EventSubscriber {
- public:
-  void OnEvent(const TaskEvent& e) override { events.push_back(e); }
-  std::set<std::string> CompletedNodes() const {
-    std::set<std::string> out;
-    for (const TaskEvent& e : events) {
-      if (e.kind == TaskEventKind::kCompleted) out.insert(e.node_name);
-    }
-    return out;
-  }
-  int Completed(const std::string& node_prefix) const {
-    int n = 0;
-    for (const TaskEvent& e : events) {
-      n += e.kind == TaskEventKind::kCompleted && e.node_name.rfind(node_prefix, 0) == 0;
-    }
-    return n;
-  }
-  std::vector<TaskEvent> events;
-};
 
 // How the input is cut into map tasks.
 enum class Split { kMany, kOne };
@@ -98,20 +79,11 @@ class ShuffleOperatorsTest : public ::testing::Test {
   }
 
   void SetUp() override {
-    InProcessClusterOptions o;
-    o.num_workers = 3;
-    o.worker.exec.progress = 0;
-    o.worker.exec.num_threads = 1;
-    auto c = InProcessCluster::Start(o);
-    ASSERT_TRUE(c.ok()) << c.status().ToString();
-    cluster_ = c.MoveValueUnsafe();
+    cluster_ = StartCluster(3, /*threads=*/1);
+    ASSERT_NE(cluster_, nullptr);
   }
 
-  static PlanPtr Scan() {
-    auto scan = parquet::PlanParquetScan({(*dir_ / "data").string()});
-    EXPECT_TRUE(scan.ok()) << scan.status().ToString();
-    return exec::MakeScan(scan->schema, scan->tasks).ValueOrDie();
-  }
+  static PlanPtr Scan() { return test::ScanDirectory((*dir_ / "data").string()); }
   // Every row group read, no row passing.
   static PlanPtr EmptyScan() {
     return exec::MakeFilter(Scan(), Less(Column("id"), Literal(int64_t{0}))).ValueOrDie();

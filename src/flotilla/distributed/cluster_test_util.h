@@ -1,0 +1,60 @@
+#pragma once
+// Test-only pieces shared by the distributed runner's tests: an event recorder, an in-process
+// cluster started quietly, and a scan of a directory of Parquet files.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "flotilla/distributed/in_process_cluster.h"
+#include "flotilla/io/parquet/scan_task.h"
+
+namespace flotilla::distributed::test {
+
+class Recorder final : public EventSubscriber {
+ public:
+  void OnEvent(const TaskEvent& e) override { events.push_back(e); }
+  int Count(TaskEventKind kind) const {
+    int n = 0;
+    for (const TaskEvent& e : events) n += e.kind == kind;
+    return n;
+  }
+  std::set<std::string> CompletedNodes() const {
+    std::set<std::string> out;
+    for (const TaskEvent& e : events) {
+      if (e.kind == TaskEventKind::kCompleted) out.insert(e.node_name);
+    }
+    return out;
+  }
+  /// Completed tasks of the nodes whose names start with `node_prefix`.
+  int Completed(const std::string& node_prefix) const {
+    int n = 0;
+    for (const TaskEvent& e : events) {
+      n += e.kind == TaskEventKind::kCompleted && e.node_name.rfind(node_prefix, 0) == 0;
+    }
+    return n;
+  }
+  std::vector<TaskEvent> events;
+};
+
+/// `workers` workers without progress display; each engine runs `threads` threads (0: all).
+inline std::unique_ptr<InProcessCluster> StartCluster(int workers, int threads = 0) {
+  InProcessClusterOptions o;
+  o.num_workers = workers;
+  o.worker.exec.progress = 0;
+  o.worker.exec.num_threads = threads;
+  auto c = InProcessCluster::Start(o);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? c.MoveValueUnsafe() : nullptr;
+}
+
+/// Every Parquet file under `directory`, one scan task per row group.
+inline exec::PlanPtr ScanDirectory(const std::string& directory) {
+  auto scan = parquet::PlanParquetScan({directory});
+  EXPECT_TRUE(scan.ok()) << scan.status().ToString();
+  return exec::MakeScan(scan->schema, scan->tasks).ValueOrDie();
+}
+
+}  // namespace flotilla::distributed::test
