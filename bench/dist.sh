@@ -3,7 +3,8 @@
 #  - the Parquet ETL example (SF1 lineitem) on the local runner and on 2 Dask workers, median of 5
 #    runs in one process each (the cluster's start-up is not counted);
 #  - shuffles (lineitem grouped by l_orderkey and by l_returnflag, sorted by l_extendedprice)
-#    on 2 Dask workers next to the local runner (bench/dist_shuffles.py);
+#    on 2 Dask workers next to the local runner (bench/dist_shuffles.py), on our generator's
+#    lineitem and on a copy DuckDB wrote;
 #  - no-op tasks per second through the real Dask backend (per-task overhead);
 #  - scheduler decisions per second on a simulated 1,000-worker cluster (bench/scheduler_bench.cc).
 # Usage: bench/dist.sh [BUILD_DIR]   (TPCH_DIR: the SF1 tables, default data/tpch-sf1)
@@ -16,5 +17,11 @@ for runner in local dask; do
     --out "$BUILD/etl-bench-$runner" --flotilla "$BUILD/flotilla" | grep '^etl'
 done
 /usr/bin/python3 bench/dist_shuffles.py --tables "$TPCH_DIR" --flotilla "$BUILD/flotilla"
+# The same on lineitem as DuckDB writes it.
+source tests/interop/npm_deps.sh
+ensure_node_modules tests/interop "$BUILD/npm.log"
+node bench/duckdb_copy_tables.mjs --from "$TPCH_DIR" --to "$TPCH_DIR-duckdb" --tables lineitem
+echo "(lineitem written by DuckDB)"
+/usr/bin/python3 bench/dist_shuffles.py --tables "$TPCH_DIR-duckdb"
 /usr/bin/python3 bench/dist_noop_tasks.py
 "$BUILD/bench/scheduler_bench"
