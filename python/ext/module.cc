@@ -442,7 +442,18 @@ PYBIND11_MODULE(_flotilla, m) {
         py::gil_scoped_release release;
         return Check(s.Execute(text)).batch;
       })
-      .def("set", [](sql::Session& s, const std::string& n, const std::string& v) { Check(s.Set(n, v)); });
+      .def("set", [](sql::Session& s, const std::string& n, const std::string& v) { Check(s.Set(n, v)); })
+      // fn(DataFrame) -> Batch runs the plans the planner needs answered (scalar subqueries).
+      .def("set_subquery_runner", [](sql::Session& s, py::object fn) {
+        s.SetSubqueryRunner([fn](const exec::PlanPtr& plan) -> Result<RecordBatch> {
+          py::gil_scoped_acquire gil;
+          try {
+            return fn(DataFrame(plan)).cast<RecordBatch>();
+          } catch (py::error_already_set& e) {
+            return Status::Invalid(std::string("subquery: ") + e.what());
+          }
+        });
+      });
 
   // --- The distributed runner's pieces, driven by python/flotilla/dask_runner.py ---------------
   py::class_<distributed::WorkerRuntime>(m, "WorkerRuntime")

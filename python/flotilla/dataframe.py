@@ -458,4 +458,8 @@ def sql(query: str, **dataframes) -> DataFrame:
             raise TypeError(f"sql(): {name} must be a DataFrame")
         session.register(name, df._df)
         pools += list(df._pools)
+    runner = _runner.current()
+    if runner is not None:
+        # Uncorrelated scalar subqueries are answered while planning: on the same runner.
+        session.set_subquery_runner(lambda plan: _ext.concat_batches(runner.run(plan, pools)))
     return DataFrame(session.plan(query), pools)

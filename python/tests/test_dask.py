@@ -343,3 +343,20 @@ def test_actor_pools_are_placed_by_their_resource_requests():
             runner.run(df._df, df._pools)
     finally:
         runner.close()
+
+
+def test_scalar_subqueries_are_answered_on_the_cluster(dask):
+    runner, data = dask
+    events = []
+    record = events.append
+    runner.subscribe(record)
+    try:
+        df = flotilla.sql("SELECT id FROM t WHERE k = 3 AND id > (SELECT avg(id) FROM t)",
+                          t=flotilla.read_parquet(data))
+        # Planning ran the subquery's aggregate on the workers, before the query itself.
+        done = [e["node_name"] for e in events if e["event"] == "completed"]
+        assert any(name.startswith("Gather -> Aggregate") for name in done), done
+    finally:
+        runner.subscribers.remove(record)
+    got = same(df, ordered=False)
+    assert sorted(got["id"]) == [i for i in range(3000) if i % 7 == 3 and i > 1499.5]

@@ -135,15 +135,19 @@ Result<RecordBatch> Session::Run(const exec::PlanPtr& plan) {
   return result.ToBatch();
 }
 
-Result<exec::PlanPtr> Session::PlanStatementQuery(const Query& q, std::string_view sql) {
+PlannerContext Session::PlanningContext(std::string_view sql) {
   PlannerContext ctx;
   ctx.catalog = &catalog_;
   ctx.sql = sql;
   ctx.run = [this](const exec::PlanPtr& plan) -> Result<RecordBatch> {
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr optimized, optimizer::Optimize(plan));
-    return Run(optimized);
+    return subquery_runner_ ? subquery_runner_(optimized) : Run(optimized);
   };
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanQuery(q, ctx));
+  return ctx;
+}
+
+Result<exec::PlanPtr> Session::PlanStatementQuery(const Query& q, std::string_view sql) {
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanQuery(q, PlanningContext(sql)));
   if (!optimize_) return plan;
   return optimizer::Optimize(plan);
 }
@@ -208,14 +212,8 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
       return out;
     }
     case Statement::kExplain: {
-      PlannerContext ctx;
-      ctx.catalog = &catalog_;
-      ctx.sql = sql;
-      ctx.run = [this](const exec::PlanPtr& plan) -> Result<RecordBatch> {
-        FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr optimized, optimizer::Optimize(plan));
-        return Run(optimized);
-      };
-      FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr logical, PlanQuery(*s.inner->query, ctx));
+      FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr logical,
+                                PlanQuery(*s.inner->query, PlanningContext(sql)));
       exec::PlanPtr optimized = logical;
       if (optimize_) {
         FLOTILLA_ASSIGN_OR_RETURN(optimized, optimizer::Optimize(logical));

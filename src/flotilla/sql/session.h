@@ -24,6 +24,8 @@
 
 namespace flotilla::sql {
 
+struct PlannerContext;  // planner.h
+
 struct StatementResult {
   /// The statement's rows (a query's result; EXPLAIN's plan as one text column; a one-row
   /// summary for COPY and CREATE TABLE).
@@ -73,7 +75,14 @@ class Session {
   /// Runs a plan to completion with the session's settings.
   Result<RecordBatch> Run(const exec::PlanPtr& plan);
 
+  /// What runs the plans the planner needs answered while planning (uncorrelated scalar
+  /// subqueries, NOT IN's NULL check): by default Run, the local engine; a distributed runner
+  /// sets its own so those run on the cluster too.
+  using PlanRunner = std::function<Result<RecordBatch>(const exec::PlanPtr&)>;
+  void SetSubqueryRunner(PlanRunner run) { subquery_runner_ = std::move(run); }
+
  private:
+  PlannerContext PlanningContext(std::string_view sql);
   Result<StatementResult> ExecuteStatement(const Statement& s, std::string_view sql);
   Result<StatementResult> StreamQuery(const Statement& s, std::string_view sql,
                                       const RowConsumer& consumer);
@@ -83,6 +92,7 @@ class Session {
   Catalog catalog_;
   exec::ExecOptions options_;
   bool optimize_ = true;
+  PlanRunner subquery_runner_;
   std::unique_ptr<exec::ThreadPool> pool_;
   std::unique_ptr<exec::MemoryManager> memory_;
 };
