@@ -578,9 +578,7 @@ PYBIND11_MODULE(_flotilla, m) {
       .def("check", [](distributed::QueryDriver& q) { Check(q.status()); })
       .def("schema", [](distributed::QueryDriver& q) { return SchemaFields(*q.schema()); })
       .def("empty_result", [](distributed::QueryDriver& q) {
-        std::vector<Array> cols;
-        for (const Field& f : q.schema()->fields()) cols.push_back(Check(Array::MakeEmpty(f.type)));
-        return Check(RecordBatch::Make(q.schema(), cols, 0));
+        return Check(RecordBatch::MakeEmpty(q.schema()));
       });
 
   // A result partition pulled over Flight, as one batch (None: unreachable, e.g. its worker died).

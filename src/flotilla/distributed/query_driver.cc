@@ -246,7 +246,8 @@ Status QueryDriver::CreateSlots(int node) {
     for (int64_t s : OutputSlots(plan_.root)) {
       if (slots_[s].state == SlotState::kDone) inputs.push_back({s, 0});
     }
-    NewSlot(node, std::move(inputs));
+    // Nothing was written (no input at all): nothing to commit.
+    if (!inputs.empty()) NewSlot(node, std::move(inputs));
     state.created = true;
     return Status::OK();
   }
@@ -268,13 +269,9 @@ Status QueryDriver::CreateSlots(int node) {
                                           options_.scan_task_max_bytes)) {
           slots_[NewSlot(node, {})].scan = std::move(group);
         }
-        if (scan.tasks.empty()) {
-          // No files match: one task over an empty scan keeps the result's schema.
-          NewSlot(node, {});
-        }
+        // No files match: no task; the nodes reading it see a finished input of no rows.
       } else {
         const auto& mem = static_cast<const exec::InMemorySourceNode&>(*n.source);
-        if (mem.partitions.empty()) NewSlot(node, {});
         for (const MicroPartition& p : mem.partitions) {
           FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr leaf, exec::MakeInMemorySource(mem.schema(), {p}));
           slots_[NewSlot(node, {})].leaf = std::move(leaf);

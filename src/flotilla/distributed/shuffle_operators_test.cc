@@ -353,6 +353,25 @@ TEST_F(ShuffleOperatorsTest, ChainsOfShuffles) {
   ExpectSame(window, false, "window over an aggregate");
 }
 
+TEST_F(ShuffleOperatorsTest, AnEmptySourceSchedulesNoMapTask) {
+  SchemaPtr schema = std::make_shared<Schema>(
+      std::vector<Field>{{"k", int64(), true}, {"s", utf8(), true}});
+  PlanPtr none = exec::MakeInMemorySource(schema, std::vector<MicroPartition>{}).ValueOrDie();
+  PlanPtr filtered = exec::MakeFilter(none, Greater(Column("k"), Literal(int64_t{1}))).ValueOrDie();
+  auto r = cluster_->Run(filtered, Options(Split::kMany));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->num_rows(), 0);
+  EXPECT_TRUE(r->schema->Equals(*filtered->schema()));
+  EXPECT_EQ(recorder_->Count(TaskEventKind::kSubmitted), 0);
+  // Operators above it still answer as locally: one row of a global count, no groups.
+  ExpectSame(exec::MakeAggregate(filtered, {}, {{"count", {Column("k")}, "n"}}).ValueOrDie(), true,
+             "count of nothing");
+  ExpectSame(exec::MakeAggregate(filtered, {Column("s")}, {{"count", {Column("k")}, "n"}}).ValueOrDie(),
+             false, "groups of nothing");
+  ExpectSame(exec::MakeSort(filtered, {{Column("k"), true, false}}).ValueOrDie(), true,
+             "sort of nothing");
+}
+
 TEST_F(ShuffleOperatorsTest, ExplainShowsInputModesAndWarnsOfOneWorker) {
   PlanPtr plan = exec::MakeWindow(exec::MakeSort(Scan(), {{Column("id"), true, false}}).ValueOrDie(),
                                   {}, {{Column("id"), true, false}}, {{"row_number", {}, std::nullopt, "rn"}})
