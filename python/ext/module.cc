@@ -468,7 +468,7 @@ PYBIND11_MODULE(_flotilla, m) {
              return Check(distributed::WorkerRuntime::Start(o));
            }),
            py::arg("id"), py::arg("token"), py::arg("host") = "127.0.0.1",
-           py::arg("store_memory_bytes") = int64_t{2} << 30)
+           py::arg("store_memory_bytes") = distributed::WorkerOptions{}.store_memory_bytes)
       .def_property_readonly("id", &distributed::WorkerRuntime::id)
       .def_property_readonly("address", &distributed::WorkerRuntime::address)
       .def("register_udf", [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
@@ -536,8 +536,9 @@ PYBIND11_MODULE(_flotilla, m) {
            py::arg("df"), py::arg("query_id"), py::arg("write_root") = py::none(),
            py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
            py::arg("compression") = py::none(), py::arg("event_log") = py::none(),
-           py::arg("progress") = -1, py::arg("scan_task_min_bytes") = int64_t{96} << 20,
-           py::arg("scan_task_max_bytes") = int64_t{384} << 20,
+           py::arg("progress") = -1,
+           py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
+           py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
       .def("staging_directory", &distributed::QueryDriver::StagingDirectory)

@@ -74,6 +74,11 @@ class _FlotillaWorker:
         self.runtime.drop_query(query_id)
 
 
+def _env_int(name: str) -> int | None:
+    value = os.environ.get(name)
+    return int(value) if value else None
+
+
 def _by_value(fn):
     """Functions from the caller's own modules travel by value: workers cannot import them."""
     module = sys.modules.get(getattr(fn, "__module__", None) or "")
@@ -106,10 +111,9 @@ class DaskRunner:
         self.token = secrets.token_hex(16)
         self.event_log = event_log or os.environ.get("FLOTILLA_EVENT_LOG")
         self.progress = -1 if progress is None else int(bool(progress))
-        self.scan_task_min_bytes = scan_task_min_bytes or int(
-            os.environ.get("FLOTILLA_SCAN_TASK_MIN_BYTES", 96 << 20))
-        self.scan_task_max_bytes = scan_task_max_bytes or int(
-            os.environ.get("FLOTILLA_SCAN_TASK_MAX_BYTES", 384 << 20))
+        # Unset: the driver's defaults (DriverOptions in query_driver.h).
+        self.scan_task_min_bytes = scan_task_min_bytes or _env_int("FLOTILLA_SCAN_TASK_MIN_BYTES")
+        self.scan_task_max_bytes = scan_task_max_bytes or _env_int("FLOTILLA_SCAN_TASK_MAX_BYTES")
         self.subscribers = []  # callables receiving every task event as a dict
         self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
         self._dropped = {}  # Dask worker address -> when its calls failed
@@ -163,9 +167,11 @@ class DaskRunner:
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
         (with count_only, their number of rows)."""
         query_id = next(_query_ids)
-        kw = dict(event_log=self.event_log, progress=self.progress, subscribers=list(self.subscribers),
-                  scan_task_min_bytes=self.scan_task_min_bytes,
-                  scan_task_max_bytes=self.scan_task_max_bytes)
+        kw = dict(event_log=self.event_log, progress=self.progress, subscribers=list(self.subscribers))
+        if self.scan_task_min_bytes:
+            kw.update(scan_task_min_bytes=self.scan_task_min_bytes)
+        if self.scan_task_max_bytes:
+            kw.update(scan_task_max_bytes=self.scan_task_max_bytes)
         if write is not None:
             root, fmt, cols, compression = write
             kw.update(write_root=root, format=fmt, partition_by=list(cols), compression=compression)
