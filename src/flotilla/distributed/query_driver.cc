@@ -243,148 +243,35 @@ Status QueryDriver::CreateSlots(int node) {
   if (node == commit_node_) {
     if (!NodeComplete(plan_.root)) return Status::OK();
     std::vector<InputPart> inputs;
-    for (int64_t s : OutputSlots(plan_.root)) {
-      if (slots_[s].state == SlotState::kDone) inputs.push_back({s, 0});
-    }
+    for (int64_t s : DoneOutputs(plan_.root)) inputs.push_back({s, 0});
     // Nothing was written (no input at all): nothing to commit.
     if (!inputs.empty()) NewSlot(node, std::move(inputs));
     state.created = true;
     return Status::OK();
   }
-  const PipelineNode& n = plan_.nodes[node];
-  auto done_outputs = [&](int input) {
-    std::vector<int64_t> out;
-    for (int64_t s : OutputSlots(input)) {
-      if (slots_[s].state == SlotState::kDone) out.push_back(s);
-    }
-    return out;
-  };
-  switch (n.kind) {
-    case NodeKind::kConcat:
-      return Status::OK();
-    case NodeKind::kSource: {
-      if (n.source->kind() == exec::PlanKind::kScan) {
-        const auto& scan = static_cast<const exec::ScanNode&>(*n.source);
-        for (auto& group : GroupScanTasks(scan.tasks, options_.scan_task_min_bytes,
-                                          options_.scan_task_max_bytes)) {
-          slots_[NewSlot(node, {})].scan = std::move(group);
-        }
-        // No files match: no task; the nodes reading it see a finished input of no rows.
-      } else {
-        const auto& mem = static_cast<const exec::InMemorySourceNode&>(*n.source);
-        for (const MicroPartition& p : mem.partitions) {
-          FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr leaf, exec::MakeInMemorySource(mem.schema(), {p}));
-          slots_[NewSlot(node, {})].leaf = std::move(leaf);
-        }
-      }
-      break;
-    }
-    case NodeKind::kExchange: {
-      if (!NodeComplete(n.inputs[0]) || state.partitions == 0) return Status::OK();
-      std::vector<int64_t> maps = done_outputs(n.inputs[0]);
-      for (int i = 0; i < state.partitions; ++i) {
-        std::vector<InputPart> inputs;
-        for (int64_t m : maps) inputs.push_back({m, i});
-        NewSlot(node, std::move(inputs));
-      }
-      break;
-    }
-    case NodeKind::kIntoPartitions: {
-      if (!NodeComplete(n.inputs[0])) return Status::OK();
-      std::vector<int64_t> parts = done_outputs(n.inputs[0]);
-      int64_t total = 0;
-      for (int64_t s : parts) total += slots_[s].outputs[0].num_rows;
-      // Partition j holds rows [j*total/N, (j+1)*total/N) of the input, in order.
-      size_t cursor = 0;
-      int64_t cursor_offset = 0;
-      for (int j = 0; j < n.num_partitions; ++j) {
-        int64_t want = (j + 1) * total / n.num_partitions - j * total / n.num_partitions;
-        std::vector<InputPart> inputs;
-        while (want > 0 && cursor < parts.size()) {
-          int64_t rows = slots_[parts[cursor]].outputs[0].num_rows;
-          int64_t take = std::min(rows - cursor_offset, want);
-          if (take > 0) inputs.push_back({parts[cursor], 0, cursor_offset, take});
-          want -= take;
-          cursor_offset += take;
-          if (cursor_offset >= rows) {
-            ++cursor;
-            cursor_offset = 0;
-          }
-        }
-        if (inputs.empty() && !parts.empty()) inputs.push_back({parts[0], 0, 0, 0});
-        NewSlot(node, std::move(inputs));
-      }
-      break;
-    }
-    case NodeKind::kGather: {
-      if (!NodeComplete(n.inputs[0])) return Status::OK();
-      std::vector<InputPart> inputs;
-      for (int64_t s : done_outputs(n.inputs[0])) inputs.push_back({s, 0});
-      NewSlot(node, std::move(inputs));
-      break;
-    }
-    case NodeKind::kLimit: {
-      if (!SlotsKnown(n.inputs[0])) return Status::OK();
-      // The shortest prefix of finished upstream tasks that holds enough rows.
-      std::vector<int64_t> upstream = OutputSlots(n.inputs[0]);
-      const int64_t need = n.limit < 0 ? -1 : n.limit + n.offset;
-      std::vector<InputPart> inputs;
-      int64_t rows = 0;
-      size_t i = 0;
-      for (; i < upstream.size(); ++i) {
-        if (need >= 0 && rows >= need) break;
-        const Slot& s = slots_[upstream[i]];
-        if (s.state == SlotState::kCancelled) continue;
-        if (s.state != SlotState::kDone) return Status::OK();
-        inputs.push_back({s.id, 0});
-        rows += s.outputs[0].num_rows;
-      }
-      for (; i < upstream.size(); ++i) CancelSlot(&slots_[upstream[i]], "the limit is satisfied");
-      NewSlot(node, std::move(inputs));
-      break;
-    }
-    case NodeKind::kActorPool:
-    case NodeKind::kMap:
-    case NodeKind::kSample: {
-      if (!SlotsKnown(n.inputs[0])) return Status::OK();
-      if (n.kind == NodeKind::kSample) {
-        // Each task's share of the sample follows its share of the rows and the partitions.
-        DecidePartitions(n.range_exchange);
-        if (!NodeComplete(n.inputs[0]) || nodes_[n.range_exchange].partitions == 0) {
-          return Status::OK();
-        }
-        for (int64_t s : done_outputs(n.inputs[0])) state.input_rows += slots_[s].outputs[0].num_rows;
-      }
-      if (n.sample >= 0) {
-        // A range split waits for the boundaries.
-        DecidePartitions(n.exchange);
-        if (!NodeComplete(n.sample) || nodes_[n.exchange].partitions == 0) return Status::OK();
-        FLOTILLA_RETURN_NOT_OK(ComputeBoundaries(n.exchange));
-      }
-      // One task per upstream task, each starting as soon as its input exists.
-      for (int64_t s : OutputSlots(n.inputs[0])) {
-        if (slots_[s].state != SlotState::kCancelled) NewSlot(node, {{s, 0}});
-      }
-      break;
-    }
-  }
-  state.created = true;
+  FLOTILLA_ASSIGN_OR_RETURN(state.created,
+                            TasksOf(plan_.nodes[node].kind).Create(plan_.nodes[node], this));
   return Status::OK();
 }
 
-void QueryDriver::DecidePartitions(int exchange) {
+std::vector<int64_t> QueryDriver::DoneOutputs(int node) const {
+  std::vector<int64_t> out;
+  for (int64_t s : OutputSlots(node)) {
+    if (slots_[s].state == SlotState::kDone) out.push_back(s);
+  }
+  return out;
+}
+
+int QueryDriver::Partitions(int exchange) {
   const PipelineNode& n = plan_.nodes[exchange];
   NodeState& state = nodes_[exchange];
-  if (state.partitions > 0) return;
-  if (n.num_partitions > 0) {
-    state.partitions = n.num_partitions;
-    return;
-  }
-  if (!SlotsKnown(n.count_from)) return;
+  if (state.partitions > 0) return state.partitions;
+  if (n.num_partitions > 0) return state.partitions = n.num_partitions;
+  if (!SlotsKnown(n.count_from)) return 0;
   int64_t tasks = 0;
   for (int64_t s : OutputSlots(n.count_from)) tasks += slots_[s].state != SlotState::kCancelled;
-  state.partitions = static_cast<int>(
-      std::clamp<int64_t>(tasks, 1, std::max(1, options_.max_shuffle_partitions)));
+  return state.partitions = static_cast<int>(
+             std::clamp<int64_t>(tasks, 1, std::max(1, options_.max_shuffle_partitions)));
 }
 
 int QueryDriver::OutputPartitions(int node) const {
@@ -443,9 +330,10 @@ Status QueryDriver::Advance() {
   if (finished_) return Status::OK();
   // Nodes are topological: a node's inputs are created before it is looked at.
   for (size_t node = 0; node < nodes_.size(); ++node) {
+    // A shuffle's map tasks start once its partition count is decided.
     if (static_cast<int>(node) != commit_node_ &&
         plan_.nodes[node].kind == NodeKind::kExchange) {
-      DecidePartitions(static_cast<int>(node));
+      Partitions(static_cast<int>(node));
     }
     FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
   }
@@ -528,7 +416,8 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   } else if (leaf == nullptr) {
     SchemaPtr input_schema = plan_.nodes[node.inputs[0]].schema;
     std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
-    if (node.kind == NodeKind::kExchange && !node.ordered) {
+    const ReadOrder order = TasksOf(node.kind).read_order(node);
+    if (order == ReadOrder::kByWorker) {
       // Row order within a shuffle partition is not kept: one read per worker holding pieces.
       std::map<std::string, std::vector<PartitionPiece>> by_worker;
       for (const InputPart& p : slot.inputs) {
@@ -537,7 +426,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
       for (auto& [worker, pieces] : by_worker) {
         tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), input_schema));
       }
-    } else if (node.kind == NodeKind::kExchange) {
+    } else if (order == ReadOrder::kInOrder) {
       // In map-task order (the scan hands out its tasks' rows in task order): one read per run
       // of consecutive pieces on the same worker.
       std::vector<PartitionPiece> run;

@@ -26,6 +26,7 @@
 
 #include "flotilla/distributed/distributed_plan.h"
 #include "flotilla/distributed/events.h"
+#include "flotilla/distributed/nodes/node_tasks.h"
 #include "flotilla/distributed/partition_ref.h"
 #include "flotilla/distributed/scheduler.h"
 
@@ -61,7 +62,7 @@ struct Dispatch {
   std::string bytes;  // a flotilla.proto.Task for WorkerRuntime::RunTask
 };
 
-class QueryDriver {
+class QueryDriver final : private TaskGraph {
  public:
   /// Plans `plan` (NotImplemented for an operator not distributed yet).
   static Result<std::unique_ptr<QueryDriver>> Make(const exec::PlanPtr& plan,
@@ -111,12 +112,6 @@ class QueryDriver {
   int64_t num_running() const { return scheduler_.num_running(); }
 
  private:
-  struct InputPart {
-    int64_t slot;
-    int index;
-    int64_t offset = 0;
-    int64_t length = -1;
-  };
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
   struct Slot {
     int64_t id = 0;
@@ -148,14 +143,30 @@ class QueryDriver {
   explicit QueryDriver(DriverOptions options);
   Status Advance();
   Status CreateSlots(int node);
-  void DecidePartitions(int exchange);
   int OutputPartitions(int node) const;
-  Status ComputeBoundaries(int exchange);
   TaskContext ContextOf(const Slot& slot) const;
-  int64_t NewSlot(int node, std::vector<InputPart> inputs);
-  std::vector<int64_t> OutputSlots(int node) const;
-  bool SlotsKnown(int node) const;
-  bool NodeComplete(int node) const;
+  // The TaskGraph the node kinds create their tasks through (nodes/node_tasks.h).
+  bool SlotsKnown(int node) const override;
+  bool NodeComplete(int node) const override;
+  std::vector<int64_t> OutputSlots(int node) const override;
+  std::vector<int64_t> DoneOutputs(int node) const override;
+  bool Done(int64_t slot) const override { return slots_[slot].state == SlotState::kDone; }
+  bool Cancelled(int64_t slot) const override {
+    return slots_[slot].state == SlotState::kCancelled;
+  }
+  int64_t OutputRows(int64_t slot) const override { return slots_[slot].outputs[0].num_rows; }
+  int64_t NewSlot(int node, std::vector<InputPart> inputs) override;
+  void SetScan(int64_t slot, std::vector<std::shared_ptr<const exec::ScanTask>> scan) override {
+    slots_[slot].scan = std::move(scan);
+  }
+  void SetLeaf(int64_t slot, exec::PlanPtr leaf) override { slots_[slot].leaf = std::move(leaf); }
+  void Cancel(int64_t slot, const std::string& why) override { CancelSlot(&slots_[slot], why); }
+  int Partitions(int exchange) override;
+  Status ComputeBoundaries(int exchange) override;
+  void SetInputRows(int node, int64_t rows) override { nodes_[node].input_rows = rows; }
+  int64_t scan_task_min_bytes() const override { return options_.scan_task_min_bytes; }
+  int64_t scan_task_max_bytes() const override { return options_.scan_task_max_bytes; }
+
   /// Every change of a slot's state goes through here: it keeps the per-node counts, the
   /// readers' missing-input counts and the runnable set, so an event costs what it touches,
   /// not a scan of every task.

@@ -1,0 +1,79 @@
+#pragma once
+// How each kind of pipeline node turns its inputs into tasks: one class per kind, each in its
+// own file beside this one, found through TasksOf(kind). Adding a kind means a PipelineNode
+// kind (distributed_plan.h), its translation, its file here and a line in TasksOf.
+//
+// The query driver offers its tasks to the kinds as a TaskGraph (tasks are numbered; a task
+// reads parts of the outputs of earlier tasks) and calls Create on every event until the kind
+// says the node's tasks exist; a kind that must wait (for its inputs to finish, for a shuffle's
+// partition count, for a sort's boundaries) returns false and is asked again.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "flotilla/common/result.h"
+#include "flotilla/distributed/distributed_plan.h"
+
+namespace flotilla::distributed {
+
+/// Rows [offset, offset + length) (length -1: all) of output `index` of task `slot`.
+struct InputPart {
+  int64_t slot;
+  int index;
+  int64_t offset = 0;
+  int64_t length = -1;
+};
+
+/// The driver's tasks, as the node kinds see them.
+class TaskGraph {
+ public:
+  virtual ~TaskGraph() = default;
+  /// Whether `node`'s tasks exist (a concat's: its inputs').
+  virtual bool SlotsKnown(int node) const = 0;
+  /// Whether every task of `node` finished (done or cancelled).
+  virtual bool NodeComplete(int node) const = 0;
+  /// The tasks whose outputs `node` offers, in order (a concat's: its inputs', in turn).
+  virtual std::vector<int64_t> OutputSlots(int node) const = 0;
+  /// OutputSlots that are done.
+  virtual std::vector<int64_t> DoneOutputs(int node) const = 0;
+  virtual bool Done(int64_t slot) const = 0;
+  virtual bool Cancelled(int64_t slot) const = 0;
+  /// Rows of a done task's first output.
+  virtual int64_t OutputRows(int64_t slot) const = 0;
+
+  /// A new task of `node` reading `inputs`; returns its number.
+  virtual int64_t NewSlot(int node, std::vector<InputPart> inputs) = 0;
+  /// A source task's input: scan tasks, or an in-memory partition as a plan.
+  virtual void SetScan(int64_t slot, std::vector<std::shared_ptr<const exec::ScanTask>> scan) = 0;
+  virtual void SetLeaf(int64_t slot, exec::PlanPtr leaf) = 0;
+  virtual void Cancel(int64_t slot, const std::string& why) = 0;
+
+  /// The partition count of exchange node `exchange`; 0 while it cannot be decided yet.
+  virtual int Partitions(int exchange) = 0;
+  /// Computes a range exchange's boundaries from its samples (once).
+  virtual Status ComputeBoundaries(int exchange) = 0;
+  /// The rows all tasks of `node` read (a sort's sample sizes follow it).
+  virtual void SetInputRows(int node, int64_t rows) = 0;
+  virtual int64_t scan_task_min_bytes() const = 0;
+  virtual int64_t scan_task_max_bytes() const = 0;
+};
+
+/// How a task's input parts become the scan tasks of its fragment's leaf.
+enum class ReadOrder {
+  kEachPart,  // one read per part, in order
+  kByWorker,  // one read per worker holding parts; order not kept
+  kInOrder,   // in part order, one read per run of consecutive parts on one worker
+};
+
+class NodeTasks {
+ public:
+  virtual ~NodeTasks() = default;
+  /// Creates the node's tasks once its inputs allow: true when they exist.
+  virtual Result<bool> Create(const PipelineNode& node, TaskGraph* graph) const = 0;
+  virtual ReadOrder read_order(const PipelineNode& node) const { return ReadOrder::kEachPart; }
+};
+
+const NodeTasks& TasksOf(NodeKind kind);
+
+}  // namespace flotilla::distributed
