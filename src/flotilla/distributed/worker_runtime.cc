@@ -286,11 +286,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
       if (!ipc.ok()) return fail(ipc.status());
       out.set_inline_rows(std::string((*ipc)->view()));
       for (const RecordBatch& b : rows) out.set_rows(out.rows() + b.num_rows());
-      out.set_seconds(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-      return out.SerializeAsString();
-    }
-    if (output.kind() == proto::TaskOutput::WRITE) {
+    } else if (output.kind() == proto::TaskOutput::WRITE) {
       Result<std::vector<RecordBatch>> written = WriteStaged(output, *result);
       if (!written.ok()) return fail(written.status());
       SchemaPtr schema = (*written).empty() ? result->schema : (*written)[0].schema();
@@ -322,7 +318,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     if (Status s = store_->Put(ref.id, std::move(p)); !s.ok()) return fail(s);
     RefToProto(ref, out.add_outputs());
   }
-  out.set_rows(rows);
+  out.set_rows(out.rows() + rows);  // an inline result counted its rows already
   out.set_bytes(bytes);
   out.set_seconds(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
