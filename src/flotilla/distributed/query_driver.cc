@@ -450,7 +450,9 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, ContextOf(slot)));
   FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
   task.set_plan(std::move(plan));
-  if (node.kind == NodeKind::kSample) task.mutable_output()->set_kind(proto::TaskOutput::INLINE);
+  if (TasksOf(node.kind).inline_result()) {
+    task.mutable_output()->set_kind(proto::TaskOutput::INLINE);
+  }
   if (slot.final && options_.write) {
     const WriteSpec& w = *options_.write;
     proto::TaskOutput* out = task.mutable_output();

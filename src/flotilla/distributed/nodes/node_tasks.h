@@ -72,6 +72,8 @@ class NodeTasks {
   /// Creates the node's tasks once its inputs allow: true when they exist.
   virtual Result<bool> Create(const PipelineNode& node, TaskGraph* graph) const = 0;
   virtual ReadOrder read_order(const PipelineNode& node) const { return ReadOrder::kEachPart; }
+  /// The tasks' rows come back in their results (small: a sort's samples), kept by the driver.
+  virtual bool inline_result() const { return false; }
 };
 
 const NodeTasks& TasksOf(NodeKind kind);

@@ -17,6 +17,7 @@ class SortSample final : public NodeTasks {
     graph->SetInputRows(node.id, rows);
     return CreatePartitionWise(node, graph);
   }
+  bool inline_result() const override { return true; }
 };
 
 }  // namespace
