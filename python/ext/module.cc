@@ -9,6 +9,7 @@
 
 #include <mutex>
 
+#include "bindings.h"
 #include "convert.h"
 #include "flotilla/columnar/table_printer.h"
 #include "flotilla/common/logging.h"
@@ -16,9 +17,6 @@
 #include "flotilla/expr/function_registry.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/dataframe/dataframe.h"
-#include "flotilla/distributed/flight/flight.h"
-#include "flotilla/distributed/query_driver.h"
-#include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/thread_pool.h"
 #include "flotilla/expr/rewrite.h"
@@ -26,11 +24,12 @@
 #include "flotilla/sql/session.h"
 
 namespace flotilla::python {
-namespace {
 
 using expr::ExprPtr;
 
 // --- Execution settings shared by every query of the process -----------------------------------
+
+namespace {
 
 struct Config {
   std::mutex mu;
@@ -44,6 +43,8 @@ Config& GlobalConfig() {
   static Config* config = new Config();  // never destroyed: pool threads outlive module unload
   return *config;
 }
+
+}  // namespace
 
 exec::ExecOptions Options() {
   std::lock_guard<std::mutex> lock(GlobalConfig().mu);
@@ -78,6 +79,8 @@ void SetExecutionConfig(std::optional<int> num_threads, std::optional<int64_t> m
 
 // --- Python objects kept alive by the engine -----------------------------------------------------
 
+namespace {
+
 // A Python object the engine may copy and drop on any thread: the GIL is taken to release it.
 struct PyRef {
   py::object object;
@@ -91,6 +94,8 @@ struct PyRef {
     object = py::object();
   }
 };
+
+}  // namespace
 
 std::string PythonError(py::error_already_set& e) {
   std::string type = py::str(e.type().attr("__name__")).cast<std::string>();
@@ -129,6 +134,8 @@ py::list SchemaFields(const Schema& schema) {
     out.append(py::make_tuple(f.name, f.type->ToString(), f.nullable));
   return out;
 }
+
+namespace {
 
 Result<RecordBatch> FromColumns(const std::vector<std::string>& names, const py::list& columns,
                                 const std::vector<std::optional<std::string>>& types) {
@@ -455,155 +462,8 @@ PYBIND11_MODULE(_flotilla, m) {
         });
       });
 
-  // --- The distributed runner's pieces, driven by python/flotilla/dask_runner.py ---------------
-  py::class_<distributed::WorkerRuntime>(m, "WorkerRuntime")
-      .def(py::init([](const std::string& id, const std::string& token, const std::string& host,
-                       int64_t store_memory_bytes) {
-             distributed::WorkerOptions o;
-             o.id = id;
-             o.token = token;
-             o.host = host;
-             o.store_memory_bytes = store_memory_bytes;
-             o.exec = Options();
-             return Check(distributed::WorkerRuntime::Start(o));
-           }),
-           py::arg("id"), py::arg("token"), py::arg("host") = "127.0.0.1",
-           py::arg("store_memory_bytes") = distributed::WorkerOptions{}.store_memory_bytes)
-      .def_property_readonly("id", &distributed::WorkerRuntime::id)
-      .def_property_readonly("address", &distributed::WorkerRuntime::address)
-      .def("register_udf", [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
-                              const std::string& return_type) {
-        w.RegisterUdf(name, PythonBatchFunction(fn, Check(sql::ParseTypeName(return_type))));
-      })
-      .def("run_task", [](distributed::WorkerRuntime& w, py::bytes task) {
-        std::string bytes = task;
-        std::string result;
-        {
-          py::gil_scoped_release release;
-          result = w.RunTask(bytes);
-        }
-        return py::bytes(result);
-      })
-      .def("drop_query", &distributed::WorkerRuntime::DropQuery)
-      .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
-      .def("store_stats", [](distributed::WorkerRuntime& w) {
-        distributed::PartitionStoreStats s = w.store().stats();
-        return py::dict(py::arg("partitions") = s.partitions, py::arg("memory_bytes") = s.memory_bytes,
-                        py::arg("spilled_bytes") = s.spilled_bytes, py::arg("spills") = s.spills);
-      });
+  BindDistributed(m);
 
-  // Task events to a Python callable, as dicts (the driver runs on the caller's thread, which
-  // holds the GIL).
-  struct PyEventSubscriber final : distributed::EventSubscriber {
-    py::function fn;
-    void OnEvent(const distributed::TaskEvent& e) override {
-      fn(py::dict(py::arg("event") = distributed::TaskEventKindName(e.kind), py::arg("query") = e.query_id,
-                  py::arg("task") = e.task_id, py::arg("node") = e.node_id,
-                  py::arg("node_name") = e.node_name, py::arg("worker") = e.worker,
-                  py::arg("attempt") = e.attempt, py::arg("seconds") = e.seconds,
-                  py::arg("rows") = e.rows, py::arg("bytes") = e.bytes,
-                  py::arg("message") = e.message, py::arg("time") = e.time));
-    }
-    void OnQueryFinished(int64_t query_id, const Status& status) override {
-      fn(py::dict(py::arg("event") = "query_finished", py::arg("query") = query_id,
-                  py::arg("status") = status.ok() ? std::string("ok") : status.ToString()));
-    }
-  };
-
-  py::class_<distributed::QueryDriver>(m, "QueryDriver")
-      .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
-                       const std::string& format, std::vector<std::string> partition_by,
-                       std::optional<std::string> compression, std::optional<std::string> event_log,
-                       int progress, int64_t scan_min, int64_t scan_max,
-                       std::vector<py::function> subscribers) {
-             distributed::DriverOptions o;
-             o.query_id = query_id;
-             o.progress = progress;
-             o.scan_task_min_bytes = scan_min;
-             o.scan_task_max_bytes = scan_max;
-             if (write_root) {
-               o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
-             }
-             if (event_log) o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
-             for (py::function& f : subscribers) {
-               auto sub = std::make_shared<PyEventSubscriber>();
-               sub->fn = std::move(f);
-               o.subscribers.push_back(std::move(sub));
-             }
-             exec::PlanPtr plan = Check(d.OptimizedPlan());
-             return Check(distributed::QueryDriver::Make(plan, std::move(o)));
-           }),
-           py::arg("df"), py::arg("query_id"), py::arg("write_root") = py::none(),
-           py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
-           py::arg("compression") = py::none(), py::arg("event_log") = py::none(),
-           py::arg("progress") = -1,
-           py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
-           py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
-           py::arg("subscribers") = std::vector<py::function>{})
-      .def("pools", &distributed::QueryDriver::pools)
-      .def("staging_directory", &distributed::QueryDriver::StagingDirectory)
-      .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,
-                            const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })
-      .def("remove_worker", [](distributed::QueryDriver& q, const std::string& id) { Check(q.RemoveWorker(id)); })
-      .def("schedule", [](distributed::QueryDriver& q) {
-        std::vector<distributed::Dispatch> d = Check(q.Schedule());
-        py::list out;
-        for (auto& x : d) out.append(py::make_tuple(x.task_id, x.worker, py::bytes(x.bytes)));
-        return out;
-      })
-      .def("on_task_result", [](distributed::QueryDriver& q, int64_t task, py::bytes result) {
-        Check(q.OnTaskResult(task, std::string(result)));
-      })
-      .def("on_task_lost", [](distributed::QueryDriver& q, int64_t task, const std::string& worker,
-                              const std::string& message) { Check(q.OnTaskLost(task, worker, message)); })
-      .def("take_cancelled", &distributed::QueryDriver::TakeCancelled)
-      .def("take_ready_results", [](distributed::QueryDriver& q) {
-        py::list out;
-        for (const distributed::PartitionRef& r : q.TakeReadyResults()) out.append(py::make_tuple(r.id, r.address));
-        return out;
-      })
-      .def("mark_fetched", &distributed::QueryDriver::MarkFetched)
-      .def("result_rows", [](distributed::QueryDriver& q) {
-        int64_t n = 0;
-        for (const distributed::PartitionRef& r : q.ResultOrder()) n += r.num_rows;
-        return n;
-      })
-      .def("result_order", [](distributed::QueryDriver& q) {
-        std::vector<std::string> ids;
-        for (const distributed::PartitionRef& r : q.ResultOrder()) ids.push_back(r.id);
-        return ids;
-      })
-      .def("fail", [](distributed::QueryDriver& q, const std::string& message) { q.Fail(Status::IOError(message)); })
-      .def("finished", &distributed::QueryDriver::finished)
-      .def("num_running", &distributed::QueryDriver::num_running)
-      .def("check", [](distributed::QueryDriver& q) { Check(q.status()); })
-      .def("schema", [](distributed::QueryDriver& q) { return SchemaFields(*q.schema()); })
-      .def("empty_result", [](distributed::QueryDriver& q) {
-        return Check(RecordBatch::MakeEmpty(q.schema()));
-      });
-
-  // A result partition pulled over Flight, as one batch (None: unreachable, e.g. its worker died).
-  m.def("flight_get", [](const std::string& address, const std::string& token,
-                         const std::string& ticket) -> std::optional<RecordBatch> {
-    Result<distributed::StoredPartition> p = [&] {
-      py::gil_scoped_release release;
-      return distributed::FlightGet(address, token, ticket);
-    }();
-    if (!p.ok()) {
-      if (p.status().code() == StatusCode::kIOError) return std::nullopt;
-      Check(p.status());
-    }
-    if (p->batches.empty()) {
-      std::vector<Array> cols;
-      for (const Field& f : p->schema->fields()) cols.push_back(Check(Array::MakeEmpty(f.type)));
-      return Check(RecordBatch::Make(p->schema, cols, 0));
-    }
-    return Check(ConcatBatches(p->batches));
-  });
-  // The pipeline nodes the distributed runner would run the query as (explain).
-  m.def("explain_distributed", [](const DataFrame& d) {
-    return distributed::DistributedPlanToString(Check(distributed::PlanDistributed(Check(d.OptimizedPlan()))));
-  });
   // Every log line of this process carries `tag` (a worker's id).
   m.def("set_log_tag", [](const std::string& tag) { log::SetTag(tag); });
   m.def("concat_batches", [](std::vector<RecordBatch> batches) { return Check(ConcatBatches(batches)); });

@@ -2,12 +2,12 @@
 
 Dask deploys and supervises the worker processes; Flotilla brings the engine and the data plane.
 Each Dask worker hosts one `_FlotillaWorker` actor owning a C++ WorkerRuntime (local engine,
-partition store, Arrow Flight server). The driver is the C++ QueryDriver (plan -> tasks ->
-scheduler); this module is its loop: tasks go out as actor calls, results come back as partition
-references, and result partitions stream to the driver over Flight as their tasks complete.
+partition store, Arrow Flight server). The driver and the loop that runs a query are C++ (the
+QueryDriver and the query loop the in-process cluster runs too); this module is their backend:
+tasks go out as actor calls and come back as partition references.
 
-A worker that dies (its actor calls fail, or it leaves the scheduler) is reported to the driver,
-which re-runs what was lost; a replacement worker the nanny starts joins the query.
+A worker that dies (its actor calls fail, or it leaves the scheduler) is reported to the loop,
+which has the driver re-run what was lost; a replacement worker the nanny starts joins the query.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
-import shutil
 import sys
 import time
 
@@ -195,19 +194,19 @@ class DaskRunner:
             actors[wid] = actor
         # The pools' actors live as long as their futures: held until the query ends.
         pool_futures = self._start_pools(driver, pools, actors)  # noqa: F841
+        backend = _DaskBackend(self, actors, payload if plain else None)
         try:
-            return self._loop(driver, actors, payload if plain else None, on_result, count_only)
-        except BaseException:
-            if driver.staging_directory():
-                # Nothing of a failed write stays behind: the staged files go with the query.
-                shutil.rmtree(driver.staging_directory(), ignore_errors=True)
-            raise
+            batches = _ext.run_query(driver, backend, self.token, fetch_results=not count_only,
+                                     on_result=on_result)
         finally:
             for a in actors.values():
                 try:
                     a.drop_query(query_id).result()
                 except Exception:  # noqa: BLE001 - a dead worker has nothing to drop
                     pass
+        if count_only:
+            return driver.result_rows()
+        return batches or [driver.empty_result()]
 
     def _start_pools(self, driver, pools, actors):
         """Every actor of every pool the query needs, started now (each initialises its UDF)."""
@@ -244,104 +243,81 @@ class DaskRunner:
                                f"resources the Dask workers do not offer (they offer {offered})")
         return {"GPU": gpus}
 
-    def _loop(self, driver, actors, udf_payload, on_result, count_only=False):
-        pending = {}  # task id -> (worker id, actor future)
-        results = {}
-        last_check = time.monotonic()
-        idle_since = None
-        while not driver.finished():
-            for task_id, wid, task in driver.schedule():
-                pending[task_id] = (wid, actors[wid].run_task(task))
-            for task_id in driver.take_cancelled():
-                if task_id in pending:  # it stops early; what it still returns is ignored
-                    wid = pending[task_id][0]
-                    if wid in actors:
-                        actors[wid].cancel_task(task_id)
-            for ref_id, address in driver.take_ready_results():
-                if count_only:
-                    driver.mark_fetched(ref_id)
-                    continue
-                batch = _ext.flight_get(address, self.token, ref_id)
-                if batch is not None:  # None: its worker died; the driver runs the task again
-                    results[ref_id] = batch
-                    driver.mark_fetched(ref_id)
-            if driver.finished():
-                break
-            progressed = False
-            for task_id, (wid, fut) in list(pending.items()):
+
+class _DaskBackend:
+    """The query loop's backend (python/ext/distributed.cc, PyBackend): tasks as actor calls,
+    worker changes from the Dask scheduler."""
+
+    def __init__(self, runner, actors, udf_payload):
+        self.runner = runner
+        self.actors = actors  # worker id -> actor
+        self.udf_payload = udf_payload
+        self.pending = {}  # task id -> (worker id, actor future)
+        self.lost = []  # found gone since the last wait
+        self.last_check = time.monotonic()
+
+    def submit(self, worker, task_id, task):
+        actor = self.actors.get(worker)
+        if actor is None:
+            return False
+        self.pending[task_id] = (worker, actor.run_task(task))
+        return True
+
+    def cancel(self, worker, task_id):
+        actor = self.actors.get(worker)
+        if actor is not None and task_id in self.pending:
+            actor.cancel_task(task_id)  # it stops early; what it still returns is ignored
+
+    def wait(self, timeout):
+        deadline = time.monotonic() + timeout
+        while True:
+            finished = []
+            for task_id, (wid, fut) in list(self.pending.items()):
                 if not fut.done():
                     continue
-                progressed = True
-                del pending[task_id]
+                del self.pending[task_id]
                 try:
-                    result = fut.result()
+                    finished.append((task_id, wid, fut.result()))
                 except Exception:  # noqa: BLE001 - the worker (process) failed, not the task
                     # Taken out at once, before the scheduler's heartbeat notices: its tasks are
                     # re-queued elsewhere and what it held is recomputed. If it is in fact alive,
-                    # the next refresh starts a new actor on it.
-                    self._drop_worker(driver, actors, wid)
-                    for other, (owner, _) in list(pending.items()):
-                        if owner == wid:
-                            del pending[other]
-                    self._check_workers(driver, actors, udf_payload)
-                    continue
-                driver.on_task_result(task_id, result)
-                if on_result is not None:
-                    on_result(task_id)
+                    # a later refresh starts a new actor on it.
+                    self._drop(wid)
+            joined = []
             now = time.monotonic()
-            if now - last_check > 0.5:
-                last_check = now
-                lost = self._check_workers(driver, actors, udf_payload)
-                for task_id, (wid, _) in list(pending.items()):
-                    if wid in lost:
-                        del pending[task_id]
-            if progressed or pending:
-                idle_since = None
-            elif idle_since is None:
-                idle_since = now
-            elif now - idle_since > 60:
-                driver.fail(f"distributed query stalled: no task could run on the {len(actors)} workers")
-            if not progressed:
-                time.sleep(0.0005)
-        # The query is over: stop what still runs. On failure wait for it too, so no task writes
-        # staged files after the caller removes them.
-        for task_id in driver.take_cancelled():
-            if task_id in pending and pending[task_id][0] in actors:
-                actors[pending[task_id][0]].cancel_task(task_id)
-        try:
-            driver.check()
-        except BaseException:
-            for _, fut in pending.values():
-                try:
-                    fut.result(timeout=60)
-                except Exception:  # noqa: BLE001 - its outcome no longer matters
-                    pass
-            raise
-        if count_only:
-            return driver.result_rows()
-        order = driver.result_order()
-        if not order:
-            return [driver.empty_result()]
-        return [results[r] for r in order]
+            if now - self.last_check > 0.5:
+                self.last_check = now
+                joined = self._refresh()
+            if finished or self.lost or joined or now >= deadline:
+                lost, self.lost = self.lost, []
+                return finished, lost, joined
+            time.sleep(0.0005)
 
-    def _drop_worker(self, driver, actors, wid):
-        for address, w in list(self.workers.items()):
+    def _drop(self, wid):
+        runner = self.runner
+        for address, w in list(runner.workers.items()):
             if w[1] == wid:
-                del self.workers[address]
-                self._dropped[address] = time.monotonic()
-        if actors.pop(wid, None) is not None:
-            driver.remove_worker(wid)
+                del runner.workers[address]
+                runner._dropped[address] = time.monotonic()
+        self._forget(wid)
 
-    def _check_workers(self, driver, actors, udf_payload):
-        """Workers that left become worker_removed; new ones join. Returns the removed ids."""
-        added, removed = self._refresh_workers()
+    def _forget(self, wid):
+        if self.actors.pop(wid, None) is not None:
+            self.lost.append(wid)
+        for task_id, (owner, _) in list(self.pending.items()):
+            if owner == wid:
+                del self.pending[task_id]
+
+    def _refresh(self):
+        """Workers that left are lost; new ones join (with the query's UDFs registered)."""
+        added, removed = self.runner._refresh_workers()
         for wid in removed:
-            if actors.pop(wid, None) is not None:
-                driver.remove_worker(wid)
+            self._forget(wid)
+        joined = []
         for wid in added:
-            actor = next(w[0] for w in self.workers.values() if w[1] == wid)
-            if udf_payload is not None:
-                actor.register_udfs(udf_payload).result()
-            actors[wid] = actor
-            driver.add_worker(wid, 1.0, "")
-        return set(removed)
+            actor = next(w[0] for w in self.runner.workers.values() if w[1] == wid)
+            if self.udf_payload is not None:
+                actor.register_udfs(self.udf_payload).result()
+            self.actors[wid] = actor
+            joined.append((wid, 1.0, ""))
+        return joined

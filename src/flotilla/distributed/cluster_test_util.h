@@ -1,6 +1,6 @@
 #pragma once
 // Test-only pieces shared by the distributed runner's tests: an event recorder, an in-process
-// cluster started quietly, and a scan of a directory of Parquet files.
+// cluster started quietly, a scan of a directory of Parquet files, in-memory partitions of ids.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "flotilla/distributed/in_process_cluster.h"
+#include "flotilla/exec/exec_test_util.h"
 #include "flotilla/io/parquet/scan_task.h"
 
 namespace flotilla::distributed::test {
@@ -55,6 +56,26 @@ inline exec::PlanPtr ScanDirectory(const std::string& directory) {
   auto scan = parquet::PlanParquetScan({directory});
   EXPECT_TRUE(scan.ok()) << scan.status().ToString();
   return exec::MakeScan(scan->schema, scan->tasks).ValueOrDie();
+}
+
+/// Consecutive ids 0.. in `partitions` in-memory partitions of `rows` rows (column "v").
+inline exec::PlanPtr IdPartitions(int partitions, int rows) {
+  std::vector<MicroPartition> parts;
+  for (int p = 0; p < partitions; ++p) {
+    std::vector<std::optional<int64_t>> v;
+    for (int i = 0; i < rows; ++i) v.push_back(p * rows + i);
+    RecordBatch b = exec::test::Batch({{"v", flotilla::testing::I64(v)}});
+    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  }
+  return exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
+}
+
+/// Driver options without progress display, every event to `recorder`.
+inline DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
+  DriverOptions d;
+  d.progress = 0;
+  d.subscribers.push_back(recorder);
+  return d;
 }
 
 }  // namespace flotilla::distributed::test

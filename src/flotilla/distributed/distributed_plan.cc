@@ -366,6 +366,7 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kMap: return "Map";
     case NodeKind::kSample: return "SortSample";
     case NodeKind::kConcat: return "Concat";
+    case NodeKind::kCommit: return "Commit";
   }
   return "?";
 }
@@ -393,6 +394,22 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan) {
   return t.Finish(root, plan->schema());
 }
 
+void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_by) {
+  std::vector<Field> fields{{"path", utf8(), true}};
+  for (const std::string& c : partition_by) fields.push_back({c, utf8(), true});
+  fields.push_back({"rows", int64(), true});
+  fields.push_back({"bytes", int64(), true});
+  PipelineNode n;
+  n.id = static_cast<int>(plan->nodes.size());
+  n.kind = NodeKind::kCommit;
+  n.inputs = {plan->root};
+  n.rank = plan->nodes[plan->root].rank + 1;
+  n.schema = std::make_shared<Schema>(std::move(fields));
+  plan->schema = n.schema;
+  plan->root = n.id;
+  plan->nodes.push_back(std::move(n));
+}
+
 std::string DistributedPlanToString(const DistributedPlan& plan) {
   std::string out;
   for (const PipelineNode& n : plan.nodes) {
@@ -409,6 +426,7 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
         out += " (" + count + ")";
         break;
       case NodeKind::kGather:
+      case NodeKind::kCommit:
         out += " (gather)";
         break;
       case NodeKind::kMap:

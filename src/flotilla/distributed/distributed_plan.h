@@ -39,6 +39,7 @@ enum class NodeKind {
   kMap,             // one task per upstream output (partition-wise)
   kSample,          // one task per upstream output: a sample of a sort's keys, kept by the driver
   kConcat,          // the outputs of its inputs, one after the other (no tasks of its own)
+  kCommit,          // one task moving the files a write's tasks staged into place
 };
 const char* NodeKindName(NodeKind kind);
 
@@ -100,6 +101,11 @@ struct DistributedPlan {
 
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.
 Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan);
+
+/// A write of the plan's result: the root's tasks write files into a staging directory, and a
+/// commit node, the new root, moves them into place once they all finished. Its result is the
+/// files table (as io::DatasetWriter::Finish returns it).
+void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_by);
 
 /// The pipeline nodes one per line, inputs first, each with its kind, input mode, partition
 /// count and what feeds it: "[1] Exchange -> Aggregate (hash, auto partitions, ordered) <- [0]".

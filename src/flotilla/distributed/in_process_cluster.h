@@ -1,18 +1,19 @@
 #pragma once
 // InProcessCluster: N WorkerRuntimes in one process, each with its own Flight server on loopback,
-// and a driver loop that runs distributed queries on them — the real protocol end to end, minus
-// the processes. C++ tests and simulations use it; the Dask backend (python/flotilla/dask.py)
-// runs the same QueryDriver with Dask workers instead.
+// running distributed queries through the query loop — the real protocol end to end, minus the
+// processes. C++ tests and simulations use it; the Dask backend (python/flotilla/dask_runner.py)
+// runs the same loop with Dask workers instead.
 #include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "flotilla/distributed/cluster_backend.h"
 #include "flotilla/distributed/query_driver.h"
 #include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/exec/pipeline/executor.h"
@@ -26,7 +27,7 @@ struct InProcessClusterOptions {
   WorkerOptions worker;      // id, port and token are set per worker
 };
 
-class InProcessCluster {
+class InProcessCluster final : private ClusterBackend {
  public:
   static Result<std::unique_ptr<InProcessCluster>> Start(InProcessClusterOptions options = {});
   ~InProcessCluster();
@@ -46,22 +47,21 @@ class InProcessCluster {
   void KillWorker(int i);
 
  private:
-  struct Completion {
-    int64_t task_id;
-    std::string worker;
-    std::string result;
-  };
   InProcessCluster() = default;
-  void RunTaskAsync(int worker, Dispatch dispatch);
+  // The backend the query loop drives: tasks run on threads, one per task.
+  Status Submit(const std::string& worker, int64_t task_id, std::string bytes) override;
+  void Cancel(const std::string& worker, int64_t task_id) override;
+  Result<BackendEvents> Wait(double timeout_seconds) override;
+  WorkerRuntime* RuntimeOf(const std::string& worker);
 
   InProcessClusterOptions options_;
   std::vector<std::unique_ptr<WorkerRuntime>> workers_;
   std::vector<bool> dead_;
   std::vector<std::unique_ptr<WorkerRuntime>> pool_workers_;
+  std::map<std::string, int> index_of_;  // a query's workers (pools' after the cluster's)
   std::mutex mutex_;
   std::condition_variable cv_;
-  std::deque<Completion> completions_;
-  std::vector<int> newly_dead_;
+  BackendEvents events_;  // since the loop's last Wait
   std::vector<std::thread> threads_;
 };
 

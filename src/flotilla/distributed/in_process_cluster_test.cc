@@ -24,7 +24,9 @@ using exec::test::ExpectRows;
 using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
+using test::IdPartitions;
 using test::Recorder;
+using test::RecordedTo;
 using test::StartCluster;
 
 class DistributedTest : public ::testing::Test {
@@ -308,26 +310,7 @@ TEST_F(DistributedTest, AUserErrorFailsTheQueryWithItsMessageWithoutRetrying) {
   for (const TaskEvent& e : recorder_->events) EXPECT_EQ(e.attempt <= 1, true);
 }
 
-// The recovery tests' pieces: consecutive ids in equal in-memory partitions, and
-// how many tasks were re-run because `worker` lost their outputs.
-PlanPtr IdPartitions(int partitions, int rows) {
-  std::vector<MicroPartition> parts;
-  for (int p = 0; p < partitions; ++p) {
-    std::vector<std::optional<int64_t>> v;
-    for (int i = 0; i < rows; ++i) v.push_back(p * rows + i);
-    RecordBatch b = Batch({{"v", I64(v)}});
-    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
-  }
-  return exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
-}
-
-DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
-  DriverOptions d;
-  d.progress = 0;
-  d.subscribers.push_back(recorder);
-  return d;
-}
-
+// How many tasks were re-run because `worker` lost their outputs.
 int RerunsFor(const Recorder& recorder, const std::string& worker) {
   int n = 0;
   for (const TaskEvent& e : recorder.events) {

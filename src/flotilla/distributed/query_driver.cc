@@ -33,21 +33,19 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
                                                        DriverOptions options) {
   std::unique_ptr<QueryDriver> d(new QueryDriver(std::move(options)));
   FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan));
+  if (d->options_.write) {
+    if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
+    AddCommit(&d->plan_, d->options_.write->partition_by);
+  }
   d->schema_ = d->plan_.schema;
   d->nodes_.resize(d->plan_.nodes.size());
-  // The nodes whose tasks output the result: the root, or the inputs of a root concat.
-  d->output_node_.assign(d->plan_.nodes.size() + 1, false);
-  std::vector<int> stack{d->plan_.root};
-  while (!stack.empty()) {
-    int n = stack.back();
-    stack.pop_back();
-    d->output_node_[n] = true;
-    if (d->plan_.nodes[n].kind == NodeKind::kConcat) {
-      stack.insert(stack.end(), d->plan_.nodes[n].inputs.begin(), d->plan_.nodes[n].inputs.end());
-    }
-  }
+  // The nodes whose tasks output the result: the root, or the inputs of a root concat; when
+  // writing, those of the commit's input write files.
+  d->output_node_ = d->ThroughConcats(d->plan_.root);
+  d->writer_node_.assign(d->plan_.nodes.size(), false);
+  if (d->options_.write) d->writer_node_ = d->ThroughConcats(d->plan_.nodes[d->plan_.root].inputs[0]);
   // The nodes reading each node's task outputs (through concats, which have no tasks).
-  d->readers_of_node_.resize(d->plan_.nodes.size() + 1);
+  d->readers_of_node_.resize(d->plan_.nodes.size());
   for (const PipelineNode& n : d->plan_.nodes) {
     if (n.kind == NodeKind::kConcat) continue;
     std::vector<int> inputs = n.inputs;
@@ -62,17 +60,6 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
     }
   }
   d->next_task_ = TaskIdBase(d->options_.query_id);
-  if (d->options_.write) {
-    if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
-    d->commit_node_ = static_cast<int>(d->nodes_.size());
-    d->nodes_.emplace_back();
-    // As io::DatasetWriter::Finish returns it.
-    std::vector<Field> fields{{"path", utf8(), true}};
-    for (const std::string& c : d->options_.write->partition_by) fields.push_back({c, utf8(), true});
-    fields.push_back({"rows", int64(), true});
-    fields.push_back({"bytes", int64(), true});
-    d->schema_ = std::make_shared<Schema>(std::move(fields));
-  }
   if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
   FLOTILLA_RETURN_NOT_OK(d->Advance());
   return d;
@@ -91,8 +78,20 @@ std::string QueryDriver::StagingDirectory() const {
   return options_.write->root + "/.flotilla-staging-q" + std::to_string(options_.query_id);
 }
 
-std::string QueryDriver::NodeName(int node) const {
-  return node == commit_node_ ? "Commit" : plan_.nodes[node].Name();
+std::string QueryDriver::NodeName(int node) const { return plan_.nodes[node].Name(); }
+
+std::vector<bool> QueryDriver::ThroughConcats(int node) const {
+  std::vector<bool> out(plan_.nodes.size(), false);
+  std::vector<int> stack{node};
+  while (!stack.empty()) {
+    const int n = stack.back();
+    stack.pop_back();
+    out[n] = true;
+    if (plan_.nodes[n].kind == NodeKind::kConcat) {
+      stack.insert(stack.end(), plan_.nodes[n].inputs.begin(), plan_.nodes[n].inputs.end());
+    }
+  }
+  return out;
 }
 
 // --- Workers ------------------------------------------------------------------------------------
@@ -144,13 +143,9 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
 }
 
 // Whether a finished task's outputs are still to be read: by the driver (a result not fetched
-// yet, or a write not committed) or by a node that has not finished.
+// yet) or by a node that has not finished (a write's commit among them).
 bool QueryDriver::Needed(const Slot& slot) const {
-  if (slot.node == commit_node_) return slot.fetched < static_cast<int64_t>(slot.outputs.size());
-  if (slot.final) {
-    if (commit_node_ >= 0) return !NodeComplete(commit_node_);
-    return slot.fetched < static_cast<int64_t>(slot.outputs.size());
-  }
+  if (slot.final) return slot.fetched < static_cast<int64_t>(slot.outputs.size());
   for (int reader : readers_of_node_[slot.node]) {
     if (!NodeComplete(reader)) return true;
   }
@@ -160,9 +155,7 @@ bool QueryDriver::Needed(const Slot& slot) const {
 // --- Creating and submitting tasks --------------------------------------------------------------
 
 std::vector<int64_t> QueryDriver::OutputSlots(int node) const {
-  if (node == commit_node_ || plan_.nodes[node].kind != NodeKind::kConcat) {
-    return nodes_[node].slots;
-  }
+  if (plan_.nodes[node].kind != NodeKind::kConcat) return nodes_[node].slots;
   std::vector<int64_t> out;
   for (int input : plan_.nodes[node].inputs) {
     std::vector<int64_t> s = OutputSlots(input);
@@ -172,7 +165,7 @@ std::vector<int64_t> QueryDriver::OutputSlots(int node) const {
 }
 
 bool QueryDriver::SlotsKnown(int node) const {
-  if (node != commit_node_ && plan_.nodes[node].kind == NodeKind::kConcat) {
+  if (plan_.nodes[node].kind == NodeKind::kConcat) {
     for (int input : plan_.nodes[node].inputs) {
       if (!SlotsKnown(input)) return false;
     }
@@ -182,7 +175,7 @@ bool QueryDriver::SlotsKnown(int node) const {
 }
 
 bool QueryDriver::NodeComplete(int node) const {
-  if (node != commit_node_ && plan_.nodes[node].kind == NodeKind::kConcat) {
+  if (plan_.nodes[node].kind == NodeKind::kConcat) {
     for (int input : plan_.nodes[node].inputs) {
       if (!NodeComplete(input)) return false;
     }
@@ -225,7 +218,7 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   s.node = node;
   s.index = static_cast<int64_t>(nodes_[node].slots.size());
   s.inputs = std::move(inputs);
-  s.final = node == commit_node_ || output_node_[node];
+  s.final = output_node_[node];
   for (const InputPart& p : s.inputs) {
     readers_[p.slot].push_back(s.id);
     s.missing += slots_[p.slot].state != SlotState::kDone;
@@ -240,15 +233,6 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
 Status QueryDriver::CreateSlots(int node) {
   NodeState& state = nodes_[node];
   if (state.created) return Status::OK();
-  if (node == commit_node_) {
-    if (!NodeComplete(plan_.root)) return Status::OK();
-    std::vector<InputPart> inputs;
-    for (int64_t s : DoneOutputs(plan_.root)) inputs.push_back({s, 0});
-    // Nothing was written (no input at all): nothing to commit.
-    if (!inputs.empty()) NewSlot(node, std::move(inputs));
-    state.created = true;
-    return Status::OK();
-  }
   FLOTILLA_ASSIGN_OR_RETURN(state.created,
                             TasksOf(plan_.nodes[node].kind).Create(plan_.nodes[node], this));
   return Status::OK();
@@ -331,23 +315,20 @@ Status QueryDriver::Advance() {
   // Nodes are topological: a node's inputs are created before it is looked at.
   for (size_t node = 0; node < nodes_.size(); ++node) {
     // A shuffle's map tasks start once its partition count is decided.
-    if (static_cast<int>(node) != commit_node_ &&
-        plan_.nodes[node].kind == NodeKind::kExchange) {
+    if (plan_.nodes[node].kind == NodeKind::kExchange) {
       Partitions(static_cast<int>(node));
     }
     FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
   }
   for (int64_t id : std::vector<int64_t>(runnable_.begin(), runnable_.end())) {
     // A map task starts once it knows how many partitions to write.
-    const Slot& slot = slots_[id];
-    if (slot.node == commit_node_ || OutputPartitions(slot.node) > 0) {
+    if (OutputPartitions(slots_[id].node) > 0) {
       FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
     }
   }
-  const int last = commit_node_ >= 0 ? commit_node_ : plan_.root;
-  if (NodeComplete(last)) {
+  if (NodeComplete(plan_.root)) {
     bool fetched = true;
-    for (int64_t s : OutputSlots(last)) {
+    for (int64_t s : OutputSlots(plan_.root)) {
       if (slots_[s].fetched < static_cast<int64_t>(slots_[s].outputs.size())) fetched = false;
     }
     if (fetched) Finish(Status::OK());
@@ -359,13 +340,13 @@ Status QueryDriver::Submit(Slot* slot) {
   TaskSpec spec;
   spec.task_id = next_task_++;
   spec.query_id = options_.query_id;
-  spec.node_rank = slot->node == commit_node_ ? 1 << 20 : plan_.nodes[slot->node].rank;
+  spec.node_rank = plan_.nodes[slot->node].rank;
   spec.request = options_.task_request;
   spec.max_attempts = options_.max_attempts;
   std::map<std::string, int64_t> bytes;
   for (const InputPart& p : slot->inputs) bytes[RefOf(p).worker] += RefOf(p).size_bytes;
   spec.input_bytes.assign(bytes.begin(), bytes.end());
-  if (slot->node != commit_node_ && plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
+  if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
     spec.pool = plan_.nodes[slot->node].pool;
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
@@ -399,8 +380,10 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   task.set_node_id(slot.node);
   task.set_attempt(attempt);
   task.set_node_name(NodeName(slot.node));
-  task.set_num_outputs(slot.node == commit_node_ ? 1 : OutputPartitions(slot.node));
-  if (slot.node == commit_node_) {
+  task.set_num_outputs(OutputPartitions(slot.node));
+  const PipelineNode& node = plan_.nodes[slot.node];
+  const TaskOutputKind output = TasksOf(node.kind).output();
+  if (output == TaskOutputKind::kCommit) {
     const WriteSpec& w = *options_.write;
     task.mutable_output()->set_kind(proto::TaskOutput::COMMIT);
     task.mutable_output()->set_root(w.root);
@@ -408,7 +391,6 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     for (const InputPart& p : slot.inputs) RefToProto(RefOf(p), task.add_inputs());
     return task.SerializeAsString();
   }
-  const PipelineNode& node = plan_.nodes[slot.node];
   exec::PlanPtr leaf = slot.leaf;
   if (node.kind == NodeKind::kSource && leaf == nullptr) {
     const auto& scan = static_cast<const exec::ScanNode&>(*node.source);
@@ -450,10 +432,10 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, ContextOf(slot)));
   FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
   task.set_plan(std::move(plan));
-  if (TasksOf(node.kind).inline_result()) {
+  if (output == TaskOutputKind::kInline) {
     task.mutable_output()->set_kind(proto::TaskOutput::INLINE);
   }
-  if (slot.final && options_.write) {
+  if (writer_node_[slot.node]) {
     const WriteSpec& w = *options_.write;
     proto::TaskOutput* out = task.mutable_output();
     out->set_kind(proto::TaskOutput::WRITE);
@@ -541,8 +523,7 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   nodes_[slot.node].rows += result.rows();
   Emit({TaskEventKind::kCompleted, options_.query_id, task_id, slot.node, NodeName(slot.node),
         worker, attempt, seconds, result.rows(), result.bytes()});
-  const bool is_result = commit_node_ >= 0 ? slot.node == commit_node_ : slot.final;
-  if (is_result) {
+  if (slot.final) {
     ready_.insert(ready_.end(), slot.outputs.begin(), slot.outputs.end());
     for (const PartitionRef& r : slot.outputs) result_slot_[r.id] = slot.id;
   }
@@ -588,8 +569,7 @@ void QueryDriver::MarkFetched(const std::string& ref_id) {
 
 std::vector<PartitionRef> QueryDriver::ResultOrder() const {
   std::vector<PartitionRef> out;
-  const int last = commit_node_ >= 0 ? commit_node_ : plan_.root;
-  for (int64_t s : OutputSlots(last)) {
+  for (int64_t s : OutputSlots(plan_.root)) {
     if (slots_[s].state != SlotState::kDone) continue;
     out.insert(out.end(), slots_[s].outputs.begin(), slots_[s].outputs.end());
   }
@@ -620,7 +600,7 @@ void QueryDriver::Emit(TaskEvent event) {
 std::vector<NodeProgress> QueryDriver::Progress() const {
   std::vector<NodeProgress> out;
   for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (static_cast<int>(i) != commit_node_ && plan_.nodes[i].kind == NodeKind::kConcat) continue;
+    if (plan_.nodes[i].kind == NodeKind::kConcat) continue;
     const NodeState& n = nodes_[i];
     out.push_back({NodeName(static_cast<int>(i)), n.done,
                    static_cast<int64_t>(n.slots.size()), n.rows, n.running});

@@ -1,11 +1,11 @@
 #pragma once
 // The driver of one distributed query: the distributed plan's pipeline nodes turned into tasks,
 // handed to the Scheduler, their results followed until the query's output exists. It does no
-// I/O either: a cluster backend's loop (the in-process cluster's, or the Dask backend's in
-// Python) asks it what to run where, runs it, and reports back:
+// I/O either: the query loop (query_loop.h) asks it what to run where, has a cluster backend
+// run it, and reports back:
 //
 //   while (!driver.finished()) {
-//     for (Dispatch& d : driver.Schedule()) backend.Run(d.worker, d.bytes);   // asynchronously
+//     for (Dispatch& d : driver.Schedule()) backend.Submit(d.worker, d.task_id, d.bytes);
 //     driver.OnTaskResult(task_id, result_bytes);                             // as they arrive
 //     for (PartitionRef& r : driver.TakeReadyResults()) fetch r over Flight; driver.MarkFetched(r.id);
 //   }
@@ -110,12 +110,13 @@ class QueryDriver final : private TaskGraph {
   void Fail(Status status);
   std::vector<NodeProgress> Progress() const;
   int64_t num_running() const { return scheduler_.num_running(); }
+  int num_workers() const { return scheduler_.num_workers(); }
 
  private:
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
   struct Slot {
     int64_t id = 0;
-    int node = 0;        // plan node, or commit_node_
+    int node = 0;        // its pipeline node
     int64_t index = 0;   // among its node's tasks
     std::vector<std::shared_ptr<const exec::ScanTask>> scan;
     exec::PlanPtr leaf;  // an in-memory source's partition
@@ -123,7 +124,7 @@ class QueryDriver final : private TaskGraph {
     SlotState state = SlotState::kWaiting;
     int64_t task_id = -1;  // the scheduler's id of the current submission
     std::vector<PartitionRef> outputs;
-    bool final = false;  // its outputs are the query's result (or, for a write, its files)
+    bool final = false;  // its outputs are the query's result (a write's: its commit's)
     int64_t fetched = 0;
     int64_t missing = 0;  // input parts whose producing task is not done
     std::vector<RecordBatch> inline_rows;  // a kSample task's result, kept by the driver
@@ -179,6 +180,8 @@ class QueryDriver final : private TaskGraph {
   void Emit(TaskEvent event);
   void Finish(Status status);
   std::string NodeName(int node) const;
+  /// `node`, and when it is a concat its inputs (recursively), as flags per pipeline node.
+  std::vector<bool> ThroughConcats(int node) const;
   double Now() const;
 
   DriverOptions options_;
@@ -186,9 +189,9 @@ class QueryDriver final : private TaskGraph {
   SchemaPtr schema_;
   Scheduler scheduler_;
   std::vector<Slot> slots_;
-  std::vector<NodeState> nodes_;  // per plan node, then the commit node when writing
-  int commit_node_ = -1;
-  std::vector<bool> output_node_;  // per plan node: its tasks' outputs are the result
+  std::vector<NodeState> nodes_;  // per pipeline node
+  std::vector<bool> output_node_;  // per pipeline node: its tasks' outputs are the result
+  std::vector<bool> writer_node_;  // per pipeline node: its tasks write the files a commit moves
   std::set<int64_t> runnable_;  // waiting slots whose inputs are all done
   std::vector<std::vector<int64_t>> readers_;  // per slot: the slots reading it, per part
   std::vector<std::vector<int>> readers_of_node_;  // per node: the nodes reading its tasks

@@ -13,6 +13,7 @@ const NodeTasks& ActorPoolTasks();
 const NodeTasks& RangeSplitTasks();
 const NodeTasks& SortSampleTasks();
 const NodeTasks& ConcatTasks();
+const NodeTasks& CommitTasks();
 
 /// One task per upstream task, reading its output (actor pools, a sort's passes).
 Result<bool> CreatePartitionWise(const PipelineNode& node, TaskGraph* graph);

@@ -15,6 +15,7 @@ const NodeTasks& TasksOf(NodeKind kind) {
     case NodeKind::kMap: return RangeSplitTasks();
     case NodeKind::kSample: return SortSampleTasks();
     case NodeKind::kConcat: return ConcatTasks();
+    case NodeKind::kCommit: return CommitTasks();
   }
   return ConcatTasks();
 }

@@ -66,14 +66,20 @@ enum class ReadOrder {
   kInOrder,   // in part order, one read per run of consecutive parts on one worker
 };
 
+/// What a node's tasks do with what they produce.
+enum class TaskOutputKind {
+  kStored,  // kept in their worker's store, read by later tasks or pulled as the result
+  kInline,  // returned in the task's result (small: a sort's samples), kept by the driver
+  kCommit,  // none: the task moves the files a write staged into place
+};
+
 class NodeTasks {
  public:
   virtual ~NodeTasks() = default;
   /// Creates the node's tasks once its inputs allow: true when they exist.
   virtual Result<bool> Create(const PipelineNode& node, TaskGraph* graph) const = 0;
   virtual ReadOrder read_order(const PipelineNode& node) const { return ReadOrder::kEachPart; }
-  /// The tasks' rows come back in their results (small: a sort's samples), kept by the driver.
-  virtual bool inline_result() const { return false; }
+  virtual TaskOutputKind output() const { return TaskOutputKind::kStored; }
 };
 
 const NodeTasks& TasksOf(NodeKind kind);

@@ -17,7 +17,7 @@ class SortSample final : public NodeTasks {
     graph->SetInputRows(node.id, rows);
     return CreatePartitionWise(node, graph);
   }
-  bool inline_result() const override { return true; }
+  TaskOutputKind output() const override { return TaskOutputKind::kInline; }
 };
 
 }  // namespace

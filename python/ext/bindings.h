@@ -1,0 +1,31 @@
+#pragma once
+// What the extension's binding files share: the process's execution settings, Python callables
+// as engine functions, and the binding groups module.cc assembles.
+#include <pybind11/pybind11.h>
+
+#include <string>
+
+#include "flotilla/types/schema.h"
+#include "flotilla/exec/pipeline/executor.h"
+
+namespace flotilla::python {
+
+namespace py = pybind11;
+
+/// The execution options every query of this process runs with (set_execution_config).
+exec::ExecOptions Options();
+
+/// "TypeName: message" of a Python exception.
+std::string PythonError(py::error_already_set& e);
+
+/// `function(*columns)` on a batch, its result converted to `return_type`; callable from any
+/// thread (it takes the GIL).
+exec::BatchFunction PythonBatchFunction(py::object function, TypePtr return_type);
+
+/// A schema as [(name, type, nullable)].
+py::list SchemaFields(const Schema& schema);
+
+/// The distributed runner's pieces (distributed.cc).
+void BindDistributed(py::module_& m);
+
+}  // namespace flotilla::python

@@ -1,0 +1,244 @@
+// The distributed runner's pieces, driven by python/flotilla/dask_runner.py: the worker runtime
+// each Dask worker hosts, the query driver, and the query loop run over a Python backend (the
+// Dask actors), so that the loop is the same C++ the in-process cluster runs.
+#include <pybind11/functional.h>
+#include <pybind11/stl.h>
+
+#include <optional>
+
+#include "bindings.h"
+#include "convert.h"
+#include "flotilla/compute/concat.h"
+#include "flotilla/dataframe/dataframe.h"
+#include "flotilla/distributed/query_loop.h"
+#include "flotilla/distributed/worker_runtime.h"
+#include "flotilla/sql/parser.h"
+
+namespace flotilla::python {
+namespace {
+
+// Task events to a Python callable, as dicts. The driver may call from a loop that released
+// the GIL; a subscriber that raises does not stop the query.
+struct PyEventSubscriber final : distributed::EventSubscriber {
+  py::function fn;
+  void OnEvent(const distributed::TaskEvent& e) override {
+    py::gil_scoped_acquire gil;
+    Send(py::dict(py::arg("event") = distributed::TaskEventKindName(e.kind),
+                  py::arg("query") = e.query_id, py::arg("task") = e.task_id,
+                  py::arg("node") = e.node_id, py::arg("node_name") = e.node_name,
+                  py::arg("worker") = e.worker, py::arg("attempt") = e.attempt,
+                  py::arg("seconds") = e.seconds, py::arg("rows") = e.rows,
+                  py::arg("bytes") = e.bytes, py::arg("message") = e.message,
+                  py::arg("time") = e.time));
+  }
+  void OnQueryFinished(int64_t query_id, const Status& status) override {
+    py::gil_scoped_acquire gil;
+    Send(py::dict(py::arg("event") = "query_finished", py::arg("query") = query_id,
+                  py::arg("status") = status.ok() ? std::string("ok") : status.ToString()));
+  }
+  void Send(py::dict event) {
+    try {
+      fn(std::move(event));
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable("a distributed query's event subscriber");
+    }
+  }
+};
+
+// The query loop's backend, implemented by a Python object with
+//   submit(worker, task_id, task: bytes) -> bool (False: the worker is gone)
+//   cancel(worker, task_id)
+//   wait(timeout) -> (finished [(task_id, worker, result bytes)], lost [worker],
+//                     joined [(worker, cpus, pool)])
+// A Python exception in any of them ends the query; run_query raises it again.
+class PyBackend final : public distributed::ClusterBackend {
+ public:
+  explicit PyBackend(py::object object) : object_(std::move(object)) {}
+
+  Status Submit(const std::string& worker, int64_t task_id, std::string bytes) override {
+    return Call([&] {
+      const bool taken = object_.attr("submit")(worker, task_id, py::bytes(bytes)).cast<bool>();
+      return taken ? Status::OK() : Status::IOError("worker " + worker + " is gone");
+    });
+  }
+
+  void Cancel(const std::string& worker, int64_t task_id) override {
+    (void)Call([&] {
+      object_.attr("cancel")(worker, task_id);
+      return Status::OK();
+    });
+  }
+
+  Result<distributed::BackendEvents> Wait(double timeout_seconds) override {
+    distributed::BackendEvents events;
+    FLOTILLA_RETURN_NOT_OK(Call([&] {
+      py::tuple got = object_.attr("wait")(timeout_seconds);
+      for (py::handle f : got[0]) {
+        auto t = f.cast<py::tuple>();
+        events.finished.push_back(
+            {t[0].cast<int64_t>(), t[1].cast<std::string>(), t[2].cast<std::string>()});
+      }
+      for (py::handle w : got[1]) events.lost.push_back(w.cast<std::string>());
+      for (py::handle j : got[2]) {
+        auto t = j.cast<py::tuple>();
+        events.joined.push_back(
+            {t[0].cast<std::string>(), {t[1].cast<double>(), 0, 0}, t[2].cast<std::string>()});
+      }
+      return Status::OK();
+    }));
+    return events;
+  }
+
+  // Runs `fn` holding the GIL; a Python exception is kept for run_query to raise.
+  Status Call(const std::function<Status()>& fn) {
+    py::gil_scoped_acquire gil;
+    if (error_) return Status::Cancelled("the query's backend failed");
+    try {
+      return fn();
+    } catch (py::error_already_set& e) {
+      Status st = Status::Cancelled("the query's backend failed: " + PythonError(e));
+      error_ = std::move(e);
+      return st;
+    } catch (const std::exception& e) {
+      return Status::Invalid(std::string("the query's backend: ") + e.what());
+    }
+  }
+
+  /// With the GIL held: raises the Python exception a backend call ended with, if any.
+  void RaiseIfFailed() {
+    if (!error_) return;
+    py::error_already_set e = std::move(*error_);
+    error_.reset();
+    throw e;
+  }
+
+ private:
+  py::object object_;
+  std::optional<py::error_already_set> error_;
+};
+
+// A partition as one batch (an empty one with its schema when it has no rows).
+RecordBatch AsBatch(const distributed::StoredPartition& p) {
+  if (p.batches.empty()) return Check(RecordBatch::MakeEmpty(p.schema));
+  return Check(ConcatBatches(p.batches));
+}
+
+}  // namespace
+
+void BindDistributed(py::module_& m) {
+  py::class_<distributed::WorkerRuntime>(m, "WorkerRuntime")
+      .def(py::init([](const std::string& id, const std::string& token, const std::string& host,
+                       int64_t store_memory_bytes) {
+             distributed::WorkerOptions o;
+             o.id = id;
+             o.token = token;
+             o.host = host;
+             o.store_memory_bytes = store_memory_bytes;
+             o.exec = Options();
+             return Check(distributed::WorkerRuntime::Start(o));
+           }),
+           py::arg("id"), py::arg("token"), py::arg("host") = "127.0.0.1",
+           py::arg("store_memory_bytes") = distributed::WorkerOptions{}.store_memory_bytes)
+      .def_property_readonly("id", &distributed::WorkerRuntime::id)
+      .def_property_readonly("address", &distributed::WorkerRuntime::address)
+      .def("register_udf", [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
+                              const std::string& return_type) {
+        w.RegisterUdf(name, PythonBatchFunction(fn, Check(sql::ParseTypeName(return_type))));
+      })
+      .def("run_task", [](distributed::WorkerRuntime& w, py::bytes task) {
+        std::string bytes = task;
+        std::string result;
+        {
+          py::gil_scoped_release release;
+          result = w.RunTask(bytes);
+        }
+        return py::bytes(result);
+      })
+      .def("drop_query", &distributed::WorkerRuntime::DropQuery)
+      .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
+      .def("store_stats", [](distributed::WorkerRuntime& w) {
+        distributed::PartitionStoreStats s = w.store().stats();
+        return py::dict(py::arg("partitions") = s.partitions, py::arg("memory_bytes") = s.memory_bytes,
+                        py::arg("spilled_bytes") = s.spilled_bytes, py::arg("spills") = s.spills);
+      });
+
+  py::class_<distributed::QueryDriver>(m, "QueryDriver")
+      .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
+                       const std::string& format, std::vector<std::string> partition_by,
+                       std::optional<std::string> compression, std::optional<std::string> event_log,
+                       int progress, int64_t scan_min, int64_t scan_max,
+                       std::vector<py::function> subscribers) {
+             distributed::DriverOptions o;
+             o.query_id = query_id;
+             o.progress = progress;
+             o.scan_task_min_bytes = scan_min;
+             o.scan_task_max_bytes = scan_max;
+             if (write_root) {
+               o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
+             }
+             if (event_log) o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
+             for (py::function& f : subscribers) {
+               auto sub = std::make_shared<PyEventSubscriber>();
+               sub->fn = std::move(f);
+               o.subscribers.push_back(std::move(sub));
+             }
+             exec::PlanPtr plan = Check(d.OptimizedPlan());
+             return Check(distributed::QueryDriver::Make(plan, std::move(o)));
+           }),
+           py::arg("df"), py::arg("query_id"), py::arg("write_root") = py::none(),
+           py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
+           py::arg("compression") = py::none(), py::arg("event_log") = py::none(),
+           py::arg("progress") = -1,
+           py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
+           py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
+           py::arg("subscribers") = std::vector<py::function>{})
+      .def("pools", &distributed::QueryDriver::pools)
+      .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,
+                            const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })
+      // The result's rows, from its partitions' metadata (after a run without fetching).
+      .def("result_rows", [](distributed::QueryDriver& q) {
+        int64_t n = 0;
+        for (const distributed::PartitionRef& r : q.ResultOrder()) n += r.num_rows;
+        return n;
+      })
+      .def("empty_result", [](distributed::QueryDriver& q) {
+        return Check(RecordBatch::MakeEmpty(q.schema()));
+      });
+
+  // Runs the driver's query to its end on `backend` (see PyBackend); returns the result
+  // partitions as batches, in order (none without fetch_results). The GIL is released while
+  // it runs: the backend's calls and the subscribers take it.
+  m.def("run_query", [](distributed::QueryDriver& driver, py::object backend,
+                        const std::string& token, bool fetch_results, double stall_seconds,
+                        py::object on_result) {
+    PyBackend b(std::move(backend));
+    distributed::QueryLoopOptions o;
+    o.token = token;
+    o.fetch_results = fetch_results;
+    o.stall_seconds = stall_seconds;
+    if (!on_result.is_none()) {
+      o.on_result = [&](int64_t task) {
+        (void)b.Call([&] {
+          on_result(task);
+          return Status::OK();
+        });
+      };
+    }
+    Result<std::vector<distributed::StoredPartition>> parts = [&] {
+      py::gil_scoped_release release;
+      return distributed::RunQuery(driver, b, o);
+    }();
+    b.RaiseIfFailed();
+    py::list out;
+    for (const distributed::StoredPartition& p : Check(std::move(parts))) out.append(AsBatch(p));
+    return out;
+  }, py::arg("driver"), py::arg("backend"), py::arg("token"), py::arg("fetch_results") = true,
+     py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
+     py::arg("on_result") = py::none());
+  // The pipeline nodes the distributed runner would run the query as (explain).
+  m.def("explain_distributed", [](const DataFrame& d) {
+    return distributed::DistributedPlanToString(Check(distributed::PlanDistributed(Check(d.OptimizedPlan()))));
+  });
+}
+
+}  // namespace flotilla::python

@@ -1,0 +1,44 @@
+#pragma once
+// What a cluster offers the query loop (query_loop.h): a way to run task bytes on a worker, to
+// stop them, and to learn what happened since. The in-process cluster implements it with
+// threads; the Dask backend (python/flotilla/dask_runner.py) with actor calls. Everything else a
+// distributed query does — scheduling, recovery, fetching results, deciding that it stalled —
+// is the loop's and the driver's, written once.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "flotilla/common/result.h"
+#include "flotilla/distributed/scheduler.h"
+
+namespace flotilla::distributed {
+
+/// What happened on the cluster since the backend's last report.
+struct BackendEvents {
+  struct Finished {
+    int64_t task_id;
+    std::string worker;
+    std::string result;  // what WorkerRuntime::RunTask returned
+  };
+  std::vector<Finished> finished;
+  /// Workers gone (left the cluster, or their calls failed): their running tasks never report.
+  std::vector<std::string> lost;
+  /// Workers that joined; they take new tasks at once.
+  std::vector<WorkerSpec> joined;
+
+  bool empty() const { return finished.empty() && lost.empty() && joined.empty(); }
+};
+
+class ClusterBackend {
+ public:
+  virtual ~ClusterBackend() = default;
+  /// Starts the task on `worker`; its result comes back through Wait. An error means the worker
+  /// cannot take it (it is gone).
+  virtual Status Submit(const std::string& worker, int64_t task_id, std::string bytes) = 0;
+  /// Asks `worker` to stop the task early; what it still reports is ignored.
+  virtual void Cancel(const std::string& worker, int64_t task_id) = 0;
+  /// What happened since the last call, waiting up to `timeout_seconds` while nothing has.
+  virtual Result<BackendEvents> Wait(double timeout_seconds) = 0;
+};
+
+}  // namespace flotilla::distributed

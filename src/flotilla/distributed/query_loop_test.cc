@@ -1,0 +1,233 @@
+// The query loop's own rules, the same for every backend: cancels go to the worker running the
+// task, a stalled query waits for workers to join (and fails clearly when none does), a failed
+// query waits for its running tasks, and a result that cannot be fetched is recomputed.
+#include "flotilla/distributed/query_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "flotilla/distributed/cluster_test_util.h"
+
+namespace flotilla::distributed {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using exec::test::Batch;
+using exec::test::ExpectRows;
+using flotilla::testing::I64;
+using test::IdPartitions;
+using test::Recorder;
+using test::RecordedTo;
+
+constexpr char kToken[] = "query-loop-test";
+
+// A backend over worker runtimes in this process that records what the loop asks of it, and
+// can be told to have a worker join later.
+class RecordingBackend final : public ClusterBackend {
+ public:
+  ~RecordingBackend() override {
+    for (std::thread& t : threads_) t.join();
+  }
+
+  WorkerRuntime* StartWorker(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    return StartWorkerLocked(id);
+  }
+
+  void JoinAfter(std::string id, double seconds) {
+    std::lock_guard lock(mutex_);
+    joins_.push_back({Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                         std::chrono::duration<double>(seconds)),
+                      std::move(id)});
+  }
+
+  Status Submit(const std::string& worker, int64_t task_id, std::string bytes) override {
+    std::lock_guard lock(mutex_);
+    submitted_.push_back({task_id, worker});
+    WorkerRuntime* runtime = workers_.at(worker).get();
+    threads_.emplace_back([this, runtime, worker, task_id, b = std::move(bytes)] {
+      std::string result = runtime->RunTask(b);
+      std::lock_guard lock(mutex_);
+      events_.finished.push_back({task_id, worker, std::move(result)});
+      reported_.insert(task_id);
+      cv_.notify_all();
+    });
+    return Status::OK();
+  }
+
+  void Cancel(const std::string& worker, int64_t task_id) override {
+    std::lock_guard lock(mutex_);
+    cancels_.push_back({task_id, worker});
+    workers_.at(worker)->CancelTask(task_id);
+  }
+
+  Result<BackendEvents> Wait(double timeout_seconds) override {
+    std::unique_lock lock(mutex_);
+    const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                          std::chrono::duration<double>(timeout_seconds));
+    cv_.wait_until(lock, until, [&] { return !events_.empty(); });
+    for (auto it = joins_.begin(); it != joins_.end();) {
+      if (it->first > Clock::now()) {
+        ++it;
+        continue;
+      }
+      StartWorkerLocked(it->second);
+      events_.joined.push_back({it->second, {1, 0, 0}, ""});
+      it = joins_.erase(it);
+    }
+    return std::exchange(events_, {});
+  }
+
+  std::vector<std::pair<int64_t, std::string>> submitted() {
+    std::lock_guard lock(mutex_);
+    return submitted_;
+  }
+  std::vector<std::pair<int64_t, std::string>> cancels() {
+    std::lock_guard lock(mutex_);
+    return cancels_;
+  }
+  bool reported(int64_t task) {
+    std::lock_guard lock(mutex_);
+    return reported_.count(task) > 0;
+  }
+  WorkerRuntime& worker(const std::string& id) {
+    std::lock_guard lock(mutex_);
+    return *workers_.at(id);
+  }
+
+ private:
+  WorkerRuntime* StartWorkerLocked(const std::string& id) {
+    WorkerOptions o;
+    o.id = id;
+    o.token = kToken;
+    o.exec.progress = 0;
+    o.exec.num_threads = 1;
+    workers_[id] = WorkerRuntime::Start(o).ValueOrDie();
+    return workers_[id].get();
+  }
+
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::map<std::string, std::unique_ptr<WorkerRuntime>> workers_;
+  std::vector<std::pair<Clock::time_point, std::string>> joins_;
+  std::vector<std::pair<int64_t, std::string>> submitted_, cancels_;
+  std::set<int64_t> reported_;
+  BackendEvents events_;
+  std::vector<std::thread> threads_;
+};
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+std::vector<std::optional<int64_t>> Range(int n) {
+  std::vector<std::optional<int64_t>> v;
+  for (int i = 0; i < n; ++i) v.push_back(i);
+  return v;
+}
+
+RecordBatch ToBatch(const std::vector<StoredPartition>& parts) {
+  std::vector<RecordBatch> all;
+  for (const StoredPartition& p : parts) all.insert(all.end(), p.batches.begin(), p.batches.end());
+  return ConcatBatches(all).ValueOrDie();
+}
+
+TEST(QueryLoopTest, CancelsGoToTheWorkerRunningTheTaskAndAFailedQueryWaitsForThem) {
+  // Two one-row partitions on two workers: the task of row 0 fails at once (a user error),
+  // the other is still running and must be stopped on its own worker only.
+  exec::BatchFunction udf = [](const std::vector<Array>& args) -> Result<Array> {
+    if (args[0].values<int64_t>()[0] == 0) return Status::Invalid("row 0 is refused");
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    return args[0];
+  };
+  RecordingBackend backend;
+  for (const char* id : {"a", "b"}) backend.StartWorker(id)->RegisterUdf("slow_or_fail", udf);
+  exec::PlanPtr plan = exec::MakeUdfProject(IdPartitions(2, 1), "slow_or_fail", udf,
+                                            {expr::Column("v")}, {"v"}, "w", int64())
+                           .ValueOrDie();
+  auto driver = QueryDriver::Make(plan, RecordedTo(std::make_shared<Recorder>())).ValueOrDie();
+  for (const char* id : {"a", "b"}) ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  QueryLoopOptions o;
+  o.token = kToken;
+  auto r = RunQuery(*driver, backend, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("row 0 is refused"), std::string::npos) << r.status().ToString();
+
+  const auto submitted = backend.submitted();
+  ASSERT_EQ(submitted.size(), 2u);
+  const auto cancels = backend.cancels();
+  ASSERT_EQ(cancels.size(), 1u) << "one task was still running";
+  bool owner = false;
+  for (const auto& [task, worker] : submitted) {
+    if (task == cancels[0].first) owner = worker == cancels[0].second;
+  }
+  EXPECT_TRUE(owner) << "the cancel went to the worker running the task";
+  EXPECT_TRUE(backend.reported(cancels[0].first))
+      << "the failed query returned only once its cancelled task had stopped";
+}
+
+TEST(QueryLoopTest, AStalledQueryWaitsForAWorkerToJoin) {
+  RecordingBackend backend;
+  backend.JoinAfter("late", 0.2);
+  auto driver = QueryDriver::Make(IdPartitions(3, 10), RecordedTo(std::make_shared<Recorder>()))
+                    .ValueOrDie();
+  QueryLoopOptions o;
+  o.token = kToken;
+  o.stall_seconds = 30;
+  const auto start = Clock::now();
+  auto r = RunQuery(*driver, backend, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_GE(Seconds(start), 0.2);
+  ExpectRows(ToBatch(*r), Batch({{"v", I64(Range(30))}}), true);
+}
+
+TEST(QueryLoopTest, AStalledQueryFailsClearlyOnceItsWaitIsOver) {
+  RecordingBackend backend;
+  auto driver = QueryDriver::Make(IdPartitions(3, 10), RecordedTo(std::make_shared<Recorder>()))
+                    .ValueOrDie();
+  QueryLoopOptions o;
+  o.token = kToken;
+  o.stall_seconds = 0.3;
+  const auto start = Clock::now();
+  auto r = RunQuery(*driver, backend, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("stalled: no task can run on the 0 live worker(s)"),
+            std::string::npos)
+      << r.status().ToString();
+  EXPECT_GE(Seconds(start), 0.3);
+  EXPECT_LT(Seconds(start), 20);
+}
+
+TEST(QueryLoopTest, AResultThatCannotBeFetchedIsComputedAgainElsewhere) {
+  // The one result task's worker stops serving right after the task finished, without the
+  // backend noticing: the fetch fails, the loop takes the worker out, the task runs again.
+  RecordingBackend backend;
+  for (const char* id : {"a", "b"}) backend.StartWorker(id);
+  auto recorder = std::make_shared<Recorder>();
+  auto driver = QueryDriver::Make(IdPartitions(1, 25), RecordedTo(recorder)).ValueOrDie();
+  for (const char* id : {"a", "b"}) ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  QueryLoopOptions o;
+  o.token = kToken;
+  bool stopped = false;
+  o.on_result = [&](int64_t) {
+    if (stopped) return;
+    stopped = true;
+    backend.worker(backend.submitted()[0].second).Stop();
+  };
+  auto r = RunQuery(*driver, backend, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectRows(ToBatch(*r), Batch({{"v", I64(Range(25))}}), true);
+  const auto submitted = backend.submitted();
+  ASSERT_EQ(submitted.size(), 2u) << "the task ran again";
+  EXPECT_NE(submitted[0].second, submitted[1].second) << "on the other worker";
+  EXPECT_EQ(recorder->Count(TaskEventKind::kCompleted), 2);
+}
+
+}  // namespace
+}  // namespace flotilla::distributed
