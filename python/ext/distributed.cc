@@ -166,13 +166,14 @@ void BindDistributed(py::module_& m) {
       .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
                        const std::string& format, std::vector<std::string> partition_by,
                        std::optional<std::string> compression, std::optional<std::string> event_log,
-                       int progress, int64_t scan_min, int64_t scan_max,
+                       int progress, int64_t scan_min, int64_t scan_max, int min_source_tasks,
                        std::vector<py::function> subscribers) {
              distributed::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
              o.scan_task_min_bytes = scan_min;
              o.scan_task_max_bytes = scan_max;
+             o.min_source_tasks = min_source_tasks;
              if (write_root) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
              }
@@ -191,6 +192,7 @@ void BindDistributed(py::module_& m) {
            py::arg("progress") = -1,
            py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
            py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
+           py::arg("min_source_tasks") = 1,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,

@@ -174,8 +174,9 @@ class DaskRunner:
         if write is not None:
             root, fmt, cols, compression = write
             kw.update(write_root=root, format=fmt, partition_by=list(cols), compression=compression)
-        driver = _ext.QueryDriver(df, query_id, **kw)
         self._refresh_workers()
+        # Each worker runs one task at a time (on all its threads): a task per worker at least.
+        driver = _ext.QueryDriver(df, query_id, min_source_tasks=max(1, len(self.workers)), **kw)
         plain = []
         pools = {}
         for u in udfs:

@@ -460,7 +460,7 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
 
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
-    int64_t max_bytes) {
+    int64_t max_bytes, int min_groups) {
   // As many groups as min_bytes allows (and max_bytes asks), of equal size: each task goes to
   // the group its middle byte falls in, so no group is a leftover that every worker waits for.
   std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> groups;
@@ -471,6 +471,7 @@ std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     if (known.empty()) return;
     int64_t n = std::max<int64_t>(1, total / std::max<int64_t>(min_bytes, 1));
     n = std::max<int64_t>(n, (total + max_bytes - 1) / std::max<int64_t>(max_bytes, 1));
+    n = std::max<int64_t>(n, min_groups);
     n = std::min<int64_t>(n, static_cast<int64_t>(known.size()));
     int64_t before = 0;
     int64_t last = -1;

@@ -113,10 +113,11 @@ void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_
 std::string DistributedPlanToString(const DistributedPlan& plan);
 
 /// Groups of consecutive scan tasks of about equal size: as many as `min_bytes` per group allows
-/// (at least one, more when `max_bytes` asks for them). Tasks of unknown size stand alone.
+/// (at least `min_groups`, more when `max_bytes` asks for them; never more than the tasks).
+/// Tasks of unknown size stand alone.
 std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
     const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
-    int64_t max_bytes);
+    int64_t max_bytes, int min_groups = 1);
 
 /// The plan a task of `node` runs over `leaf` (its input: a scan, or the partitions it reads).
 Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf,

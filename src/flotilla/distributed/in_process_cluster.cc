@@ -1,5 +1,6 @@
 #include "flotilla/distributed/in_process_cluster.h"
 
+#include <algorithm>
 #include <random>
 
 #include "flotilla/distributed/query_loop.h"
@@ -92,6 +93,10 @@ void InProcessCluster::KillWorker(int i) {
 
 Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, DriverOptions options,
                                                 std::function<void(int64_t)> on_progress) {
+  if (options.min_source_tasks == 0) {
+    const auto alive = std::count(dead_.begin(), dead_.end(), false);
+    options.min_source_tasks = static_cast<int>(alive) * options_.tasks_per_worker;
+  }
   FLOTILLA_ASSIGN_OR_RETURN(auto driver, QueryDriver::Make(plan, std::move(options)));
   std::map<std::string, exec::BatchFunction> udfs;
   CollectUdfs(plan, &udfs);

@@ -113,10 +113,14 @@ TEST_F(DistributedTest, FilterAndProjectAreFusedIntoOneTaskPerScanTask) {
   EXPECT_EQ(nodes, std::set<std::string>{"Scan -> Filter -> Project"});
 }
 
-TEST_F(DistributedTest, SmallScanTasksAreMergedTowardTheMinimumSize) {
+TEST_F(DistributedTest, SmallScanTasksAreMergedTowardTheMinimumSizeButKeepEveryWorkerBusy) {
   DriverOptions o = Options();
   o.scan_task_min_bytes = int64_t{1} << 30;
-  ExpectSame(Scan(), true, std::move(o));
+  ExpectSame(Scan(), true, o);
+  EXPECT_EQ(recorder_->Count(TaskEventKind::kCompleted), 2) << "one per worker";
+  recorder_->events.clear();
+  o.min_source_tasks = 1;
+  ExpectSame(Scan(), true, o);
   EXPECT_EQ(recorder_->Count(TaskEventKind::kCompleted), 1);
 }
 
@@ -392,6 +396,8 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
   // A maximum below the minimum's share asks for more groups.
   EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 25)), (std::vector<size_t>{2, 2, 2, 3, 2, 2}));
   EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 1000)), (std::vector<size_t>{13}));
+  EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 1000, 3)), (std::vector<size_t>{4, 5, 4}));
+  EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 1000, 50)).size(), 13u) << "one task each at most";
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 // finished tasks whose outputs were on it and are still needed are run again, which re-runs
 // their own lost inputs first; tasks that were reading those outputs are stopped and restarted
 // once the outputs exist again.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -45,6 +46,10 @@ struct DriverOptions {
   int64_t query_id = 1;
   int64_t scan_task_min_bytes = int64_t{96} << 20;
   int64_t scan_task_max_bytes = int64_t{384} << 20;
+  /// A file source is split into at least this many tasks when its files have as many row
+  /// groups, however small they are, so every worker has work at once. 0: the backend's task
+  /// slots (the in-process cluster's workers x tasks each; the Dask backend's workers).
+  int min_source_tasks = 0;
   std::optional<WriteSpec> write;
   Resources task_request{1, 0, 0};
   /// The most partitions a shuffle whose count the runner picks gets (it picks one per
@@ -167,6 +172,7 @@ class QueryDriver final : private TaskGraph {
   void SetInputRows(int node, int64_t rows) override { nodes_[node].input_rows = rows; }
   int64_t scan_task_min_bytes() const override { return options_.scan_task_min_bytes; }
   int64_t scan_task_max_bytes() const override { return options_.scan_task_max_bytes; }
+  int min_source_tasks() const override { return std::max(1, options_.min_source_tasks); }
 
   /// Every change of a slot's state goes through here: it keeps the per-node counts, the
   /// readers' missing-input counts and the runnable set, so an event costs what it touches,

@@ -93,6 +93,7 @@ class ShuffleOperatorsTest : public ::testing::Test {
     DriverOptions o;
     o.query_id = ++query_;
     o.scan_task_min_bytes = split == Split::kMany ? 1 : int64_t{1} << 40;
+    if (split == Split::kOne) o.min_source_tasks = 1;  // not one per worker
     o.progress = 0;
     o.subscribers.push_back(recorder_);
     return o;

@@ -57,6 +57,7 @@ class TaskGraph {
   virtual void SetInputRows(int node, int64_t rows) = 0;
   virtual int64_t scan_task_min_bytes() const = 0;
   virtual int64_t scan_task_max_bytes() const = 0;
+  virtual int min_source_tasks() const = 0;
 };
 
 /// How a task's input parts become the scan tasks of its fragment's leaf.

@@ -1,4 +1,5 @@
-// A source: one task per group of scan tasks of about equal bytes, or per in-memory partition.
+// A source: one task per group of scan tasks of about equal bytes (at least one per task slot
+// of the cluster, as far as the row groups go), or per in-memory partition.
 // No files or partitions: no task; the nodes reading it see a finished input of no rows.
 #include "flotilla/distributed/nodes/kinds.h"
 
@@ -11,7 +12,8 @@ class Source final : public NodeTasks {
     if (node.source->kind() == exec::PlanKind::kScan) {
       const auto& scan = static_cast<const exec::ScanNode&>(*node.source);
       for (auto& group : GroupScanTasks(scan.tasks, graph->scan_task_min_bytes(),
-                                        graph->scan_task_max_bytes())) {
+                                        graph->scan_task_max_bytes(),
+                                        graph->min_source_tasks())) {
         graph->SetScan(graph->NewSlot(node.id, {}), std::move(group));
       }
       return true;
