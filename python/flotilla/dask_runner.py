@@ -16,6 +16,7 @@ import itertools
 import os
 import secrets
 import sys
+import threading
 import time
 
 import cloudpickle
@@ -256,12 +257,25 @@ class _DaskBackend:
         self.pending = {}  # task id -> (worker id, actor future)
         self.lost = []  # found gone since the last wait
         self.last_check = time.monotonic()
+        # Set on the client's event loop when a task's call returns: wait sleeps until then
+        # instead of polling (the driver shares the machine with the workers).
+        self.ready = threading.Event()
 
     def submit(self, worker, task_id, task):
         actor = self.actors.get(worker)
         if actor is None:
             return False
-        self.pending[task_id] = (worker, actor.run_task(task))
+        fut = actor.run_task(task)
+        self.pending[task_id] = (worker, fut)
+
+        async def notify():
+            try:
+                await fut
+            except BaseException:  # noqa: BLE001 - wait() reads the outcome
+                pass
+            self.ready.set()
+
+        self.runner.client.loop.add_callback(notify)
         return True
 
     def cancel(self, worker, task_id):
@@ -272,6 +286,7 @@ class _DaskBackend:
     def wait(self, timeout):
         deadline = time.monotonic() + timeout
         while True:
+            self.ready.clear()
             finished = []
             for task_id, (wid, fut) in list(self.pending.items()):
                 if not fut.done():
@@ -292,7 +307,8 @@ class _DaskBackend:
             if finished or self.lost or joined or now >= deadline:
                 lost, self.lost = self.lost, []
                 return finished, lost, joined
-            time.sleep(0.0005)
+            # Until a call returns, or the next look at the scheduler's workers.
+            self.ready.wait(max(0.0, min(deadline, self.last_check + 0.5) - now))
 
     def _drop(self, wid):
         runner = self.runner
