@@ -167,13 +167,14 @@ void BindDistributed(py::module_& m) {
                        const std::string& format, std::vector<std::string> partition_by,
                        std::optional<std::string> compression, std::optional<std::string> event_log,
                        int progress, int64_t scan_min, int64_t scan_max, int min_source_tasks,
-                       std::vector<py::function> subscribers) {
+                       int64_t broadcast_join_bytes, std::vector<py::function> subscribers) {
              distributed::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
              o.scan_task_min_bytes = scan_min;
              o.scan_task_max_bytes = scan_max;
              o.min_source_tasks = min_source_tasks;
+             o.plan.broadcast_join_bytes = broadcast_join_bytes;
              if (write_root) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
              }
@@ -193,6 +194,7 @@ void BindDistributed(py::module_& m) {
            py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
            py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
            py::arg("min_source_tasks") = 1,
+           py::arg("broadcast_join_bytes") = distributed::DistributedPlanOptions{}.broadcast_join_bytes,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,
@@ -238,9 +240,12 @@ void BindDistributed(py::module_& m) {
      py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
      py::arg("on_result") = py::none());
   // The pipeline nodes the distributed runner would run the query as (explain).
-  m.def("explain_distributed", [](const DataFrame& d) {
-    return distributed::DistributedPlanToString(Check(distributed::PlanDistributed(Check(d.OptimizedPlan()))));
-  });
+  m.def("explain_distributed", [](const DataFrame& d, std::optional<int64_t> broadcast_join_bytes) {
+    distributed::DistributedPlanOptions o;
+    if (broadcast_join_bytes) o.broadcast_join_bytes = *broadcast_join_bytes;
+    return distributed::DistributedPlanToString(
+        Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)));
+  }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none());
 }
 
 }  // namespace flotilla::python

@@ -354,7 +354,8 @@ class DataFrame:
         text = self._df.explain(analyze)
         if _runner.current() is not None:
             try:
-                nodes = _ext.explain_distributed(self._df)
+                nodes = _ext.explain_distributed(
+                    self._df, getattr(_runner.current(), "broadcast_join_bytes", None))
             except Exception as e:  # noqa: BLE001 - an operator not distributed yet: say which
                 nodes = f"{e}\n"
             text += "\n== Distributed plan (pipeline nodes) ==\n" + nodes

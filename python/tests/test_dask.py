@@ -148,8 +148,18 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
         "[1] Exchange -> Aggregate (hash exchange, partitions: one per upstream task, at most the "
         "configured maximum, read in task order) <- [0]",
     ], nodes
-    assert "not supported by the distributed runner yet: HashJoin" in \
-        flotilla.read_parquet(data).join(flotilla.read_parquet(data), on="id").explain()
+    # A join: the smaller side broadcast to the other's tasks, or both shuffled on the keys.
+    df = flotilla.read_parquet(data)
+    joined = df.join(df.where(col("id") < 10).select(col("id"), col("k").alias("k2")), on="id")
+    nodes = joined.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert "-> HashJoin" in nodes and "broadcast to every task" in nodes, nodes
+    runner, _ = dask
+    runner.broadcast_join_bytes = 0
+    try:
+        nodes = joined.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+    finally:
+        runner.broadcast_join_bytes = None
+    assert "Exchange -> HashJoin" in nodes and "co-partitioned" in nodes, nodes
 
 
 def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):
@@ -168,11 +178,21 @@ def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):
     assert left == []
 
 
-def test_operators_not_distributed_yet_fail_at_once(dask):
-    _, data = dask
-    df = flotilla.read_parquet(data).join(flotilla.read_parquet(data), on="id")
-    with pytest.raises(Exception, match="not supported by the distributed runner yet: HashJoin"):
-        df.to_pydict()
+@pytest.mark.parametrize("broadcast", [True, False])
+def test_joins_of_every_kind_on_the_cluster(dask, broadcast):
+    runner, data = dask
+    runner.broadcast_join_bytes = None if broadcast else 0
+    try:
+        left = flotilla.read_parquet(data).where(col("id") % 3 != 0)
+        right = flotilla.from_pydict({"k": [0, 1, 1, 2, 9, None], "tag": ["a", "b", "c", "d", "e", "f"]})
+        for how in ["inner", "left", "right", "outer", "semi", "anti"]:
+            same(left.join(right, on="k", how=how), ordered=False)
+        same(left.where(col("id") < 20).join(right, how="cross"), ordered=False)
+        # A self-join of the large side: many-to-many on k.
+        small = left.where(col("id") < 200)
+        same(small.join(small.select(col("k"), col("id").alias("id2")), on="k"), ordered=False)
+    finally:
+        runner.broadcast_join_bytes = None
 
 
 @pytest.fixture
@@ -228,21 +248,60 @@ def test_window_pivot_and_ids_on_the_cluster(dask, one_local_thread):
     same(parts._add_monotonically_increasing_id("row_id"))
 
 
-def _tpch_tables(name):
-    return flotilla.read_parquet(os.path.join(os.path.dirname(__file__), "..", "..", "tests", "sql",
-                                              "data", "tpch", f"{name}.parquet"))
+@pytest.fixture(scope="module")
+def tpch_tables(tmp_path_factory):
+    """TPC-H at scale factor 0.02 in 3 files per table of small row groups (many scan tasks)."""
+    import subprocess
+    from pathlib import Path
+    program = Path(flotilla.__file__).resolve().parents[2] / "flotilla"
+    if not program.exists():
+        pytest.skip(f"{program} not found: the database needs the build's program")
+    directory = tmp_path_factory.mktemp("tpch")
+    subprocess.run([str(program), "tpch", "gen", "--sf", "0.02", "--files-per-table", "3",
+                    "--row-group-rows", "5000", "--out", str(directory)], check=True,
+                   capture_output=True)
+    names = ["region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"]
+    return {n: flotilla.read_parquet(str(directory / n)) for n in names}
 
 
-@pytest.mark.parametrize("number", [1, 6])
-def test_tpch_queries_without_joins_on_the_cluster(dask, number):
+def same_within(df, rel=1e-9):
+    """As same(), but doubles summed in another order may differ in their last digits."""
+    import decimal
+    import math
+    want = local(df)
+    got = df.to_pydict()
+    assert list(got) == list(want)
+    for name in want:
+        assert len(got[name]) == len(want[name]), name
+        for a, b in zip(got[name], want[name]):
+            if isinstance(a, float) and isinstance(b, float):
+                assert math.isclose(a, b, rel_tol=rel), (name, a, b)
+            else:
+                assert type(a) is type(b) and a == b, (name, a, b)
+    return got
+
+
+@pytest.mark.parametrize("number", range(1, 23))
+def test_tpch_queries_on_the_cluster(dask, tpch_tables, number):
+    """Every TPC-H query, as SQL and as the DataFrame program, equals the local runner's answer
+    on the cluster: joins shuffled or broadcast, aggregates, sorts, subqueries."""
     import importlib.util
     root = os.path.join(os.path.dirname(__file__), "..", "..")
     spec = importlib.util.spec_from_file_location("tpch_queries", os.path.join(root, "tpch", "dataframe", "queries.py"))
     queries = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(queries)
-    same(queries.QUERIES[number](_tpch_tables))
-    text = open(os.path.join(root, "tpch", "queries", f"q{number:02}.sql")).read()
-    same(flotilla.sql(text, lineitem=_tpch_tables("lineitem")))
+    runner, _ = dask
+    events = []
+    runner.subscribe(events.append)
+    try:
+        got = same_within(queries.QUERIES[number](lambda n: tpch_tables[n]))
+        text = open(os.path.join(root, "tpch", "queries", f"q{number:02}.sql")).read()
+        same_within(flotilla.sql(text, **tpch_tables))
+    finally:
+        runner.subscribers.remove(events.append)
+    assert any(len(v) for v in got.values()), "the query returns rows at this scale"
+    workers = {e["worker"] for e in events if e["event"] == "completed"}
+    assert len(workers) == 2, "both workers ran tasks"
 
 
 def test_event_log_records_every_task(dask, tmp_path):

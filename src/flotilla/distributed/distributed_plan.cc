@@ -17,8 +17,51 @@ constexpr int64_t kSampleRowsPerPartition = 100;
 // The seed of a task's sample of a sort's keys: fixed, so a re-run samples alike.
 constexpr uint64_t kSortSampleSeed = 0x50a7u;
 
+// What a join side holds, as far as planning can tell: the bytes of its files (of the columns
+// read) or of its in-memory partitions, before any filter; -1 when unknown.
+int64_t EstimateBytes(const exec::PlanPtr& plan) {
+  int64_t total = 0;
+  switch (plan->kind()) {
+    case exec::PlanKind::kScan:
+      for (const auto& t : static_cast<const exec::ScanNode&>(*plan).tasks) {
+        if (t->size_bytes() < 0) return -1;
+        total += t->size_bytes();
+      }
+      return total;
+    case exec::PlanKind::kInMemorySource:
+      for (const MicroPartition& p : static_cast<const exec::InMemorySourceNode&>(*plan).partitions) {
+        if (p.size_bytes() < 0) return -1;
+        total += p.size_bytes();
+      }
+      return total;
+    default:
+      for (const exec::PlanPtr& c : plan->children()) {
+        const int64_t b = EstimateBytes(c);
+        if (b < 0) return -1;
+        total += b;
+      }
+      return total;
+  }
+}
+
+// `join` (a hash, sort-merge or cross join) again, over a task's reads of its two sides.
+Result<exec::PlanPtr> Rejoin(const exec::PlanPtr& join, exec::PlanPtr left, exec::PlanPtr right) {
+  if (join->kind() == exec::PlanKind::kCrossJoin) {
+    return exec::MakeCrossJoin(std::move(left), std::move(right));
+  }
+  const auto& j = static_cast<const exec::JoinNode&>(*join);
+  if (join->kind() == exec::PlanKind::kSortMergeJoin) {
+    return exec::MakeSortMergeJoin(std::move(left), std::move(right), j.left_keys, j.right_keys,
+                                   j.type, j.null_equal);
+  }
+  return exec::MakeHashJoin(std::move(left), std::move(right), j.left_keys, j.right_keys, j.type,
+                            j.residual, j.null_equal);
+}
+
 class Translator {
  public:
+  explicit Translator(const DistributedPlanOptions& options) : options_(options) {}
+
   Result<int> Visit(const exec::PlanPtr& plan) {
     using exec::PlanKind;
     switch (plan->kind()) {
@@ -118,6 +161,10 @@ class Translator {
         if (p.group_by.empty()) return GatherOnOneWorker(input, plan);
         return HashExchange(input, p.group_by, {plan});
       }
+      case PlanKind::kHashJoin:
+      case PlanKind::kSortMergeJoin:
+      case PlanKind::kCrossJoin:
+        return VisitJoin(plan);
       case PlanKind::kSort: {
         const auto& s = static_cast<const exec::SortNode&>(*plan);
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
@@ -134,6 +181,76 @@ class Translator {
   }
 
  private:
+  // A join: the small side broadcast to the other side's tasks where the join type allows
+  // (every row the join keeps of a side is output by exactly one task), else both sides
+  // shuffled on the keys into the same partitions and joined partition by partition.
+  Result<int> VisitJoin(const exec::PlanPtr& plan) {
+    const exec::PlanPtr& left = plan->children()[0];
+    const exec::PlanPtr& right = plan->children()[1];
+    const int64_t left_bytes = EstimateBytes(left);
+    const int64_t right_bytes = EstimateBytes(right);
+    auto small = [&](int64_t bytes) { return bytes >= 0 && bytes < options_.broadcast_join_bytes; };
+    bool right_ok = true, left_ok = true;  // a cross join's either side
+    if (plan->kind() != exec::PlanKind::kCrossJoin) {
+      using exec::JoinType;
+      const JoinType t = static_cast<const exec::JoinNode&>(*plan).type;
+      right_ok = t == JoinType::kInner || t == JoinType::kLeft || t == JoinType::kSemi ||
+                 t == JoinType::kAnti;
+      left_ok = t == JoinType::kInner || t == JoinType::kRight || t == JoinType::kRightSemi ||
+                t == JoinType::kRightAnti;
+      right_ok = right_ok && small(right_bytes);
+      left_ok = left_ok && small(left_bytes);
+    } else if (left_bytes >= 0 && (right_bytes < 0 || left_bytes < right_bytes)) {
+      right_ok = false;  // a cross join broadcasts its smaller side
+    } else {
+      left_ok = false;
+    }
+    if (right_ok && left_ok) {
+      (left_bytes < right_bytes ? right_ok : left_ok) = false;
+    }
+    if (right_ok || left_ok) return BroadcastJoin(plan, /*broadcast_right=*/right_ok);
+
+    const auto& j = static_cast<const exec::JoinNode&>(*plan);
+    FLOTILLA_ASSIGN_OR_RETURN(int l, Visit(left));
+    FLOTILLA_ASSIGN_OR_RETURN(int r, Visit(right));
+    PipelineNode x = NewNode(NodeKind::kExchange, {l}, plan->schema());
+    x.sides = {{r, false}};
+    x.rank = std::max(x.rank, nodes_[r].rank + 1);
+    x.count_from = {l, r};
+    x.chain.push_back({plan, [plan, r](exec::PlanPtr in, const TaskContext& t) {
+                         return Rejoin(plan, std::move(in), t.Side(r));
+                       }});
+    const int id = Add(std::move(x));
+    FLOTILLA_RETURN_NOT_OK(SealMapSide(l, HashSplit(nodes_[l].schema, j.left_keys), id));
+    FLOTILLA_RETURN_NOT_OK(SealMapSide(r, HashSplit(nodes_[r].schema, j.right_keys), id));
+    return id;
+  }
+
+  // The join runs in the tasks of the streamed side, each reading all of the broadcast side.
+  Result<int> BroadcastJoin(const exec::PlanPtr& plan, bool broadcast_right) {
+    const exec::PlanPtr& streamed = plan->children()[broadcast_right ? 0 : 1];
+    const exec::PlanPtr& broadcast = plan->children()[broadcast_right ? 1 : 0];
+    // The broadcast side first: nodes stay in topological order.
+    FLOTILLA_ASSIGN_OR_RETURN(int b, Visit(broadcast));
+    FLOTILLA_ASSIGN_OR_RETURN(int s, Visit(streamed));
+    ChainStep step{plan, [plan, b, broadcast_right](exec::PlanPtr in, const TaskContext& t) {
+                     return broadcast_right ? Rejoin(plan, std::move(in), t.Side(b))
+                                            : Rejoin(plan, t.Side(b), std::move(in));
+                   }};
+    step.broadcast = b;
+    FLOTILLA_RETURN_NOT_OK(AppendToChain(s, std::move(step)));
+    return s;
+  }
+
+  // A shuffle's map side on `keys`, into the partition count its task is given.
+  static ChainStep HashSplit(const SchemaPtr& schema, std::vector<expr::ExprPtr> keys) {
+    exec::PlanPtr placeholder =
+        exec::MakeRepartitionByHash(Placeholder(schema), 1, keys).ValueOrDie();
+    return {placeholder, [keys](exec::PlanPtr in, const TaskContext& t) {
+              return exec::MakeRepartitionByHash(std::move(in), t.output_partitions, keys);
+            }};
+  }
+
   Result<int> VisitRepartition(const exec::PlanPtr& plan) {
     const auto& r = static_cast<const exec::RepartitionNode&>(*plan);
     FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
@@ -186,21 +303,12 @@ class Translator {
   // A shuffle on `keys` into as many partitions as the upstream has tasks (at most the
   // configured maximum), read in map-task order by tasks that start with `reduce`.
   Result<int> HashExchange(int input, std::vector<expr::ExprPtr> keys, ChainStep reduce) {
-    SchemaPtr schema = nodes_[input].schema;
-    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr placeholder,
-                              exec::MakeRepartitionByHash(Placeholder(schema), 1, keys));
     PipelineNode n = NewNode(NodeKind::kExchange, {input}, reduce.op->schema());
-    n.count_from = input;
+    n.count_from = {input};
     n.ordered = true;
     n.chain.push_back(std::move(reduce));
     const int id = Add(std::move(n));
-    FLOTILLA_RETURN_NOT_OK(SealMapSide(
-        input,
-        {placeholder,
-         [keys](exec::PlanPtr in, const TaskContext& t) {
-           return exec::MakeRepartitionByHash(std::move(in), t.output_partitions, keys);
-         }},
-        id));
+    FLOTILLA_RETURN_NOT_OK(SealMapSide(input, HashSplit(nodes_[input].schema, std::move(keys)), id));
     return id;
   }
 
@@ -247,7 +355,7 @@ class Translator {
     PipelineNode x = NewNode(NodeKind::kExchange, {map},
                              reduce ? reduce->op->schema() : schema);
     x.num_partitions = num_partitions;
-    x.count_from = input;
+    x.count_from = {input};
     x.ordered = true;
     x.sample = sample_node;
     x.range_keys = keys;
@@ -332,6 +440,10 @@ class Translator {
     if (n.exchange >= 0) {
       return Status::Internal("distributed plan: an operator above a shuffle's map side");
     }
+    if (step.broadcast >= 0) {
+      n.sides.push_back({step.broadcast, true});
+      n.rank = std::max(n.rank, nodes_[step.broadcast].rank + 1);
+    }
     n.schema = step.op->schema();
     n.chain.push_back(std::move(step));
     return Status::OK();
@@ -350,10 +462,19 @@ class Translator {
     return Status::OK();
   }
 
+  DistributedPlanOptions options_;
   std::vector<PipelineNode> nodes_;
 };
 
 }  // namespace
+
+const exec::PlanPtr& TaskContext::Side(int node) const {
+  for (const auto& [id, plan] : sides) {
+    if (id == node) return plan;
+  }
+  static const exec::PlanPtr kNone;
+  return kNone;
+}
 
 const char* NodeKindName(NodeKind kind) {
   switch (kind) {
@@ -387,9 +508,10 @@ std::string PipelineNode::Name() const {
   return name;
 }
 
-Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan) {
+Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan,
+                                        const DistributedPlanOptions& options) {
   if (plan == nullptr) return Status::Invalid("distributed plan: no plan");
-  Translator t;
+  Translator t(options);
   FLOTILLA_ASSIGN_OR_RETURN(int root, t.Visit(plan));
   return t.Finish(root, plan->schema());
 }
@@ -450,6 +572,10 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
     if (!n.inputs.empty()) {
       out += " <-";
       for (int i : n.inputs) out += " [" + std::to_string(i) + "]";
+    }
+    for (const SideInput& s : n.sides) {
+      out += s.broadcast ? " + [" + std::to_string(s.node) + "] broadcast to every task"
+                         : " + [" + std::to_string(s.node) + "] co-partitioned";
     }
     if (n.id == plan.root) out += "  (result)";
     if (!n.note.empty()) out += "  warning: " + n.note;

@@ -52,6 +52,11 @@ struct TaskContext {
   int64_t total_input_rows = 0;   // rows all tasks of the node read
   int target_partitions = 1;      // kSample: the partitions of the range exchange it samples for
   const RecordBatch* boundaries = nullptr;  // a range exchange's, computed once by the driver
+  /// The task's reads of its node's side inputs (PipelineNode::sides), by node id.
+  std::vector<std::pair<int, exec::PlanPtr>> sides;
+
+  /// The read of side input `node`.
+  const exec::PlanPtr& Side(int node) const;
 };
 
 /// One operator of a task's chain.
@@ -60,12 +65,24 @@ struct ChainStep {
   exec::PlanPtr op;  // as planned: names and describes the step
   /// Builds the step over a task's input; empty: `op` rebuilt over it.
   Build build;
+  /// A broadcast join's step: the node whose every output it also reads (TaskContext::Side).
+  int broadcast = -1;
+};
+
+/// An input a node's tasks read besides their own part of inputs[0]: the other side of a join.
+struct SideInput {
+  int node = -1;
+  /// Every task reads all of the side's outputs, once the side finished (a broadcast join);
+  /// otherwise the node is an exchange both of whose inputs are its map sides, and task i reads
+  /// partition i of the side too (a hash join).
+  bool broadcast = false;
 };
 
 struct PipelineNode {
   int id = 0;
   NodeKind kind = NodeKind::kSource;
   std::vector<int> inputs;  // upstream node ids
+  std::vector<SideInput> sides;
   int rank = 0;             // 1 + the largest input rank: downstream nodes rank higher
   /// Single-input operators each task applies above its input, bottom-up.
   std::vector<ChainStep> chain;
@@ -74,9 +91,9 @@ struct PipelineNode {
   /// `exchange`, and each outputs that node's number of partitions.
   int exchange = -1;
   /// kExchange, kIntoPartitions: the partition count; 0 (kExchange): decided when the number of
-  /// tasks of `count_from` is known, as min(that number, the configured maximum).
+  /// tasks of the `count_from` nodes is known, as min(the largest, the configured maximum).
   int num_partitions = 0;
-  int count_from = -1;
+  std::vector<int> count_from;
   bool ordered = false;  // kExchange: pieces read in map-task order
   /// A range exchange (kExchange) and its map side (kMap): the kSample node whose results give
   /// the boundaries, and the keys.
@@ -99,8 +116,16 @@ struct DistributedPlan {
   SchemaPtr schema;
 };
 
+struct DistributedPlanOptions {
+  /// A join side estimated under this many bytes (its files' bytes, or its in-memory
+  /// partitions') is broadcast to the other side's tasks instead of both being shuffled, where
+  /// the join type allows; 0: never.
+  int64_t broadcast_join_bytes = int64_t{10} << 20;
+};
+
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.
-Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan);
+Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan,
+                                        const DistributedPlanOptions& options = {});
 
 /// A write of the plan's result: the root's tasks write files into a staging directory, and a
 /// commit node, the new root, moves them into place once they all finished. Its result is the

@@ -32,7 +32,7 @@ double QueryDriver::Now() const {
 Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan,
                                                        DriverOptions options) {
   std::unique_ptr<QueryDriver> d(new QueryDriver(std::move(options)));
-  FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan));
+  FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan, d->options_.plan));
   if (d->options_.write) {
     if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
     AddCommit(&d->plan_, d->options_.write->partition_by);
@@ -49,6 +49,7 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
   for (const PipelineNode& n : d->plan_.nodes) {
     if (n.kind == NodeKind::kConcat) continue;
     std::vector<int> inputs = n.inputs;
+    for (const SideInput& s : n.sides) inputs.push_back(s.node);
     while (!inputs.empty()) {
       const int i = inputs.back();
       inputs.pop_back();
@@ -213,6 +214,16 @@ void QueryDriver::SetState(Slot* slot, SlotState to) {
 }
 
 int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
+  // Every task of a node with broadcast sides reads all of each (complete: CreateSlots waits).
+  const std::vector<SideInput>& sides = plan_.nodes[node].sides;
+  for (size_t k = 0; k < sides.size(); ++k) {
+    if (!sides[k].broadcast) continue;
+    for (int64_t b : DoneOutputs(sides[k].node)) {
+      for (size_t i = 0; i < slots_[b].outputs.size(); ++i) {
+        inputs.push_back({b, static_cast<int>(i), 0, -1, static_cast<int>(k) + 1});
+      }
+    }
+  }
   Slot s;
   s.id = static_cast<int64_t>(slots_.size());
   s.node = node;
@@ -233,6 +244,9 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
 Status QueryDriver::CreateSlots(int node) {
   NodeState& state = nodes_[node];
   if (state.created) return Status::OK();
+  for (const SideInput& side : plan_.nodes[node].sides) {
+    if (side.broadcast && !NodeComplete(side.node)) return Status::OK();
+  }
   FLOTILLA_ASSIGN_OR_RETURN(state.created,
                             TasksOf(plan_.nodes[node].kind).Create(plan_.nodes[node], this));
   return Status::OK();
@@ -251,9 +265,13 @@ int QueryDriver::Partitions(int exchange) {
   NodeState& state = nodes_[exchange];
   if (state.partitions > 0) return state.partitions;
   if (n.num_partitions > 0) return state.partitions = n.num_partitions;
-  if (!SlotsKnown(n.count_from)) return 0;
   int64_t tasks = 0;
-  for (int64_t s : OutputSlots(n.count_from)) tasks += slots_[s].state != SlotState::kCancelled;
+  for (int from : n.count_from) {
+    if (!SlotsKnown(from)) return 0;
+    int64_t count = 0;
+    for (int64_t s : OutputSlots(from)) count += slots_[s].state != SlotState::kCancelled;
+    tasks = std::max(tasks, count);
+  }
   return state.partitions = static_cast<int>(
              std::clamp<int64_t>(tasks, 1, std::max(1, options_.max_shuffle_partitions)));
 }
@@ -295,6 +313,7 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   const PipelineNode& n = plan_.nodes[slot.node];
   t.output_partitions = OutputPartitions(slot.node);
   for (const InputPart& p : slot.inputs) {
+    if (p.side != 0) continue;
     const int64_t rows = RefOf(p).num_rows;
     t.input_rows += p.length >= 0 ? std::min(p.length, rows - p.offset) : rows - p.offset;
   }
@@ -392,44 +411,23 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     return task.SerializeAsString();
   }
   exec::PlanPtr leaf = slot.leaf;
+  const ReadOrder order = TasksOf(node.kind).read_order(node);
   if (node.kind == NodeKind::kSource && leaf == nullptr) {
     const auto& scan = static_cast<const exec::ScanNode&>(*node.source);
     FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(scan.file_schema, slot.scan, scan.pushdowns));
   } else if (leaf == nullptr) {
-    SchemaPtr input_schema = plan_.nodes[node.inputs[0]].schema;
-    std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
-    const ReadOrder order = TasksOf(node.kind).read_order(node);
-    if (order == ReadOrder::kByWorker) {
-      // Row order within a shuffle partition is not kept: one read per worker holding pieces.
-      std::map<std::string, std::vector<PartitionPiece>> by_worker;
-      for (const InputPart& p : slot.inputs) {
-        by_worker[RefOf(p).worker].push_back({RefOf(p), p.offset, p.length});
-      }
-      for (auto& [worker, pieces] : by_worker) {
-        tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), input_schema));
-      }
-    } else if (order == ReadOrder::kInOrder) {
-      // In map-task order (the scan hands out its tasks' rows in task order): one read per run
-      // of consecutive pieces on the same worker.
-      std::vector<PartitionPiece> run;
-      for (const InputPart& p : slot.inputs) {
-        if (!run.empty() && run.back().ref.worker != RefOf(p).worker) {
-          tasks.push_back(std::make_shared<PartitionScanTask>(std::exchange(run, {}), input_schema));
-        }
-        run.push_back({RefOf(p), p.offset, p.length});
-      }
-      if (!run.empty()) {
-        tasks.push_back(std::make_shared<PartitionScanTask>(std::move(run), input_schema));
-      }
-    } else {
-      for (const InputPart& p : slot.inputs) {
-        tasks.push_back(std::make_shared<PartitionScanTask>(
-            std::vector<PartitionPiece>{{RefOf(p), p.offset, p.length}}, input_schema));
-      }
-    }
-    FLOTILLA_ASSIGN_OR_RETURN(leaf, exec::MakeScan(input_schema, std::move(tasks)));
+    FLOTILLA_ASSIGN_OR_RETURN(leaf, ReadOf(slot, 0, plan_.nodes[node.inputs[0]].schema, order));
   }
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, ContextOf(slot)));
+  TaskContext context = ContextOf(slot);
+  for (size_t k = 0; k < node.sides.size(); ++k) {
+    const SideInput& side = node.sides[k];
+    // A broadcast side's order does not matter (it is a join's build side); one read per worker.
+    FLOTILLA_ASSIGN_OR_RETURN(
+        exec::PlanPtr read, ReadOf(slot, static_cast<int>(k) + 1, plan_.nodes[side.node].schema,
+                                   side.broadcast ? ReadOrder::kByWorker : order));
+    context.sides.emplace_back(side.node, std::move(read));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, context));
   FLOTILLA_ASSIGN_OR_RETURN(std::string plan, exec::SerializePlan(fragment));
   task.set_plan(std::move(plan));
   if (output == TaskOutputKind::kInline) {
@@ -447,6 +445,42 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     out->set_compression(w.compression);
   }
   return task.SerializeAsString();
+}
+
+Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
+                                          ReadOrder order) const {
+  std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
+  std::vector<const InputPart*> parts;
+  for (const InputPart& p : slot.inputs) {
+    if (p.side == side) parts.push_back(&p);
+  }
+  if (order == ReadOrder::kByWorker) {
+    // Row order is not kept: one read per worker holding pieces.
+    std::map<std::string, std::vector<PartitionPiece>> by_worker;
+    for (const InputPart* p : parts) {
+      by_worker[RefOf(*p).worker].push_back({RefOf(*p), p->offset, p->length});
+    }
+    for (auto& [worker, pieces] : by_worker) {
+      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema));
+    }
+  } else if (order == ReadOrder::kInOrder) {
+    // In part order (the scan hands out its tasks' rows in task order): one read per run of
+    // consecutive pieces on the same worker.
+    std::vector<PartitionPiece> run;
+    for (const InputPart* p : parts) {
+      if (!run.empty() && run.back().ref.worker != RefOf(*p).worker) {
+        tasks.push_back(std::make_shared<PartitionScanTask>(std::exchange(run, {}), schema));
+      }
+      run.push_back({RefOf(*p), p->offset, p->length});
+    }
+    if (!run.empty()) tasks.push_back(std::make_shared<PartitionScanTask>(std::move(run), schema));
+  } else {
+    for (const InputPart* p : parts) {
+      tasks.push_back(std::make_shared<PartitionScanTask>(
+          std::vector<PartitionPiece>{{RefOf(*p), p->offset, p->length}}, schema));
+    }
+  }
+  return exec::MakeScan(schema, std::move(tasks));
 }
 
 Result<std::vector<Dispatch>> QueryDriver::Schedule() {

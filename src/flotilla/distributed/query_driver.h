@@ -56,6 +56,8 @@ struct DriverOptions {
   /// upstream task, up to this).
   int max_shuffle_partitions = 200;
   int max_attempts = 3;
+  /// How joins are planned (DistributedPlanOptions: when a side is broadcast).
+  DistributedPlanOptions plan;
   std::vector<std::shared_ptr<EventSubscriber>> subscribers;
   /// Progress display on stderr: -1 auto (a terminal, FLOTILLA_PROGRESS not 0), 0 off, 1 on.
   int progress = -1;
@@ -181,6 +183,9 @@ class QueryDriver final : private TaskGraph {
   Status Submit(Slot* slot);
   void CancelSlot(Slot* slot, const std::string& why);
   Result<std::string> TaskBytes(const Slot& slot, int attempt) const;
+  /// A scan of the slot's input parts of `side` (0: its own input; k: its node's side k - 1).
+  Result<exec::PlanPtr> ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
+                               ReadOrder order) const;
   const PartitionRef& RefOf(const InputPart& part) const;
   bool Needed(const Slot& slot) const;
   void Emit(TaskEvent event);

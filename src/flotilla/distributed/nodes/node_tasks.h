@@ -17,12 +17,14 @@
 
 namespace flotilla::distributed {
 
-/// Rows [offset, offset + length) (length -1: all) of output `index` of task `slot`.
+/// Rows [offset, offset + length) (length -1: all) of output `index` of task `slot`, read as
+/// the task's own input (side 0) or as its node's side input `side - 1` (PipelineNode::sides).
 struct InputPart {
   int64_t slot;
   int index;
   int64_t offset = 0;
   int64_t length = -1;
+  int side = 0;
 };
 
 /// The driver's tasks, as the node kinds see them.
@@ -42,7 +44,8 @@ class TaskGraph {
   /// Rows of a done task's first output.
   virtual int64_t OutputRows(int64_t slot) const = 0;
 
-  /// A new task of `node` reading `inputs`; returns its number.
+  /// A new task of `node` reading `inputs` (and every output of its broadcast sides, which the
+  /// driver adds); returns its number.
   virtual int64_t NewSlot(int node, std::vector<InputPart> inputs) = 0;
   /// A source task's input: scan tasks, or an in-memory partition as a plan.
   virtual void SetScan(int64_t slot, std::vector<std::shared_ptr<const exec::ScanTask>> scan) = 0;

@@ -1,0 +1,243 @@
+// Joins on an in-process cluster of 3 workers, each compared with the local runner: every join
+// type, shuffled on the keys (hash and sort-merge) and broadcast where the type allows, over
+// inputs with many-to-many duplicates, one hot key, keys that are all null, and an empty side;
+// null-equal keys, residual predicates and cross joins; and the strategy the planner picks.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "flotilla/distributed/cluster_test_util.h"
+
+namespace flotilla::distributed {
+namespace {
+
+using exec::JoinType;
+using exec::PlanPtr;
+using exec::test::Batch;
+using exec::test::ExpectRows;
+using namespace flotilla::testing;
+using expr::Column;
+using expr::Literal;
+using test::Recorder;
+using test::StartCluster;
+
+// `partitions` in-memory partitions of `rows` rows: key column `key` from `key_of(i)` (nullopt:
+// null) and a payload column `payload` = i.
+PlanPtr Side(const std::string& key, const std::string& payload, int partitions, int rows,
+             const std::function<std::optional<int64_t>(int)>& key_of) {
+  std::vector<MicroPartition> parts;
+  SchemaPtr schema;
+  for (int p = 0; p < partitions; ++p) {
+    std::vector<std::optional<int64_t>> k, v;
+    for (int i = p * rows; i < (p + 1) * rows; ++i) {
+      k.push_back(key_of(i));
+      v.push_back(i);
+    }
+    RecordBatch b = Batch({{key, I64(k)}, {payload, I64(v)}});
+    schema = b.schema();
+    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  }
+  if (schema == nullptr) {
+    schema = Batch({{key, I64({})}, {payload, I64({})}}).schema();
+  }
+  return exec::MakeInMemorySource(schema, parts).ValueOrDie();
+}
+
+struct Inputs {
+  std::string name;
+  PlanPtr left, right;
+};
+
+std::vector<Inputs> Cases() {
+  auto mod = [](int m) { return [m](int i) -> std::optional<int64_t> { return i % m; }; };
+  return {
+      // Keys 0..4 on the left, 0..6 on the right: duplicates on both sides, keys on one only.
+      {"many-to-many", Side("k", "lv", 4, 10, mod(5)), Side("rk", "rv", 3, 10, mod(7))},
+      {"one hot key",
+       Side("k", "lv", 4, 25, [](int i) -> std::optional<int64_t> { return i % 10 == 0 ? i : 3; }),
+       Side("rk", "rv", 3, 5, [](int i) -> std::optional<int64_t> { return i % 4 == 0 ? 3 : i; })},
+      {"left keys all null",
+       Side("k", "lv", 3, 8, [](int) -> std::optional<int64_t> { return std::nullopt; }),
+       Side("rk", "rv", 2, 6, [](int i) -> std::optional<int64_t> {
+         return i % 3 == 0 ? std::nullopt : std::optional<int64_t>(i % 4);
+       })},
+      {"right side empty", Side("k", "lv", 3, 7, mod(3)), Side("rk", "rv", 0, 0, mod(3))},
+      {"left side empty", Side("k", "lv", 0, 0, mod(3)), Side("rk", "rv", 2, 7, mod(3))},
+  };
+}
+
+constexpr JoinType kEveryType[] = {JoinType::kInner, JoinType::kLeft,      JoinType::kRight,
+                                   JoinType::kFull,  JoinType::kSemi,      JoinType::kAnti,
+                                   JoinType::kRightSemi, JoinType::kRightAnti};
+
+enum class Strategy { kShuffle, kBroadcast };
+
+class JoinOperatorsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    cluster_ = StartCluster(3, /*threads=*/1);
+    ASSERT_NE(cluster_, nullptr);
+  }
+
+  DriverOptions Options(Strategy strategy) {
+    DriverOptions o;
+    o.query_id = ++query_;
+    o.progress = 0;
+    o.plan.broadcast_join_bytes = strategy == Strategy::kBroadcast ? int64_t{1} << 40 : 0;
+    o.subscribers.push_back(recorder_);
+    return o;
+  }
+
+  void ExpectSame(const PlanPtr& plan, Strategy strategy, const std::string& what) {
+    exec::ExecOptions local_options;
+    local_options.progress = 0;
+    local_options.num_threads = 1;
+    auto local = exec::Run(plan, local_options);
+    ASSERT_TRUE(local.ok()) << what << ": " << local.status().ToString();
+    auto dist = cluster_->Run(plan, Options(strategy));
+    ASSERT_TRUE(dist.ok()) << what << ": " << dist.status().ToString();
+    ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), false, what);
+  }
+
+  std::unique_ptr<InProcessCluster> cluster_;
+  std::shared_ptr<Recorder> recorder_ = std::make_shared<Recorder>();
+  int64_t query_ = 0;
+};
+
+std::string Describe(const Inputs& in, JoinType type, Strategy strategy) {
+  return in.name + ", " + exec::JoinTypeName(type) + " join, " +
+         (strategy == Strategy::kShuffle ? "shuffled" : "broadcast where allowed");
+}
+
+TEST_F(JoinOperatorsTest, HashJoinOfEveryTypeShuffledAndBroadcast) {
+  for (const Inputs& in : Cases()) {
+    for (JoinType type : kEveryType) {
+      PlanPtr join =
+          exec::MakeHashJoin(in.left, in.right, {Column("k")}, {Column("rk")}, type).ValueOrDie();
+      for (Strategy strategy : {Strategy::kShuffle, Strategy::kBroadcast}) {
+        ExpectSame(join, strategy, Describe(in, type, strategy));
+      }
+    }
+  }
+  // Shuffled: both sides' map tasks end in a split, one exchange joins partition by partition.
+  std::set<std::string> nodes = recorder_->CompletedNodes();
+  EXPECT_TRUE(nodes.count("Exchange -> HashJoin")) << ::testing::PrintToString(nodes);
+  // Broadcast: the join runs in the other side's source tasks.
+  EXPECT_TRUE(nodes.count("InMemorySource -> HashJoin")) << ::testing::PrintToString(nodes);
+}
+
+TEST_F(JoinOperatorsTest, NullEqualKeysAndResidualPredicates) {
+  for (const Inputs& in : Cases()) {
+    for (JoinType type : kEveryType) {
+      PlanPtr null_equal = exec::MakeHashJoin(in.left, in.right, {Column("k")}, {Column("rk")},
+                                              type, nullptr, {true})
+                               .ValueOrDie();
+      // The residual sees both sides' columns (semi and anti joins' too).
+      PlanPtr residual = exec::MakeHashJoin(in.left, in.right, {Column("k")}, {Column("rk")}, type,
+                                            expr::Less(Column("lv"), Column("rv")))
+                             .ValueOrDie();
+      for (Strategy strategy : {Strategy::kShuffle, Strategy::kBroadcast}) {
+        ExpectSame(null_equal, strategy, "null-equal keys, " + Describe(in, type, strategy));
+        ExpectSame(residual, strategy, "lv < rv, " + Describe(in, type, strategy));
+      }
+    }
+  }
+}
+
+TEST_F(JoinOperatorsTest, SortMergeJoinOfEveryTypeItHas) {
+  for (const Inputs& in : Cases()) {
+    for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull}) {
+      PlanPtr join = exec::MakeSortMergeJoin(in.left, in.right, {Column("k")}, {Column("rk")}, type)
+                         .ValueOrDie();
+      for (Strategy strategy : {Strategy::kShuffle, Strategy::kBroadcast}) {
+        ExpectSame(join, strategy, "sort-merge, " + Describe(in, type, strategy));
+      }
+    }
+  }
+  EXPECT_TRUE(recorder_->CompletedNodes().count("Exchange -> SortMergeJoin"));
+}
+
+TEST_F(JoinOperatorsTest, CrossJoinBroadcastsItsSmallerSide) {
+  for (const Inputs& in : Cases()) {
+    PlanPtr cross = exec::MakeCrossJoin(in.left, in.right).ValueOrDie();
+    ExpectSame(cross, Strategy::kShuffle, "cross join, " + in.name);
+  }
+  // One row against many: the one row goes to every task of the other side.
+  PlanPtr one = Side("k", "lv", 1, 1, [](int) -> std::optional<int64_t> { return 1; });
+  PlanPtr many = Side("rk", "rv", 5, 20, [](int i) -> std::optional<int64_t> { return i; });
+  recorder_->events.clear();
+  ExpectSame(exec::MakeCrossJoin(one, many).ValueOrDie(), Strategy::kShuffle, "1 x 100");
+  EXPECT_EQ(recorder_->Completed("InMemorySource -> CrossJoin"), 5) << "one per task of the larger";
+}
+
+TEST_F(JoinOperatorsTest, JoinsOfJoinsThenAnAggregate) {
+  // A multi-stage pipeline: join -> aggregate -> join -> top-N, shuffled and broadcast.
+  PlanPtr a = Side("k", "lv", 4, 25, [](int i) -> std::optional<int64_t> { return i % 9; });
+  PlanPtr b = Side("rk", "rv", 3, 10, [](int i) -> std::optional<int64_t> { return i % 6; });
+  PlanPtr c = Side("ck", "cv", 2, 5, [](int i) -> std::optional<int64_t> { return i; });
+  PlanPtr ab = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
+  PlanPtr agg = exec::MakeAggregate(ab, {Column("k")},
+                                    {{"sum", {Column("rv")}, "srv"}, {"count_star", {}, "n"}},
+                                    exec::AggregateMode::kSingle)
+                    .ValueOrDie();
+  PlanPtr abc = exec::MakeHashJoin(agg, c, {Column("k")}, {Column("ck")}, JoinType::kLeft).ValueOrDie();
+  PlanPtr top = exec::MakeTopN(abc, {{Column("srv"), false, false}, {Column("k"), true, false}}, 4, 1)
+                    .ValueOrDie();
+  for (Strategy strategy : {Strategy::kShuffle, Strategy::kBroadcast}) {
+    ExpectSame(abc, strategy, "join, aggregate, join");
+    ExpectSame(top, strategy, "join, aggregate, join, top-N");
+  }
+}
+
+TEST_F(JoinOperatorsTest, ASmallSideIsBroadcastAndExplainSaysSo) {
+  PlanPtr big = Side("k", "lv", 4, 10, [](int i) -> std::optional<int64_t> { return i % 5; });
+  PlanPtr small = Side("rk", "rv", 1, 3, [](int i) -> std::optional<int64_t> { return i; });
+  PlanPtr join = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kLeft)
+                     .ValueOrDie();
+  DistributedPlanOptions broadcast;  // the default threshold: 10 MiB
+  std::string text = DistributedPlanToString(PlanDistributed(join, broadcast).ValueOrDie());
+  EXPECT_NE(text.find("broadcast to every task"), std::string::npos) << text;
+  // A right join keeps every right row once: the right side cannot be broadcast.
+  PlanPtr right = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kRight)
+                      .ValueOrDie();
+  text = DistributedPlanToString(PlanDistributed(right, broadcast).ValueOrDie());
+  EXPECT_NE(text.find("[0] broadcast to every task"), std::string::npos)
+      << "the left side is, for a right join\n" << text;
+  DistributedPlanOptions never;
+  never.broadcast_join_bytes = 0;
+  text = DistributedPlanToString(PlanDistributed(join, never).ValueOrDie());
+  EXPECT_NE(text.find("co-partitioned"), std::string::npos) << text;
+  EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
+  // A full join is never broadcast.
+  PlanPtr full = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kFull)
+                     .ValueOrDie();
+  text = DistributedPlanToString(PlanDistributed(full, broadcast).ValueOrDie());
+  EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
+}
+
+TEST_F(JoinOperatorsTest, ALostBroadcastSideIsRecomputed) {
+  PlanPtr big = Side("k", "lv", 6, 50, [](int i) -> std::optional<int64_t> { return i % 11; });
+  PlanPtr small = Side("rk", "rv", 2, 5, [](int i) -> std::optional<int64_t> { return i; });
+  PlanPtr join = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kInner)
+                     .ValueOrDie();
+  exec::ExecOptions local_options;
+  local_options.progress = 0;
+  auto local = exec::Run(join, local_options).ValueOrDie();
+  // Kill a worker once the small side is done (its 2 tasks) and before the big side's tasks end.
+  InProcessCluster* c = cluster_.get();
+  DriverOptions o = Options(Strategy::kBroadcast);
+  auto r = cluster_->Run(join, o, [c](int64_t results) {
+    if (results == 2) c->KillWorker(0);
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ExpectRows(r->ToBatch().ValueOrDie(), local.ToBatch().ValueOrDie(), false);
+  int rerun = 0;
+  for (const TaskEvent& e : recorder_->events) {
+    rerun += e.kind == TaskEventKind::kCancelled &&
+             e.message.find("output lost with worker worker-0") != std::string::npos;
+  }
+  EXPECT_GT(rerun, 0) << "the small side's output on worker-0 was computed again";
+}
+
+}  // namespace
+}  // namespace flotilla::distributed
