@@ -160,6 +160,19 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
     finally:
         runner.broadcast_join_bytes = None
     assert "Exchange -> HashJoin" in nodes and "co-partitioned" in nodes, nodes
+    # The user's strategy wins over the size: broadcast even when told never to by size...
+    runner.broadcast_join_bytes = 0
+    try:
+        hinted = df.join(df.select(col("id"), col("k").alias("k2")), on="id", strategy="broadcast")
+        nodes = hinted.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+        assert "broadcast to every task" in nodes, nodes
+        same(hinted, ordered=False)
+    finally:
+        runner.broadcast_join_bytes = None
+    # ... and a hash join shuffles even a small side.
+    nodes = df.join(df.where(col("id") < 10), on="id", strategy="hash").explain() \
+        .split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert "co-partitioned" in nodes and "broadcast" not in nodes, nodes
 
 
 def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):

@@ -204,7 +204,10 @@ Result<DataFrame> DataFrame::Join(const DataFrame& right, std::vector<ExprPtr> l
     return Status::Invalid("join: strategy must be hash, sort_merge, broadcast or auto, got '" +
                            strategy + "'");
   }
-  return Wrap(exec::MakeHashJoin(plan_, right.plan_, left_on, right_on, type));
+  const exec::JoinStrategy hint = strategy == "broadcast" ? exec::JoinStrategy::kBroadcast
+                                  : strategy == "hash"    ? exec::JoinStrategy::kShuffle
+                                                          : exec::JoinStrategy::kAuto;
+  return Wrap(exec::MakeHashJoin(plan_, right.plan_, left_on, right_on, type, nullptr, {}, hint));
 }
 
 Result<DataFrame> DataFrame::CrossJoin(const DataFrame& right) const {

@@ -55,7 +55,7 @@ Result<exec::PlanPtr> Rejoin(const exec::PlanPtr& join, exec::PlanPtr left, exec
                                    j.type, j.null_equal);
   }
   return exec::MakeHashJoin(std::move(left), std::move(right), j.left_keys, j.right_keys, j.type,
-                            j.residual, j.null_equal);
+                            j.residual, j.null_equal, j.strategy);
 }
 
 class Translator {
@@ -198,15 +198,22 @@ class Translator {
                  t == JoinType::kAnti;
       left_ok = t == JoinType::kInner || t == JoinType::kRight || t == JoinType::kRightSemi ||
                 t == JoinType::kRightAnti;
-      right_ok = right_ok && small(right_bytes);
-      left_ok = left_ok && small(left_bytes);
+      // The user's hint first: shuffle, or broadcast whatever the sizes.
+      const exec::JoinStrategy hint = static_cast<const exec::JoinNode&>(*plan).strategy;
+      if (hint == exec::JoinStrategy::kShuffle) right_ok = left_ok = false;
+      if (hint != exec::JoinStrategy::kBroadcast) {
+        right_ok = right_ok && small(right_bytes);
+        left_ok = left_ok && small(left_bytes);
+      }
     } else if (left_bytes >= 0 && (right_bytes < 0 || left_bytes < right_bytes)) {
       right_ok = false;  // a cross join broadcasts its smaller side
     } else {
       left_ok = false;
     }
     if (right_ok && left_ok) {
-      (left_bytes < right_bytes ? right_ok : left_ok) = false;
+      // The smaller side (an unknown size counts as large).
+      const bool left_smaller = left_bytes >= 0 && (right_bytes < 0 || left_bytes < right_bytes);
+      (left_smaller ? right_ok : left_ok) = false;
     }
     if (right_ok || left_ok) return BroadcastJoin(plan, /*broadcast_right=*/right_ok);
 

@@ -208,6 +208,19 @@ TEST_F(JoinOperatorsTest, ASmallSideIsBroadcastAndExplainSaysSo) {
   text = DistributedPlanToString(PlanDistributed(join, never).ValueOrDie());
   EXPECT_NE(text.find("co-partitioned"), std::string::npos) << text;
   EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
+  // The user's hint: broadcast whatever the sizes, or always shuffle.
+  DistributedPlanOptions tiny;
+  tiny.broadcast_join_bytes = 1;
+  PlanPtr hinted = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kLeft,
+                                      nullptr, {}, exec::JoinStrategy::kBroadcast)
+                       .ValueOrDie();
+  text = DistributedPlanToString(PlanDistributed(hinted, tiny).ValueOrDie());
+  EXPECT_NE(text.find("broadcast to every task"), std::string::npos) << text;
+  PlanPtr shuffled = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kLeft,
+                                        nullptr, {}, exec::JoinStrategy::kShuffle)
+                         .ValueOrDie();
+  text = DistributedPlanToString(PlanDistributed(shuffled, broadcast).ValueOrDie());
+  EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
   // A full join is never broadcast.
   PlanPtr full = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kFull)
                      .ValueOrDie();

@@ -167,7 +167,7 @@ Result<PlanPtr> FoldNode(const PlanPtr& node) {
       ExprPtr r = Fold(j.residual);
       if (r == j.residual) return out;
       return MakeHashJoin(out->children()[0], out->children()[1], j.left_keys, j.right_keys, j.type,
-                          IsBoolLiteral(r, true) ? nullptr : r, j.null_equal);
+                          IsBoolLiteral(r, true) ? nullptr : r, j.null_equal, j.strategy);
     }
     default:
       return out;

@@ -163,7 +163,9 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
     FLOTILLA_ASSIGN_OR_RETURN(out, WithFilter(out, residual));
   } else {
     FLOTILLA_ASSIGN_OR_RETURN(out, MakeHashJoin(new_left, new_right, left_keys, right_keys, type,
-                                                expr::JoinConjuncts(residual), null_equal));
+                                                expr::JoinConjuncts(residual), null_equal,
+                                                join != nullptr ? join->strategy
+                                                                : JoinStrategy::kAuto));
   }
   return WithFilter(out, above);
 }

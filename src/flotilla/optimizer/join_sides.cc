@@ -42,11 +42,12 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
     // anti join, whose output is the same rows under the same names.
     const JoinType type = join.type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
     return MakeHashJoin(right, left, join.right_keys, join.left_keys, type, residual,
-                        join.null_equal);
+                        join.null_equal, join.strategy);
   }
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr swapped,
                             MakeHashJoin(right, left, join.right_keys, join.left_keys,
-                                         JoinType::kInner, residual, join.null_equal));
+                                         JoinType::kInner, residual, join.null_equal,
+                                         join.strategy));
   std::vector<ExprPtr> project;
   for (const Field& f : out->schema()->fields()) {
     const std::string& now = old_to_new.at(f.name);

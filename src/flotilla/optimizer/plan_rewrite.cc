@@ -51,7 +51,7 @@ Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> child
     case PlanKind::kHashJoin: {
       const auto& n = static_cast<const JoinNode&>(node);
       return MakeHashJoin(child(0), child(1), n.left_keys, n.right_keys, n.type, n.residual,
-                          n.null_equal);
+                          n.null_equal, n.strategy);
     }
     case PlanKind::kSortMergeJoin: {
       const auto& n = static_cast<const JoinNode&>(node);

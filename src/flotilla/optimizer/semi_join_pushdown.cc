@@ -93,7 +93,7 @@ Result<PlanPtr> Place(const PlanPtr& input, const Filtering& f) {
   FLOTILLA_RETURN_NOT_OK(
       CoerceJoinKeys(*input->schema(), *f.join->children()[1]->schema(), &keys, &right_keys));
   return MakeHashJoin(input, f.join->children()[1], keys, right_keys, f.join->type, nullptr,
-                      f.join->null_equal);
+                      f.join->null_equal, f.join->strategy);
 }
 
 Result<PlanPtr> Push(const PlanPtr& node) {

@@ -614,7 +614,8 @@ namespace {
 Result<PlanPtr> MakeEquiJoin(PlanKind kind, const char* what, PlanPtr left, PlanPtr right,
                              std::vector<expr::ExprPtr> left_keys,
                              std::vector<expr::ExprPtr> right_keys, JoinType type,
-                             expr::ExprPtr residual, std::vector<bool> null_equal) {
+                             expr::ExprPtr residual, std::vector<bool> null_equal,
+                             JoinStrategy strategy = JoinStrategy::kAuto) {
   if (left_keys.size() != right_keys.size() || left_keys.empty()) {
     return Status::Invalid(std::string(what) + ": needs as many left keys as right keys (" +
                            std::to_string(left_keys.size()) + " and " +
@@ -648,17 +649,18 @@ Result<PlanPtr> MakeEquiJoin(PlanKind kind, const char* what, PlanPtr left, Plan
   }
   return PlanPtr(std::make_shared<JoinNode>(
       kind, std::move(schema), std::move(left), std::move(right), std::move(left_keys),
-      std::move(right_keys), std::move(null_equal), type, std::move(residual)));
+      std::move(right_keys), std::move(null_equal), type, std::move(residual), strategy));
 }
 
 }  // namespace
 
 Result<PlanPtr> MakeHashJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,
                              std::vector<expr::ExprPtr> right_keys, JoinType type,
-                             expr::ExprPtr residual, std::vector<bool> null_equal) {
+                             expr::ExprPtr residual, std::vector<bool> null_equal,
+                             JoinStrategy strategy) {
   return MakeEquiJoin(PlanKind::kHashJoin, "HashJoin", std::move(left), std::move(right),
                       std::move(left_keys), std::move(right_keys), type, std::move(residual),
-                      std::move(null_equal));
+                      std::move(null_equal), strategy);
 }
 
 Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,

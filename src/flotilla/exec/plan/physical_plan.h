@@ -321,6 +321,11 @@ Result<PlanPtr> MakePivot(PlanPtr input, std::vector<expr::ExprPtr> group_by,
 enum class JoinType { kInner, kLeft, kRight, kFull, kSemi, kAnti, kRightSemi, kRightAnti };
 const char* JoinTypeName(JoinType type);
 
+/// The user's word on how a distributed runner joins: kAuto lets it choose by size; kShuffle
+/// always exchanges both sides on the keys; kBroadcast sends a side (the smaller of those the
+/// join type allows) to every task of the other. The local engine joins alike in every case.
+enum class JoinStrategy { kAuto, kShuffle, kBroadcast };
+
 /// Equi-join on left_keys[i] = right_keys[i] (null_equal[i]: null matches null), then `residual`
 /// (may be null) over the joined row. Output: every left column then every right column (semi
 /// and anti: left columns only); a right column whose name is already taken is renamed
@@ -331,21 +336,25 @@ struct JoinNode final : PlanNode {
   std::vector<bool> null_equal;
   JoinType type;
   expr::ExprPtr residual;
+  JoinStrategy strategy;
   JoinNode(PlanKind kind, SchemaPtr schema, PlanPtr left, PlanPtr right,
            std::vector<expr::ExprPtr> left_keys, std::vector<expr::ExprPtr> right_keys,
-           std::vector<bool> null_equal, JoinType type, expr::ExprPtr residual)
+           std::vector<bool> null_equal, JoinType type, expr::ExprPtr residual,
+           JoinStrategy strategy)
       : PlanNode(kind, std::move(schema), {std::move(left), std::move(right)}),
         left_keys(std::move(left_keys)),
         right_keys(std::move(right_keys)),
         null_equal(std::move(null_equal)),
         type(type),
-        residual(std::move(residual)) {}
+        residual(std::move(residual)),
+        strategy(strategy) {}
   std::string Describe() const override;
 };
 /// Hash join: builds on the right input, probes with the left.
 Result<PlanPtr> MakeHashJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,
                              std::vector<expr::ExprPtr> right_keys, JoinType type,
-                             expr::ExprPtr residual = nullptr, std::vector<bool> null_equal = {});
+                             expr::ExprPtr residual = nullptr, std::vector<bool> null_equal = {},
+                             JoinStrategy strategy = JoinStrategy::kAuto);
 /// Sort-merge join: sorts both inputs on the keys and merges them (inner, left, right, full).
 Result<PlanPtr> MakeSortMergeJoin(PlanPtr left, PlanPtr right, std::vector<expr::ExprPtr> left_keys,
                                   std::vector<expr::ExprPtr> right_keys, JoinType type,
