@@ -17,31 +17,17 @@ constexpr int64_t kSampleRowsPerPartition = 100;
 // The seed of a task's sample of a sort's keys: fixed, so a re-run samples alike.
 constexpr uint64_t kSortSampleSeed = 0x50a7u;
 
-// What a join side holds, as far as planning can tell: the bytes of its files (of the columns
-// read) or of its in-memory partitions, before any filter; -1 when unknown.
+// A join side's size once read into memory, as far as planning can tell: the optimizer's row
+// estimate (scan metadata, fixed selectivities for filters) times the width of a row of its
+// columns (strings and nested values counted at 32 bytes); -1 when unknown.
 int64_t EstimateBytes(const exec::PlanPtr& plan) {
-  int64_t total = 0;
-  switch (plan->kind()) {
-    case exec::PlanKind::kScan:
-      for (const auto& t : static_cast<const exec::ScanNode&>(*plan).tasks) {
-        if (t->size_bytes() < 0) return -1;
-        total += t->size_bytes();
-      }
-      return total;
-    case exec::PlanKind::kInMemorySource:
-      for (const MicroPartition& p : static_cast<const exec::InMemorySourceNode&>(*plan).partitions) {
-        if (p.size_bytes() < 0) return -1;
-        total += p.size_bytes();
-      }
-      return total;
-    default:
-      for (const exec::PlanPtr& c : plan->children()) {
-        const int64_t b = EstimateBytes(c);
-        if (b < 0) return -1;
-        total += b;
-      }
-      return total;
+  const double rows = optimizer::EstimateRows(*plan);
+  if (rows < 0) return -1;
+  double width = 0;
+  for (const Field& f : plan->schema()->fields()) {
+    width += f.type->is_fixed_width() ? std::max(1, f.type->byte_width()) : 32;
   }
+  return static_cast<int64_t>(rows * std::max(width, 1.0));
 }
 
 // `join` (a hash, sort-merge or cross join) again, over a task's reads of its two sides.
