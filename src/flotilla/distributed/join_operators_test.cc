@@ -4,6 +4,7 @@
 // null-equal keys, residual predicates and cross joins; and the strategy the planner picks.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 
 #include "flotilla/distributed/cluster_test_util.h"
@@ -226,6 +227,31 @@ TEST_F(JoinOperatorsTest, ASmallSideIsBroadcastAndExplainSaysSo) {
                      .ValueOrDie();
   text = DistributedPlanToString(PlanDistributed(full, broadcast).ValueOrDie());
   EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
+}
+
+TEST_F(JoinOperatorsTest, EachWorkerPullsABroadcastSideOnce) {
+  // One small partition, on one worker; twelve tasks of the large side over three workers.
+  PlanPtr big = Side("k", "lv", 12, 20, [](int i) -> std::optional<int64_t> { return i % 7; });
+  PlanPtr small = Side("rk", "rv", 1, 5, [](int i) -> std::optional<int64_t> { return i; });
+  PlanPtr join = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kInner)
+                     .ValueOrDie();
+  ExpectSame(join, Strategy::kBroadcast, "broadcast to 12 tasks");
+  std::string holder;
+  std::map<std::string, int> joins;  // worker -> its join tasks
+  for (const TaskEvent& e : recorder_->events) {
+    if (e.kind != TaskEventKind::kCompleted) continue;
+    if (e.node_name == "InMemorySource") holder = e.worker;
+    if (e.node_name == "InMemorySource -> HashJoin") joins[e.worker] += 1;
+  }
+  ASSERT_FALSE(holder.empty());
+  ASSERT_GT(joins.size(), 1u);
+  int served = 0;
+  for (int w = 0; w < cluster_->num_workers(); ++w) {
+    if (cluster_->worker(w).id() == holder) served = cluster_->worker(w).flight_calls_served();
+  }
+  // The holder served each other worker the small side once, and the driver its join results.
+  const int others = static_cast<int>(joins.size()) - (joins.count(holder) ? 1 : 0);
+  EXPECT_EQ(served, others + joins[holder]);
 }
 
 TEST_F(JoinOperatorsTest, ALostBroadcastSideIsRecomputed) {

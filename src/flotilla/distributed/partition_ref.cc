@@ -17,8 +17,8 @@ std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
 }
 
 PartitionScanTask::PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
-                                     PartitionFetcher fetch)
-    : pieces_(std::move(pieces)), schema_(std::move(schema)), fetch_(std::move(fetch)) {}
+                                     PartitionFetcher fetch, bool keep)
+    : pieces_(std::move(pieces)), schema_(std::move(schema)), fetch_(std::move(fetch)), keep_(keep) {}
 
 int64_t PartitionScanTask::num_rows() const {
   int64_t n = 0;
@@ -49,7 +49,7 @@ Result<std::vector<RecordBatch>> PartitionScanTask::Read(
   }
   std::vector<PartitionRef> refs;
   for (const PartitionPiece& p : pieces_) refs.push_back(p.ref);
-  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> partitions, fetch_(refs));
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> partitions, fetch_(refs, keep_));
   if (partitions.size() != pieces_.size()) {
     return Status::Invalid("partition fetch returned " + std::to_string(partitions.size()) +
                            " partitions for " + std::to_string(pieces_.size()));
@@ -93,6 +93,7 @@ Result<std::string> PartitionScanTask::Serialize() const {
   }
   FLOTILLA_ASSIGN_OR_RETURN(std::string schema, expr::SerializeSchema(schema_));
   input.set_schema(std::move(schema));
+  input.set_keep(keep_);
   return input.SerializeAsString();
 }
 
@@ -111,7 +112,8 @@ void RegisterPartitionScanTasks(exec::PlanResolver* resolver, PartitionFetcher f
         return Status::Invalid("partition scan task: pieces from more than one worker");
       }
     }
-    return std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), fetch);
+    return std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), fetch,
+                                               input.keep());
   };
 }
 

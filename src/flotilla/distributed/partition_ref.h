@@ -38,9 +38,10 @@ struct PartitionPiece {
 };
 
 /// Reads stored partitions, all held by one worker, wherever that is (local store or Flight);
-/// the batches of each, in order.
-using PartitionFetcher =
-    std::function<Result<std::vector<StoredPartition>>(const std::vector<PartitionRef>& refs)>;
+/// the batches of each, in order. `keep`: the reader's worker keeps a copy of what it pulled
+/// (a broadcast side, read again by its later tasks).
+using PartitionFetcher = std::function<Result<std::vector<StoredPartition>>(
+    const std::vector<PartitionRef>& refs, bool keep)>;
 
 /// The Flight ticket naming several partitions of one worker: their ids, one per line.
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs);
@@ -50,7 +51,7 @@ class PartitionScanTask final : public exec::ScanTask {
   /// `pieces` (all held by one worker), whose rows have `schema`. Without a fetcher (on the
   /// driver, which only describes tasks) Read fails.
   PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
-                    PartitionFetcher fetch = nullptr);
+                    PartitionFetcher fetch = nullptr, bool keep = false);
 
   Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override;
   int64_t num_rows() const override;
@@ -65,6 +66,7 @@ class PartitionScanTask final : public exec::ScanTask {
   std::vector<PartitionPiece> pieces_;
   SchemaPtr schema_;
   PartitionFetcher fetch_;
+  bool keep_;
 };
 
 /// Lets DeserializePlan rebuild partition scan tasks that read through `fetch`.

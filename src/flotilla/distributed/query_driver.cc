@@ -424,7 +424,8 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     // A broadcast side's order does not matter (it is a join's build side); one read per worker.
     FLOTILLA_ASSIGN_OR_RETURN(
         exec::PlanPtr read, ReadOf(slot, static_cast<int>(k) + 1, plan_.nodes[side.node].schema,
-                                   side.broadcast ? ReadOrder::kByWorker : order));
+                                   side.broadcast ? ReadOrder::kByWorker : order,
+                                   /*keep=*/side.broadcast));
     context.sides.emplace_back(side.node, std::move(read));
   }
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, context));
@@ -448,7 +449,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
 }
 
 Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
-                                          ReadOrder order) const {
+                                          ReadOrder order, bool keep) const {
   std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
   std::vector<const InputPart*> parts;
   for (const InputPart& p : slot.inputs) {
@@ -461,7 +462,7 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
       by_worker[RefOf(*p).worker].push_back({RefOf(*p), p->offset, p->length});
     }
     for (auto& [worker, pieces] : by_worker) {
-      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema));
+      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep));
     }
   } else if (order == ReadOrder::kInOrder) {
     // In part order (the scan hands out its tasks' rows in task order): one read per run of

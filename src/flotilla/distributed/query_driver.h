@@ -184,8 +184,9 @@ class QueryDriver final : private TaskGraph {
   void CancelSlot(Slot* slot, const std::string& why);
   Result<std::string> TaskBytes(const Slot& slot, int attempt) const;
   /// A scan of the slot's input parts of `side` (0: its own input; k: its node's side k - 1).
+  /// `keep`: the reading worker keeps what it pulls (a broadcast side).
   Result<exec::PlanPtr> ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
-                               ReadOrder order) const;
+                               ReadOrder order, bool keep = false) const;
   const PartitionRef& RefOf(const InputPart& part) const;
   bool Needed(const Slot& slot) const;
   void Emit(TaskEvent event);

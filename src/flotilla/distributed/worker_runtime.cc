@@ -191,12 +191,23 @@ void WorkerRuntime::Stop() {
   store_->DropPrefix("");
 }
 
-Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(
-    const std::vector<PartitionRef>& refs) const {
+Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(const std::vector<PartitionRef>& refs,
+                                                          bool keep) const {
   if (refs.empty()) return std::vector<StoredPartition>{};
-  if (refs[0].worker != id_) {
-    return FlightGetMany(refs[0].address, options_.token, MultiPartitionTicket(refs),
-                         static_cast<int>(refs.size()));
+  // A kept copy (under the same id: ids name one attempt's output, so a copy is never stale)
+  // is read like local data.
+  const bool kept = keep && std::all_of(refs.begin(), refs.end(), [&](const PartitionRef& r) {
+                      return store_->Contains(r.id);
+                    });
+  if (refs[0].worker != id_ && !kept) {
+    FLOTILLA_ASSIGN_OR_RETURN(
+        std::vector<StoredPartition> pulled,
+        FlightGetMany(refs[0].address, options_.token, MultiPartitionTicket(refs),
+                      static_cast<int>(refs.size())));
+    if (keep) {
+      for (size_t i = 0; i < refs.size(); ++i) FLOTILLA_RETURN_NOT_OK(store_->Put(refs[i].id, pulled[i]));
+    }
+    return pulled;
   }
   // Local data skips gRPC.
   std::vector<StoredPartition> out;
@@ -241,8 +252,9 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   csv::RegisterCsvScanTasks(&resolver);
   json::RegisterJsonScanTasks(&resolver);
   io::RegisterHivePartitionTasks(&resolver);
-  RegisterPartitionScanTasks(&resolver, [this, &note_lost](const std::vector<PartitionRef>& refs) {
-    Result<std::vector<StoredPartition>> p = Fetch(refs);
+  RegisterPartitionScanTasks(&resolver, [this, &note_lost](const std::vector<PartitionRef>& refs,
+                                                          bool keep) {
+    Result<std::vector<StoredPartition>> p = Fetch(refs, keep);
     if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
                     p.status().code() == StatusCode::kKeyError)) {
       note_lost(refs[0].worker);
@@ -262,7 +274,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     std::vector<RecordBatch> staged, tables;
     SchemaPtr schema;
     for (const proto::PartitionRef& r : task.inputs()) {
-      Result<std::vector<StoredPartition>> p = Fetch({RefFromProto(r)});
+      Result<std::vector<StoredPartition>> p = Fetch({RefFromProto(r)}, false);
       if (!p.ok()) {
         note_lost(r.worker());
         return fail(p.status());

@@ -62,8 +62,10 @@ class WorkerRuntime {
   void DropQuery(int64_t query_id);
 
   /// Reads partitions held by one worker from wherever they are: this store, or that worker
-  /// over Flight (one request for all of them).
-  Result<std::vector<StoredPartition>> Fetch(const std::vector<PartitionRef>& refs) const;
+  /// over Flight (one request for all of them). `keep`: what is pulled stays in this store
+  /// until the query ends (a broadcast side, read again by the query's later tasks here).
+  Result<std::vector<StoredPartition>> Fetch(const std::vector<PartitionRef>& refs,
+                                             bool keep) const;
 
  private:
   WorkerRuntime() = default;
