@@ -146,7 +146,7 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
     assert nodes.splitlines()[:2] == [
         "[0] Scan -> Aggregate -> Repartition (4 scan tasks), each task split for [1]",
         "[1] Exchange -> Aggregate (hash exchange, partitions: one per upstream task, at most the "
-        "configured maximum, read in task order) <- [0]",
+        "configured maximum, read in task order) <- [0], clustered on (k)",
     ], nodes
     # A join: the smaller side broadcast to the other's tasks, or both shuffled on the keys.
     df = flotilla.read_parquet(data)

@@ -44,6 +44,74 @@ Result<exec::PlanPtr> Rejoin(const exec::PlanPtr& join, exec::PlanPtr left, exec
                             j.residual, j.null_equal, j.strategy);
 }
 
+// The plain column names of `exprs` (a column, or an alias of one, names its output); empty
+// when any is computed.
+std::vector<std::string> ColumnNames(const std::vector<expr::ExprPtr>& exprs) {
+  std::vector<std::string> out;
+  for (const expr::ExprPtr& e : exprs) {
+    if (e->kind() != expr::ExprKind::kColumn) return {};
+    out.push_back(e->name());
+  }
+  return out;
+}
+
+bool Covers(const std::vector<std::string>& columns, const std::vector<std::string>& clustered) {
+  if (clustered.empty()) return false;
+  for (const std::string& c : clustered) {
+    if (std::find(columns.begin(), columns.end(), c) == columns.end()) return false;
+  }
+  return true;
+}
+
+// What `clustered` becomes after `op` runs in the same tasks: kept by the steps that keep each
+// row in its task and its key columns unchanged, renamed by projections, lost otherwise.
+std::vector<std::string> Carry(const std::vector<std::string>& clustered, const exec::PlanNode& op) {
+  using exec::PlanKind;
+  if (clustered.empty()) return {};
+  switch (op.kind()) {
+    case PlanKind::kFilter:
+    case PlanKind::kLimit:
+    case PlanKind::kSample:
+    case PlanKind::kSort:
+    case PlanKind::kTopN:
+    case PlanKind::kMonotonicId:
+    case PlanKind::kWindow:
+    case PlanKind::kDistinct:
+      return clustered;
+    case PlanKind::kProject: {
+      std::vector<std::string> out;
+      for (const std::string& c : clustered) {
+        std::string renamed;
+        for (const expr::ExprPtr& e : static_cast<const exec::ProjectNode&>(op).expressions) {
+          const expr::ExprPtr& inner = e->kind() == expr::ExprKind::kAlias ? e->children()[0] : e;
+          if (inner->kind() == expr::ExprKind::kColumn && inner->name() == c) {
+            renamed = e->name();
+            break;
+          }
+        }
+        if (renamed.empty()) return {};
+        out.push_back(renamed);
+      }
+      return out;
+    }
+    case PlanKind::kAggregate: {
+      const auto& a = static_cast<const exec::AggregateNode&>(op);
+      return Covers(ColumnNames(a.group_by), clustered) ? clustered : std::vector<std::string>{};
+    }
+    case PlanKind::kHashJoin:
+    case PlanKind::kSortMergeJoin: {
+      // The task's own rows are the left side's; their key columns keep their values.
+      using exec::JoinType;
+      const JoinType t = static_cast<const exec::JoinNode&>(op).type;
+      const bool keeps_left = t == JoinType::kInner || t == JoinType::kLeft ||
+                              t == JoinType::kSemi || t == JoinType::kAnti;
+      return keeps_left ? clustered : std::vector<std::string>{};
+    }
+    default:
+      return {};
+  }
+}
+
 class Translator {
  public:
   explicit Translator(const DistributedPlanOptions& options) : options_(options) {}
@@ -116,6 +184,11 @@ class Translator {
         // Each task keeps its first row per key, the exchange brings a key's rows together in
         // task order, and the reduce side keeps the first of those: the first row overall.
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        std::vector<std::string> columns = d.columns;
+        if (columns.empty()) {
+          for (const Field& f : plan->schema()->fields()) columns.push_back(f.name);
+        }
+        if (Covers(columns, nodes_[input].clustered_on)) return Elide(input, plan);
         FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {plan}));
         std::vector<expr::ExprPtr> keys;
         if (d.columns.empty()) {
@@ -139,6 +212,9 @@ class Translator {
         const auto& w = static_cast<const exec::WindowNode&>(*plan);
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
         if (w.partition_by.empty()) return GatherOnOneWorker(input, plan);
+        if (Covers(ColumnNames(w.partition_by), nodes_[input].clustered_on)) {
+          return Elide(input, plan);
+        }
         return HashExchange(input, w.partition_by, {plan});
       }
       case PlanKind::kPivot: {
@@ -210,6 +286,7 @@ class Translator {
     x.sides = {{r, false}};
     x.rank = std::max(x.rank, nodes_[r].rank + 1);
     x.count_from = {l, r};
+    x.clustered_on = Carry(ColumnNames(j.left_keys), *plan);
     x.chain.push_back({plan, [plan, r](exec::PlanPtr in, const TaskContext& t) {
                          return Rejoin(plan, std::move(in), t.Side(r));
                        }});
@@ -232,6 +309,8 @@ class Translator {
                    }};
     step.broadcast = b;
     FLOTILLA_RETURN_NOT_OK(AppendToChain(s, std::move(step)));
+    // The tasks' own rows are the join's right side, whose columns may be renamed.
+    if (!broadcast_right) nodes_[s].clustered_on.clear();
     return s;
   }
 
@@ -261,6 +340,7 @@ class Translator {
         // Row order within a partition is not promised, so pieces are read by worker.
         PipelineNode n = NewNode(NodeKind::kExchange, {input}, plan->schema());
         n.num_partitions = r.num_partitions;
+        if (r.scheme == exec::PartitionScheme::kHash) n.clustered_on = ColumnNames(r.keys);
         const int id = Add(std::move(n));
         FLOTILLA_RETURN_NOT_OK(SealMapSide(input, {plan}, id));
         return id;
@@ -273,6 +353,9 @@ class Translator {
     const auto& a = static_cast<const exec::AggregateNode&>(*plan);
     if (a.mode != exec::AggregateMode::kSingle) return NotDistributed(*plan);
     FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+    if (!a.group_by.empty() && Covers(ColumnNames(a.group_by), nodes_[input].clustered_on)) {
+      return Elide(input, plan);
+    }
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr partial,
                               exec::MakeAggregate(plan->children()[0], a.group_by, a.aggregates,
                                                   exec::AggregateMode::kPartial));
@@ -299,6 +382,7 @@ class Translator {
     PipelineNode n = NewNode(NodeKind::kExchange, {input}, reduce.op->schema());
     n.count_from = {input};
     n.ordered = true;
+    n.clustered_on = Carry(ColumnNames(keys), *reduce.op);
     n.chain.push_back(std::move(reduce));
     const int id = Add(std::move(n));
     FLOTILLA_RETURN_NOT_OK(SealMapSide(input, HashSplit(nodes_[input].schema, std::move(keys)), id));
@@ -428,6 +512,7 @@ class Translator {
         FLOTILLA_RETURN_NOT_OK(AppendToChain(input, step));
       }
       nodes_[id].schema = step.op->schema();
+      nodes_[id].clustered_on.clear();  // its inputs' tasks each hold any key
       return Status::OK();
     }
     if (n.exchange >= 0) {
@@ -438,8 +523,17 @@ class Translator {
       n.rank = std::max(n.rank, nodes_[step.broadcast].rank + 1);
     }
     n.schema = step.op->schema();
+    n.clustered_on = Carry(n.clustered_on, *step.op);
     n.chain.push_back(std::move(step));
     return Status::OK();
+  }
+
+  // `plan` (an aggregate, distinct or window) over an input already hash partitioned on a
+  // subset of its keys: every key's rows are in one task already, so it runs in those tasks.
+  Result<int> Elide(int input, const exec::PlanPtr& plan) {
+    FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {plan}));
+    nodes_[input].elided_exchanges += 1;
+    return input;
   }
 
   // The tasks of `id` (of each input of a concat) end in `split`, the map side of `exchange`.
@@ -571,6 +665,16 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
                          : " + [" + std::to_string(s.node) + "] co-partitioned";
     }
     if (n.id == plan.root) out += "  (result)";
+    if (!n.clustered_on.empty()) {
+      out += ", clustered on (";
+      for (size_t i = 0; i < n.clustered_on.size(); ++i) {
+        out += (i ? ", " : "") + n.clustered_on[i];
+      }
+      out += ")";
+    }
+    if (n.elided_exchanges > 0) {
+      out += ", " + std::to_string(n.elided_exchanges) + " exchange(s) elided";
+    }
     if (!n.note.empty()) out += "  warning: " + n.note;
     out += "\n";
   }

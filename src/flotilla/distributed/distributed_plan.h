@@ -104,6 +104,11 @@ struct PipelineNode {
   std::string pool;  // kActorPool: the pool's name (its UDF's function name)
   int pool_size = 0;
   std::string note;  // for explain: "runs on one worker"
+  /// Columns the node's output is hash partitioned on: all rows of one value of them are in
+  /// one task's output (an exchange's keys, carried through the steps that keep them). An
+  /// aggregate, distinct or window over a superset of them needs no exchange of its own.
+  std::vector<std::string> clustered_on;
+  int elided_exchanges = 0;  // for explain
   SchemaPtr schema;  // of the rows the node outputs
 
   /// "Scan -> Filter -> Project", for progress and events.

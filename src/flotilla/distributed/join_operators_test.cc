@@ -254,6 +254,56 @@ TEST_F(JoinOperatorsTest, EachWorkerPullsABroadcastSideOnce) {
   EXPECT_EQ(served, others + joins[holder]);
 }
 
+TEST_F(JoinOperatorsTest, ExchangesOnKeysAlreadyPartitionedAreElided) {
+  PlanPtr a = Side("k", "lv", 6, 30, [](int i) -> std::optional<int64_t> {
+    return i % 13 == 0 ? std::nullopt : std::optional<int64_t>(i % 9);
+  });
+  PlanPtr b = Side("rk", "rv", 4, 20, [](int i) -> std::optional<int64_t> { return i % 11; });
+  auto explain = [](const PlanPtr& plan) {
+    DistributedPlanOptions never;
+    never.broadcast_join_bytes = 0;
+    return DistributedPlanToString(PlanDistributed(plan, never).ValueOrDie());
+  };
+  std::vector<exec::AggregateSpec> sums{{"sum", {Column("lv")}, "s"}, {"count_star", {}, "n"}};
+  // A group-by on the join's key, and on the key and more: no exchange of their own.
+  PlanPtr joined = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
+  for (const PlanPtr& agg :
+       {exec::MakeAggregate(joined, {Column("k")}, sums).ValueOrDie(),
+        exec::MakeAggregate(joined, {Column("rv"), Column("k")}, sums).ValueOrDie()}) {
+    const std::string text = explain(agg);
+    EXPECT_NE(text.find("Exchange -> HashJoin -> Aggregate"), std::string::npos) << text;
+    EXPECT_NE(text.find("1 exchange(s) elided"), std::string::npos) << text;
+    ExpectSame(agg, Strategy::kShuffle, "group by the join key");
+  }
+  // A user's hash repartition, then distinct, a window and a renamed key's group-by over it.
+  PlanPtr parts = exec::MakeRepartitionByHash(a, 4, {Column("k")}).ValueOrDie();
+  PlanPtr renamed = exec::MakeProject(parts, {expr::Alias(Column("k"), "key"), Column("lv")}).ValueOrDie();
+  std::vector<exec::AggregateSpec> by_key{{"sum", {Column("lv")}, "s"}};
+  for (const PlanPtr& plan :
+       {exec::MakeDistinct(parts, {"k"}).ValueOrDie(),
+        exec::MakeWindow(parts, {Column("k")}, {{Column("lv"), true, false}},
+                         {{"row_number", {}, std::nullopt, "rn"}})
+            .ValueOrDie(),
+        exec::MakeAggregate(renamed, {Column("key")}, by_key).ValueOrDie()}) {
+    const std::string text = explain(plan);
+    EXPECT_NE(text.find("1 exchange(s) elided"), std::string::npos) << text;
+    ExpectSame(plan, Strategy::kShuffle, "over a hash repartition on the key");
+  }
+  // Not elided: another key; a right join, whose left key is null in its unmatched rows; a
+  // projection that computes the key.
+  PlanPtr right = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kRight).ValueOrDie();
+  PlanPtr computed = exec::MakeProject(parts, {expr::Alias(expr::Mod(Column("k"), Literal(int64_t{2})), "k"),
+                                               Column("lv")})
+                         .ValueOrDie();
+  for (const PlanPtr& plan : {exec::MakeAggregate(joined, {Column("rv")}, sums).ValueOrDie(),
+                              exec::MakeAggregate(right, {Column("k")}, sums).ValueOrDie(),
+                              exec::MakeAggregate(computed, {Column("k")}, by_key).ValueOrDie()}) {
+    const std::string text = explain(plan);
+    EXPECT_EQ(text.find("elided"), std::string::npos) << text;
+    ExpectSame(plan, Strategy::kShuffle, "keys not partitioned on");
+  }
+}
+
 TEST_F(JoinOperatorsTest, ALostBroadcastSideIsRecomputed) {
   PlanPtr big = Side("k", "lv", 6, 50, [](int i) -> std::optional<int64_t> { return i % 11; });
   PlanPtr small = Side("rk", "rv", 2, 5, [](int i) -> std::optional<int64_t> { return i; });
