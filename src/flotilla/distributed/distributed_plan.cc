@@ -1,5 +1,7 @@
 #include "flotilla/distributed/distributed_plan.h"
 
+#include <algorithm>
+
 #include "flotilla/optimizer/plan_rewrite.h"
 
 namespace flotilla::distributed {
@@ -107,6 +109,27 @@ std::vector<std::string> Carry(const std::vector<std::string>& clustered, const 
                               t == JoinType::kSemi || t == JoinType::kAnti;
       return keeps_left ? clustered : std::vector<std::string>{};
     }
+    default:
+      return {};
+  }
+}
+
+// The columns a join's output is hash partitioned on when both its sides were partitioned on
+// the keys named `left` and `right`: a side's key columns hold the partition's key in every
+// output row unless the join fills that side with nulls (or renames its columns: the right
+// side's, when it outputs both).
+std::vector<std::string> OutputClustering(const exec::JoinNode& j, std::vector<std::string> left,
+                                          std::vector<std::string> right) {
+  using exec::JoinType;
+  switch (j.type) {
+    case JoinType::kInner:
+    case JoinType::kLeft:
+    case JoinType::kSemi:
+    case JoinType::kAnti:
+      return left;
+    case JoinType::kRightSemi:
+    case JoinType::kRightAnti:
+      return right;
     default:
       return {};
   }
@@ -282,11 +305,19 @@ class Translator {
     const auto& j = static_cast<const exec::JoinNode&>(*plan);
     FLOTILLA_ASSIGN_OR_RETURN(int l, Visit(left));
     FLOTILLA_ASSIGN_OR_RETURN(int r, Visit(right));
+    // A side already hash partitioned on (some of) its keys stays where it is: only the other
+    // side is shuffled, into its partitions.
+    if (auto keys = SplitKeysFor(l, j.left_keys, j.right_keys)) {
+      return JoinIntoClustered(plan, l, r, /*own_is_left=*/true, std::move(*keys));
+    }
+    if (auto keys = SplitKeysFor(r, j.right_keys, j.left_keys)) {
+      return JoinIntoClustered(plan, r, l, /*own_is_left=*/false, std::move(*keys));
+    }
     PipelineNode x = NewNode(NodeKind::kExchange, {l}, plan->schema());
     x.sides = {{r, false}};
     x.rank = std::max(x.rank, nodes_[r].rank + 1);
     x.count_from = {l, r};
-    x.clustered_on = Carry(ColumnNames(j.left_keys), *plan);
+    x.clustered_on = OutputClustering(j, ColumnNames(j.left_keys), ColumnNames(j.right_keys));
     x.chain.push_back({plan, [plan, r](exec::PlanPtr in, const TaskContext& t) {
                          return Rejoin(plan, std::move(in), t.Side(r));
                        }});
@@ -294,6 +325,57 @@ class Translator {
     FLOTILLA_RETURN_NOT_OK(SealMapSide(l, HashSplit(nodes_[l].schema, j.left_keys), id));
     FLOTILLA_RETURN_NOT_OK(SealMapSide(r, HashSplit(nodes_[r].schema, j.right_keys), id));
     return id;
+  }
+
+  // When `node` is an exchange clustered on columns that are all among `own_keys` (plain
+  // columns), the other side's keys to split on, in the clustering's order.
+  std::optional<std::vector<expr::ExprPtr>> SplitKeysFor(int node,
+                                                         const std::vector<expr::ExprPtr>& own_keys,
+                                                         const std::vector<expr::ExprPtr>& other_keys) {
+    const PipelineNode& n = nodes_[node];
+    if (n.kind != NodeKind::kExchange || n.exchange >= 0 || n.clustered_on.empty()) return std::nullopt;
+    const std::vector<std::string> names = ColumnNames(own_keys);
+    if (names.empty()) return std::nullopt;
+    std::vector<expr::ExprPtr> out;
+    for (const std::string& c : n.clustered_on) {
+      auto it = std::find(names.begin(), names.end(), c);
+      if (it == names.end()) return std::nullopt;
+      out.push_back(other_keys[static_cast<size_t>(it - names.begin())]);
+    }
+    return out;
+  }
+
+  // The join runs in the tasks of `own` (clustered on its keys); `other`'s tasks split on
+  // `split_keys` into `own`'s partitions, and task i of `own` reads partition i of them.
+  Result<int> JoinIntoClustered(const exec::PlanPtr& plan, int own, int other, bool own_is_left,
+                                std::vector<expr::ExprPtr> split_keys) {
+    using exec::JoinType;
+    const auto& j = static_cast<const exec::JoinNode&>(*plan);
+    // The clustering's columns as each side names them.
+    const std::vector<std::string>& own_names = nodes_[own].clustered_on;
+    const std::vector<std::string> own_keys = ColumnNames(own_is_left ? j.left_keys : j.right_keys);
+    const std::vector<std::string> other_keys = ColumnNames(own_is_left ? j.right_keys : j.left_keys);
+    std::vector<std::string> other_names;
+    for (const std::string& c : own_names) {
+      const auto at = std::find(own_keys.begin(), own_keys.end(), c) - own_keys.begin();
+      if (other_keys.empty()) break;
+      other_names.push_back(other_keys[static_cast<size_t>(at)]);
+    }
+    if (other_keys.empty()) other_names.clear();
+    const std::vector<std::string> clustering =
+        own_is_left ? OutputClustering(j, own_names, other_names)
+                    : OutputClustering(j, other_names, own_names);
+    nodes_[own].sides.push_back({other, false});
+    nodes_[own].rank = std::max(nodes_[own].rank, nodes_[other].rank + 1);
+    FLOTILLA_RETURN_NOT_OK(AppendToChain(
+        own, {plan, [plan, other, own_is_left](exec::PlanPtr in, const TaskContext& t) {
+                return own_is_left ? Rejoin(plan, std::move(in), t.Side(other))
+                                   : Rejoin(plan, t.Side(other), std::move(in));
+              }}));
+    nodes_[own].clustered_on = clustering;
+    nodes_[own].elided_exchanges += 1;
+    FLOTILLA_RETURN_NOT_OK(SealMapSide(other, HashSplit(nodes_[other].schema, std::move(split_keys)), own));
+    return own;
   }
 
   // The join runs in the tasks of the streamed side, each reading all of the broadcast side.

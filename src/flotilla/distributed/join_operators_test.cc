@@ -289,6 +289,26 @@ TEST_F(JoinOperatorsTest, ExchangesOnKeysAlreadyPartitionedAreElided) {
     EXPECT_NE(text.find("1 exchange(s) elided"), std::string::npos) << text;
     ExpectSame(plan, Strategy::kShuffle, "over a hash repartition on the key");
   }
+  // A join with a side already partitioned on its key: only the other side is shuffled, into
+  // its partitions; then a group-by on the key over the join.
+  PlanPtr a_sums = exec::MakeAggregate(a, {Column("k")}, {{"sum", {Column("lv")}, "lv"}}).ValueOrDie();
+  PlanPtr b_sums = exec::MakeAggregate(b, {Column("rk")}, {{"sum", {Column("rv")}, "rv"}}).ValueOrDie();
+  for (JoinType type : kEveryType) {
+    for (const auto& [left, right] : {std::pair{a_sums, b}, std::pair{a, b_sums}}) {
+      PlanPtr join = exec::MakeHashJoin(left, right, {Column("k")}, {Column("rk")}, type).ValueOrDie();
+      const std::string text = explain(join);
+      EXPECT_NE(text.find("1 exchange(s) elided"), std::string::npos) << text;
+      ExpectSame(join, Strategy::kShuffle, std::string("join of a partitioned side, ") +
+                                               exec::JoinTypeName(type));
+    }
+  }
+  PlanPtr again = exec::MakeAggregate(
+                      exec::MakeHashJoin(a_sums, b, {Column("k")}, {Column("rk")}, JoinType::kInner)
+                          .ValueOrDie(),
+                      {Column("k")}, {{"count_star", {}, "n"}})
+                      .ValueOrDie();
+  EXPECT_NE(explain(again).find("2 exchange(s) elided"), std::string::npos) << explain(again);
+  ExpectSame(again, Strategy::kShuffle, "aggregate, join, aggregate on one key");
   // Not elided: another key; a right join, whose left key is null in its unmatched rows; a
   // projection that computes the key.
   PlanPtr right = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kRight).ValueOrDie();
