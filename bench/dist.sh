@@ -5,6 +5,9 @@
 #  - shuffles (lineitem grouped by l_orderkey and by l_returnflag, sorted by l_extendedprice)
 #    on 2 Dask workers next to the local runner (bench/dist_shuffles.py), on our generator's
 #    lineitem and on a copy DuckDB wrote;
+#  - the 22 TPC-H queries on 2 Dask workers next to the local runner (bench/dist_tpch.py), and
+#    seven of them next to Dask DataFrame over pandas partitions in the workers' memory
+#    (bench/dask_dataframe_tpch.py);
 #  - no-op tasks per second through the real Dask backend (per-task overhead);
 #  - scheduler decisions per second on a simulated 1,000-worker cluster (bench/scheduler_bench.cc).
 # Usage: bench/dist.sh [BUILD_DIR]   (TPCH_DIR: the SF1 tables, default data/tpch-sf1)
@@ -23,5 +26,7 @@ ensure_node_modules tests/interop "$BUILD/npm.log"
 node bench/duckdb_copy_tables.mjs --from "$TPCH_DIR" --to "$TPCH_DIR-duckdb" --tables lineitem
 echo "(lineitem written by DuckDB)"
 /usr/bin/python3 bench/dist_shuffles.py --tables "$TPCH_DIR-duckdb"
+/usr/bin/python3 bench/dist_tpch.py --tables "$TPCH_DIR"
+/usr/bin/python3 bench/dask_dataframe_tpch.py --tables "$TPCH_DIR"
 /usr/bin/python3 bench/dist_noop_tasks.py
 "$BUILD/bench/scheduler_bench"
