@@ -78,17 +78,31 @@ class Service final : public fl::FlightService::Service {
 };
 
 // Channels are reused across calls: opening one per partition would pay a TCP handshake each.
+std::mutex channels_mutex;
+std::map<std::string, std::shared_ptr<grpc::Channel>> channels;
+
 std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
-  static std::mutex mutex;
-  static std::map<std::string, std::shared_ptr<grpc::Channel>> channels;
-  std::lock_guard lock(mutex);
+  std::lock_guard lock(channels_mutex);
   auto& channel = channels[address];
   if (channel == nullptr) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
+    // A peer that refuses connections is a dead worker: learn it in milliseconds, not after
+    // gRPC's default one-second backoff.
+    args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
+    args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 50);
+    args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
     channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
   }
   return channel;
+}
+
+// A channel whose connection failed backs off before it tries again, failing calls meanwhile,
+// even when a server listens at the address again (restarted, or another on a reused port).
+void ForgetChannel(const std::string& address, const std::shared_ptr<grpc::Channel>& channel) {
+  std::lock_guard lock(channels_mutex);
+  auto it = channels.find(address);
+  if (it != channels.end() && it->second == channel) channels.erase(it);
 }
 
 void AppendLe32(std::string* out, uint32_t v) {
@@ -139,10 +153,12 @@ Result<StoredPartition> FlightGet(const std::string& address, const std::string&
   return std::move(parts[0]);
 }
 
-Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
-                                                   const std::string& token,
-                                                   const std::string& ticket, int count) {
-  auto stub = fl::FlightService::NewStub(ChannelTo(address));
+namespace {
+
+Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>& channel,
+                                           const std::string& address, const std::string& token,
+                                           const std::string& ticket, int count) {
+  auto stub = fl::FlightService::NewStub(channel);
   grpc::ClientContext context;
   context.AddMetadata(kAuthHeader, BearerOf(token));
   fl::Ticket request;
@@ -211,6 +227,19 @@ Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
     out[batch_partition[i]].batches.push_back(std::move((*batches)[i]));
   }
   return out;
+}
+
+}  // namespace
+
+Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
+                                                   const std::string& token,
+                                                   const std::string& ticket, int count) {
+  std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
+  Result<std::vector<StoredPartition>> got = DoGet(channel, address, token, ticket, count);
+  if (got.ok() || got.status().code() != StatusCode::kIOError) return got;
+  // Once more on a new channel: the cached one may be backing off from an earlier failure.
+  ForgetChannel(address, channel);
+  return DoGet(ChannelTo(address), address, token, ticket, count);
 }
 
 }  // namespace flotilla::distributed

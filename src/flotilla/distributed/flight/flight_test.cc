@@ -77,6 +77,27 @@ TEST(FlightTest, UnknownTicketsAndDeadServersAreErrors) {
   EXPECT_EQ(gone.status().code(), StatusCode::kIOError) << gone.status().ToString();
 }
 
+TEST(FlightTest, AServerBackAtAnAddressThatFailedIsReachedAtOnce) {
+  // A worker's port reused by another after it died: the client's channel to the address,
+  // backing off from the failed connection, must not fail calls to the new server.
+  auto first = Serve("secret");
+  const std::string address = first->address();
+  const int port = std::stoi(address.substr(address.rfind(':') + 1));
+  ASSERT_TRUE(FlightGet(address, "secret", "p0").ok());
+  first.reset();
+  ASSERT_FALSE(FlightGet(address, "secret", "p0").ok());
+  StoredPartition p = Sample();
+  auto again = FlightServer::Start("127.0.0.1", port, "secret", [p](const std::string&)
+                                       -> Result<std::vector<StoredPartition>> {
+    return std::vector<StoredPartition>{p};
+  });
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  for (int i = 0; i < 3; ++i) {
+    Result<StoredPartition> got = FlightGet(address, "secret", "p0");
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+  }
+}
+
 TEST(FlightTest, AnEmptyTokenIsRefusedAtStart) {
   auto server = FlightServer::Start("127.0.0.1", 0, "", nullptr);
   EXPECT_FALSE(server.ok());
