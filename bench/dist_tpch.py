@@ -1,6 +1,7 @@
 """The 22 TPC-H queries (tpch/queries/qNN.sql) on the local runner and on 2 Dask workers, in one
-run: median seconds of each, their ratio, the cluster's tasks and the bytes its shuffles moved
-(the outputs of tasks ending in a split), and the geometric mean of the ratios. The answers are
+run: median seconds of each, their ratio, the cluster's tasks, the bytes its shuffles moved
+(the outputs of tasks ending in a split), the joins it broadcast and the exchanges it elided
+(from the distributed plan), and the geometric mean of the ratios. The answers are
 checked to have the same rows. Generates the tables first when --tables has none.
 
     PYTHONPATH=build/python /usr/bin/python3 bench/dist_tpch.py --tables data/tpch-sf1
@@ -13,6 +14,7 @@ import subprocess
 import time
 
 import flotilla
+from flotilla import _flotilla as _ext
 
 TABLES = ["region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"]
 
@@ -74,9 +76,14 @@ def main():
         l_seconds, l_rows = local[n]
         assert rows == l_rows, (n, rows, l_rows)
         ratios.append(seconds / l_seconds)
+        nodes = _ext.explain_distributed(query(n)()._df, None)
+        broadcast = nodes.count("broadcast to every task")
+        elided = sum(int(part.split(" exchange(s) elided")[0].rsplit(" ", 1)[-1])
+                     for part in nodes.split("\n") if " exchange(s) elided" in part)
         print(f"q{n:02}: local {l_seconds:.2f} s, {a.workers} Dask workers {seconds:.2f} s, "
               f"ratio {ratios[-1]:.2f}; {rows} rows, {tasks} tasks, "
-              f"{shuffled / 2**20:.1f} MiB shuffled (median of {a.repeat})", flush=True)
+              f"{shuffled / 2**20:.1f} MiB shuffled, {broadcast} broadcast, {elided} exchanges "
+              f"elided (median of {a.repeat})", flush=True)
     geomean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
     print(f"geometric mean of the ratios (cluster / local): {geomean:.2f}")
     flotilla.set_runner_local()
