@@ -41,6 +41,8 @@ bool IsRegionJoin(const PlanNode& node) {
   if (node.kind() != PlanKind::kHashJoin) return false;
   const auto& j = static_cast<const JoinNode&>(node);
   if (j.type != JoinType::kInner) return false;
+  // A join the user chose a strategy for stays as written, hint and all.
+  if (j.strategy != JoinStrategy::kAuto) return false;
   return std::none_of(j.null_equal.begin(), j.null_equal.end(), [](bool b) { return b; });
 }
 

@@ -129,6 +129,30 @@ TEST(Optimizer, JoinsAreOrderedFromTheEstimates) {
       << text;
 }
 
+TEST(Optimizer, AJoinsStrategyHintSurvivesReordering) {
+  auto a = MemorySource({Batch({{"k", I64({1, 2, 3})}, {"x", I64({10, 20, 30})}})});
+  auto b = MemorySource({Batch({{"j", I64({1, 2})}, {"y", I64({7, 8})}})});
+  std::vector<std::optional<int64_t>> ks;
+  for (int i = 0; i < 50; ++i) ks.push_back(i % 4);
+  auto c = MemorySource({Batch({{"ck", I64(ks)}})});
+  auto ab = MakeHashJoin(a, b, {Column("k")}, {Column("j")}, JoinType::kInner, nullptr, {},
+                         JoinStrategy::kBroadcast)
+                .ValueOrDie();
+  auto abc = MakeHashJoin(ab, c, {Column("k")}, {Column("ck")}, JoinType::kInner).ValueOrDie();
+  PlanPtr optimized = Optimize(abc).ValueOrDie();
+  int hinted = 0;
+  std::vector<PlanPtr> stack{optimized};
+  while (!stack.empty()) {
+    PlanPtr n = stack.back();
+    stack.pop_back();
+    if (n->kind() == PlanKind::kHashJoin) {
+      hinted += static_cast<const JoinNode&>(*n).strategy == JoinStrategy::kBroadcast;
+    }
+    stack.insert(stack.end(), n->children().begin(), n->children().end());
+  }
+  EXPECT_EQ(hinted, 1) << PlanToString(*optimized);
+}
+
 TEST(Optimizer, ProjectionsNarrowScansAndLimitsBecomeTopN) {
   PlanPtr scan = ScanOf(Orders());
   auto agg = MakeAggregate(scan, {Column("cust")}, {{"sum", {Column("total")}, "s"}});
