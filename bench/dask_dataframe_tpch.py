@@ -11,13 +11,14 @@ import argparse
 import datetime
 import math
 import os
-import time
 
 import dask.dataframe as dd
 from distributed import wait
 
 import flotilla
 from flotilla import col
+
+from timing import median_seconds
 
 TABLES = ["region", "nation", "supplier", "customer", "orders", "lineitem"]
 D = datetime.datetime
@@ -117,16 +118,6 @@ DASK = {1: q1, 3: q3, 5: q5, 6: q6, 10: q10, 12: q12, 18: q18}
 
 def rows(result):
     return 1 if not hasattr(result, "__len__") else len(result)
-
-
-def median_seconds(fn, repeat):
-    times = []
-    out = None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2], out
 
 
 def main():

@@ -10,10 +10,11 @@ Run by bench/dist.sh; generates the tables first when --tables has no lineitem.p
 import argparse
 import os
 import subprocess
-import time
 
 import flotilla
 from flotilla import col
+
+from timing import timed_collect
 
 
 def queries(lineitem):
@@ -39,15 +40,6 @@ def peak_rss_mib(pid):
     return float("nan")
 
 
-def timed(make, repeat):
-    times, rows = [], 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        rows = len(make().collect())
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2], rows
-
-
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--tables", default=os.environ.get("TPCH_DIR", "data/tpch-sf1"))
@@ -60,7 +52,7 @@ def main():
         subprocess.run([a.flotilla, "tpch", "gen", "--sf", a.sf, "--out", a.tables], check=True)
 
     flotilla.set_runner_local()
-    local = {name: timed(make, a.repeat) for name, make in queries(lineitem).items()}
+    local = {name: timed_collect(make, a.repeat) for name, make in queries(lineitem).items()}
 
     runner = flotilla.set_runner_dask(n_workers=2, scan_task_min_bytes=32 << 20, progress=False)
     events = []
@@ -68,7 +60,7 @@ def main():
     for name, make in queries(lineitem).items():
         make().collect()  # warm up the workers
         events.clear()
-        seconds, rows = timed(make, a.repeat)
+        seconds, rows = timed_collect(make, a.repeat)
         tasks = len(events) // a.repeat
         shuffled = sum(e["bytes"] for e in events if "Repartition" in e["node_name"]) // a.repeat
         rss = max(peak_rss_mib(pid) for pid in runner.worker_pids().values())

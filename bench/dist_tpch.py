@@ -11,10 +11,11 @@ import argparse
 import math
 import os
 import subprocess
-import time
 
 import flotilla
 from flotilla import _flotilla as _ext
+
+from timing import timed_collect
 
 TABLES = ["region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"]
 
@@ -25,15 +26,6 @@ def tables(directory):
         path = os.path.join(directory, f"{name}.parquet")
         out[name] = flotilla.read_parquet(path if os.path.exists(path) else os.path.join(directory, name))
     return out
-
-
-def timed(make, repeat):
-    times, rows = [], 0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        rows = len(make().collect())
-        times.append(time.perf_counter() - start)
-    return sorted(times)[len(times) // 2], rows
 
 
 def main():
@@ -61,7 +53,7 @@ def main():
         return lambda: flotilla.sql(texts[n], **frames)
 
     flotilla.set_runner_local()
-    local = {n: timed(query(n), a.repeat) for n in numbers}
+    local = {n: timed_collect(query(n), a.repeat) for n in numbers}
 
     runner = flotilla.set_runner_dask(n_workers=a.workers, progress=False)
     events = []
@@ -70,7 +62,7 @@ def main():
     for n in numbers:
         query(n)().collect()  # warm up the workers
         events.clear()
-        seconds, rows = timed(query(n), a.repeat)
+        seconds, rows = timed_collect(query(n), a.repeat)
         tasks = len(events) // a.repeat
         shuffled = sum(e["bytes"] for e in events if e["node_name"].endswith("Repartition")) // a.repeat
         l_seconds, l_rows = local[n]

@@ -70,6 +70,25 @@ inline exec::PlanPtr IdPartitions(int partitions, int rows) {
   return exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
 }
 
+/// Runs `plan` on the local engine (`threads` threads, 0: all) and on `cluster`, expects the
+/// same rows (`what` names the case in a failure); returns the cluster's result (empty when
+/// either failed).
+inline exec::QueryResult ExpectSameAsLocal(InProcessCluster& cluster, const exec::PlanPtr& plan,
+                                           DriverOptions options, bool ordered,
+                                           const std::string& what = "", int threads = 0) {
+  exec::ExecOptions local_options;
+  local_options.progress = 0;
+  local_options.num_threads = threads;
+  auto local = exec::Run(plan, local_options);
+  EXPECT_TRUE(local.ok()) << what << ": " << local.status().ToString();
+  auto dist = cluster.Run(plan, std::move(options));
+  EXPECT_TRUE(dist.ok()) << what << ": " << dist.status().ToString();
+  if (!local.ok() || !dist.ok()) return {};
+  exec::test::ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered,
+                         what);
+  return dist.MoveValueUnsafe();
+}
+
 /// Driver options without progress display, every event to `recorder`.
 inline DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
   DriverOptions d;

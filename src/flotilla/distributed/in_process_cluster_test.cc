@@ -76,15 +76,7 @@ class DistributedTest : public ::testing::Test {
 
   // Runs `plan` locally and distributed; returns the distributed result after comparing rows.
   exec::QueryResult ExpectSame(const PlanPtr& plan, bool ordered, DriverOptions options) {
-    exec::ExecOptions local_options;
-    local_options.progress = 0;
-    auto local = exec::Run(plan, local_options);
-    EXPECT_TRUE(local.ok()) << local.status().ToString();
-    auto dist = cluster_->Run(plan, std::move(options));
-    EXPECT_TRUE(dist.ok()) << dist.status().ToString();
-    if (!local.ok() || !dist.ok()) return {};
-    ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered);
-    return dist.MoveValueUnsafe();
+    return test::ExpectSameAsLocal(*cluster_, plan, std::move(options), ordered);
   }
 
   static fs::path* dir_;

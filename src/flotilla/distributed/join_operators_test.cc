@@ -90,14 +90,7 @@ class JoinOperatorsTest : public ::testing::Test {
   }
 
   void ExpectSame(const PlanPtr& plan, Strategy strategy, const std::string& what) {
-    exec::ExecOptions local_options;
-    local_options.progress = 0;
-    local_options.num_threads = 1;
-    auto local = exec::Run(plan, local_options);
-    ASSERT_TRUE(local.ok()) << what << ": " << local.status().ToString();
-    auto dist = cluster_->Run(plan, Options(strategy));
-    ASSERT_TRUE(dist.ok()) << what << ": " << dist.status().ToString();
-    ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), false, what);
+    test::ExpectSameAsLocal(*cluster_, plan, Options(strategy), false, what, /*threads=*/1);
   }
 
   std::unique_ptr<InProcessCluster> cluster_;

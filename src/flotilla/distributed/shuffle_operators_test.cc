@@ -101,16 +101,10 @@ class ShuffleOperatorsTest : public ::testing::Test {
 
   // Runs `plan` locally and on the cluster, once per split, and compares the rows.
   void ExpectSame(const PlanPtr& plan, bool ordered, const std::string& what) {
-    exec::ExecOptions local_options;
-    local_options.progress = 0;
-    local_options.num_threads = 1;
-    auto local = exec::Run(plan, local_options);
-    ASSERT_TRUE(local.ok()) << what << ": " << local.status().ToString();
     for (Split split : {Split::kMany, Split::kOne}) {
-      const std::string context = what + (split == Split::kMany ? " (16 map tasks)" : " (1 map task)");
-      auto dist = cluster_->Run(plan, Options(split));
-      ASSERT_TRUE(dist.ok()) << context << ": " << dist.status().ToString();
-      ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered, context);
+      test::ExpectSameAsLocal(*cluster_, plan, Options(split), ordered,
+                              what + (split == Split::kMany ? " (16 map tasks)" : " (1 map task)"),
+                              /*threads=*/1);
     }
   }
 
