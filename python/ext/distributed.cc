@@ -167,7 +167,8 @@ void BindDistributed(py::module_& m) {
                        const std::string& format, std::vector<std::string> partition_by,
                        std::optional<std::string> compression, std::optional<std::string> event_log,
                        int progress, int64_t scan_min, int64_t scan_max, int min_source_tasks,
-                       int64_t broadcast_join_bytes, std::vector<py::function> subscribers) {
+                       int64_t broadcast_join_bytes, int64_t broadcast_max_bytes,
+                       std::vector<py::function> subscribers) {
              distributed::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
@@ -175,6 +176,7 @@ void BindDistributed(py::module_& m) {
              o.scan_task_max_bytes = scan_max;
              o.min_source_tasks = min_source_tasks;
              o.plan.broadcast_join_bytes = broadcast_join_bytes;
+             o.plan.broadcast_max_bytes = broadcast_max_bytes;
              if (write_root) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
              }
@@ -195,6 +197,7 @@ void BindDistributed(py::module_& m) {
            py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
            py::arg("min_source_tasks") = 1,
            py::arg("broadcast_join_bytes") = distributed::DistributedPlanOptions{}.broadcast_join_bytes,
+           py::arg("broadcast_max_bytes") = distributed::DistributedPlanOptions{}.broadcast_max_bytes,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,

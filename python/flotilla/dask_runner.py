@@ -95,7 +95,7 @@ class DaskRunner:
                  event_log: str | None = None, progress: bool | None = None,
                  scan_task_min_bytes: int | None = None, scan_task_max_bytes: int | None = None,
                  threads_per_worker: int | None = None, resources: dict | None = None,
-                 broadcast_join_bytes: int | None = None):
+                 broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None):
         from distributed import Client, LocalCluster
 
         self.cluster = None
@@ -117,6 +117,8 @@ class DaskRunner:
         self.scan_task_max_bytes = scan_task_max_bytes or _env_int("FLOTILLA_SCAN_TASK_MAX_BYTES")
         # A join side estimated under this many bytes is broadcast (0: joins always shuffle).
         self.broadcast_join_bytes = broadcast_join_bytes
+        # A broadcast side found larger than this once computed is joined by shuffle instead.
+        self.broadcast_max_bytes = broadcast_max_bytes
         self.subscribers = []  # callables receiving every task event as a dict
         self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
         self._dropped = {}  # Dask worker address -> when its calls failed
@@ -177,6 +179,8 @@ class DaskRunner:
             kw.update(scan_task_max_bytes=self.scan_task_max_bytes)
         if self.broadcast_join_bytes is not None:
             kw.update(broadcast_join_bytes=self.broadcast_join_bytes)
+        if self.broadcast_max_bytes is not None:
+            kw.update(broadcast_max_bytes=self.broadcast_max_bytes)
         if write is not None:
             root, fmt, cols, compression = write
             kw.update(write_root=root, format=fmt, partition_by=list(cols), compression=compression)

@@ -191,21 +191,68 @@ def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):
     assert left == []
 
 
-@pytest.mark.parametrize("broadcast", [True, False])
-def test_joins_of_every_kind_on_the_cluster(dask, broadcast):
+@pytest.mark.parametrize("strategy", [None, "hash", "sort_merge", "broadcast"])
+def test_joins_of_every_kind_on_the_cluster(dask, strategy):
     runner, data = dask
-    runner.broadcast_join_bytes = None if broadcast else 0
+    left = flotilla.read_parquet(data).where(col("id") % 3 != 0)
+    right = flotilla.from_pydict({"k": [0, 1, 1, 2, 9, None], "tag": ["a", "b", "c", "d", "e", "f"]})
+    rights = {
+        "duplicates, a null and a key only on the right": right,
+        "all keys null": right.where(col("k").is_null()),
+        "empty": right.where(col("k") > 100),
+        "one hot key": flotilla.from_pydict({"k": [3] * 40 + [5], "tag": [f"t{i}" for i in range(41)]}),
+    }
+    hows = ["inner", "left", "right", "outer"]
+    if strategy != "sort_merge":  # the sort-merge join has no semi or anti joins
+        hows += ["semi", "anti"]
+    for what, r in rights.items():
+        for how in hows:
+            for l, rr in [(left, r), (r, left)]:  # each side the large one
+                try:
+                    same(l.join(rr, on="k", how=how, strategy=strategy), ordered=False)
+                except AssertionError as e:
+                    raise AssertionError(f"{how} join, {strategy}, {what}") from e
+    # A self-join of the large side: many-to-many on k.
+    small = left.where(col("id") < 200)
+    same(small.join(small.select(col("k"), col("id").alias("id2")), on="k", strategy=strategy),
+         ordered=False)
+
+
+def test_cross_joins_broadcast_or_pair_tasks(dask):
+    runner, data = dask
+    left = flotilla.read_parquet(data).where(col("id") < 40)
+    right = flotilla.from_pydict({"tag": ["a", "b", "c"]})
+    same(left.join(right, how="cross"), ordered=False)
+    # Nothing small enough to broadcast: every pair of the two sides' tasks.
+    runner.broadcast_join_bytes = 0
     try:
-        left = flotilla.read_parquet(data).where(col("id") % 3 != 0)
-        right = flotilla.from_pydict({"k": [0, 1, 1, 2, 9, None], "tag": ["a", "b", "c", "d", "e", "f"]})
-        for how in ["inner", "left", "right", "outer", "semi", "anti"]:
-            same(left.join(right, on="k", how=how), ordered=False)
-        same(left.where(col("id") < 20).join(right, how="cross"), ordered=False)
-        # A self-join of the large side: many-to-many on k.
-        small = left.where(col("id") < 200)
-        same(small.join(small.select(col("k"), col("id").alias("id2")), on="k"), ordered=False)
+        pairs = left.join(flotilla.read_parquet(data).where(col("id") > 2980).select(col("id").alias("id2")),
+                          how="cross")
+        nodes = pairs.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+        assert "Pairs -> CrossJoin (every pair of tasks)" in nodes, nodes
+        same(pairs, ordered=False)
     finally:
         runner.broadcast_join_bytes = None
+
+
+def test_a_broadcast_side_over_the_cap_is_joined_by_shuffle(dask):
+    runner, data = dask
+    events = []
+    runner.subscribe(events.append)
+    runner.broadcast_max_bytes = 1
+    try:
+        df = flotilla.read_parquet(data)
+        # Told to broadcast a side of 3000 rows; computed, it is over the 1-byte cap.
+        hinted = df.join(df.select(col("id"), col("k").alias("k2")), on="id", strategy="broadcast")
+        same(hinted.groupby("k2").agg(col("id").count().alias("n")), ordered=False)
+    finally:
+        runner.broadcast_max_bytes = None
+        runner.subscribers.remove(events.append)
+    done = {e["node_name"] for e in events if e["event"] == "completed"}
+    # The join ran in an exchange of both sides; the broadcast side was split after all.
+    joins = [n for n in done if "HashJoin" in n]
+    assert joins and all(n.startswith("Exchange -> HashJoin") for n in joins), done
+    assert "Map -> Repartition" in done, done
 
 
 @pytest.fixture

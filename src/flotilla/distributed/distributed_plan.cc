@@ -46,6 +46,20 @@ Result<exec::PlanPtr> Rejoin(const exec::PlanPtr& join, exec::PlanPtr left, exec
                             j.residual, j.null_equal, j.strategy);
 }
 
+// Stands for a task's input when a step is planned before its input exists.
+exec::PlanPtr Placeholder(const SchemaPtr& schema) {
+  return exec::MakeInMemorySource(schema, std::vector<RecordBatch>{}).ValueOrDie();
+}
+
+// A shuffle's map side on `keys`, into the partition count its task is given.
+ChainStep HashSplit(const SchemaPtr& schema, std::vector<expr::ExprPtr> keys) {
+  exec::PlanPtr placeholder =
+      exec::MakeRepartitionByHash(Placeholder(schema), 1, keys).ValueOrDie();
+  return {placeholder, [keys](exec::PlanPtr in, const TaskContext& t) {
+            return exec::MakeRepartitionByHash(std::move(in), t.output_partitions, keys);
+          }};
+}
+
 // The plain column names of `exprs` (a column, or an alias of one, names its output); empty
 // when any is computed.
 std::vector<std::string> ColumnNames(const std::vector<expr::ExprPtr>& exprs) {
@@ -290,10 +304,12 @@ class Translator {
         right_ok = right_ok && small(right_bytes);
         left_ok = left_ok && small(left_bytes);
       }
-    } else if (left_bytes >= 0 && (right_bytes < 0 || left_bytes < right_bytes)) {
-      right_ok = false;  // a cross join broadcasts its smaller side
     } else {
-      left_ok = false;
+      // A cross join broadcasts its smaller side; two large sides pair every task of the one
+      // with every task of the other.
+      const bool left_smaller = left_bytes >= 0 && (right_bytes < 0 || left_bytes < right_bytes);
+      if (!small(left_smaller ? left_bytes : right_bytes)) return CrossPairs(plan);
+      (left_smaller ? right_ok : left_ok) = false;
     }
     if (right_ok && left_ok) {
       // The smaller side (an unknown size counts as large).
@@ -325,6 +341,18 @@ class Translator {
     FLOTILLA_RETURN_NOT_OK(SealMapSide(l, HashSplit(nodes_[l].schema, j.left_keys), id));
     FLOTILLA_RETURN_NOT_OK(SealMapSide(r, HashSplit(nodes_[r].schema, j.right_keys), id));
     return id;
+  }
+
+  Result<int> CrossPairs(const exec::PlanPtr& plan) {
+    FLOTILLA_ASSIGN_OR_RETURN(int l, Visit(plan->children()[0]));
+    FLOTILLA_ASSIGN_OR_RETURN(int r, Visit(plan->children()[1]));
+    PipelineNode p = NewNode(NodeKind::kPairs, {l}, plan->schema());
+    p.sides = {{r, false}};
+    p.rank = std::max(p.rank, nodes_[r].rank + 1);
+    p.chain.push_back({plan, [plan, r](exec::PlanPtr in, const TaskContext& t) {
+                         return Rejoin(plan, std::move(in), t.Side(r));
+                       }});
+    return Add(std::move(p));
   }
 
   // When `node` is an exchange clustered on columns that are all among `own_keys` (plain
@@ -390,19 +418,11 @@ class Translator {
                                             : Rejoin(plan, t.Side(b), std::move(in));
                    }};
     step.broadcast = b;
+    step.broadcast_is_left = !broadcast_right;
     FLOTILLA_RETURN_NOT_OK(AppendToChain(s, std::move(step)));
     // The tasks' own rows are the join's right side, whose columns may be renamed.
     if (!broadcast_right) nodes_[s].clustered_on.clear();
     return s;
-  }
-
-  // A shuffle's map side on `keys`, into the partition count its task is given.
-  static ChainStep HashSplit(const SchemaPtr& schema, std::vector<expr::ExprPtr> keys) {
-    exec::PlanPtr placeholder =
-        exec::MakeRepartitionByHash(Placeholder(schema), 1, keys).ValueOrDie();
-    return {placeholder, [keys](exec::PlanPtr in, const TaskContext& t) {
-              return exec::MakeRepartitionByHash(std::move(in), t.output_partitions, keys);
-            }};
   }
 
   Result<int> VisitRepartition(const exec::PlanPtr& plan) {
@@ -550,11 +570,6 @@ class Translator {
     };
   }
 
-  // Stands for a task's input when a step is planned before its input exists.
-  static exec::PlanPtr Placeholder(const SchemaPtr& schema) {
-    return exec::MakeInMemorySource(schema, std::vector<RecordBatch>{}).ValueOrDie();
-  }
-
   PipelineNode NewNode(NodeKind kind, std::vector<int> inputs, SchemaPtr schema) {
     PipelineNode n;
     n.id = static_cast<int>(nodes_.size());
@@ -657,6 +672,7 @@ const char* NodeKindName(NodeKind kind) {
     case NodeKind::kSample: return "SortSample";
     case NodeKind::kConcat: return "Concat";
     case NodeKind::kCommit: return "Commit";
+    case NodeKind::kPairs: return "Pairs";
   }
   return "?";
 }
@@ -701,6 +717,100 @@ void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_
   plan->nodes.push_back(std::move(n));
 }
 
+Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder, int side) {
+  std::vector<PipelineNode>& nodes = plan->nodes;
+  auto at = std::find_if(nodes[holder].chain.begin(), nodes[holder].chain.end(),
+                         [&](const ChainStep& s) { return s.broadcast == side; });
+  if (at == nodes[holder].chain.end()) {
+    return Status::Internal("distributed plan: node " + std::to_string(holder) +
+                            " has no join broadcasting node " + std::to_string(side));
+  }
+  const exec::PlanPtr join = at->op;
+  const bool side_is_left = at->broadcast_is_left;
+  const bool cross = join->kind() == exec::PlanKind::kCrossJoin;
+
+  // The join and what followed it move to a new node, with the broadcast sides they read.
+  PipelineNode& h = nodes[holder];
+  const int holder_exchange = h.exchange;
+  std::vector<ChainStep> rest(std::make_move_iterator(at + 1),
+                              std::make_move_iterator(h.chain.end()));
+  h.chain.erase(at, h.chain.end());
+  std::vector<SideInput> moved;
+  std::erase_if(h.sides, [&](const SideInput& s) {
+    const bool read_later =
+        s.broadcast && std::any_of(rest.begin(), rest.end(),
+                                   [&](const ChainStep& r) { return r.broadcast == s.node; });
+    if (read_later) moved.push_back(s);
+    return s.node == side || read_later;
+  });
+  const SchemaPtr own_schema =
+      !h.chain.empty() ? h.chain.back().op->schema()
+      : h.kind == NodeKind::kSource ? h.source->schema()
+                                    : nodes[h.inputs[0]].schema;
+
+  std::vector<int> added;
+  PipelineNode x;
+  x.id = static_cast<int>(nodes.size());
+  x.inputs = {holder};
+  int other = side;  // what x's tasks read besides the holder's rows
+  if (cross) {
+    // Every pair of a holder task and a side task.
+    x.kind = NodeKind::kPairs;
+  } else {
+    // Both sides split on the join's keys into x's partitions; the side's finished outputs by a
+    // new partition-wise node.
+    const auto& j = static_cast<const exec::JoinNode&>(*join);
+    PipelineNode s;
+    s.id = x.id++;
+    s.kind = NodeKind::kMap;
+    s.inputs = {side};
+    s.rank = nodes[side].rank + 1;
+    s.schema = nodes[side].schema;
+    s.chain.push_back(HashSplit(s.schema, side_is_left ? j.left_keys : j.right_keys));
+    s.exchange = x.id;
+    x.kind = NodeKind::kExchange;
+    x.count_from = {holder, side};  // `s` has a task per task of `side`
+    x.rank = s.rank + 1;
+    other = s.id;
+    h.chain.push_back(HashSplit(own_schema, side_is_left ? j.right_keys : j.left_keys));
+    h.exchange = x.id;
+    added.push_back(s.id);
+    nodes.push_back(std::move(s));
+  }
+  PipelineNode& holder_node = nodes[holder];  // `nodes` may have moved
+  x.sides.push_back({other, false});
+  x.sides.insert(x.sides.end(), moved.begin(), moved.end());
+  x.rank = std::max(x.rank, holder_node.rank + 1);
+  for (const SideInput& m : moved) x.rank = std::max(x.rank, nodes[m.node].rank + 1);
+  x.chain.push_back({join, [join, other, side_is_left](exec::PlanPtr in, const TaskContext& t) {
+                       return side_is_left ? Rejoin(join, t.Side(other), std::move(in))
+                                           : Rejoin(join, std::move(in), t.Side(other));
+                     }});
+  x.chain.insert(x.chain.end(), std::make_move_iterator(rest.begin()),
+                 std::make_move_iterator(rest.end()));
+  x.exchange = holder_exchange;
+  if (cross) holder_node.exchange = -1;
+  x.schema = holder_node.schema;
+  holder_node.schema = own_schema;
+  holder_node.clustered_on.clear();
+  x.note = "node [" + std::to_string(side) + "] was too large to broadcast";
+
+  // What read the holder reads x.
+  const int to = x.id;
+  auto swap = [&](int& id) {
+    if (id == holder) id = to;
+  };
+  for (PipelineNode& n : nodes) {
+    for (int& i : n.inputs) swap(i);
+    for (SideInput& si : n.sides) swap(si.node);
+    for (int& c : n.count_from) swap(c);
+  }
+  swap(plan->root);
+  added.push_back(to);
+  nodes.push_back(std::move(x));
+  return added;
+}
+
 std::string DistributedPlanToString(const DistributedPlan& plan) {
   std::string out;
   for (const PipelineNode& n : plan.nodes) {
@@ -724,6 +834,9 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
       case NodeKind::kSample:
         out += " (partition-wise)";
         break;
+      case NodeKind::kPairs:
+        out += " (every pair of tasks)";
+        break;
       case NodeKind::kActorPool:
         out += " (partition-wise, " + std::to_string(n.pool_size) + " actors of '" + n.pool + "')";
         break;
@@ -743,8 +856,9 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
       for (int i : n.inputs) out += " [" + std::to_string(i) + "]";
     }
     for (const SideInput& s : n.sides) {
-      out += s.broadcast ? " + [" + std::to_string(s.node) + "] broadcast to every task"
-                         : " + [" + std::to_string(s.node) + "] co-partitioned";
+      out += " + [" + std::to_string(s.node) + "] " +
+             (s.broadcast ? "broadcast to every task"
+              : n.kind == NodeKind::kPairs ? "paired" : "co-partitioned");
     }
     if (n.id == plan.root) out += "  (result)";
     if (!n.clustered_on.empty()) {

@@ -40,6 +40,7 @@ enum class NodeKind {
   kSample,          // one task per upstream output: a sample of a sort's keys, kept by the driver
   kConcat,          // the outputs of its inputs, one after the other (no tasks of its own)
   kCommit,          // one task moving the files a write's tasks staged into place
+  kPairs,           // one task per pair of an input task and a side task (a large cross join)
 };
 const char* NodeKindName(NodeKind kind);
 
@@ -65,8 +66,10 @@ struct ChainStep {
   exec::PlanPtr op;  // as planned: names and describes the step
   /// Builds the step over a task's input; empty: `op` rebuilt over it.
   Build build;
-  /// A broadcast join's step: the node whose every output it also reads (TaskContext::Side).
+  /// A broadcast join's step: the node whose every output it also reads (TaskContext::Side),
+  /// and whether that node is the join's left side (the task's own rows are then its right).
   int broadcast = -1;
+  bool broadcast_is_left = false;
 };
 
 /// An input a node's tasks read besides their own part of inputs[0]: the other side of a join.
@@ -74,7 +77,7 @@ struct SideInput {
   int node = -1;
   /// Every task reads all of the side's outputs, once the side finished (a broadcast join);
   /// otherwise the node is an exchange both of whose inputs are its map sides, and task i reads
-  /// partition i of the side too (a hash join).
+  /// partition i of the side too (a hash join), or kPairs, whose tasks each read one side task.
   bool broadcast = false;
 };
 
@@ -126,6 +129,10 @@ struct DistributedPlanOptions {
   /// partitions') is broadcast to the other side's tasks instead of both being shuffled, where
   /// the join type allows; 0: never.
   int64_t broadcast_join_bytes = int64_t{10} << 20;
+  /// The most bytes a broadcast side may hold once computed (estimates can be far off, and a
+  /// user's broadcast hint may be wrong): above it the join is shuffled instead
+  /// (ShuffleInsteadOfBroadcast).
+  int64_t broadcast_max_bytes = int64_t{128} << 20;
 };
 
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.
@@ -136,6 +143,15 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan,
 /// commit node, the new root, moves them into place once they all finished. Its result is the
 /// files table (as io::DatasetWriter::Finish returns it).
 void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_by);
+
+/// A broadcast join whose broadcast side, node `side`, turned out larger than the cap, planned
+/// again before any task of `holder` (the node whose chain has the join's step) exists. A keyed
+/// join is shuffled: `holder`'s tasks stop before the join and split their rows on its keys, a
+/// new partition-wise node splits `side`'s outputs alike, and a new exchange node runs the join
+/// and the rest of `holder`'s chain. A cross join gets a kPairs node instead. Whatever read
+/// `holder` reads the last new node. Returns the new nodes' ids, inputs first; they are added
+/// after the others, so `plan.nodes` is no longer in topological order by id.
+Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder, int side);
 
 /// The pipeline nodes one per line, inputs first, each with its kind, input mode, partition
 /// count and what feeds it: "[1] Exchange -> Aggregate (hash, auto partitions, ordered) <- [0]".

@@ -151,17 +151,85 @@ TEST_F(JoinOperatorsTest, SortMergeJoinOfEveryTypeItHas) {
   EXPECT_TRUE(recorder_->CompletedNodes().count("Exchange -> SortMergeJoin"));
 }
 
-TEST_F(JoinOperatorsTest, CrossJoinBroadcastsItsSmallerSide) {
+TEST_F(JoinOperatorsTest, CrossJoinBroadcastsItsSmallerSideOrPairsTasks) {
   for (const Inputs& in : Cases()) {
     PlanPtr cross = exec::MakeCrossJoin(in.left, in.right).ValueOrDie();
-    ExpectSame(cross, Strategy::kShuffle, "cross join, " + in.name);
+    // Small sides broadcast; with nothing small enough, every pair of tasks.
+    for (Strategy strategy : {Strategy::kBroadcast, Strategy::kShuffle}) {
+      ExpectSame(cross, strategy, "cross join, " + Describe(in, JoinType::kInner, strategy));
+    }
   }
   // One row against many: the one row goes to every task of the other side.
   PlanPtr one = Side("k", "lv", 1, 1, [](int) -> std::optional<int64_t> { return 1; });
   PlanPtr many = Side("rk", "rv", 5, 20, [](int i) -> std::optional<int64_t> { return i; });
   recorder_->events.clear();
-  ExpectSame(exec::MakeCrossJoin(one, many).ValueOrDie(), Strategy::kShuffle, "1 x 100");
+  ExpectSame(exec::MakeCrossJoin(one, many).ValueOrDie(), Strategy::kBroadcast, "1 x 100");
   EXPECT_EQ(recorder_->Completed("InMemorySource -> CrossJoin"), 5) << "one per task of the larger";
+  // Two large sides: a task per pair of their tasks.
+  PlanPtr three = Side("k", "lv", 3, 4, [](int i) -> std::optional<int64_t> { return i; });
+  PlanPtr cross = exec::MakeCrossJoin(three, many).ValueOrDie();
+  DistributedPlanOptions never;
+  never.broadcast_join_bytes = 0;
+  const std::string text = DistributedPlanToString(PlanDistributed(cross, never).ValueOrDie());
+  EXPECT_NE(text.find("Pairs -> CrossJoin (every pair of tasks) <- [0] + [1] paired"),
+            std::string::npos) << text;
+  recorder_->events.clear();
+  ExpectSame(cross, Strategy::kShuffle, "3 tasks x 5 tasks");
+  EXPECT_EQ(recorder_->Completed("Pairs -> CrossJoin"), 15);
+}
+
+// Estimates can be far off and a hint wrong: a broadcast side found over the cap once computed
+// is joined some other way, with the same answer.
+TEST_F(JoinOperatorsTest, ABroadcastSideOverTheCapIsNotBroadcast) {
+  std::set<std::string> nodes;
+  for (const Inputs& in : Cases()) {
+    for (JoinType type : kEveryType) {
+      PlanPtr join = exec::MakeHashJoin(in.left, in.right, {Column("k")}, {Column("rk")}, type,
+                                        nullptr, {}, exec::JoinStrategy::kBroadcast)
+                         .ValueOrDie();
+      DriverOptions o = Options(Strategy::kBroadcast);
+      o.plan.broadcast_max_bytes = 0;
+      const std::string what = "over the cap, " + Describe(in, type, Strategy::kBroadcast);
+      recorder_->events.clear();
+      test::ExpectSameAsLocal(*cluster_, join, o, false, what, 1);
+      // An empty side holds no bytes: it stays broadcast.
+      if (in.name.find("empty") == std::string::npos) {
+        EXPECT_EQ(recorder_->Completed("InMemorySource -> HashJoin"), 0) << what;
+      }
+      nodes.merge(recorder_->CompletedNodes());
+    }
+  }
+  EXPECT_TRUE(nodes.count("Exchange -> HashJoin")) << ::testing::PrintToString(nodes);
+  EXPECT_TRUE(nodes.count("Map -> Repartition")) << "the broadcast side split after all";
+
+  // A star: the fact side's tasks join a small dimension by broadcast, a large one (over the
+  // cap) by shuffle, then aggregate: the steps after the large join move to its exchange.
+  PlanPtr fact = Side("k", "lv", 6, 40, [](int i) -> std::optional<int64_t> { return i % 7; });
+  PlanPtr small = Side("ak", "av", 1, 3, [](int i) -> std::optional<int64_t> { return i; });
+  PlanPtr large = Side("bk", "bv", 2, 1000, [](int i) -> std::optional<int64_t> { return i % 300; });
+  PlanPtr star = exec::MakeHashJoin(
+                     exec::MakeHashJoin(fact, small, {Column("k")}, {Column("ak")}, JoinType::kInner)
+                         .ValueOrDie(),
+                     large, {Column("lv")}, {Column("bk")}, JoinType::kLeft)
+                     .ValueOrDie();
+  PlanPtr sums = exec::MakeAggregate(star, {Column("k")}, {{"sum", {Column("bv")}, "s"}, {"count_star", {}, "n"}})
+                     .ValueOrDie();
+  recorder_->events.clear();
+  DriverOptions o = Options(Strategy::kBroadcast);
+  o.plan.broadcast_max_bytes = 4096;  // the small side's bytes are under it, the large one's over
+  test::ExpectSameAsLocal(*cluster_, sums, o, false, "a star, one dimension over the cap", 1);
+  nodes = recorder_->CompletedNodes();
+  EXPECT_TRUE(nodes.count("InMemorySource -> HashJoin -> Repartition")) << ::testing::PrintToString(nodes);
+  EXPECT_TRUE(nodes.count("Exchange -> HashJoin -> Aggregate -> Repartition")) << ::testing::PrintToString(nodes);
+
+  // A cross join's side over the cap: every pair of tasks.
+  PlanPtr three = Side("k", "lv", 3, 4, [](int i) -> std::optional<int64_t> { return i; });
+  recorder_->events.clear();
+  DriverOptions capped = Options(Strategy::kBroadcast);
+  capped.plan.broadcast_max_bytes = 0;
+  test::ExpectSameAsLocal(*cluster_, exec::MakeCrossJoin(fact, three).ValueOrDie(), capped, false,
+                          "a cross join over the cap", 1);
+  EXPECT_EQ(recorder_->Completed("Pairs -> CrossJoin"), 18);
 }
 
 TEST_F(JoinOperatorsTest, JoinsOfJoinsThenAnAggregate) {

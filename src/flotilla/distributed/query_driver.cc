@@ -38,32 +38,38 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
     AddCommit(&d->plan_, d->options_.write->partition_by);
   }
   d->schema_ = d->plan_.schema;
-  d->nodes_.resize(d->plan_.nodes.size());
+  d->order_.resize(d->plan_.nodes.size());
+  for (size_t i = 0; i < d->order_.size(); ++i) d->order_[i] = static_cast<int>(i);
+  d->IndexNodes();
+  d->next_task_ = TaskIdBase(d->options_.query_id);
+  if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
+  FLOTILLA_RETURN_NOT_OK(d->Advance());
+  return d;
+}
+
+void QueryDriver::IndexNodes() {
+  nodes_.resize(plan_.nodes.size());
   // The nodes whose tasks output the result: the root, or the inputs of a root concat; when
   // writing, those of the commit's input write files.
-  d->output_node_ = d->ThroughConcats(d->plan_.root);
-  d->writer_node_.assign(d->plan_.nodes.size(), false);
-  if (d->options_.write) d->writer_node_ = d->ThroughConcats(d->plan_.nodes[d->plan_.root].inputs[0]);
+  output_node_ = ThroughConcats(plan_.root);
+  writer_node_.assign(plan_.nodes.size(), false);
+  if (options_.write) writer_node_ = ThroughConcats(plan_.nodes[plan_.root].inputs[0]);
   // The nodes reading each node's task outputs (through concats, which have no tasks).
-  d->readers_of_node_.resize(d->plan_.nodes.size());
-  for (const PipelineNode& n : d->plan_.nodes) {
+  readers_of_node_.assign(plan_.nodes.size(), {});
+  for (const PipelineNode& n : plan_.nodes) {
     if (n.kind == NodeKind::kConcat) continue;
     std::vector<int> inputs = n.inputs;
     for (const SideInput& s : n.sides) inputs.push_back(s.node);
     while (!inputs.empty()) {
       const int i = inputs.back();
       inputs.pop_back();
-      if (d->plan_.nodes[i].kind == NodeKind::kConcat) {
-        inputs.insert(inputs.end(), d->plan_.nodes[i].inputs.begin(), d->plan_.nodes[i].inputs.end());
+      if (plan_.nodes[i].kind == NodeKind::kConcat) {
+        inputs.insert(inputs.end(), plan_.nodes[i].inputs.begin(), plan_.nodes[i].inputs.end());
       } else {
-        d->readers_of_node_[i].push_back(n.id);
+        readers_of_node_[i].push_back(n.id);
       }
     }
   }
-  d->next_task_ = TaskIdBase(d->options_.query_id);
-  if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
-  FLOTILLA_RETURN_NOT_OK(d->Advance());
-  return d;
 }
 
 std::vector<std::pair<std::string, int>> QueryDriver::pools() const {
@@ -242,13 +248,37 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
 }
 
 Status QueryDriver::CreateSlots(int node) {
-  NodeState& state = nodes_[node];
-  if (state.created) return Status::OK();
+  if (nodes_[node].created) return Status::OK();
   for (const SideInput& side : plan_.nodes[node].sides) {
     if (side.broadcast && !NodeComplete(side.node)) return Status::OK();
   }
-  FLOTILLA_ASSIGN_OR_RETURN(state.created,
+  FLOTILLA_RETURN_NOT_OK(CheckBroadcastSizes(node));  // may add nodes: nodes_ moves
+  FLOTILLA_ASSIGN_OR_RETURN(nodes_[node].created,
                             TasksOf(plan_.nodes[node].kind).Create(plan_.nodes[node], this));
+  return Status::OK();
+}
+
+Status QueryDriver::CheckBroadcastSizes(int node) {
+  for (const SideInput& side : std::vector<SideInput>(plan_.nodes[node].sides)) {
+    const std::vector<SideInput>& now = plan_.nodes[node].sides;
+    if (!side.broadcast || std::find_if(now.begin(), now.end(), [&](const SideInput& s) {
+                             return s.node == side.node;
+                           }) == now.end()) {
+      continue;  // or moved on with a join above one that was planned again
+    }
+    int64_t bytes = 0;
+    for (int64_t b : DoneOutputs(side.node)) {
+      for (const PartitionRef& r : slots_[b].outputs) bytes += r.size_bytes;
+    }
+    if (bytes <= options_.plan.broadcast_max_bytes) continue;
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> added, JoinWithoutBroadcast(&plan_, node, side.node));
+    // The new nodes run between the holder and its readers.
+    order_.insert(std::find(order_.begin(), order_.end(), node) + 1, added.begin(), added.end());
+    IndexNodes();
+    log::Info("query {}: the broadcast side [{}] holds {} bytes, over the cap of {}: joined in "
+              "[{}] without broadcasting it", options_.query_id, side.node, bytes,
+              options_.plan.broadcast_max_bytes, added.back());
+  }
   return Status::OK();
 }
 
@@ -331,13 +361,12 @@ const PartitionRef& QueryDriver::RefOf(const InputPart& part) const {
 
 Status QueryDriver::Advance() {
   if (finished_) return Status::OK();
-  // Nodes are topological: a node's inputs are created before it is looked at.
-  for (size_t node = 0; node < nodes_.size(); ++node) {
+  // In topological order: a node's inputs are created before it is looked at.
+  for (size_t i = 0; i < order_.size(); ++i) {
+    const int node = order_[i];
     // A shuffle's map tasks start once its partition count is decided.
-    if (plan_.nodes[node].kind == NodeKind::kExchange) {
-      Partitions(static_cast<int>(node));
-    }
-    FLOTILLA_RETURN_NOT_OK(CreateSlots(static_cast<int>(node)));
+    if (plan_.nodes[node].kind == NodeKind::kExchange) Partitions(node);
+    FLOTILLA_RETURN_NOT_OK(CreateSlots(node));
   }
   for (int64_t id : std::vector<int64_t>(runnable_.begin(), runnable_.end())) {
     // A map task starts once it knows how many partitions to write.

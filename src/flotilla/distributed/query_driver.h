@@ -151,6 +151,11 @@ class QueryDriver final : private TaskGraph {
   explicit QueryDriver(DriverOptions options);
   Status Advance();
   Status CreateSlots(int node);
+  /// Before `node`'s tasks exist: a broadcast side larger than the cap is joined by shuffle
+  /// instead (ShuffleInsteadOfBroadcast), and the driver's view of the plan follows.
+  Status CheckBroadcastSizes(int node);
+  /// The per-node tables derived from the plan (again after it changed).
+  void IndexNodes();
   int OutputPartitions(int node) const;
   TaskContext ContextOf(const Slot& slot) const;
   // The TaskGraph the node kinds create their tasks through (nodes/node_tasks.h).
@@ -202,6 +207,7 @@ class QueryDriver final : private TaskGraph {
   Scheduler scheduler_;
   std::vector<Slot> slots_;
   std::vector<NodeState> nodes_;  // per pipeline node
+  std::vector<int> order_;  // the pipeline nodes in topological order
   std::vector<bool> output_node_;  // per pipeline node: its tasks' outputs are the result
   std::vector<bool> writer_node_;  // per pipeline node: its tasks write the files a commit moves
   std::set<int64_t> runnable_;  // waiting slots whose inputs are all done

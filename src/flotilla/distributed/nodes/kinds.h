@@ -14,6 +14,7 @@ const NodeTasks& RangeSplitTasks();
 const NodeTasks& SortSampleTasks();
 const NodeTasks& ConcatTasks();
 const NodeTasks& CommitTasks();
+const NodeTasks& PairsTasks();
 
 /// One task per upstream task, reading its output (actor pools, a sort's passes).
 Result<bool> CreatePartitionWise(const PipelineNode& node, TaskGraph* graph);

@@ -16,6 +16,7 @@ const NodeTasks& TasksOf(NodeKind kind) {
     case NodeKind::kSample: return SortSampleTasks();
     case NodeKind::kConcat: return ConcatTasks();
     case NodeKind::kCommit: return CommitTasks();
+    case NodeKind::kPairs: return PairsTasks();
   }
   return ConcatTasks();
 }
