@@ -15,7 +15,10 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/expr/function_registry.h"
+#include "flotilla/io/dataset/dataset_writer.h"
+#include "flotilla/io/format_writer.h"
 #include "flotilla/io/parquet/codec.h"
+#include "flotilla/io/stream.h"
 #include "flotilla/dataframe/dataframe.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/thread_pool.h"
@@ -281,6 +284,9 @@ PYBIND11_MODULE(_flotilla, m) {
   // A query's rows.
   py::class_<RecordBatch>(m, "Batch")
       .def_property_readonly("num_rows", &RecordBatch::num_rows)
+      .def_property_readonly("num_columns", [](const RecordBatch& b) {
+        return b.schema() == nullptr ? 0 : b.num_columns();  // none: a statement without rows
+      })
       .def("schema", [](const RecordBatch& b) { return SchemaFields(*b.schema()); })
       .def("to_pydict", [](const RecordBatch& b) { return ToPyDict(b); })
       .def("column", [](const RecordBatch& b, int i) { return b.column(i); })
@@ -291,6 +297,17 @@ PYBIND11_MODULE(_flotilla, m) {
         o.max_rows = max_rows;
         o.max_column_width = max_width;
         return FormatTable(b, o);
+      })
+      // The rows as a csv or json file's text, as the engine writes them.
+      .def("to_text", [](const RecordBatch& b, const std::string& format) {
+        auto stream = std::make_unique<io::BufferOutputStream>();
+        io::BufferOutputStream* out = stream.get();
+        io::DatasetWriteOptions o;
+        o.format = Check(io::ParseFileFormat(format));
+        auto writer = Check(io::OpenFormatWriter(std::move(stream), b.schema(), o));
+        Check(writer->Write(b));
+        Check(writer->Close());
+        return py::bytes(out->bytes());
       });
 
   py::class_<DataFrame>(m, "DataFrame")
@@ -445,19 +462,28 @@ PYBIND11_MODULE(_flotilla, m) {
       .def("plan", [](sql::Session& s, const std::string& query) {
         return DataFrame(Check(s.PlanSql(query)));
       })
+      // Every statement of `text`; the last one's result as (rows, text): text when the rows
+      // are lines to print as they are (EXPLAIN).
       .def("execute", [](sql::Session& s, const std::string& text) {
-        py::gil_scoped_release release;
-        return Check(s.Execute(text)).batch;
+        sql::StatementResult r;
+        {
+          py::gil_scoped_release release;
+          r = Check(s.Execute(text));
+        }
+        return py::make_tuple(r.batch, r.text);
       })
       .def("set", [](sql::Session& s, const std::string& n, const std::string& v) { Check(s.Set(n, v)); })
-      // fn(DataFrame) -> Batch runs the plans the planner needs answered (scalar subqueries).
-      .def("set_subquery_runner", [](sql::Session& s, py::object fn) {
-        s.SetSubqueryRunner([fn](const exec::PlanPtr& plan) -> Result<RecordBatch> {
+      .def("register_directory", [](sql::Session& s, const std::string& dir) {
+        Check(s.RegisterDirectory(dir));
+      })
+      // fn(DataFrame) -> Batch runs the session's plans (sql::Session::SetPlanRunner).
+      .def("set_plan_runner", [](sql::Session& s, py::object fn) {
+        s.SetPlanRunner([fn](const exec::PlanPtr& plan) -> Result<RecordBatch> {
           py::gil_scoped_acquire gil;
           try {
             return fn(DataFrame(plan)).cast<RecordBatch>();
           } catch (py::error_already_set& e) {
-            return Status::Invalid(std::string("subquery: ") + e.what());
+            return Status::Invalid(e.what());
           }
         });
       });

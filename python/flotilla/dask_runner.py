@@ -168,6 +168,10 @@ class DaskRunner:
         """The number of rows `df` has, from the result partitions' metadata: no rows travel."""
         return self.run(df, udfs, count_only=True)
 
+    def collect(self, df, udfs=()):
+        """The rows of the engine DataFrame `df`, as one batch."""
+        return _ext.concat_batches(self.run(df, udfs))
+
     def run(self, df, udfs=(), write=None, on_result=None, count_only=False):
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
         (with count_only, their number of rows)."""

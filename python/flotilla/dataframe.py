@@ -299,7 +299,7 @@ class DataFrame:
             self._start()
             runner = _runner.current()
             if runner is not None:
-                self._result = _ext.concat_batches(runner.run(self._df, self._pools))
+                self._result = runner.collect(self._df, self._pools)
             else:
                 self._result = self._df.collect()
         return self._result
@@ -462,5 +462,5 @@ def sql(query: str, **dataframes) -> DataFrame:
     runner = _runner.current()
     if runner is not None:
         # Uncorrelated scalar subqueries are answered while planning: on the same runner.
-        session.set_subquery_runner(lambda plan: _ext.concat_batches(runner.run(plan, pools)))
+        session.set_plan_runner(lambda plan: runner.collect(plan, pools))
     return DataFrame(session.plan(query), pools)

@@ -1,51 +1,55 @@
 """`flotilla sql --runner dask[=ADDRESS] "..."`: the command line's SQL run on the distributed
 runner (the `flotilla` program hands such runs to this module, since Dask lives in Python).
 
-    python3 -m flotilla.sql_cli --runner dask [--tables DIR]... [--format table|csv] "SELECT ..."
+    python3 -m flotilla.sql_cli --runner dask[=ADDRESS] [--workers N] [--tables DIR]...
+        [--format table|csv|json] [--output FILE] "SELECT ...; SELECT ..."
+
+The statements run in one SQL session, as the local command line runs them; every query's plan
+(and every plan the planner needs answered, as scalar subqueries) runs on the cluster. The last
+statement's rows are printed as the local command line prints them.
 """
 
 import argparse
-import os
 import sys
 
 import flotilla
+from flotilla import _flotilla as _ext
 
 
-def _tables(dirs):
-    """Every Parquet/CSV/JSON file (or directory of them) under each DIR, named by its stem."""
-    out = {}
-    readers = {".parquet": flotilla.read_parquet, ".csv": flotilla.read_csv, ".json": flotilla.read_json,
-               ".jsonl": flotilla.read_json, ".ndjson": flotilla.read_json}
-    for d in dirs:
-        for entry in sorted(os.listdir(d)):
-            stem, ext = os.path.splitext(entry)
-            if ext in readers:
-                out[stem] = readers[ext](os.path.join(d, entry))
-    return out
+def _render(rows, is_text: bool, fmt: str) -> str:
+    if rows.num_columns == 0:
+        return ""
+    if is_text:  # lines to print as they are (EXPLAIN)
+        return "".join(f"{line}\n" for line in next(iter(rows.to_pydict().values())))
+    if fmt == "table":
+        return rows.to_string(40, 32)
+    return rows.to_text(fmt).decode()
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="flotilla sql")
     p.add_argument("query")
     p.add_argument("--runner", default="dask")
+    p.add_argument("--workers", type=int, default=None)
     p.add_argument("--tables", action="append", default=[])
-    p.add_argument("--format", default="table", choices=["table", "csv"])
+    p.add_argument("--format", default="table", choices=["table", "csv", "json"])
+    p.add_argument("--output", default=None)
     a = p.parse_args(argv)
-    if a.runner == "dask" or a.runner.startswith("dask="):
-        flotilla.set_runner_dask(address=a.runner[5:] or None)
-    elif a.runner != "local":
-        print(f"Error: unknown runner '{a.runner}' (local, dask or dask=ADDRESS)", file=sys.stderr)
+    if not (a.runner == "dask" or a.runner.startswith("dask=")):
+        print(f"Error: unknown runner '{a.runner}' (dask or dask=ADDRESS)", file=sys.stderr)
         return 2
     try:
-        df = flotilla.sql(a.query, **_tables(a.tables))
-        if a.format == "csv":
-            d = df.to_pydict()
-            print(",".join(d))
-            for row in zip(*d.values()):
-                print(",".join("" if v is None else str(v) for v in row))
+        session = _ext.Session()
+        for d in a.tables:
+            session.register_directory(d)
+        runner = flotilla.set_runner_dask(address=a.runner[5:] or None, n_workers=a.workers)
+        session.set_plan_runner(runner.collect)
+        text = _render(*session.execute(a.query), a.format)
+        if a.output:
+            with open(a.output, "w") as f:
+                f.write(text)
         else:
-            batch = df._batch()
-            print(batch.to_string(40, 32))
+            sys.stdout.write(text)
     except Exception as e:  # noqa: BLE001 - the message is the user's answer
         print(f"Error: {e}", file=sys.stderr)
         return 1

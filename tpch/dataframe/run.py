@@ -2,16 +2,15 @@
 """Runs the TPC-H DataFrame programs (queries.py) on a directory of tables.
 
     /usr/bin/python3 tpch/dataframe/run.py --tables DIR [--query N ...] [--format csv|table]
-        [--threads T] [--timer] [--repeats R]
+        [--threads T] [--timer] [--repeats R] [--runner local|dask|dask=ADDRESS] [--workers N]
 
 Tables are DIR/NAME.parquet or directories DIR/NAME/ of Parquet files. With --format csv each
 query's rows are printed as `flotilla sql --format csv` prints them (with several queries, each
-block after a `-- qNN` line); --timer prints `qNN: S s` per run on stderr.
+block after a `-- qNN` line); --timer prints `qNN: S s` per run on stderr. With --runner dask
+the queries run on a Dask cluster: a new local one of --workers processes, or the scheduler at
+ADDRESS.
 """
 import argparse
-import datetime
-import decimal
-import math
 import os
 import sys
 import time
@@ -47,9 +46,15 @@ def main():
     parser.add_argument("--threads", type=int, help="worker threads (default: one per core)")
     parser.add_argument("--timer", action="store_true", help="print each run's seconds on stderr")
     parser.add_argument("--repeats", type=int, default=1, help="runs of each query")
+    parser.add_argument("--runner", default="local", help="local, dask or dask=ADDRESS")
+    parser.add_argument("--workers", type=int, help="dask: the new local cluster's workers")
     args = parser.parse_args()
     if args.threads:
         flotilla.set_execution_config(num_threads=args.threads)
+    if args.runner == "dask" or args.runner.startswith("dask="):
+        flotilla.set_runner_dask(address=args.runner[5:] or None, n_workers=args.workers)
+    elif args.runner != "local":
+        parser.error(f"--runner: expected local, dask or dask=ADDRESS, got {args.runner!r}")
     tables = table_reader(args.tables)
     numbers = args.query or list(range(1, 23))
     for n in numbers:
@@ -70,68 +75,10 @@ def main():
             result.show(100)
 
 
-def _double(value, digits=repr):
-    """A double as the engine's CSV writer prints it (C++ std::to_chars): the shortest digits
-    that read back as the same value, in fixed or exponent notation, whichever is shorter (fixed
-    on a tie; an integer in fixed notation has all its exact digits): 25.0 -> 25,
-    100000.0 -> 1e+05, 1.5e-07 -> 1.5e-07, -0.0 -> -0. `digits` gives
-    the shortest round-trip text (repr for a double, str of a numpy float32 for a float)."""
-    if math.isnan(value):
-        return "nan"
-    if math.isinf(value):
-        return "inf" if value > 0 else "-inf"
-    negative, all_digits, exponent = decimal.Decimal(digits(value)).as_tuple()
-    ds = "".join(map(str, all_digits)).rstrip("0")  # value = ds * 10**exponent
-    if not ds:
-        return "-0" if negative else "0"
-    exponent += len(all_digits) - len(ds)
-    n = len(ds)
-    if exponent >= 0:
-        fixed = str(int(abs(value)))  # exact: 1.2345678901234568e+20 -> 123456789012345683968
-    elif -exponent < n:
-        fixed = ds[:n + exponent] + "." + ds[n + exponent:]
-    else:
-        fixed = "0." + "0" * (-exponent - n) + ds
-    power = exponent + n - 1
-    scientific = (ds[0] + ("." + ds[1:] if n > 1 else "")
-                  + ("e+" if power >= 0 else "e-") + f"{abs(power):02d}")
-    return ("-" if negative else "") + (fixed if len(fixed) <= len(scientific) else scientific)
-
-
-def _float32_digits(value):
-    import numpy
-
-    return str(numpy.float32(value))
-
-
-def _text(value, dtype=""):
-    if value is None:
-        return None
-    if isinstance(value, decimal.Decimal):
-        return format(value, "f")  # never exponent notation
-    if isinstance(value, float):
-        return _double(value, _float32_digits if dtype == "float32" else repr)
-    if isinstance(value, (datetime.date, datetime.datetime)):
-        return value.isoformat(sep=" ") if isinstance(value, datetime.datetime) else value.isoformat()
-    return str(value)
-
-
-def _field(text):
-    if text is None:
-        return ""
-    if text == "" or any(c in text for c in ',"\n\r'):
-        return '"' + text.replace('"', '""') + '"'
-    return text
-
-
 def write_csv(result, out):
-    """A header, then the rows; nulls are empty fields, text is quoted where it needs to be."""
-    columns = result.to_pydict()
-    names = list(columns)
-    types = [t for _, t in result.schema()]
-    out.write(",".join(_field(n) for n in names) + "\n")
-    for row in zip(*(columns[n] for n in names)):
-        out.write(",".join(_field(_text(v, t)) for v, t in zip(row, types)) + "\n")
+    """The rows as the engine's CSV writer writes them (`flotilla sql --format csv`)."""
+    out.write(result._batch().to_text("csv").decode())
+
 
 if __name__ == "__main__":
     main()

@@ -27,6 +27,7 @@ struct SqlOptions {
   std::vector<std::string> settings;  // name=value
   bool timer = false;                 // print each statement's time on stderr
   std::string runner = "local";       // local | dask | dask=ADDRESS
+  int workers = 0;                    // dask: the new local cluster's workers (0: its default)
   TablePrintOptions table;
 };
 

@@ -42,6 +42,8 @@ int main(int argc, char** argv) {
   sql_cmd->add_option("--runner", sql.runner,
                       "local (default), or dask[=ADDRESS]: run on a Dask cluster (a new local one "
                       "without an address); FLOTILLA_RUNNER sets the default");
+  sql_cmd->add_option("--workers", sql.workers,
+                      "With --runner dask: the new local cluster's worker processes (default 2)");
   sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)")
       ->allow_extra_args(false);
 

@@ -162,7 +162,15 @@ int RunSqlOnDask(const SqlOptions& options, const std::string& text) {
   std::string path = python_dir + (old != nullptr && *old ? ":" + std::string(old) : "");
   setenv("PYTHONPATH", path.c_str(), 1);
   std::vector<std::string> args{"/usr/bin/python3", "-m", "flotilla.sql_cli", "--runner",
-                                options.runner, "--format", options.format == "csv" ? "csv" : "table"};
+                                options.runner, "--format", options.format};
+  if (!options.output.empty()) {
+    args.push_back("--output");
+    args.push_back(options.output);
+  }
+  if (options.workers > 0) {
+    args.push_back("--workers");
+    args.push_back(std::to_string(options.workers));
+  }
   for (const std::string& t : options.tables) {
     args.push_back("--tables");
     args.push_back(t);

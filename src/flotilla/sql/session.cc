@@ -131,6 +131,7 @@ Status Session::RegisterDirectory(const std::string& dir) {
 }
 
 Result<RecordBatch> Session::Run(const exec::PlanPtr& plan) {
+  if (plan_runner_) return plan_runner_(plan);
   FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan, options_));
   return result.ToBatch();
 }
@@ -141,7 +142,7 @@ PlannerContext Session::PlanningContext(std::string_view sql) {
   ctx.sql = sql;
   ctx.run = [this](const exec::PlanPtr& plan) -> Result<RecordBatch> {
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr optimized, optimizer::Optimize(plan));
-    return subquery_runner_ ? subquery_runner_(optimized) : Run(optimized);
+    return Run(optimized);
   };
   return ctx;
 }
@@ -190,6 +191,13 @@ Result<StatementResult> Session::StreamQuery(const Statement& s, std::string_vie
                                              const RowConsumer& consumer) {
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanStatementQuery(*s.query, sql));
   FLOTILLA_RETURN_NOT_OK(consumer.begin(plan->schema()));
+  StatementResult out;
+  if (plan_runner_) {  // it returns the rows whole
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, Run(plan));
+    FLOTILLA_RETURN_NOT_OK(consumer.batch(rows));
+    out.message = std::to_string(rows.num_rows()) + " rows";
+    return out;
+  }
   FLOTILLA_ASSIGN_OR_RETURN(auto stream, exec::Execute(plan, options_));
   int64_t rows = 0;
   while (true) {
@@ -198,7 +206,6 @@ Result<StatementResult> Session::StreamQuery(const Statement& s, std::string_vie
     rows += morsel->batch.num_rows();
     FLOTILLA_RETURN_NOT_OK(consumer.batch(morsel->batch));
   }
-  StatementResult out;
   out.message = std::to_string(rows) + " rows";
   return out;
 }

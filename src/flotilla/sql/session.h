@@ -72,14 +72,14 @@ class Session {
   /// Registers each DIR/NAME.parquet|csv|json (and directory DIR/NAME/ of such files) as NAME.
   Status RegisterDirectory(const std::string& dir);
 
-  /// Runs a plan to completion with the session's settings.
+  /// Runs a plan to completion: on the plan runner, or locally with the session's settings.
   Result<RecordBatch> Run(const exec::PlanPtr& plan);
 
-  /// What runs the plans the planner needs answered while planning (uncorrelated scalar
-  /// subqueries, NOT IN's NULL check): by default Run, the local engine; a distributed runner
-  /// sets its own so those run on the cluster too.
+  /// What runs the session's plans: its queries' and those the planner needs answered while
+  /// planning (uncorrelated scalar subqueries, NOT IN's NULL check). By default the local
+  /// engine; a distributed runner sets its own, so they all run on the cluster.
   using PlanRunner = std::function<Result<RecordBatch>(const exec::PlanPtr&)>;
-  void SetSubqueryRunner(PlanRunner run) { subquery_runner_ = std::move(run); }
+  void SetPlanRunner(PlanRunner run) { plan_runner_ = std::move(run); }
 
  private:
   PlannerContext PlanningContext(std::string_view sql);
@@ -92,7 +92,7 @@ class Session {
   Catalog catalog_;
   exec::ExecOptions options_;
   bool optimize_ = true;
-  PlanRunner subquery_runner_;
+  PlanRunner plan_runner_;
   std::unique_ptr<exec::ThreadPool> pool_;
   std::unique_ptr<exec::MemoryManager> memory_;
 };
