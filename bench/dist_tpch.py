@@ -34,6 +34,8 @@ def main():
     p.add_argument("--sf", default="1")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--threads-per-worker", type=int, default=None,
+                   help="engine threads of each worker (default: the cores shared among them)")
     p.add_argument("--queries", default="1-22", help="e.g. 1-22 or 3,5,9")
     p.add_argument("--flotilla", default=os.environ.get("FLOTILLA_BIN", "build/flotilla"))
     a = p.parse_args()
@@ -55,7 +57,8 @@ def main():
     flotilla.set_runner_local()
     local = {n: timed_collect(query(n), a.repeat) for n in numbers}
 
-    runner = flotilla.set_runner_dask(n_workers=a.workers, progress=False)
+    runner = flotilla.set_runner_dask(n_workers=a.workers, progress=False,
+                                      threads_per_worker=a.threads_per_worker)
     events = []
     runner.subscribe(lambda e: events.append(e) if e["event"] == "completed" else None)
     ratios = []

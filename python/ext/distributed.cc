@@ -168,7 +168,7 @@ void BindDistributed(py::module_& m) {
                        std::optional<std::string> compression, std::optional<std::string> event_log,
                        int progress, int64_t scan_min, int64_t scan_max, int min_source_tasks,
                        int64_t broadcast_join_bytes, int64_t broadcast_max_bytes,
-                       std::vector<py::function> subscribers) {
+                       int64_t gather_sort_rows, std::vector<py::function> subscribers) {
              distributed::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
@@ -177,6 +177,7 @@ void BindDistributed(py::module_& m) {
              o.min_source_tasks = min_source_tasks;
              o.plan.broadcast_join_bytes = broadcast_join_bytes;
              o.plan.broadcast_max_bytes = broadcast_max_bytes;
+             o.plan.gather_sort_rows = gather_sort_rows;
              if (write_root) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
              }
@@ -198,6 +199,7 @@ void BindDistributed(py::module_& m) {
            py::arg("min_source_tasks") = 1,
            py::arg("broadcast_join_bytes") = distributed::DistributedPlanOptions{}.broadcast_join_bytes,
            py::arg("broadcast_max_bytes") = distributed::DistributedPlanOptions{}.broadcast_max_bytes,
+           py::arg("gather_sort_rows") = distributed::DistributedPlanOptions{}.gather_sort_rows,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,
@@ -243,12 +245,15 @@ void BindDistributed(py::module_& m) {
      py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
      py::arg("on_result") = py::none());
   // The pipeline nodes the distributed runner would run the query as (explain).
-  m.def("explain_distributed", [](const DataFrame& d, std::optional<int64_t> broadcast_join_bytes) {
+  m.def("explain_distributed", [](const DataFrame& d, std::optional<int64_t> broadcast_join_bytes,
+                                  std::optional<int64_t> gather_sort_rows) {
     distributed::DistributedPlanOptions o;
     if (broadcast_join_bytes) o.broadcast_join_bytes = *broadcast_join_bytes;
+    if (gather_sort_rows) o.gather_sort_rows = *gather_sort_rows;
     return distributed::DistributedPlanToString(
         Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)));
-  }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none());
+  }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none(),
+     py::arg("gather_sort_rows") = py::none());
 }
 
 }  // namespace flotilla::python

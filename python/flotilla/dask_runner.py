@@ -95,7 +95,8 @@ class DaskRunner:
                  event_log: str | None = None, progress: bool | None = None,
                  scan_task_min_bytes: int | None = None, scan_task_max_bytes: int | None = None,
                  threads_per_worker: int | None = None, resources: dict | None = None,
-                 broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None):
+                 broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None,
+                 gather_sort_rows: int | None = None):
         from distributed import Client, LocalCluster
 
         self.cluster = None
@@ -119,6 +120,8 @@ class DaskRunner:
         self.broadcast_join_bytes = broadcast_join_bytes
         # A broadcast side found larger than this once computed is joined by shuffle instead.
         self.broadcast_max_bytes = broadcast_max_bytes
+        # A sort of at most this many rows (estimated) runs in one task (0: always range split).
+        self.gather_sort_rows = gather_sort_rows
         self.subscribers = []  # callables receiving every task event as a dict
         self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
         self._dropped = {}  # Dask worker address -> when its calls failed
@@ -185,6 +188,8 @@ class DaskRunner:
             kw.update(broadcast_join_bytes=self.broadcast_join_bytes)
         if self.broadcast_max_bytes is not None:
             kw.update(broadcast_max_bytes=self.broadcast_max_bytes)
+        if self.gather_sort_rows is not None:
+            kw.update(gather_sort_rows=self.gather_sort_rows)
         if write is not None:
             root, fmt, cols, compression = write
             kw.update(write_root=root, format=fmt, partition_by=list(cols), compression=compression)

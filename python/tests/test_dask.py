@@ -281,7 +281,16 @@ def test_aggregates_on_the_cluster(dask, one_local_thread):
     same(df.groupby("k", "s").count(), ordered=False)
 
 
-def test_distinct_sort_top_n_on_the_cluster(dask, one_local_thread):
+@pytest.fixture
+def range_sorts(dask):
+    """Sorts of these few rows range partitioned, as large ones are."""
+    runner, _ = dask
+    runner.gather_sort_rows = 0
+    yield
+    runner.gather_sort_rows = None
+
+
+def test_distinct_sort_top_n_on_the_cluster(dask, one_local_thread, range_sorts):
     _, data = dask
     df = flotilla.read_parquet(data)
     same(df.select(col("k"), (col("id") % 3).alias("m")).distinct(), ordered=False)
@@ -293,6 +302,15 @@ def test_distinct_sort_top_n_on_the_cluster(dask, one_local_thread):
     same(df.sort(["k", "id"], desc=[False, True]))
     same(df.sort("s").limit(25))
     same(df.sort("k", desc=True).offset(10).limit(5))
+
+
+def test_a_sort_of_few_rows_runs_in_one_task(dask, one_local_thread):
+    _, data = dask
+    df = flotilla.read_parquet(data).groupby("k").agg(col("id").sum().alias("total")).sort("total")
+    nodes = df.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert "Gather -> Sort (gather)" in nodes and "SortSample" not in nodes, nodes
+    got = same(df)
+    assert got["total"] == sorted(got["total"])
 
 
 def test_window_pivot_and_ids_on_the_cluster(dask, one_local_thread):

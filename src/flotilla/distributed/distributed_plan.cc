@@ -267,6 +267,10 @@ class Translator {
       case PlanKind::kSort: {
         const auto& s = static_cast<const exec::SortNode&>(*plan);
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        const double rows = optimizer::EstimateRows(*plan->children()[0]);
+        if (rows >= 0 && rows <= static_cast<double>(options_.gather_sort_rows)) {
+          return Follow(NodeKind::kGather, input, plan);  // reads its input in order: stable
+        }
         // Range partitions in key order, each sorted: the result partitions in order.
         return RangeExchange(input, s.keys, 0, ChainStep{plan});
       }

@@ -133,6 +133,10 @@ struct DistributedPlanOptions {
   /// user's broadcast hint may be wrong): above it the join is shuffled instead
   /// (ShuffleInsteadOfBroadcast).
   int64_t broadcast_max_bytes = int64_t{128} << 20;
+  /// A sort whose input is estimated at no more rows than this (the optimizer's EstimateRows)
+  /// runs in one task over all of it: sampling, splitting and exchanging a few rows cost three
+  /// stages' latency and save nothing. 0: every sort is range partitioned.
+  int64_t gather_sort_rows = int64_t{1} << 20;
 };
 
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.

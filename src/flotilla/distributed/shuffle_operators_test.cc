@@ -94,6 +94,7 @@ class ShuffleOperatorsTest : public ::testing::Test {
     o.query_id = ++query_;
     o.scan_task_min_bytes = split == Split::kMany ? 1 : int64_t{1} << 40;
     if (split == Split::kOne) o.min_source_tasks = 1;  // not one per worker
+    o.plan.gather_sort_rows = 0;  // sorts of these few rows range partitioned all the same
     o.progress = 0;
     o.subscribers.push_back(recorder_);
     return o;
@@ -248,6 +249,23 @@ TEST_F(ShuffleOperatorsTest, SortIsGlobalAndStable) {
   }
 }
 
+TEST_F(ShuffleOperatorsTest, ASortOfFewRowsRunsInOneTask) {
+  PlanPtr agg = exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("x")}, "total"}}).ValueOrDie();
+  PlanPtr sorted = exec::MakeSort(agg, {{Column("total"), false, false}}).ValueOrDie();
+  DistributedPlanOptions few;  // the default: estimated under a million rows
+  const std::string text = DistributedPlanToString(PlanDistributed(sorted, few).ValueOrDie());
+  EXPECT_NE(text.find("Gather -> Sort (gather)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("SortSample"), std::string::npos) << text;
+  DriverOptions o = Options(Split::kMany);
+  o.plan = few;
+  recorder_->events.clear();
+  test::ExpectSameAsLocal(*cluster_, sorted, o, true, "a sort of a few groups");
+  EXPECT_EQ(recorder_->Completed("Gather -> Sort"), 1);
+  few.gather_sort_rows = 10;  // fewer than the estimate
+  EXPECT_NE(DistributedPlanToString(PlanDistributed(sorted, few).ValueOrDie()).find("SortSample"),
+            std::string::npos);
+}
+
 TEST_F(ShuffleOperatorsTest, SortSpreadsOverSeveralPartitionsInOrder) {
   PlanPtr plan = exec::MakeSort(Scan(), {{Column("id"), false, false}}).ValueOrDie();
   auto r = cluster_->Run(plan, Options(Split::kMany));
@@ -371,7 +389,9 @@ TEST_F(ShuffleOperatorsTest, ExplainShowsInputModesAndWarnsOfOneWorker) {
   PlanPtr plan = exec::MakeWindow(exec::MakeSort(Scan(), {{Column("id"), true, false}}).ValueOrDie(),
                                   {}, {{Column("id"), true, false}}, {{"row_number", {}, std::nullopt, "rn"}})
                      .ValueOrDie();
-  auto d = PlanDistributed(plan);
+  DistributedPlanOptions range;
+  range.gather_sort_rows = 0;
+  auto d = PlanDistributed(plan, range);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   const std::string text = DistributedPlanToString(*d);
   EXPECT_NE(text.find("[1] SortSample (partition-wise) <- [0]"), std::string::npos) << text;
