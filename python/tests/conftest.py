@@ -1,3 +1,6 @@
+import subprocess
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -28,3 +31,17 @@ def random_frame():
     import pandas as pd
 
     return flotilla.from_pydict(data), pd.DataFrame(data)
+
+
+@pytest.fixture(scope="session")
+def tpch_directory(tmp_path_factory):
+    """TPC-H at scale factor 0.02 in 3 files per table of small row groups (many scan tasks),
+    written by the build's program."""
+    program = Path(flotilla.__file__).resolve().parents[2] / "flotilla"
+    if not program.exists():
+        pytest.skip(f"{program} not found: the database needs the build's program")
+    directory = tmp_path_factory.mktemp("tpch")
+    subprocess.run([str(program), "tpch", "gen", "--sf", "0.02", "--files-per-table", "3",
+                    "--row-group-rows", "5000", "--out", str(directory)], check=True,
+                   capture_output=True)
+    return directory

@@ -10,7 +10,6 @@ import pytest
 import flotilla
 from flotilla import col
 from flotilla import _flotilla as _ext
-from flotilla import runner as _runner
 
 pytest.importorskip("distributed")
 
@@ -327,24 +326,13 @@ def test_window_pivot_and_ids_on_the_cluster(dask, one_local_thread):
 
 
 @pytest.fixture(scope="module")
-def tpch_tables(tmp_path_factory):
-    """TPC-H at scale factor 0.02 in 3 files per table of small row groups (many scan tasks)."""
-    import subprocess
-    from pathlib import Path
-    program = Path(flotilla.__file__).resolve().parents[2] / "flotilla"
-    if not program.exists():
-        pytest.skip(f"{program} not found: the database needs the build's program")
-    directory = tmp_path_factory.mktemp("tpch")
-    subprocess.run([str(program), "tpch", "gen", "--sf", "0.02", "--files-per-table", "3",
-                    "--row-group-rows", "5000", "--out", str(directory)], check=True,
-                   capture_output=True)
+def tpch_tables(tpch_directory):
     names = ["region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"]
-    return {n: flotilla.read_parquet(str(directory / n)) for n in names}
+    return {n: flotilla.read_parquet(str(tpch_directory / n)) for n in names}
 
 
 def same_within(df, rel=1e-9):
     """As same(), but doubles summed in another order may differ in their last digits."""
-    import decimal
     import math
     want = local(df)
     got = df.to_pydict()

@@ -35,14 +35,8 @@ def cluster():
 
 
 @pytest.fixture(scope="module")
-def tables(tmp_path_factory):
-    if not PROGRAM.exists():
-        pytest.skip(f"{PROGRAM} not found: the database needs the build's program")
-    directory = tmp_path_factory.mktemp("tpch")
-    subprocess.run([str(PROGRAM), "tpch", "gen", "--sf", "0.02", "--files-per-table", "3",
-                    "--row-group-rows", "5000", "--out", str(directory)], check=True,
-                   capture_output=True)
-    return directory
+def tables(tpch_directory):
+    return tpch_directory
 
 
 @pytest.fixture(scope="module")
