@@ -245,15 +245,23 @@ void BindDistributed(py::module_& m) {
      py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
      py::arg("on_result") = py::none());
   // The pipeline nodes the distributed runner would run the query as (explain).
+  // The pipeline nodes a runner with these settings runs `df` as (unset: the defaults).
   m.def("explain_distributed", [](const DataFrame& d, std::optional<int64_t> broadcast_join_bytes,
-                                  std::optional<int64_t> gather_sort_rows) {
+                                  std::optional<int64_t> gather_sort_rows,
+                                  std::optional<int64_t> scan_task_min_bytes,
+                                  std::optional<int64_t> scan_task_max_bytes, int workers) {
     distributed::DistributedPlanOptions o;
     if (broadcast_join_bytes) o.broadcast_join_bytes = *broadcast_join_bytes;
     if (gather_sort_rows) o.gather_sort_rows = *gather_sort_rows;
+    distributed::ScanGrouping grouping;
+    if (scan_task_min_bytes) grouping.min_bytes = *scan_task_min_bytes;
+    if (scan_task_max_bytes) grouping.max_bytes = *scan_task_max_bytes;
+    grouping.min_tasks = std::max(1, workers);
     return distributed::DistributedPlanToString(
-        Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)));
+        Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)), &grouping);
   }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none(),
-     py::arg("gather_sort_rows") = py::none());
+     py::arg("gather_sort_rows") = py::none(), py::arg("scan_task_min_bytes") = py::none(),
+     py::arg("scan_task_max_bytes") = py::none(), py::arg("workers") = 1);
 }
 
 }  // namespace flotilla::python

@@ -12,6 +12,7 @@ which has the driver re-run what was lost; a replacement worker the nanny starts
 
 from __future__ import annotations
 
+import atexit
 import itertools
 import os
 import secrets
@@ -25,8 +26,14 @@ import cloudpickle
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 
 from . import _flotilla as _ext
+from .dask_local_cluster import LocalProcessCluster
 
 _query_ids = itertools.count(1)
+
+# A scheduler that cannot be reached within this many seconds is reported, not retried for long.
+_CONNECT_SECONDS = 5
+# New local workers start within this many seconds (importing the engine included).
+_WORKERS_START_SECONDS = 60
 
 
 class _FlotillaWorker:
@@ -97,19 +104,26 @@ class DaskRunner:
                  threads_per_worker: int | None = None, resources: dict | None = None,
                  broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None,
                  gather_sort_rows: int | None = None):
-        from distributed import Client, LocalCluster
+        from distributed import Client
 
         self.cluster = None
-        if address:
-            self.client = Client(address)
-        else:
-            # `resources` (e.g. {"GPU": 1}) is what each worker offers actor pools that ask for it.
-            n_workers = n_workers or 2
-            # The machine's cores shared among the workers (each worker's engine uses its share).
-            threads_per_worker = threads_per_worker or max(1, (os.cpu_count() or 1) // n_workers)
-            self.cluster = LocalCluster(n_workers=n_workers, threads_per_worker=threads_per_worker,
-                                        processes=True, dashboard_address=None, resources=resources)
-            self.client = Client(self.cluster)
+        self.client = None
+        try:
+            if address:
+                self.client = Client(address, timeout=_CONNECT_SECONDS)
+            else:
+                # `resources` (e.g. {"GPU": 1}) is what each worker offers actor pools asking for it.
+                n_workers = n_workers or 2
+                # The machine's cores shared among the workers (each worker's engine uses its share).
+                threads_per_worker = threads_per_worker or max(1, (os.cpu_count() or 1) // n_workers)
+                self.cluster = LocalProcessCluster(n_workers, threads_per_worker, resources)
+                atexit.register(self.close)  # stopped in order, not by the parent's death
+                self.client = Client(self.cluster.address, timeout=_CONNECT_SECONDS)
+                self._wait_for_workers(n_workers)
+        except Exception as e:
+            self.close()
+            what = f"reach the Dask scheduler at {address}" if address else "start a local Dask cluster"
+            raise RuntimeError(f"cannot {what}: {e}") from None
         self.token = secrets.token_hex(16)
         self.event_log = event_log or os.environ.get("FLOTILLA_EVENT_LOG")
         self.progress = -1 if progress is None else int(bool(progress))
@@ -161,15 +175,35 @@ class DaskRunner:
         """Dask worker address -> the pid of its process (tests kill one)."""
         return {a: w[3] for a, w in self.workers.items()}
 
+    def _wait_for_workers(self, n: int):
+        deadline = time.monotonic() + _WORKERS_START_SECONDS
+        while len(self.client.scheduler_info()["workers"]) < n:
+            gone = self.cluster.exited()
+            if gone is not None:
+                raise RuntimeError(f"the {gone} exited: {self.cluster.log_tail(gone)}")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{n} workers did not join within {_WORKERS_START_SECONDS} s: "
+                                   f"{self.cluster.log_tail('workers')}")
+            time.sleep(0.05)
+
     def close(self):
-        self.client.close()
+        if self.client is not None:
+            self.client.close()
+            self.client = None
         if self.cluster is not None:
             self.cluster.close()
+            self.cluster = None
 
     # --- queries --------------------------------------------------------------------------------
     def count_rows(self, df, udfs=()) -> int:
         """The number of rows `df` has, from the result partitions' metadata: no rows travel."""
         return self.run(df, udfs, count_only=True)
+
+    def explain(self, df) -> str:
+        """The pipeline nodes the engine DataFrame `df` runs as here, one per line."""
+        return _ext.explain_distributed(df, self.broadcast_join_bytes, self.gather_sort_rows,
+                                        self.scan_task_min_bytes, self.scan_task_max_bytes,
+                                        len(self.workers))
 
     def collect(self, df, udfs=()):
         """The rows of the engine DataFrame `df`, as one batch."""

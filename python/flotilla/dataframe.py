@@ -354,10 +354,7 @@ class DataFrame:
         text = self._df.explain(analyze)
         if _runner.current() is not None:
             try:
-                current = _runner.current()
-                nodes = _ext.explain_distributed(
-                    self._df, getattr(current, "broadcast_join_bytes", None),
-                    getattr(current, "gather_sort_rows", None))
+                nodes = _runner.current().explain(self._df)
             except Exception as e:  # noqa: BLE001 - an operator not distributed yet: say which
                 nodes = f"{e}\n"
             text += "\n== Distributed plan (pipeline nodes) ==\n" + nodes

@@ -33,9 +33,19 @@ def set_runner_local() -> None:
 
 
 def set_runner_dask(address: str | None = None, n_workers: int | None = None, **options):
-    """Queries run on a Dask cluster: the scheduler at `address`, or a new LocalCluster of
-    `n_workers` worker processes (default 2). Returns the runner."""
+    """Queries run on a Dask cluster: the scheduler at `address`, or a new local cluster of
+    `n_workers` worker processes (default 2) on this machine, started as programs of their
+    own (dask_local_cluster.py), so a script may call this at its top level. Returns the runner."""
     global _runner, _from_env_checked
+    try:
+        import distributed  # noqa: F401
+    except ImportError:
+        import sys
+
+        raise ModuleNotFoundError(
+            f"the Dask runner needs Dask's 'distributed' package, which this interpreter "
+            f"({sys.executable}) cannot import: run with Debian's /usr/bin/python3 and "
+            f"`apt-get install python3-distributed`") from None
     from .dask_runner import DaskRunner
 
     _from_env_checked = True

@@ -137,13 +137,13 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
     text = df.explain()
     nodes = text.split("== Distributed plan (pipeline nodes) ==\n")[1]
     assert nodes.splitlines() == [
-        "[0] Scan -> Repartition (4 scan tasks), each task split for [1]",
+        "[0] Scan -> Repartition (4 scan tasks run as 4 tasks), each task split for [1]",
         "[1] Exchange -> Project (hash exchange, 2 partitions) <- [0]  (result)",
     ], nodes
     text = flotilla.read_parquet(data).groupby("k").agg(col("id").sum()).sort("k").explain()
     nodes = text.split("== Distributed plan (pipeline nodes) ==\n")[1]
     assert nodes.splitlines()[:2] == [
-        "[0] Scan -> Aggregate -> Repartition (4 scan tasks), each task split for [1]",
+        "[0] Scan -> Aggregate -> Repartition (4 scan tasks run as 4 tasks), each task split for [1]",
         "[1] Exchange -> Aggregate (hash exchange, partitions: one per upstream task, at most the "
         "configured maximum, read in task order) <- [0], clustered on (k)",
     ], nodes
@@ -172,6 +172,25 @@ def test_explain_shows_the_pipeline_nodes(dask, capsys):
     nodes = df.join(df.where(col("id") < 10), on="id", strategy="hash").explain() \
         .split("== Distributed plan (pipeline nodes) ==\n")[1]
     assert "co-partitioned" in nodes and "broadcast" not in nodes, nodes
+
+
+def test_explain_says_how_many_tasks_a_scan_runs_as(dask, tpch_directory):
+    """With the default task size, a source of many small row groups runs as one task per
+    worker, and explain says so before the run."""
+    runner, _ = dask
+    events = []
+    runner.subscribe(events.append)
+    runner.scan_task_min_bytes = None
+    try:
+        df = flotilla.read_parquet(str(tpch_directory / "lineitem")).where(col("l_quantity") > 49)
+        nodes = df.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+        assert "scan tasks run as 2 tasks)" in nodes, nodes
+        df.to_pydict()
+    finally:
+        runner.scan_task_min_bytes = 1
+        runner.subscribers.remove(events.append)
+    scans = [e for e in events if e["event"] == "completed" and e["node_name"].startswith("Scan")]
+    assert len(scans) == 2 and len({e["worker"] for e in scans}) == 2, scans
 
 
 def test_a_failed_write_leaves_nothing_behind(dask, tmp_path):

@@ -815,7 +815,7 @@ Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder,
   return added;
 }
 
-std::string DistributedPlanToString(const DistributedPlan& plan) {
+std::string DistributedPlanToString(const DistributedPlan& plan, const ScanGrouping* grouping) {
   std::string out;
   for (const PipelineNode& n : plan.nodes) {
     out += "[" + std::to_string(n.id) + "] " + n.Name();
@@ -846,9 +846,15 @@ std::string DistributedPlanToString(const DistributedPlan& plan) {
         break;
       case NodeKind::kSource:
         if (n.source->kind() == exec::PlanKind::kScan) {
-          out += " (" +
-                 std::to_string(static_cast<const exec::ScanNode&>(*n.source).tasks.size()) +
-                 " scan tasks)";
+          const auto& tasks = static_cast<const exec::ScanNode&>(*n.source).tasks;
+          out += " (" + std::to_string(tasks.size()) + " scan tasks";
+          if (grouping != nullptr) {
+            const size_t run = GroupScanTasks(tasks, grouping->min_bytes, grouping->max_bytes,
+                                              grouping->min_tasks)
+                                   .size();
+            out += " run as " + std::to_string(run) + (run == 1 ? " task" : " tasks");
+          }
+          out += ")";
         }
         break;
       default:

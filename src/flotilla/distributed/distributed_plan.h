@@ -157,10 +157,19 @@ void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_
 /// after the others, so `plan.nodes` is no longer in topological order by id.
 Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder, int side);
 
+/// How a file source's scan tasks become tasks (GroupScanTasks): the driver's settings
+/// (DriverOptions), for explain to say what a run will do.
+struct ScanGrouping {
+  int64_t min_bytes = int64_t{96} << 20;
+  int64_t max_bytes = int64_t{384} << 20;
+  int min_tasks = 1;
+};
+
 /// The pipeline nodes one per line, inputs first, each with its kind, input mode, partition
 /// count and what feeds it: "[1] Exchange -> Aggregate (hash, auto partitions, ordered) <- [0]".
-/// For explain.
-std::string DistributedPlanToString(const DistributedPlan& plan);
+/// With `grouping`, a file source says how many tasks its scan tasks run as. For explain.
+std::string DistributedPlanToString(const DistributedPlan& plan,
+                                    const ScanGrouping* grouping = nullptr);
 
 /// Groups of consecutive scan tasks of about equal size: as many as `min_bytes` per group allows
 /// (at least `min_groups`, more when `max_bytes` asks for them; never more than the tasks).

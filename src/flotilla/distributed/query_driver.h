@@ -44,8 +44,8 @@ struct WriteSpec {
 
 struct DriverOptions {
   int64_t query_id = 1;
-  int64_t scan_task_min_bytes = int64_t{96} << 20;
-  int64_t scan_task_max_bytes = int64_t{384} << 20;
+  int64_t scan_task_min_bytes = ScanGrouping{}.min_bytes;
+  int64_t scan_task_max_bytes = ScanGrouping{}.max_bytes;
   /// A file source is split into at least this many tasks when its files have as many row
   /// groups, however small they are, so every worker has work at once. 0: the backend's task
   /// slots (the in-process cluster's workers x tasks each; the Dask backend's workers).

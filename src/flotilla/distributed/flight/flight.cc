@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 
@@ -120,7 +121,12 @@ struct FlightServer::Impl {
 FlightServer::FlightServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 FlightServer::~FlightServer() {
-  if (impl_ && impl_->server) impl_->server->Shutdown();
+  // Calls still open after a moment are cancelled: without a deadline gRPC waits for every call
+  // to end, and a reader that never finishes its stream (a client gone without closing it) would
+  // hold the worker's exit for seconds.
+  if (impl_ && impl_->server) {
+    impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(200));
+  }
 }
 
 Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& host, int port,

@@ -1,0 +1,115 @@
+"""A Dask cluster on this machine for the distributed runner: a scheduler and worker processes
+(each under a nanny that restarts it when it dies) started as programs of their own.
+
+Dask's LocalCluster spawns its worker processes with multiprocessing, which imports the user's
+main module again in each of them: a script that calls `set_runner_dask()` at its top level
+(how most scripts are written) would start clusters from inside its own workers. Processes
+started as `python3 -m distributed.cli.dask_...` never import the user's script, so the same
+call works from a script, `python -c`, a REPL or a notebook.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+# How long the scheduler may take to start and write its address.
+_START_SECONDS = 60
+
+
+def _die_with_parent():
+    """In the child before exec: SIGTERM when the process that started it ends (even killed),
+    so no scheduler or worker outlives the program that owns it."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+class LocalProcessCluster:
+    """`n_workers` Dask worker processes of `threads_per_worker` threads and their scheduler, on
+    127.0.0.1. `address` is the scheduler's; `close()` stops them all."""
+
+    def __init__(self, n_workers: int, threads_per_worker: int, resources: dict | None = None):
+        self._dir = tempfile.mkdtemp(prefix="flotilla-dask-")
+        self._procs = []
+        scheduler_file = os.path.join(self._dir, "scheduler.json")
+        env = dict(os.environ)
+        # The workers import this package (its actors) wherever it was found here.
+        here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = os.pathsep.join(p for p in [here, env.get("PYTHONPATH", "")] if p)
+        try:
+            self._start(env, [sys.executable, "-m", "distributed.cli.dask_scheduler",
+                              "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                              "--scheduler-file", scheduler_file], "scheduler")
+            self.address = self._wait_for_address(scheduler_file)
+            worker = [sys.executable, "-m", "distributed.cli.dask_worker", self.address,
+                      "--host", "127.0.0.1", "--nworkers", str(n_workers),
+                      "--nthreads", str(threads_per_worker), "--no-dashboard",
+                      "--local-directory", self._dir,
+                      # Workers whose scheduler is gone stop instead of waiting for it.
+                      "--death-timeout", "30"]
+            if resources:
+                worker += ["--resources", " ".join(f"{k}={v}" for k, v in resources.items())]
+            self._start(env, worker, "workers")
+        except BaseException:
+            self.close()
+            raise
+
+    def _start(self, env, command, what):
+        log = open(os.path.join(self._dir, f"{what}.log"), "wb")
+        self._procs.append((what, subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
+                                                   stdout=log, stderr=subprocess.STDOUT,
+                                                   preexec_fn=_die_with_parent)))
+        log.close()
+
+    def _wait_for_address(self, scheduler_file) -> str:
+        deadline = time.monotonic() + _START_SECONDS
+        while time.monotonic() < deadline:
+            what, proc = self._procs[0]
+            if proc.poll() is not None:
+                raise RuntimeError(f"the Dask scheduler ({sys.executable} -m "
+                                   f"distributed.cli.dask_scheduler) exited with code "
+                                   f"{proc.returncode}: {self.log_tail(what)}")
+            try:
+                with open(scheduler_file) as f:
+                    return json.load(f)["address"]
+            except (OSError, ValueError, KeyError):
+                time.sleep(0.05)
+        raise RuntimeError(f"the Dask scheduler did not start within {_START_SECONDS} s: "
+                           f"{self.log_tail('scheduler')}")
+
+    def log_tail(self, what: str, lines: int = 5) -> str:
+        """The last lines a process wrote, for error messages."""
+        try:
+            with open(os.path.join(self._dir, f"{what}.log"), errors="replace") as f:
+                return " | ".join(f.read().strip().splitlines()[-lines:]) or "(no output)"
+        except OSError:
+            return "(no output)"
+
+    def exited(self) -> str | None:
+        """What has exited already ('workers', 'scheduler'), or None while all run."""
+        for what, proc in self._procs:
+            if proc.poll() is not None:
+                return what
+        return None
+
+    def close(self):
+        # Workers first (their nannies stop them), then the scheduler.
+        for _, proc in reversed(self._procs):
+            if proc.poll() is None:
+                proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        self._procs = []
+        shutil.rmtree(self._dir, ignore_errors=True)
