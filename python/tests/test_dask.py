@@ -462,6 +462,46 @@ def test_a_killed_worker_is_recovered(dask):
     assert sorted(got["w"]) == sorted(want["w"])
 
 
+def test_a_worker_killed_after_a_map_task_is_recovered(dask):
+    """Killed at a chosen phase: once the first map task of a shuffle finished on it, before any
+    reduce task can start. Its map outputs are gone with it, so the driver must run them again
+    (and says so in its events); the answer is the local one, and the runner serves the next
+    query. scripts/dask_kill_loop.sh runs this in a loop."""
+    runner, _ = dask
+
+    @flotilla.func(return_dtype="int64", batch=False)
+    def slow(x):
+        import time
+        time.sleep(0.005)
+        return x + 1
+
+    df = flotilla.from_pydict({"v": list(range(400))}).into_partitions(8)
+    df = df.select(slow(col("v")).alias("w")).repartition(2, col("w"))
+    want = local(df)
+    events, killed = [], []
+
+    def kill_after_first_map_task(e):
+        events.append(e)
+        if not killed and e["event"] == "completed" and e["node_name"].endswith("-> Repartition"):
+            pid = next(w[3] for w in runner.workers.values() if w[1] == e["worker"])
+            os.kill(pid, signal.SIGKILL)
+            killed.append(e["worker"])
+
+    runner.subscribe(kill_after_first_map_task)
+    try:
+        got = df.to_pydict()
+    finally:
+        runner.subscribers.remove(kill_after_first_map_task)
+    assert killed
+    assert sorted(got["w"]) == sorted(want["w"])
+    lost = [e for e in events if e["event"] == "cancelled"
+            and f"output lost with worker {killed[0]}" in e["message"]]
+    assert lost, "the killed worker's map outputs were run again"
+    # The runner goes on with the workers it has (and the one its nanny restarts).
+    same(flotilla.from_pydict({"v": list(range(60))}).into_partitions(4)
+         .select((col("v") * 2).alias("d")).repartition(3, col("d")), ordered=False)
+
+
 def test_actor_pools_are_placed_by_their_resource_requests():
     from flotilla.dask_runner import DaskRunner
 
