@@ -257,6 +257,7 @@ void BindDistributed(py::module_& m) {
     if (scan_task_min_bytes) grouping.min_bytes = *scan_task_min_bytes;
     if (scan_task_max_bytes) grouping.max_bytes = *scan_task_max_bytes;
     grouping.min_tasks = std::max(1, workers);
+    o.task_slots = grouping.min_tasks;
     return distributed::DistributedPlanToString(
         Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)), &grouping);
   }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none(),

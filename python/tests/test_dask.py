@@ -108,6 +108,31 @@ def test_udfs_and_actor_pools(dask):
     assert got["t"] == ["<" + s for s in local(df.select(col("s")))["s"]]
 
 
+def test_a_udf_over_one_small_input_runs_on_every_worker(dask):
+    runner, _ = dask
+
+    @flotilla.func(return_dtype="int64", batch=False)
+    def heavy(x):
+        import time
+        time.sleep(0.002)
+        return x * 2
+
+    df = flotilla.from_pydict({"v": list(range(200))}).select(heavy(col("v")).alias("w"))
+    nodes = df.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert "IntoPartitions -> UdfProject -> Project (2 partitions) <- [0], added: 1 source task(s) " \
+        "split so the UDF runs 2 at once" in nodes, nodes
+    events = []
+    runner.subscribe(events.append)
+    try:
+        got = same(df)  # in order still
+    finally:
+        runner.subscribers.remove(events.append)
+    assert got["w"] == [2 * v for v in range(200)]
+    udf_workers = {e["worker"] for e in events
+                   if e["event"] == "completed" and "UdfProject" in e["node_name"]}
+    assert len(udf_workers) == 2, events
+
+
 def test_a_udf_error_reaches_the_caller_with_its_message(dask):
     @flotilla.func(return_dtype="int64")
     def picky(x):

@@ -183,8 +183,12 @@ class Translator {
       }
       case PlanKind::kUdfProject: {
         const auto& u = static_cast<const exec::UdfProjectNode&>(*plan);
-        if (u.concurrency <= 0) return Fuse(plan);
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
+        input = SpreadForUdf(input, u.concurrency);
+        if (u.concurrency <= 0) {
+          FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {plan}));
+          return input;
+        }
         FLOTILLA_ASSIGN_OR_RETURN(int id, Follow(NodeKind::kActorPool, input, plan));
         nodes_[id].pool = u.function_name;
         nodes_[id].pool_size = u.concurrency;
@@ -549,6 +553,25 @@ class Translator {
     return id;
   }
 
+  // A UDF is the heavy part of its tasks: over a source of fewer tasks than the cluster runs at
+  // once (one small file, a few in-memory partitions) workers would idle, so the source's rows
+  // are split into that many partitions first (an actor pool's: one per actor at least).
+  int SpreadForUdf(int input, int concurrency) {
+    const PipelineNode& n = nodes_[input];
+    if (n.kind != NodeKind::kSource) return input;
+    const size_t tasks =
+        n.source->kind() == exec::PlanKind::kScan
+            ? static_cast<const exec::ScanNode&>(*n.source).tasks.size()
+            : static_cast<const exec::InMemorySourceNode&>(*n.source).partitions.size();
+    const int want = std::max(options_.task_slots, concurrency);
+    if (tasks == 0 || tasks >= static_cast<size_t>(want)) return input;
+    PipelineNode p = NewNode(NodeKind::kIntoPartitions, {input}, n.schema);
+    p.num_partitions = want;
+    p.reason = "added: " + std::to_string(tasks) + " source task(s) split so the UDF runs " +
+               std::to_string(want) + " at once";
+    return Add(std::move(p));
+  }
+
   // An operator that needs every row in one task.
   Result<int> GatherOnOneWorker(int input, const exec::PlanPtr& plan) {
     FLOTILLA_ASSIGN_OR_RETURN(int id, Follow(NodeKind::kGather, input, plan));
@@ -870,6 +893,7 @@ std::string DistributedPlanToString(const DistributedPlan& plan, const ScanGroup
              (s.broadcast ? "broadcast to every task"
               : n.kind == NodeKind::kPairs ? "paired" : "co-partitioned");
     }
+    if (!n.reason.empty()) out += ", " + n.reason;
     if (n.id == plan.root) out += "  (result)";
     if (!n.clustered_on.empty()) {
       out += ", clustered on (";

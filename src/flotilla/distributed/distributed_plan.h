@@ -106,7 +106,8 @@ struct PipelineNode {
   int64_t limit = -1, offset = 0;  // kLimit
   std::string pool;  // kActorPool: the pool's name (its UDF's function name)
   int pool_size = 0;
-  std::string note;  // for explain: "runs on one worker"
+  std::string note;  // for explain, a warning: "runs on one worker"
+  std::string reason;  // for explain: why the runner added the node
   /// Columns the node's output is hash partitioned on: all rows of one value of them are in
   /// one task's output (an exchange's keys, carried through the steps that keep them). An
   /// aggregate, distinct or window over a superset of them needs no exchange of its own.
@@ -137,6 +138,10 @@ struct DistributedPlanOptions {
   /// runs in one task over all of it: sampling, splitting and exchanging a few rows cost three
   /// stages' latency and save nothing. 0: every sort is range partitioned.
   int64_t gather_sort_rows = int64_t{1} << 20;
+  /// The tasks the cluster runs at once (the driver sets it: DriverOptions::min_source_tasks).
+  /// A UDF over a source of fewer tasks gets its rows split into this many partitions first
+  /// (an actor pool's: at least one per actor), so no worker idles beside the heavy part.
+  int task_slots = 1;
 };
 
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.

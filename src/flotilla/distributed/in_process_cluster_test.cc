@@ -227,6 +227,39 @@ TEST_F(DistributedTest, UdfAndActorPool) {
   EXPECT_EQ(pool_workers, (std::set<std::string>{"pool-triple_pool-0", "pool-triple_pool-1"}));
 }
 
+TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {
+  // One in-memory partition of 40 rows: one source task on a cluster of 2 workers.
+  std::vector<std::optional<int64_t>> ids;
+  for (int64_t i = 0; i < 40; ++i) ids.push_back(i);
+  RecordBatch b = exec::test::Batch({{"id", I64(ids)}});
+  PlanPtr one = exec::MakeInMemorySource(b.schema(), {MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie()})
+                    .ValueOrDie();
+  PlanPtr udf = exec::MakeUdfProject(one, "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
+                    .ValueOrDie();
+  DistributedPlanOptions two;
+  two.task_slots = 2;
+  const std::string text = DistributedPlanToString(PlanDistributed(udf, two).ValueOrDie());
+  EXPECT_NE(text.find("[1] IntoPartitions -> UdfProject (2 partitions) <- [0], added: 1 source "
+                      "task(s) split so the UDF runs 2 at once"),
+            std::string::npos)
+      << text;
+  recorder_->events.clear();
+  ExpectSame(udf, true, Options());  // rows in their order still
+  std::set<std::string> workers;
+  for (const TaskEvent& e : recorder_->events) {
+    if (e.kind == TaskEventKind::kCompleted && e.node_name == "IntoPartitions -> UdfProject") {
+      workers.insert(e.worker);
+    }
+  }
+  EXPECT_EQ(workers.size(), 2u) << "both workers ran the UDF";
+  // A source with a task per slot already is left as it is.
+  EXPECT_EQ(DistributedPlanToString(PlanDistributed(
+                exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
+                    .ValueOrDie(), two).ValueOrDie())
+                .find("IntoPartitions"),
+            std::string::npos);
+}
+
 TEST_F(DistributedTest, WritesGoThroughStagingAndOneCommit) {
   fs::path root = *dir_ / ("out-" + std::to_string(query_));
   DriverOptions o = Options();

@@ -32,6 +32,7 @@ double QueryDriver::Now() const {
 Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan,
                                                        DriverOptions options) {
   std::unique_ptr<QueryDriver> d(new QueryDriver(std::move(options)));
+  d->options_.plan.task_slots = std::max(1, d->options_.min_source_tasks);
   FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan, d->options_.plan));
   if (d->options_.write) {
     if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
