@@ -63,8 +63,13 @@ void SetExecutionConfig(std::optional<int> num_threads, std::optional<int64_t> m
   std::lock_guard<std::mutex> lock(c.mu);
   if (num_threads) {
     if (*num_threads < 1) throw py::value_error("num_threads must be at least 1");
-    c.pools.push_back(std::make_unique<exec::ThreadPool>(*num_threads));
-    c.options.pool = c.pools.back().get();
+    // Replaced pools stay alive (a running query may hold one), so a pool of the size asked
+    // for already is kept: a long-lived process (a Dask worker serving runner after runner)
+    // would otherwise gain threads with every call.
+    if (c.options.pool == nullptr || c.options.pool->num_threads() != *num_threads) {
+      c.pools.push_back(std::make_unique<exec::ThreadPool>(*num_threads));
+      c.options.pool = c.pools.back().get();
+    }
   }
   if (morsel_size) {
     if (*morsel_size < 1) throw py::value_error("default_morsel_size must be positive");

@@ -1,4 +1,5 @@
 """flotilla.sql, configuration and UDFs."""
+import os
 import threading
 
 import numpy as np
@@ -37,6 +38,15 @@ def test_execution_config(random_frame):
         flotilla.set_execution_config(num_threads=4, default_morsel_size=131072)
     with pytest.raises(ValueError, match="memory_limit"):
         flotilla.set_execution_config(memory_limit="lots")
+    # Asking again for the threads it has starts none: a Dask worker does so for every runner.
+    threads = lambda: len(os.listdir("/proc/self/task"))  # noqa: E731
+    flotilla.set_execution_config(num_threads=3)
+    before = threads()
+    for _ in range(5):
+        flotilla.set_execution_config(num_threads=3)
+    assert threads() == before
+    flotilla.set_execution_config(num_threads=4)
+    assert threads() == before + 4
 
 
 def test_row_and_batch_udfs(people):
