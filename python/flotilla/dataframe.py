@@ -11,7 +11,7 @@ from . import _flotilla as _ext
 from . import runner as _runner
 from . import udf as _udf
 from . import window as _window
-from .expressions import Expression, _column_list, col
+from .expressions import Expression, _column_list, coalesce, col
 
 __all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json",
            "from_pydict", "from_pandas", "sql"]
@@ -197,7 +197,9 @@ class DataFrame:
     def join(self, other: "DataFrame", on=None, left_on=None, right_on=None, how: str = "inner",
              strategy: str | None = None) -> "DataFrame":
         """Joins on equal keys: `on` (names in both) or `left_on` / `right_on`. how: inner, left,
-        right, outer, semi, anti, cross. strategy: hash, sort_merge, broadcast or None (auto)."""
+        right, outer, semi, anti, cross. strategy: hash, sort_merge, broadcast or None (auto).
+        With `on`, each key is one column (in a right or outer join, a key only the right side
+        has keeps its value)."""
         if how == "cross":
             return self._wrap(self._df.join(other._df, [], [], "cross", "auto"), other._pools)
         if on is not None:
@@ -209,12 +211,17 @@ class DataFrame:
         joined = self._df.join(other._df, [k._e for k in lk], [k._e for k in rk], how, strategy or "auto")
         out = self._wrap(joined, other._pools)
         if on is not None and how not in ("semi", "anti"):
-            # One copy of each key column, as Daft: the right side's keys are dropped.
+            # One copy of each key column, as Daft: the right side's keys are dropped. In a right
+            # or outer join a key only the right side has comes from there (as SQL's USING).
             names = [k if isinstance(k, str) else None for k in ([on] if isinstance(on, str) else on)]
             right_names = [n for n in out.column_names if n.startswith("right.")]
             drop = {f"right.{n}" for n in names if n and f"right.{n}" in right_names}
             if drop:
-                out = out.select(*[n for n in out.column_names if n not in drop])
+                keep = [n for n in out.column_names if n not in drop]
+                if how in ("right", "outer", "full"):
+                    keep = [coalesce(col(n), col(f"right.{n}")).alias(n) if f"right.{n}" in drop
+                            else n for n in keep]
+                out = out.select(*keep)
         return out
 
     def sort(self, by, desc=False, nulls_first=None) -> "DataFrame":
