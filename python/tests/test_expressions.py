@@ -73,6 +73,11 @@ def test_datetime_list_float_namespaces():
     assert d["ln"] == [3, 0, None, 1] and d["ls"] == [6, None, None, 5]
     assert d["first"] == [1, None, None, 5]
     assert d["nan"] == [False, True, None, False]
+    # Daft's numbering: Monday = 0 .. Sunday = 6 (SQL's dayofweek keeps DuckDB's Sunday = 0).
+    week = [datetime.date(2024, 1, 1) + datetime.timedelta(days=i) for i in range(7)]  # Mon..Sun
+    days = flotilla.from_pydict({"d": week})
+    assert days.select(col("d").dt.day_of_week().alias("w")).to_pydict()["w"] == [d.weekday() for d in week]
+    assert flotilla.sql("SELECT dayofweek(d) AS w FROM t", t=days).to_pydict()["w"] == [1, 2, 3, 4, 5, 6, 0]
 
 
 def test_window_expressions():

@@ -370,8 +370,11 @@ std::vector<Template> MakeTemplates() {
   // --- temporal ---------------------------------------------------------------------------
   const std::pair<const char*, const char*> fields[] = {
       {"year", "year"},           {"month", "month"},        {"day", "day"},
-      {"dayofweek", "dayofweek"}, {"day_of_week", "isodow"}, {"day_of_year", "dayofyear"},
+      {"dayofweek", "dayofweek"}, {"day_of_year", "dayofyear"},  {"isodow", "isodow"},
       {"quarter", "quarter"},     {"week", "week"},          {"isoyear", "isoyear"}};
+  // Daft's day_of_week counts from Monday = 0.
+  add("temporal", I, {A(DT)}, Fn("day_of_week"), "(isodow({0}) - 1)");
+  add("temporal", I, {A(TS)}, Fn("day_of_week"), "(isodow({0}) - 1)");
   for (auto [ours, duck] : fields) {
     add("temporal", I, {A(DT)}, Fn(ours), std::string(duck) + "({0})");
     add("temporal", I, {A(TS)}, Fn(ours), std::string(duck) + "({0})");

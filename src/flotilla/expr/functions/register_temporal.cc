@@ -29,11 +29,10 @@ Status RegisterTemporalFunctions(FunctionRegistry* registry) {
       {"quarter", DateField::kQuarter, "Quarter 1-4 of a date or timestamp; null stays null."},
       {"month", DateField::kMonth, "Month 1-12 of a date or timestamp; null stays null."},
       {"day", DateField::kDay, "Day of the month 1-31; null stays null."},
-      {"day_of_week", DateField::kIsoDayOfWeek,
-       "ISO day of the week: Monday = 1 .. Sunday = 7 (see dayofweek for Sunday = 0); null "
-       "stays null."},
-      {"isodow", DateField::kIsoDayOfWeek,
-       "ISO day of the week, Monday = 1 .. Sunday = 7 (same as day_of_week)."},
+      {"day_of_week", DateField::kWeekday,
+       "Day of the week as Daft's day_of_week: Monday = 0 .. Sunday = 6 (see isodow for "
+       "Monday = 1, dayofweek for Sunday = 0); null stays null."},
+      {"isodow", DateField::kIsoDayOfWeek, "ISO day of the week, Monday = 1 .. Sunday = 7."},
       {"dayofweek", DateField::kDayOfWeek,
        "Day of the week as DuckDB's dayofweek: Sunday = 0 .. Saturday = 6 (see day_of_week for "
        "ISO numbering); null stays null."},

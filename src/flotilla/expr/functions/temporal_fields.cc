@@ -21,9 +21,10 @@ using elementwise::MakeOutput;
 using elementwise::OutputRows;
 
 constexpr std::string_view FieldFunctionName(DateField f) {
-  constexpr std::array<std::string_view, 14> kNames = {
-      "year", "quarter", "month", "day",    "day_of_week", "dayofweek",   "day_of_year",
-      "week", "isoyear", "hour",  "minute", "second",      "millisecond", "microsecond"};
+  constexpr std::array<std::string_view, 15> kNames = {
+      "year",        "quarter", "month",   "day",  "isodow", "dayofweek",   "day_of_week",
+      "day_of_year", "week",    "isoyear", "hour", "minute", "second",      "millisecond",
+      "microsecond"};
   return kNames[static_cast<size_t>(f)];
 }
 
@@ -41,6 +42,8 @@ int64_t ExtractField(DateField f, const Moment& m) {
       return IsoWeekday(m.days);
     case DateField::kDayOfWeek:
       return IsoWeekday(m.days) % 7;
+    case DateField::kWeekday:
+      return IsoWeekday(m.days) - 1;
     case DateField::kDayOfYear: {
       const int64_t year = ToCivil(m.days).year;
       // DaysFromCivil is exact for +-5.8 million years: every date32 and every timestamp
@@ -80,7 +83,7 @@ Result<DateField> ParseField(std::string_view text) {
       {"dow", DateField::kDayOfWeek},
       {"dayofweek", DateField::kDayOfWeek},
       {"isodow", DateField::kIsoDayOfWeek},
-      {"day_of_week", DateField::kIsoDayOfWeek},
+      {"day_of_week", DateField::kWeekday},
       {"doy", DateField::kDayOfYear},
       {"dayofyear", DateField::kDayOfYear},
       {"day_of_year", DateField::kDayOfYear},

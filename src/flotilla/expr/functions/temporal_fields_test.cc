@@ -44,7 +44,7 @@ TEST(TemporalFieldsTest, DateFields) {
   EXPECT_EQ(Field("month", x), (I64s{2, 3, 2, 12, 1, std::nullopt}));
   EXPECT_EQ(Field("day", x), (I64s{29, 1, 29, 31, 1, std::nullopt}));
   EXPECT_EQ(Field("quarter", x), (I64s{1, 1, 1, 4, 1, std::nullopt}));
-  EXPECT_EQ(Field("day_of_week", x), (I64s{4, 4, 2, 3, 7, std::nullopt}));
+  EXPECT_EQ(Field("day_of_week", x), (I64s{3, 3, 1, 2, 6, std::nullopt}));
   EXPECT_EQ(Field("isodow", x), (I64s{4, 4, 2, 3, 7, std::nullopt}));
   EXPECT_EQ(Field("dayofweek", x), (I64s{4, 4, 2, 3, 0, std::nullopt}));
   // 1900-03-01 is day 60 (no Feb 29); 2000-02-29 day 60; 1969-12-31 day 365.
@@ -121,7 +121,8 @@ TEST(TemporalFieldsTest, NegativeTimestamps) {
   // 1900-01-01 00:00:00 in seconds.
   Datum old = Col(MakeArray<int64_t>(timestamp(TimeUnit::kSecond), {-25567LL * 86400}));
   EXPECT_EQ(Field("year", old), (I64s{1900}));
-  EXPECT_EQ(Field("day_of_week", old), (I64s{1}));  // a Monday
+  EXPECT_EQ(Field("day_of_week", old), (I64s{0}));  // a Monday
+  EXPECT_EQ(Field("isodow", old), (I64s{1}));
 }
 
 TEST(TemporalFieldsTest, TimeZones) {

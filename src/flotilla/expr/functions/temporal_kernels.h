@@ -15,8 +15,9 @@ enum class DateField {
   kQuarter,
   kMonth,
   kDay,
-  kIsoDayOfWeek,  // Monday = 1 .. Sunday = 7 (day_of_week, isodow)
+  kIsoDayOfWeek,  // Monday = 1 .. Sunday = 7 (isodow)
   kDayOfWeek,     // Sunday = 0 .. Saturday = 6 (dayofweek, dow), as DuckDB's dayofweek
+  kWeekday,       // Monday = 0 .. Sunday = 6 (day_of_week), as Daft's day_of_week
   kDayOfYear,
   kWeek,  // ISO-8601 week 1..53
   kIsoYear,
