@@ -295,14 +295,16 @@ PYBIND11_MODULE(_flotilla, m) {
       .def("schema", [](const RecordBatch& b) { return SchemaFields(*b.schema()); })
       .def("to_pydict", [](const RecordBatch& b) { return ToPyDict(b); })
       .def("column", [](const RecordBatch& b, int i) { return b.column(i); })
+      .def("slice", &RecordBatch::Slice, py::arg("offset"), py::arg("length"))
       .def("to_numpy", [](const RecordBatch& b, int i) { return ToNumpy(b.column(i)); })
       .def("__repr__", [](const RecordBatch& b) { return FormatTable(b); })
-      .def("to_string", [](const RecordBatch& b, int max_rows, int max_width) {
+      .def("to_string", [](const RecordBatch& b, int max_rows, int max_width, bool first_rows_only) {
         TablePrintOptions o;
         o.max_rows = max_rows;
         o.max_column_width = max_width;
+        o.first_rows_only = first_rows_only;
         return FormatTable(b, o);
-      })
+      }, py::arg("max_rows"), py::arg("max_width"), py::arg("first_rows_only") = false)
       // The rows as a csv or json file's text, as the engine writes them.
       .def("to_text", [](const RecordBatch& b, const std::string& format) {
         auto stream = std::make_unique<io::BufferOutputStream>();

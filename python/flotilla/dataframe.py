@@ -328,7 +328,10 @@ class DataFrame:
         return _batch_to_pandas(self._batch())
 
     def show(self, n: int = 8) -> None:
-        print(self.limit(n)._batch().to_string(n, 32))
+        """Prints the first n rows as a table; its footer says when there are more."""
+        rows = self.limit(n + 1)._batch()  # one more than shown: are there more?
+        more = rows.num_rows > n
+        print((rows.slice(0, n) if more else rows).to_string(n, 32, more))
 
     def __len__(self) -> int:
         return self.count_rows()

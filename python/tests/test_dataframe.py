@@ -153,6 +153,9 @@ def test_collect_show_pandas_explain(people, capsys):
     people.show(2)
     shown = capsys.readouterr().out
     assert "ann" in shown and "bob" in shown and "cy" not in shown
+    assert shown.rstrip().endswith("first 2 rows"), shown  # not "2 rows": there are 5
+    people.show(5)
+    assert capsys.readouterr().out.rstrip().endswith("\n5 rows")
     pdf = people.to_pandas()
     assert list(pdf.columns) == ["id", "name", "city", "score"]
     assert pdf["id"].dtype == np.int64 and math.isnan(pdf["score"][2])

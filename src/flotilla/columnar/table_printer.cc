@@ -166,7 +166,8 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatch>& ba
     out += "\n";
   }
   out += Rule(w, "└", "┴", "┘");
-  out += fmt::format("{} row{}", total, total == 1 ? "" : "s");
+  out += fmt::format("{}{} row{}", options.first_rows_only ? "first " : "", total,
+                     total == 1 ? "" : "s");
   if (elided) out += fmt::format(" ({} shown)", shown.size());
   if (visible < ncols) {
     out += fmt::format(", {} of {} columns shown", visible, ncols);

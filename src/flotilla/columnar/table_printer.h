@@ -18,6 +18,9 @@ struct TablePrintOptions {
   /// Total width budget in terminal cells (0 = unlimited). Columns that do not fit are left
   /// out, and the footer says how many.
   int max_width = 0;
+  /// The batches are the first rows of a longer result (a preview): the footer says "first N
+  /// rows" instead of "N rows".
+  bool first_rows_only = false;
 };
 
 /// Formats `batches` (all with `schema`) as a table.
