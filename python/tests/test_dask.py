@@ -461,32 +461,6 @@ def test_an_existing_dask_cluster_by_address():
         cluster.close()
 
 
-def test_a_killed_worker_is_recovered(dask):
-    runner, _ = dask
-
-    @flotilla.func(return_dtype="int64", batch=False)
-    def slow(x):
-        import time
-        time.sleep(0.01)
-        return x + 1
-
-    df = flotilla.from_pydict({"v": list(range(400))}).into_partitions(8)
-    df = df.select(slow(col("v")).alias("w")).repartition(2, col("w"))
-    want = local(df)
-    killed = []
-
-    def kill_one(_task):
-        if not killed:
-            pid = sorted(runner.worker_pids().values())[0]
-            os.kill(pid, signal.SIGKILL)
-            killed.append(pid)
-
-    batches = runner.run(df._df, df._pools, on_result=kill_one)
-    got = _ext.concat_batches(batches).to_pydict()
-    assert killed
-    assert sorted(got["w"]) == sorted(want["w"])
-
-
 def test_a_worker_killed_after_a_map_task_is_recovered(dask):
     """Killed at a chosen phase: once the first map task of a shuffle finished on it, before any
     reduce task can start. Its map outputs are gone with it, so the driver must run them again
