@@ -24,13 +24,19 @@ import time
 _START_SECONDS = 60
 
 
+# Loaded here, not in the forked child: loading a library there could wait forever on a lock
+# another thread of this process held when it forked.
+try:
+    _prctl = ctypes.CDLL("libc.so.6", use_errno=True).prctl
+except (OSError, AttributeError):
+    _prctl = None
+
+
 def _die_with_parent():
-    """In the child before exec: SIGTERM when the process that started it ends (even killed),
-    so no scheduler or worker outlives the program that owns it."""
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
+    """In the child before exec: SIGTERM when the thread that started it ends (the program,
+    even killed), so no scheduler or worker outlives the program that owns it."""
+    if _prctl is not None:
+        _prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 class LocalProcessCluster:
