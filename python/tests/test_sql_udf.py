@@ -134,3 +134,16 @@ def test_queries_release_the_gil():
     worker.join()
     assert result["s"] == [sum(range(4000)) ** 2]
     assert longest < max(0.05, result["seconds"] / 2), (longest, result["seconds"])
+
+
+def test_using_finds_a_column_whatever_its_case():
+    """An unquoted USING (A) reads "a", as every identifier: it finds a DataFrame's "A"."""
+    a = flotilla.from_pydict({"A": [1, 2], "x": [10, 20]})
+    b = flotilla.from_pydict({"A": [2, 3], "y": [200, 300]})
+    got = flotilla.sql("SELECT * FROM a JOIN b USING (A)", a=a, b=b).to_pydict()
+    assert got == {"A": [2], "x": [20], "y": [200]}
+    full = flotilla.sql("SELECT * FROM a FULL JOIN b USING (a) ORDER BY A", a=a, b=b).to_pydict()
+    assert full["A"] == [1, 2, 3]
+    two = flotilla.from_pydict({"Ab": [1], "aB": [2]})  # neither is "ab" as written
+    with pytest.raises(ValueError, match="USING column 'ab' is ambiguous on the left side"):
+        flotilla.sql("SELECT * FROM t JOIN t2 USING (ab)", t=two, t2=two).to_pydict()

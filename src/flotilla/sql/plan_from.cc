@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "flotilla/common/suggest.h"
@@ -287,8 +288,22 @@ Result<Relation> Planner::PlanJoin(const TableRef& t) {
 
 Result<size_t> Planner::FindUsing(const Relation& r, const std::string& name, const char* side,
                                   int64_t offset) {
+  // As column references: the name as written, else the one column equal to it but for case
+  // (an unquoted USING (A) reads "a"; a DataFrame's column may be "A").
   for (size_t i = 0; i < r.columns.size(); ++i)
     if (!r.columns[i].hidden && r.columns[i].name == name) return i;
+  std::optional<size_t> found;
+  for (size_t i = 0; i < r.columns.size(); ++i) {
+    if (r.columns[i].hidden || Lower(r.columns[i].name) != Lower(name)) continue;
+    if (found) {
+      return ErrorNear(offset, "USING column '" + name + "' is ambiguous on the " + side +
+                                   " side: '" + r.columns[*found].name + "' and '" +
+                                   r.columns[i].name + "'",
+                       StatusCode::kKeyError);
+    }
+    found = i;
+  }
+  if (found) return *found;
   return ErrorNear(offset,
                    std::string("USING column '") + name + "' is not in the " + side + " side",
                    StatusCode::kKeyError);
