@@ -147,3 +147,13 @@ def test_using_finds_a_column_whatever_its_case():
     two = flotilla.from_pydict({"Ab": [1], "aB": [2]})  # neither is "ab" as written
     with pytest.raises(ValueError, match="USING column 'ab' is ambiguous on the left side"):
         flotilla.sql("SELECT * FROM t JOIN t2 USING (ab)", t=two, t2=two).to_pydict()
+
+
+def test_sql_list_indexes_count_from_one():
+    """SQL as DuckDB: l[1] is the first element, l[-1] the last, l[0] null; the Python .list
+    namespace stays 0-based as Daft's."""
+    t = flotilla.from_pydict({"l": [[1, 2, 3], [4]]})
+    got = flotilla.sql("SELECT l[1] AS a, l[-1] AS b, l[0] AS c, list_element(l, 3) AS d FROM t",
+                       t=t).to_pydict()
+    assert got == {"a": [1, 4], "b": [3, 4], "c": [None, None], "d": [3, None]}
+    assert t.select(col("l").list.get(0).alias("g")).to_pydict()["g"] == [1, 4]

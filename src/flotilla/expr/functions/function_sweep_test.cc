@@ -74,6 +74,8 @@ std::vector<Case> HashCases() {
 std::vector<Case> ListCases() {
   return {{"list_length", {IntList()}},
           {"list_get", {IntList(), LitI(-1)}},
+          {"list_extract", {IntList(), LitI(1)}},
+          {"list_element", {IntList(), LitI(-1)}},
           {"list_slice", {IntList(), LitI(1)}},
           {"list_join", {StringList(), LitS(",")}},
           {"list_contains", {IntList(), LitI(2)}},

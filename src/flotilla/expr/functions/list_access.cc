@@ -36,7 +36,9 @@ Result<Datum> LengthExec(const Args& args, int64_t num_rows) {
   });
 }
 
-// Python-style index: negative counts from the end; out of range gives null.
+// Element i, negative counting from the end, out of range giving null: 0-based as Python
+// (list_get), or 1-based as SQL (list_extract, where 0 is out of range).
+template <bool kOneBased>
 Result<Datum> GetExec(const Args& args, int64_t num_rows) {
   const Array& lists = args[0].array();
   const Array values = lists.child(0);
@@ -44,6 +46,10 @@ Result<Datum> GetExec(const Args& args, int64_t num_rows) {
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
     auto [first, end] = ListRange(lists, args[0].index(row));
     int64_t i = IntegerAt(args[1], row);
+    if (kOneBased) {
+      if (i == 0) return builder->AppendNull();
+      if (i > 0) i -= 1;
+    }
     if (i < 0) i += end - first;
     if (i < 0 || i >= end - first) return builder->AppendNull();
     return builder->AppendArraySlice(values, first + i, 1);
@@ -215,7 +221,21 @@ Status RegisterListAccessFunctions(FunctionRegistry* r) {
          FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_get", t, 1));
          return ElementType(*t[0]);
        },
-       GetExec}));
+       GetExec<false>}));
+  // SQL's l[i] reads list_extract(l, i), 1-based as DuckDB's.
+  for (const char* name : {"list_extract", "list_element"}) {
+    FLOTILLA_RETURN_NOT_OK(r->Add(
+        {name,
+         "Element i of the list, 1-based as DuckDB's (l[i] in SQL; negative counts from the "
+         "end, 0 and out of range give null); null when any argument is null.",
+         2, 2,
+         [](const Types& t) -> Result<TypePtr> {
+           FLOTILLA_RETURN_NOT_OK(ExpectList("list_extract", t, 0));
+           FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_extract", t, 1));
+           return ElementType(*t[0]);
+         },
+         GetExec<true>}));
+  }
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"list_slice",
               "Elements [start, end) of the list (0-based, negative from the end, clamped; end "

@@ -50,6 +50,16 @@ TEST(ListAccessTest, Get) {
   EXPECT_EQ(CallToString("list_get", {Lit(IntLists().Slice(3, 1)), LitI(0)}), "[5]");
 }
 
+TEST(ListAccessTest, ExtractCountsFromOneAsDuckDb) {
+  auto l = Col(IntLists());
+  EXPECT_EQ(CallToString("list_extract", {l, LitI(1)}), "[3, null, null, 5]");
+  EXPECT_EQ(CallToString("list_extract", {l, LitI(-1)}), "[2, null, null, 5]");
+  EXPECT_EQ(CallToString("list_extract", {l, LitI(0)}), "[null, null, null, null]");
+  EXPECT_EQ(CallToString("list_element", {l, LitI(2)}), "[1, null, null, null]");
+  EXPECT_EQ(CallToString("list_extract", {l, LitI(4)}), "[2, null, null, null]");  // the last
+  EXPECT_EQ(CallToString("list_extract", {l, LitI(5)}), "[null, null, null, null]");
+}
+
 TEST(ListAccessTest, Slice) {
   auto l = Col(IntLists());
   EXPECT_EQ(CallToString("list_slice", {l, LitI(1), LitI(3)}), "[[1, null], [], null, []]");
