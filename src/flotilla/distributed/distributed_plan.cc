@@ -788,7 +788,8 @@ Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder,
     // new partition-wise node.
     const auto& j = static_cast<const exec::JoinNode&>(*join);
     PipelineNode s;
-    s.id = x.id++;
+    s.id = x.id;  // the split node goes first, x after it
+    x.id = s.id + 1;
     s.kind = NodeKind::kMap;
     s.inputs = {side};
     s.rank = nodes[side].rank + 1;
