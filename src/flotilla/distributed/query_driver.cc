@@ -303,8 +303,9 @@ int QueryDriver::Partitions(int exchange) {
     for (int64_t s : OutputSlots(from)) count += slots_[s].state != SlotState::kCancelled;
     tasks = std::max(tasks, count);
   }
-  return state.partitions = static_cast<int>(
-             std::clamp<int64_t>(tasks, 1, std::max(1, options_.max_shuffle_partitions)));
+  const int most = std::max(1, options_.max_shuffle_partitions);
+  const int least = std::clamp(options_.min_shuffle_partitions, 1, most);
+  return state.partitions = static_cast<int>(std::clamp<int64_t>(tasks, least, most));
 }
 
 int QueryDriver::OutputPartitions(int node) const {

@@ -55,6 +55,9 @@ struct DriverOptions {
   /// The most partitions a shuffle whose count the runner picks gets (it picks one per
   /// upstream task, up to this).
   int max_shuffle_partitions = 200;
+  /// The fewest partitions such a shuffle gets, however few its upstream tasks: spreads a small
+  /// but heavy aggregation or join over the workers (and makes tests shuffle small inputs).
+  int min_shuffle_partitions = 1;
   int max_attempts = 3;
   /// How joins are planned (DistributedPlanOptions: when a side is broadcast).
   DistributedPlanOptions plan;
