@@ -4,8 +4,10 @@
 //
 // Makes deterministic tables (tables.h) and writes each as CSV with the DuckDB statement that
 // loads it; runs every case's physical plan with exec::Run under several thread counts, morsel
-// sizes and order modes (aggregate, distinct and sort cases also under a 256 KiB memory budget
-// that forces spilling), checks that every run gives the same rows, and writes OUT_DIR/cases.json
+// sizes and order modes (the operators that hold rows — aggregate, distinct, pivot, sort, hash
+// join, window — also under a 256 KiB memory budget; the cases whose state is well over it must
+// spill there, or the case fails), checks that every run gives the same rows, and writes
+// OUT_DIR/cases.json
 // (tables, and per case the SQL DuckDB must run, our column kinds, whether order matters, any
 // disagreement between our own runs) and OUT_DIR/rows/<case>.json (our rows of the first run).
 // operator_diff.mjs runs the SQL and compares rows.
@@ -63,8 +65,10 @@ struct Case {
   std::function<Result<PlanPtr>()> plan;
   /// The SQL's ORDER BY fixes the row order completely: rows compare in order.
   bool ordered = false;
-  /// Run again under a small memory budget with spilling (aggregate, distinct, sort).
-  bool spill = false;
+  /// Run again under the small memory budget (an operator that holds rows).
+  bool budget = false;
+  /// ... and that run must spill (the case's state is well over the budget).
+  bool must_spill = false;
   /// Output columns compared to a relative tolerance of 1e-9 (mean / avg).
   std::vector<std::string> approx;
 };
@@ -119,7 +123,7 @@ const std::vector<Agg> kNarrowAggregates = {
 
 void AddAggregate(std::vector<Case>* cases, const Tables& tables, const std::string& table,
                   const std::vector<std::string>& group_by, const std::vector<Agg>& aggs,
-                  bool two_phase) {
+                  bool two_phase, bool must_spill) {
   std::vector<std::string> select = group_by;
   std::vector<AggregateSpec> specs;
   std::vector<std::string> approx;
@@ -142,7 +146,8 @@ void AddAggregate(std::vector<Case>* cases, const Tables& tables, const std::str
                                                                    AggregateMode::kPartial));
     return exec::MakeFinalAggregate(partial, static_cast<const exec::AggregateNode&>(*partial));
   };
-  c.spill = true;
+  c.budget = true;
+  c.must_spill = must_spill;
   c.approx = approx;
   cases->push_back(std::move(c));
 }
@@ -182,7 +187,7 @@ enum class JoinStrategy { kHash, kSortMerge };
 
 void AddJoin(std::vector<Case>* cases, const Tables& tables, const std::string& left,
              const std::string& right, JoinType type, const JoinOn& on,
-             JoinStrategy strategy = JoinStrategy::kHash) {
+             JoinStrategy strategy = JoinStrategy::kHash, bool must_spill = false) {
   std::vector<std::string> conditions, left_keys, right_keys;
   for (const auto& [l, r] : on.keys) {
     conditions.push_back("l." + l + (on.null_equal ? " IS NOT DISTINCT FROM r." : " = r.") + r);
@@ -239,6 +244,8 @@ void AddJoin(std::vector<Case>* cases, const Tables& tables, const std::string& 
                               residual ? expr::Less(Column("v"), Column("rv")) : nullptr,
                               null_equal);
   };
+  c.budget = strategy == JoinStrategy::kHash;
+  c.must_spill = must_spill;
   cases->push_back(std::move(c));
 }
 
@@ -311,7 +318,8 @@ void AddSort(std::vector<Case>* cases, const Tables& tables, const std::string& 
     return exec::MakeLimit(sorted, limit, offset);
   };
   c.ordered = true;
-  c.spill = kind != SortKind::kTopN;
+  c.budget = kind != SortKind::kTopN;
+  c.must_spill = c.budget && (table == "skew" || table == "huge");
   cases->push_back(std::move(c));
 }
 
@@ -325,7 +333,8 @@ struct WindowFn {
 
 void AddWindow(std::vector<Case>* cases, const Tables& tables, const std::string& table,
                const std::string& label, const std::vector<std::string>& partition_by,
-               const std::vector<Key>& order_by, const std::vector<WindowFn>& functions) {
+               const std::vector<Key>& order_by, const std::vector<WindowFn>& functions,
+               bool must_spill = false) {
   std::string over = partition_by.empty() ? "" : "PARTITION BY " + Join(partition_by, ", ");
   if (!order_by.empty()) over += (over.empty() ? "" : " ") + ("ORDER BY " + OrderBySql(order_by));
   std::vector<std::string> select = {"*"};
@@ -341,6 +350,8 @@ void AddWindow(std::vector<Case>* cases, const Tables& tables, const std::string
   PlanPtr source = tables.at(table).source;
   const std::vector<SortSpec> specs = SortSpecs(order_by);
   c.plan = [=]() { return exec::MakeWindow(source, Columns(partition_by), specs, ours); };
+  c.budget = true;
+  c.must_spill = must_spill;
   cases->push_back(std::move(c));
 }
 
@@ -417,7 +428,7 @@ void AddPivot(std::vector<Case>* cases, const Tables& tables, const std::string&
   c.plan = [=]() {
     return exec::MakePivot(source, {Column("k")}, Column("k2"), Column("v"), function, names);
   };
-  c.spill = true;
+  c.budget = true;
   cases->push_back(std::move(c));
 }
 
@@ -436,7 +447,8 @@ void AddConcat(std::vector<Case>* cases, const Tables& tables,
   cases->push_back(std::move(c));
 }
 
-void AddDistinct(std::vector<Case>* cases, const Tables& tables, const std::string& table) {
+void AddDistinct(std::vector<Case>* cases, const Tables& tables, const std::string& table,
+                 bool must_spill) {
   PlanPtr source = tables.at(table).source;
   Case all;
   all.name = "distinct/(k,k2)/" + table;
@@ -445,7 +457,8 @@ void AddDistinct(std::vector<Case>* cases, const Tables& tables, const std::stri
     FLOTILLA_ASSIGN_OR_RETURN(PlanPtr keys, exec::MakeProject(source, Columns({"k", "k2"})));
     return exec::MakeDistinct(keys);
   };
-  all.spill = true;
+  all.budget = true;
+  all.must_spill = must_spill;
   cases->push_back(std::move(all));
   // "First row wins": the first in input order, which id numbers; nested columns too.
   const bool lists = source->schema()->GetFieldIndex("li") >= 0;
@@ -459,7 +472,8 @@ void AddDistinct(std::vector<Case>* cases, const Tables& tables, const std::stri
     FLOTILLA_ASSIGN_OR_RETURN(PlanPtr flat, exec::MakeProject(source, Columns(columns)));
     return exec::MakeDistinct(flat, {"k2"});
   };
-  on.spill = true;
+  on.budget = true;
+  on.must_spill = must_spill;
   cases->push_back(std::move(on));
 }
 
@@ -481,6 +495,7 @@ std::vector<TableSpec> TableSpecs(uint64_t seed, int64_t big_rows) {
       {"rdup", "r", 2000, KeyShape::kUniform, 20, false, false, seed + 14},
       {"rkeys", "r", 1200, KeyShape::kDistinct, 0, false, false, seed + 15},
       {"rtiny", "r", 20, KeyShape::kUniform, 5, false, false, seed + 16},
+      {"rbig", "r", 30000, KeyShape::kDistinct, 0, false, false, seed + 17},
   };
 }
 
@@ -490,14 +505,19 @@ std::vector<Case> BuildCases(const Tables& tables) {
     for (const char* table : {"small", "empty", "one", "skew", "huge", "dup"}) {
       for (const std::vector<std::string>& by :
            {std::vector<std::string>{}, {"k"}, {"k", "k2"}, {"s"}}) {
-        AddAggregate(&cases, tables, table, by, kWideAggregates, two_phase);
+        // Hundreds of groups or more over 30,000 rows (huge has one k but hundreds of s).
+        const std::string t = table;
+        const bool many_groups =
+            !by.empty() && (t == "skew" || (t == "huge" && by == std::vector<std::string>{"s"}));
+        AddAggregate(&cases, tables, table, by, kWideAggregates, two_phase, many_groups);
       }
     }
   }
   // ~1,000,000 groups of one row (and the null group).
-  AddAggregate(&cases, tables, "many", {"k"}, kNarrowAggregates, true);
+  AddAggregate(&cases, tables, "many", {"k"}, kNarrowAggregates, true, true);
   for (const char* table : {"small", "empty", "one", "skew", "huge"})
-    AddDistinct(&cases, tables, table);
+    AddDistinct(&cases, tables, table, false);
+  AddDistinct(&cases, tables, "many", true);
 
   const std::vector<JoinOn> ons = {
       {"k=rk", {{"k", "rk"}}, false, false},
@@ -517,6 +537,9 @@ std::vector<Case> BuildCases(const Tables& tables) {
     AddJoin(&cases, tables, "dup", "rdup", type, ons[0]);
     AddJoin(&cases, tables, "dup", "rdup", type, ons[4]);
     AddJoin(&cases, tables, "skew", "rkeys", type, ons[0]);
+    // A build side of 30,000 rows, well over the budget: the grace join spills both sides.
+    AddJoin(&cases, tables, "skew", "rbig", type, ons[0], JoinStrategy::kHash, true);
+    AddJoin(&cases, tables, "skew", "rbig", type, ons[3], JoinStrategy::kHash, true);
   }
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull}) {
     for (size_t on : {0, 1, 2})
@@ -549,11 +572,13 @@ std::vector<Case> BuildCases(const Tables& tables) {
     const std::vector<Key> order = total ? std::vector<Key>{{"v", true, true}, {"id", true, false}}
                                          : std::vector<Key>{{"v", true, false}};
     for (const char* table : {"small", "empty", "one", "skew"}) {
-      AddWindow(&cases, tables, table, label + "/by(k)", {"k"}, order, functions);
-      AddWindow(&cases, tables, table, label + "/by(k2)", {"k2"}, order, functions);
+      // 30,000 rows are well over the budget whatever the partitions.
+      const bool big = std::string(table) == "skew";
+      AddWindow(&cases, tables, table, label + "/by(k)", {"k"}, order, functions, big);
+      AddWindow(&cases, tables, table, label + "/by(k2)", {"k2"}, order, functions, big);
     }
     AddWindow(&cases, tables, "small", label + "/unpartitioned", {}, order, functions);
-    AddWindow(&cases, tables, "huge", label + "/by(k)", {"k"}, order, functions);
+    AddWindow(&cases, tables, "huge", label + "/by(k)", {"k"}, order, functions, true);
   }
 
   for (const char* table : {"small", "empty", "one"}) {
@@ -576,18 +601,18 @@ struct RunMode {
   int threads;
   int64_t morsel_size;
   bool maintain_order;
-  bool spill;
+  bool budget;
   std::string ToString() const {
     return std::to_string(threads) + " thread(s), morsels of " + std::to_string(morsel_size) +
            (maintain_order ? ", ordered" : ", unordered") +
-           (spill ? ", 256 KiB memory (spilling)" : "");
+           (budget ? ", 256 KiB memory" : "");
   }
 };
 
 std::vector<RunMode> ModesFor(const Case& c) {
   std::vector<RunMode> modes = {
       {1, 131072, true, false}, {4, 1000, true, false}, {3, 1000, false, false}};
-  if (c.spill) modes.push_back({3, 1000, false, true});
+  if (c.budget) modes.push_back({3, 1000, false, true});
   return modes;
 }
 
@@ -746,7 +771,7 @@ Outcome RunCase(const Case& c, const std::string& spill_dir) {
     options.morsel_size = mode.morsel_size;
     options.maintain_order = mode.maintain_order;
     options.progress = 0;
-    if (mode.spill) {
+    if (mode.budget) {
       options.memory = &small;
       options.spill_dirs = {spill_dir};
     }
@@ -761,9 +786,13 @@ Outcome RunCase(const Case& c, const std::string& spill_dir) {
     }
     Result<RecordBatch> batch =
         result.ok() ? result->ToBatch() : Result<RecordBatch>(result.status());
-    if (mode.spill && result.ok()) {
+    if (mode.budget && result.ok()) {
       for (const auto& s : result->stats->operators())
         out.spilled_bytes += s->spilled_bytes.load();
+      if (c.must_spill && out.spilled_bytes == 0) {
+        out.mode_differences.push_back(mode.ToString() + ": nothing spilled, and this case's " +
+                                       "state is well over the budget");
+      }
       std::error_code ec;
       if (!std::filesystem::is_empty(spill_dir, ec)) {
         out.mode_differences.push_back(mode.ToString() + ": spill files left in " + spill_dir);
@@ -861,7 +890,8 @@ int Main(const Options& o) {
     json += ",\"sql\":";
     AppendJsonString(c.sql, &json);
     json += std::string(",\"ordered\":") + (c.ordered ? "true" : "false") +
-            ",\"runs\":" + std::to_string(r.runs) + ",\"spill\":" + (c.spill ? "true" : "false") +
+            ",\"runs\":" + std::to_string(r.runs) + ",\"budget\":" + (c.budget ? "true" : "false") +
+            ",\"must_spill\":" + (c.must_spill ? "true" : "false") +
             ",\"spilled_bytes\":" + std::to_string(r.spilled_bytes) +
             ",\"ms\":" + std::to_string(static_cast<int64_t>(ms));
     json += ",\"mode_differences\":[";

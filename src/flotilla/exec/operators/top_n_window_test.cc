@@ -1,9 +1,13 @@
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
 #include <random>
 
 #include "flotilla/compute/filter.h"
 #include "flotilla/exec/exec_test_util.h"
+#include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
@@ -105,6 +109,55 @@ TEST(WindowOperator, RankingAndRunningSumPerPartition) {
     // In order when order is maintained; otherwise threads may interleave the batches of
     // different partitions, and the values (row numbers, running sums, lags) carry the order.
     ExpectRows(result, expected, mode.maintain_order, mode.ToString());
+  }
+}
+
+// Over the budget the rows spill as sorted runs and the functions run partition by partition
+// as the merge completes each; the rows (and their order) are those of the in-memory run. A
+// window without PARTITION BY is one partition: it spills too, and is computed whole.
+TEST(WindowOperator, SpillsUnderASmallBudgetWithTheSameRowsAndCleansUp) {
+  std::vector<std::optional<int64_t>> g, v, pos;
+  std::mt19937_64 rng(5);
+  for (int64_t i = 0; i < 30000; ++i) {
+    g.push_back(rng() % 50 == 0 ? std::nullopt : std::optional<int64_t>(rng() % 97));
+    v.push_back(static_cast<int64_t>(rng() % 20));
+    pos.push_back(i);
+  }
+  auto input = Batch({{"g", I64(g)}, {"v", I64(v)}, {"pos", I64(pos)}});
+  std::vector<RecordBatch> chunks;
+  for (int64_t o = 0; o < input.num_rows(); o += 1000) chunks.push_back(input.Slice(o, 1000));
+  const std::vector<WindowExpression> functions = {
+      {"row_number", {}, std::nullopt, "rn"},
+      {"sum", {Column("v")}, std::nullopt, "running"},
+      {"lag", {Column("v")}, std::nullopt, "prev"},
+  };
+  const std::string spill_dir =
+      ::testing::TempDir() + "/window_spill_test_" + std::to_string(::getpid());
+  std::filesystem::create_directories(spill_dir);
+  for (bool partitioned : {true, false}) {
+    auto plan = MakeWindow(MemorySource(chunks),
+                           partitioned ? std::vector<expr::ExprPtr>{Column("g")}
+                                       : std::vector<expr::ExprPtr>{},
+                           {{Column("v"), true, false}, {Column("pos"), true, false}}, functions)
+                    .ValueOrDie();
+    const RecordBatch expected = RunToBatch(plan, OptionsFor({1, 131072, true})).ValueOrDie();
+    for (const RunMode& mode : AllModes()) {
+      MemoryManager small(64 * 1024);
+      ExecOptions options = OptionsFor(mode);
+      options.memory = &small;
+      options.spill_dirs = {spill_dir};
+      options.morsel_size = std::max<int64_t>(mode.morsel_size, 97);
+      auto result = exec::Run(plan, options);
+      ASSERT_TRUE(result.ok()) << result.status().ToString();
+      // (partition, v, pos) orders every row, so every value is fixed, and so is the order
+      // where order is maintained.
+      ExpectRows(result->ToBatch().ValueOrDie(), expected, mode.maintain_order, mode.ToString());
+      int64_t spilled = 0;
+      for (const auto& s : result->stats->operators()) spilled += s->spilled_bytes.load();
+      EXPECT_GT(spilled, 0) << mode.ToString();
+      EXPECT_EQ(small.reserved(), 0);
+      EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
+    }
   }
 }
 
