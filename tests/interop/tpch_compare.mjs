@@ -212,14 +212,18 @@ function sameValue(duck, ours, type, scale) {
                                                                        : 'numbers differ (relative 1e-9)';
 }
 
-/// null when `ours` equals `duck` (same columns, same rows in the same order), else the first
-/// difference with both values.
+/// null when `ours` equals `duck` (same columns, same rows in the same order, at least one), else
+/// the first difference with both values.
 export function compareResults(duck, ours) {
   if (duck.names.length !== ours.names.length) {
     return `columns: DuckDB has ${duck.names.length} (${duck.names}), ours ${ours.names.length} (${ours.names})`;
   }
   if (duck.rows.length !== ours.rows.length) {
     return `rows: DuckDB has ${duck.rows.length}, ours ${ours.rows.length}`;
+  }
+  if (duck.rows.length === 0) {
+    return 'DuckDB returns no rows here: the check would compare nothing with nothing (every ' +
+           'TPC-H query must return rows on the data it is checked on)';
   }
   const scales = oursScales(ours, duck.names.length);
   for (let r = 0; r < duck.rows.length; ++r) {

@@ -117,6 +117,7 @@ std::vector<SqlRecord> ReadSqlRecords(const std::string& file) {
     } else if (head.rfind("query", 0) == 0) {
       r.kind = SqlRecord::kQuery;
       r.sort = head.find("rowsort") != std::string::npos;
+      r.empty = head.find(" empty") != std::string::npos;
     } else {
       ADD_FAILURE() << path << ":" << i + 1 << ": unknown record '" << head << "'";
       ++i;
@@ -131,6 +132,12 @@ std::vector<SqlRecord> ReadSqlRecords(const std::string& file) {
       ++i;
       while (i < lines.size() && !lines[i].empty())
         r.expected.push_back(lines[i++]);
+    }
+    if (r.kind == SqlRecord::kQuery && r.expected.empty() != r.empty) {
+      ADD_FAILURE() << path << ":" << r.line
+                    << (r.empty ? ": marked empty but records rows"
+                                : ": records no rows; a check of nothing against nothing proves "
+                                  "nothing: change it, or mark it `empty` if that is the point");
     }
     r.sql = Replace(r.sql, "__DATA__", data);
     records.push_back(std::move(r));

@@ -6,7 +6,9 @@
 //
 //   statement ok | statement error     a statement that must succeed / fail
 //   query rowsort | query nosort       a query, then "----", then its rows (values TAB-separated;
-//                                      rowsort compares the rows sorted as strings)
+//                                      rowsort compares the rows sorted as strings); with a
+//                                      third word "empty" when no rows is the intended answer
+//                                      (a query recording no rows without it is a failure)
 // Values: NULL, true/false, numbers (compared with a relative tolerance of 1e-9 when both sides
 // parse as numbers, so 3.50 equals 3.5; a decimal of ours also to half a unit of its last
 // digit), (empty) for an empty string, anything else as text.
@@ -21,6 +23,7 @@ namespace flotilla::testing {
 struct SqlRecord {
   enum Kind { kStatementOk, kStatementError, kQuery } kind = kQuery;
   bool sort = false;
+  bool empty = false;  // no rows is the intended answer
   std::string sql;
   std::vector<std::string> expected;
   int line = 0;
