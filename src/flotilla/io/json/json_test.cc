@@ -49,6 +49,19 @@ TEST_F(JsonTest, InfersNestedTypesAndWidens) {
   EXPECT_TRUE(std::isnan(batch->column(4).values<double>()[1]));
 }
 
+// Integers past int64 keep every digit: uint64 while none is negative, a 38-digit decimal with
+// negative ones beside them; a fraction anywhere makes the column float64.
+TEST_F(JsonTest, IntegersBeyondInt64StayExact) {
+  auto batch = Read({Write("u.json",
+                           "{\"u\": 1, \"w\": -1, \"f\": 18446744073709551615}\n"
+                           "{\"u\": 18446744073709551615, \"w\": 9223372036854775809, \"f\": 0.5}\n"
+                           "{\"u\": 9223372036854775808, \"w\": null, \"f\": 2}\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->schema()->ToString(), "u: uint64\nw: decimal128(38, 0)\nf: float64\n");
+  EXPECT_EQ(batch->column(0).ToString(), "[1, 18446744073709551615, 9223372036854775808]");
+  EXPECT_EQ(batch->column(1).ToString(), "[-1, 9223372036854775809, null]");
+}
+
 TEST_F(JsonTest, ConflictsAndBadLinesNameTheLine) {
   auto bad = Read({Write("c.json", "{\"a\": 1}\n{\"a\": {\"b\": 1}}\n")});
   ASSERT_FALSE(bad.ok());

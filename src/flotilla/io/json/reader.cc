@@ -69,8 +69,13 @@ text::Inferred Infer(element e) {
   switch (e.type()) {
     case element_type::NULL_VALUE: return Inferred::Of(Kind::kNull, false);
     case element_type::BOOL: return Inferred::Of(Kind::kBool, false);
-    case element_type::INT64: return Inferred::Of(Kind::kInt, false);
-    case element_type::UINT64:
+    case element_type::INT64: {
+      Inferred out = Inferred::Of(Kind::kInt, false);
+      out.negative = e.get_int64().value_unsafe() < 0;
+      return out;
+    }
+    // simdjson reads an integer as UINT64 only above int64's range.
+    case element_type::UINT64: return Inferred::Of(Kind::kUInt, false);
     case element_type::DOUBLE: return Inferred::Of(Kind::kFloat, false);
     case element_type::STRING: return text::InferJsonString(e.get_string().value_unsafe());
     case element_type::ARRAY: {

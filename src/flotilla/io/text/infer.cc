@@ -89,7 +89,11 @@ Inferred InferText(std::string_view text) {
     int64_t i;
     const char* begin = t.data() + (first == '+' ? 1 : 0);
     auto [end, ec] = std::from_chars(begin, t.data() + t.size(), i);
-    if (ec == std::errc() && end == t.data() + t.size()) return Inferred::Of(Kind::kInt, true);
+    if (ec == std::errc() && end == t.data() + t.size()) {
+      Inferred out = Inferred::Of(Kind::kInt, true);
+      out.negative = i < 0;
+      return out;
+    }
     if (LooksLikeDateStart(t)) {
       int32_t days;
       if (t.size() == 10 && compute::ParseDate32(t, &days)) return Inferred::Of(Kind::kDate, true);
@@ -120,6 +124,8 @@ std::string KindName(const Inferred& in) {
     case Kind::kNull: return "null";
     case Kind::kBool: return "bool";
     case Kind::kInt: return "int64";
+    case Kind::kUInt: return "uint64";
+    case Kind::kWideInt: return "decimal128(38, 0)";
     case Kind::kFloat:
     case Kind::kFloatWord: return "float64";
     case Kind::kString: return "string";
@@ -147,6 +153,7 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
   const Kind a = into->kind, b = other.kind;
   if (a == b) {
     into->from_text = into->from_text && other.from_text;
+    into->negative = into->negative || other.negative;
     if (a == Kind::kList)
       return Join(&into->children[0], other.children[0], path + "[]");
     if (a == Kind::kStruct) {
@@ -173,11 +180,20 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
   };
   auto either = [&](Kind x, Kind y) { return (a == x && b == y) || (a == y && b == x); };
   const bool both_text = into->from_text && other.from_text;
-  // Numbers widen to float: an int64 is exact as a float64 up to 2^53, as in every engine that
-  // infers DOUBLE for a column of mixed integers and decimals.
-  if (either(Kind::kInt, Kind::kFloat) || either(Kind::kInt, Kind::kFloatWord) ||
-      either(Kind::kFloat, Kind::kFloatWord))
-    return set(Kind::kFloat, both_text);
+  // Integers stay exact: past int64's range uint64 holds them while none is negative, and a
+  // 38-digit decimal holds both signs.
+  const bool negative = into->negative || other.negative;
+  auto integral = [](Kind k) { return k == Kind::kInt || k == Kind::kUInt || k == Kind::kWideInt; };
+  if (integral(a) && integral(b)) {
+    const bool wide = a == Kind::kWideInt || b == Kind::kWideInt || negative;
+    FLOTILLA_RETURN_NOT_OK(set(wide ? Kind::kWideInt : Kind::kUInt, both_text));
+    into->negative = negative;
+    return Status::OK();
+  }
+  // Numbers with a fraction widen to float: an int64 is exact as a float64 up to 2^53, as in
+  // every engine that infers DOUBLE for a column of mixed integers and decimals.
+  auto numeric = [&](Kind k) { return integral(k) || k == Kind::kFloat || k == Kind::kFloatWord; };
+  if (numeric(a) && numeric(b)) return set(Kind::kFloat, both_text);
   if (either(Kind::kDate, Kind::kTimestamp)) return set(Kind::kTimestamp, true);
   // Text that parsed as different things is text.
   if (both_text || (IsTextKind(a) && IsTextKind(b))) return set(Kind::kString, true);
@@ -191,6 +207,8 @@ TypePtr ToType(const Inferred& in) {
     case Kind::kString: return utf8();
     case Kind::kBool: return boolean();
     case Kind::kInt: return int64();
+    case Kind::kUInt: return uint64();
+    case Kind::kWideInt: return decimal128(38, 0);
     case Kind::kFloat:
     case Kind::kFloatWord: return float64();
     case Kind::kDate: return date32();

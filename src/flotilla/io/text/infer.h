@@ -19,6 +19,8 @@ enum class Kind : uint8_t {
   kNull,         // only nulls seen: becomes string
   kBool,
   kInt,          // int64
+  kUInt,         // uint64: JSON integers above int64's range, no negative one seen
+  kWideInt,      // decimal128(38, 0): JSON integers above int64's range and negative ones
   kFloat,        // float64
   kString,
   kDate,         // text "YYYY-MM-DD"
@@ -35,6 +37,9 @@ struct Inferred {
   /// True when the kind was read out of text (every CSV value, JSON strings): such kinds meet
   /// other text kinds as string rather than as a conflict.
   bool from_text = false;
+  /// kInt: a negative value was seen (an int64 column that also holds values above its range
+  /// is then wider than uint64).
+  bool negative = false;
   /// List: one child (the element); struct: one per field, named by `names`.
   std::vector<Inferred> children;
   std::vector<std::string> names;
