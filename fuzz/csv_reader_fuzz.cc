@@ -7,19 +7,14 @@
 
 #include "flotilla/io/csv/reader.h"
 #include "flotilla/io/csv/tokenizer.h"
+#include "fuzz/csv_dialect.h"
 #include "fuzz/walk.h"
 
 using namespace flotilla;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  csv::CsvReadOptions options;
-  const uint8_t dialect = data[0];
-  options.parse.delimiter = "\t,;|"[dialect & 3];
-  options.parse.escape = (dialect & 4) ? '\\' : '\0';
-  options.parse.has_header = (dialect & 8) == 0;
-  options.parse.quote = (dialect & 16) ? '\0' : '"';
-  options.sample_rows = 50;
+  const csv::CsvReadOptions options = fuzz::CsvDialect(data[0]);
   auto buffer = Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(data) + 1, size - 1));
   if (!buffer.ok()) return 0;
   auto file = io::MemoryFile(*buffer, "fuzz.csv");
