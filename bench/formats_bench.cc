@@ -2,13 +2,16 @@
 // bench/formats_duckdb.mjs on the same file; bench/formats.sh generates the file and runs both.
 //
 //   build/bench/formats_bench --query NAME --file LINEITEM.parquet [--threads N] [--repeats N]
+//                             [--out FILE]
 //
 // Queries over the lineitem-like file (16 columns, rows ordered by l_orderkey):
 //   scan_all  count(*) and every column folded into a sum the footer's statistics cannot answer
 //             (numbers: sum; strings: sum(length); dates: sum(year))
 //   scan4     the same for l_orderkey, l_quantity, l_extendedprice, l_shipdate
 //   filter    count, sum(l_quantity) WHERE l_orderkey < 15000 (row groups pruned by statistics)
-//   write     the whole table, read into memory beforehand, written as zstd Parquet
+//   write     the whole table, read into memory beforehand, written as zstd Parquet with
+//             --threads encoding threads (as DuckDB's COPY gets); kept at --out when given
+//             (bench/formats.sh reads it back with both engines)
 //
 // Output "key value" lines: `check NAME VALUE` (must equal DuckDB's), `seconds S1 S2 ...`,
 // `peak_rss_mib M`.
@@ -36,6 +39,7 @@ struct Options {
   std::string query, file;
   int threads = 2;
   int repeats = 3;
+  std::string out;  // write: where the written file is kept ("": removed)
 };
 
 Result<PlanPtr> BuildPlan(const Options& o, const parquet::ParquetScan& scan) {
@@ -81,6 +85,7 @@ int Main(int argc, char** argv) {
     else if (flag == "--file") o.file = value;
     else if (flag == "--threads") o.threads = std::atoi(value);
     else if (flag == "--repeats") o.repeats = std::atoi(value);
+    else if (flag == "--out") o.out = value;
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
@@ -106,14 +111,17 @@ int Main(int argc, char** argv) {
         rows += b.num_rows();
       }
     std::printf("check rows %lld\n", static_cast<long long>(rows));
-    const std::string out = o.file + ".flotilla-write.parquet";
+    const std::string out = o.out.empty() ? o.file + ".flotilla-write.parquet" : o.out;
+    parquet::ParquetWriteOptions write_options;
+    write_options.codec = parquet::Codec::kZstd;
+    write_options.encode_threads = o.threads;
     for (int r = 0; r < o.repeats; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      Status st = parquet::WriteParquetFile(out, scan->schema, batches);
+      Status st = parquet::WriteParquetFile(out, scan->schema, batches, write_options);
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!st.ok()) return Fail(st);
     }
-    std::remove(out.c_str());
+    if (o.out.empty()) std::remove(out.c_str());
   } else {
     for (int r = 0; r < o.repeats; ++r) {
       const auto start = std::chrono::steady_clock::now();

@@ -2,7 +2,7 @@
 // generator of that file; run through bench/formats.sh.
 //
 //   node bench/formats_duckdb.mjs --generate FILE --rows N
-//   node bench/formats_duckdb.mjs --query NAME --file FILE [--threads N] [--repeats N]
+//   node bench/formats_duckdb.mjs --query NAME --file FILE [--threads N] [--repeats N] [--out FILE]
 //
 // Output lines match formats_bench's: check NAME VALUE, seconds S1 ..., peak_rss_mib M.
 import { createRequire } from 'node:module';
@@ -12,7 +12,7 @@ import { readFileSync, rmSync } from 'node:fs';
 const require = createRequire(new URL('../tests/interop/package.json', import.meta.url));
 const { DuckDBInstance } = require('@duckdb/node-api');
 
-const options = { query: '', file: '', generate: '', rows: 6000000, threads: 2, repeats: 3 };
+const options = { query: '', file: '', generate: '', rows: 6000000, threads: 2, repeats: 3, out: '' };
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i += 2) {
   const [flag, value] = [argv[i], argv[i + 1]];
@@ -22,6 +22,7 @@ for (let i = 0; i < argv.length; i += 2) {
   else if (flag === '--rows') options.rows = Number(value);
   else if (flag === '--threads') options.threads = Number(value);
   else if (flag === '--repeats') options.repeats = Number(value);
+  else if (flag === '--out') options.out = value;
   else throw new Error(`unknown option '${flag}'`);
 }
 
@@ -79,13 +80,13 @@ if (options.query === 'write') {
   await con.run(`CREATE TABLE t AS SELECT * FROM ${f}`);
   const rows = (await con.runAndReadAll('SELECT count(*) FROM t')).getRows()[0][0];
   console.log(`check rows ${rows}`);
-  const out = `${options.file}.duckdb-write.parquet`;
+  const out = options.out || `${options.file}.duckdb-write.parquet`;
   for (let r = 0; r < options.repeats; ++r) {
     const start = performance.now();
     await con.run(`COPY t TO ${q(out)} (FORMAT parquet, COMPRESSION zstd)`);
     seconds.push((performance.now() - start) / 1000);
   }
-  rmSync(out, { force: true });
+  if (!options.out) rmSync(out, { force: true });
 } else {
   const sql = queries[options.query];
   if (!sql) throw new Error(`unknown query '${options.query}'`);
