@@ -157,3 +157,15 @@ def test_sql_list_indexes_count_from_one():
                        t=t).to_pydict()
     assert got == {"a": [1, 4], "b": [3, 4], "c": [None, None], "d": [3, None]}
     assert t.select(col("l").list.get(0).alias("g")).to_pydict()["g"] == [1, 4]
+
+
+def test_sql_list_slice_counts_from_one_inclusive():
+    """SQL's list_slice / array_slice as DuckDB's (1-based, both ends inclusive, negative from
+    the end; DuckDB gives these rows); the Python .list.slice stays 0-based, end exclusive."""
+    t = flotilla.from_pydict({"l": [[1, 2, 3, 4, 5], [7], None]})
+    got = flotilla.sql("SELECT list_slice(l, 2, 4) AS a, array_slice(l, -2, -1) AS b, "
+                       "list_slice(l, 0, 1) AS c, list_slice(l, 1, 5, 2) AS d FROM t",
+                       t=t).to_pydict()
+    assert got == {"a": [[2, 3, 4], [], None], "b": [[4, 5], [7], None],
+                   "c": [[1], [7], None], "d": [[1, 3, 5], [7], None]}
+    assert t.select(col("l").list.slice(1, 3).alias("s")).to_pydict()["s"] == [[2, 3], [], None]

@@ -364,6 +364,9 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
     return expr::Call(name, {args[0], OnTimeline(args[1])});
   }
   if (name == "char_length" || name == "character_length" || name == "strlen") name = "length";
+  // SQL slices count from 1, both ends inclusive, as DuckDB's (the Python .list.slice, the
+  // engine's list_slice, counts from 0 with an exclusive end).
+  if (name == "list_slice") name = "array_slice";
   if (name == "list_value") {
     return ErrorNear(n.offset,
                      "list literals [...] are only supported as table function "

@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include "flotilla/compute/concat.h"
@@ -119,11 +120,11 @@ class PipelineRun {
 
   Status Run(GlobalState* sink_global, const Deliver& deliver) {
     for (auto& step : pipeline_->operators) {
-      step.stats->started = true;
+      step.stats->MarkStarted();
       FLOTILLA_ASSIGN_OR_RETURN(auto global, step.op->MakeGlobalState(context_, step.stats));
       globals_.push_back(std::move(global));
     }
-    if (pipeline_->source_stats != nullptr) pipeline_->source_stats->started = true;
+    if (pipeline_->source_stats != nullptr) pipeline_->source_stats->MarkStarted();
 
     TaskGroup group(context_->pool());
     for (int t = 0; t < context_->num_threads(); ++t) {
@@ -162,8 +163,8 @@ class PipelineRun {
       FLOTILLA_RETURN_NOT_OK(pipeline_->sink->Combine(sink_global, sink_thread));
     }
     for (auto& step : pipeline_->operators)
-      step.stats->finished = true;
-    if (pipeline_->source_stats != nullptr) pipeline_->source_stats->finished = true;
+      step.stats->MarkFinished();
+    if (pipeline_->source_stats != nullptr) pipeline_->source_stats->MarkFinished();
     return Status::OK();
   }
 
@@ -279,6 +280,8 @@ class LocalResultStream final : public ResultStream {
  private:
   Status RunAll() {
     std::vector<std::unique_ptr<Source>> outputs(pipelines_.pipelines.size());
+    std::set<const OperatorStats*> read_as_source;
+    for (const Pipeline& p : pipelines_.pipelines) read_as_source.insert(p.source_stats);
     for (size_t i = 0; i < pipelines_.pipelines.size(); ++i) {
       Pipeline& pipeline = pipelines_.pipelines[i];
       std::unique_ptr<Source> source;
@@ -301,7 +304,7 @@ class LocalResultStream final : public ResultStream {
       }
       SinkOperator* sink = pipeline.sink.get();
       OperatorStats* stats = pipeline.sink_stats;
-      stats->started = true;
+      stats->MarkStarted();
       FLOTILLA_ASSIGN_OR_RETURN(auto global, sink->MakeGlobalState(&context_, stats));
       FLOTILLA_RETURN_NOT_OK(
           run.Run(global.get(), [&](MorselOutput output, ThreadState* thread) -> Status {
@@ -319,7 +322,8 @@ class LocalResultStream final : public ResultStream {
       if (!finalized.ok()) return finalized.status().WithContext("in " + sink->name());
       outputs[i] = std::move(finalized).ValueOrDie();
       global.reset();
-      stats->finished = true;
+      // A sink whose output a later pipeline reads as its source finishes with that pipeline.
+      if (!read_as_source.count(stats)) stats->MarkFinished();
     }
     return Status::OK();
   }

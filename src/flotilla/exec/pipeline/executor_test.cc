@@ -222,6 +222,27 @@ TEST(Executor, ExplainAnalyzeReportsRowsPerOperator) {
   EXPECT_NE(text.find("    InMemorySource"), std::string::npos) << text;
 }
 
+// A blocking operator's output is what the next pipeline reads from it; every operator shows
+// its wall time.
+TEST(Executor, ExplainAnalyzeCountsWhatSinksEmit) {
+  std::vector<RecordBatch> batches;
+  for (int i = 0; i < 5; ++i) batches.push_back(Numbers(i * 10, i * 10 + 10));
+  auto grouped = MakeAggregate(MemorySource(batches),
+                               {expr::Call("mod", {Column("a"), Literal(int64_t{7})})},
+                               {{"count_star", {}, "n"}})
+                     .ValueOrDie();
+  auto plan = MakeSort(grouped, {{Column("n"), true, false}}).ValueOrDie();
+  std::string text = ExplainAnalyze(plan, OptionsFor({2, 4, true})).ValueOrDie();
+  EXPECT_NE(text.find("[Sort: rows 7 -> 7,"), std::string::npos) << text;
+  EXPECT_NE(text.find("[Aggregate: rows 50 -> 7,"), std::string::npos) << text;
+  for (const char* op : {"Sort", "Aggregate", "InMemorySource"}) {
+    const size_t at = text.find(std::string("[") + op + ":");
+    ASSERT_NE(at, std::string::npos) << text;
+    EXPECT_NE(text.substr(at, text.find('\n', at) - at).find(", wall "), std::string::npos)
+        << op << " has no wall time:\n" << text;
+  }
+}
+
 }  // namespace
 }  // namespace flotilla::exec
 

@@ -34,6 +34,7 @@ class Builder {
     input.sink_stats = stats;
     Pipeline next;
     next.upstreams = {Close(std::move(input))};
+    next.source_stats = stats;  // the rows it emits are the sink's output
     return next;
   }
 

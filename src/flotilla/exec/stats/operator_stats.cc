@@ -1,11 +1,32 @@
 #include "flotilla/exec/stats/operator_stats.h"
 
+#include <chrono>
+
 #include <time.h>
 
 #include <algorithm>
 #include <cstdio>
 
 namespace flotilla::exec {
+
+namespace {
+int64_t SteadyNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+}  // namespace
+
+void OperatorStats::MarkStarted() {
+  int64_t expected = 0;
+  start_nanos.compare_exchange_strong(expected, SteadyNanos());
+  started = true;
+}
+
+void OperatorStats::MarkFinished() {
+  end_nanos = SteadyNanos();
+  finished = true;
+}
 
 void OperatorStats::ObserveMemory(int64_t bytes) {
   int64_t peak = peak_memory.load(std::memory_order_relaxed);
@@ -84,6 +105,8 @@ std::string RenderExplainAnalyze(const QueryStats& stats) {
     out += "  [" + s->name + ": rows " + FormatCount(s->rows_in.load()) + " -> " +
            FormatCount(s->rows_out.load()) + ", bytes " + FormatBytes(s->bytes_in.load()) + " -> " +
            FormatBytes(s->bytes_out.load()) + ", cpu " + FormatNanos(s->cpu_nanos.load());
+    const int64_t start = s->start_nanos.load(), end = s->end_nanos.load();
+    if (start > 0 && end >= start) out += ", wall " + FormatNanos(end - start);
     if (s->peak_memory.load() > 0) out += ", peak mem " + FormatBytes(s->peak_memory.load());
     if (s->spilled_bytes.load() > 0) out += ", spilled " + FormatBytes(s->spilled_bytes.load());
     out += "]\n";

@@ -26,6 +26,13 @@ struct OperatorStats {
   std::atomic<int64_t> spilled_bytes{0};
   std::atomic<bool> started{false};
   std::atomic<bool> finished{false};
+  /// Steady-clock nanoseconds of the first start and of the finish (0: not yet): explain
+  /// analyze's wall time, from the operator's first input to its last output.
+  std::atomic<int64_t> start_nanos{0};
+  std::atomic<int64_t> end_nanos{0};
+
+  void MarkStarted();
+  void MarkFinished();
 
   void AddInput(int64_t rows, int64_t bytes) {
     rows_in.fetch_add(rows, std::memory_order_relaxed);

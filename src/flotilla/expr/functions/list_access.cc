@@ -75,6 +75,33 @@ Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
   });
 }
 
+// DuckDB's list_slice: elements begin..end, 1-based and both inclusive; a negative bound counts
+// from the end (-1 the last element), 0 as a begin is the first element, bounds are clamped; an
+// optional step (positive) takes every step-th element from the first.
+Result<Datum> SliceOneBasedExec(const Args& args, int64_t num_rows) {
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(VariableListOf(*lists.type())));
+  auto* out = static_cast<ListBuilder*>(builder.get());
+  return MapRows(args, num_rows, out, [&](int64_t row) -> Status {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    const int64_t n = end - first;
+    const int64_t b = IntegerAt(args[1], row), e = IntegerAt(args[2], row);
+    const int64_t lo = std::clamp<int64_t>(b > 0 ? b - 1 : b < 0 ? n + b : 0, 0, n);
+    const int64_t hi = std::clamp<int64_t>(e >= 0 ? e : n + e + 1, 0, n);
+    const int64_t step = args.size() > 3 ? IntegerAt(args[3], row) : 1;
+    if (step <= 0) {
+      return Status::Invalid("array_slice(): the step must be positive, got " +
+                             std::to_string(step));
+    }
+    FLOTILLA_RETURN_NOT_OK(out->Append());
+    for (int64_t i = lo; i < hi; i += step) {
+      FLOTILLA_RETURN_NOT_OK(out->value_builder()->AppendArraySlice(values, first + i, 1));
+    }
+    return Status::OK();
+  });
+}
+
 // Null elements are skipped, as concat_ws skips null arguments.
 Result<Datum> JoinExec(const Args& args, int64_t num_rows) {
   const Array& lists = args[0].array();
@@ -248,6 +275,19 @@ Status RegisterListAccessFunctions(FunctionRegistry* r) {
                 return VariableListOf(*t[0]);
               },
               SliceExec}));
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"array_slice",
+              "Elements begin..end of the list, 1-based and inclusive as DuckDB's list_slice "
+              "(SQL's list_slice and array_slice; negative counts from the end, clamped; an "
+              "optional positive step); null if any argument is null.",
+              3, 4,
+              [](const Types& t) -> Result<TypePtr> {
+                FLOTILLA_RETURN_NOT_OK(ExpectList("array_slice", t, 0));
+                for (size_t i = 1; i < t.size(); ++i)
+                  FLOTILLA_RETURN_NOT_OK(ExpectInteger("array_slice", t, i));
+                return VariableListOf(*t[0]);
+              },
+              SliceOneBasedExec}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"list_join",
        "The list's strings joined with the separator, skipping null elements; null if the list "

@@ -70,6 +70,32 @@ TEST(ListAccessTest, Slice) {
   EXPECT_EQ(CallToString("list_slice", {Col(FixedLists()), LitI(1)}), "[[-1], null, [null]]");
 }
 
+// The DuckDB answers for [1, 2, 3, 4, 5] (recorded from DuckDB 1.x): 1-based, inclusive.
+TEST(ListAccessTest, OneBasedSliceAsDuckDb) {
+  auto l = Col(Lists(Ints({1, 2, 3, 4, 5}), {{{0, 5}}}));
+  auto slice = [&](int64_t b, int64_t e) {
+    return CallToString("array_slice", {l, LitI(b), LitI(e)});
+  };
+  EXPECT_EQ(slice(1, 2), "[[1, 2]]");
+  EXPECT_EQ(slice(0, 2), "[[1, 2]]");
+  EXPECT_EQ(slice(2, 4), "[[2, 3, 4]]");
+  EXPECT_EQ(slice(-2, -1), "[[4, 5]]");
+  EXPECT_EQ(slice(-1, -1), "[[5]]");
+  EXPECT_EQ(slice(2, -2), "[[2, 3, 4]]");
+  EXPECT_EQ(slice(3, 2), "[[]]");
+  EXPECT_EQ(slice(0, 0), "[[]]");
+  EXPECT_EQ(slice(1, 10), "[[1, 2, 3, 4, 5]]");
+  EXPECT_EQ(slice(-10, 2), "[[1, 2]]");
+  EXPECT_EQ(slice(5, 5), "[[5]]");
+  EXPECT_EQ(slice(6, 7), "[[]]");
+  EXPECT_EQ(slice(-3, 3), "[[3]]");
+  EXPECT_EQ(CallToString("array_slice", {l, LitI(1), LitI(5), LitI(2)}), "[[1, 3, 5]]");
+  // Null lists and bounds give null.
+  EXPECT_EQ(CallToString("array_slice", {Col(IntLists()), LitI(1), LitI(2)}),
+            "[[3, 1], [], null, [5]]");
+  EXPECT_EQ(CallToString("array_slice", {l, Col(Ints({std::nullopt})), LitI(2)}), "[null]");
+}
+
 TEST(ListAccessTest, Join) {
   Array words = Strings({"a", std::nullopt, "b", "é"});
   auto l = Col(Lists(words, {{{0, 3}}, {{3, 1}}, {{0, 0}}, std::nullopt}));
