@@ -243,7 +243,12 @@ PYBIND11_MODULE(_flotilla, m) {
       .def("is_aggregate", [](const std::shared_ptr<expr::Expression>& e) {
         return expr::Contains(e, expr::ExprKind::kAggregate);
       });
-  auto cast_expr = [](ExprPtr e) { return std::const_pointer_cast<expr::Expression>(e); };
+  // Every expression the Python API builds: deeper trees than any pass may recurse on are
+  // refused where they are made, with the chain still short enough to unwind.
+  auto cast_expr = [](ExprPtr e) {
+    Check(expr::CheckExpressionDepth(*e));
+    return std::const_pointer_cast<expr::Expression>(e);
+  };
   using E = std::shared_ptr<expr::Expression>;
   m.def("col", [=](const std::string& name) { return cast_expr(expr::Column(name)); });
   m.def("lit", [=](py::object v) { return cast_expr(LiteralOf(v)); });

@@ -100,3 +100,22 @@ def test_window_expressions():
     assert out["avg2"] == [10.0, 15.0, 25.0, 5.0, 6.0]
     plus = df.with_column("rn1", flotilla.row_number().over(w) + 1).sort(["g", "t"]).to_pydict()
     assert plus["rn1"] == [2, 3, 4, 2, 3]
+
+
+def test_deep_expressions_are_refused_not_fatal():
+    """A chain deeper than 1000 levels (as DuckDB's max_expression_depth) raises where it is
+    built, and SQL nested past what the stack holds raises too: the interpreter lives on."""
+    import pytest
+    e = col("n")
+    with pytest.raises(Exception, match="levels deep; the limit is 1000"):
+        for _ in range(20000):
+            e = e + 1
+    ok = col("n")
+    for _ in range(500):
+        ok = ok + 1
+    assert frame().select(ok.alias("x")).to_pydict()["x"] == [501, 498, 503, None]
+    with pytest.raises(Exception, match="nested too deeply"):
+        flotilla.sql("SELECT " + "(" * 2500 + "1" + ")" * 2500)
+    with pytest.raises(Exception, match="chain of more than 1000"):
+        flotilla.sql("SELECT " + "+".join(["1"] * 30000))
+    assert flotilla.sql("SELECT 1 AS one").to_pydict() == {"one": [1]}

@@ -542,6 +542,7 @@ BoundPtr MakeBoundLiteral(Array one_value, std::string text) {
 }
 
 Result<BoundExpression> Bind(const ExprPtr& expression, const Schema& schema) {
+  FLOTILLA_RETURN_NOT_OK(CheckExpressionDepth(*expression));
   FLOTILLA_ASSIGN_OR_RETURN(BoundPtr root, Binder(schema).Bind(expression));
   return BoundExpression{std::move(root), OutputName(expression)};
 }

@@ -1,5 +1,7 @@
 #include "flotilla/expr/expression.h"
 
+#include <algorithm>
+
 #include "flotilla/columnar/builder.h"
 
 namespace flotilla::expr {
@@ -76,7 +78,17 @@ Expression::Expression(Parts p)
       cast_type_(std::move(p.cast_type)),
       flag_(p.flag),
       unary_op_(p.unary_op),
-      binary_op_(p.binary_op) {}
+      binary_op_(p.binary_op) {
+  for (const ExprPtr& c : children_)
+    if (c != nullptr) depth_ = std::max(depth_, c->depth() + 1);
+}
+
+Status CheckExpressionDepth(const Expression& e) {
+  if (e.depth() <= kMaxExpressionDepth) return Status::OK();
+  return Status::Invalid("an expression nested " + std::to_string(e.depth()) +
+                         " levels deep; the limit is " + std::to_string(kMaxExpressionDepth) +
+                         " (a long chain of operators, or calls inside calls: split it up)");
+}
 
 std::string Expression::ToString() const {
   switch (kind_) {

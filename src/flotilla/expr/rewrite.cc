@@ -84,11 +84,18 @@ std::vector<ExprPtr> SplitConjuncts(const ExprPtr& e) {
   return out;
 }
 
+namespace {
+// conjuncts[lo, hi) as a balanced AND tree, the larger half first (three read ((a AND b) AND c)).
+ExprPtr Balanced(const std::vector<ExprPtr>& conjuncts, size_t lo, size_t hi) {
+  if (hi - lo == 1) return conjuncts[lo];
+  const size_t mid = lo + (hi - lo + 1) / 2;
+  return And(Balanced(conjuncts, lo, mid), Balanced(conjuncts, mid, hi));
+}
+}  // namespace
+
+// Balanced, so thousands of conditions stay a few levels deep (every pass over a tree recurses).
 ExprPtr JoinConjuncts(const std::vector<ExprPtr>& conjuncts) {
-  ExprPtr out;
-  for (const ExprPtr& c : conjuncts)
-    out = out ? And(out, c) : c;
-  return out;
+  return conjuncts.empty() ? nullptr : Balanced(conjuncts, 0, conjuncts.size());
 }
 
 bool Contains(const ExprPtr& e, ExprKind kind) {

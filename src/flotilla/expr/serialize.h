@@ -20,10 +20,6 @@
 
 namespace flotilla::expr {
 
-/// Deepest expression accepted (a lone column has depth 1); DuckDB's max_expression_depth.
-/// Binding and evaluating a chain this deep takes under 1 MB of stack in an optimized build
-/// (about 5 MB under ASan at -O0), within the 8 MB Linux gives a thread.
-inline constexpr int kMaxExpressionDepth = 1000;
 /// Deepest type accepted (int32 has depth 1, list<int32> 2), as for Arrow IPC.
 inline constexpr int kMaxTypeDepth = 64;
 

@@ -76,6 +76,10 @@ struct Node {
   TypePtr type;
   std::vector<NodePtr> args;
   NodePtr operand, otherwise, filter;
+  /// Levels of operator chains under this node (binary operators, casts, subscripts), which
+  /// the parser builds in loops, not by recursion: it refuses chains deeper than
+  /// expr::kMaxExpressionDepth. Nesting by recursion is bounded by the stack (CheckStackDepth).
+  int depth = 1;
   QueryPtr subquery;
   std::shared_ptr<const WindowAst> over;
 };

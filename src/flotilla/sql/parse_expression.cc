@@ -2,6 +2,8 @@
 #include <array>
 #include <string>
 
+#include "flotilla/common/stack_depth.h"
+#include "flotilla/expr/expression.h"
 #include "flotilla/sql/parser_internal.h"
 #include "flotilla/sql/source_error.h"
 
@@ -10,36 +12,69 @@ namespace flotilla::sql::internal {
 Result<NodePtr> Parser::BinaryNode(std::string op, int64_t at, NodePtr l, NodePtr r) {
   auto n = Make(NodeKind::kBinary, at);
   n->text = std::move(op);
+  n->depth = std::max(l->depth, r->depth) + 1;
   n->args = {std::move(l), std::move(r)};
+  FLOTILLA_RETURN_NOT_OK(CheckChainDepth(*n));
   return NodePtr(n);
 }
 
+Status Parser::CheckChainDepth(const Node& n) const {
+  if (n.depth <= expr::kMaxExpressionDepth) return Status::OK();
+  return ErrorAt(sql_, n.offset,
+                 "a chain of more than " + std::to_string(expr::kMaxExpressionDepth) +
+                     " operators; split the expression up");
+}
+
+Status Parser::NestingAllowed(int64_t offset) const {
+  const Status st = CheckStackDepth("the query");
+  return st.ok() ? st : ErrorAt(sql_, offset, st.message());
+}
+
+// AND and OR are associative: a chain of them becomes a balanced tree, so thousands of
+// conditions stay a few levels deep.
+Result<NodePtr> Parser::Balanced(const std::string& op, const std::vector<NodePtr>& terms,
+                                 const std::vector<int64_t>& offsets, size_t lo, size_t hi) {
+  if (hi - lo == 1) return terms[lo];
+  const size_t mid = lo + (hi - lo + 1) / 2;  // the larger half first: three terms read as before
+  FLOTILLA_ASSIGN_OR_RETURN(NodePtr left, Balanced(op, terms, offsets, lo, mid));
+  FLOTILLA_ASSIGN_OR_RETURN(NodePtr right, Balanced(op, terms, offsets, mid, hi));
+  return BinaryNode(op, offsets[mid], std::move(left), std::move(right));
+}
+
 Result<NodePtr> Parser::OrExpr() {
-  FLOTILLA_ASSIGN_OR_RETURN(NodePtr left, AndExpr());
+  std::vector<NodePtr> terms;
+  std::vector<int64_t> offsets = {Peek().offset};
+  FLOTILLA_ASSIGN_OR_RETURN(NodePtr first, AndExpr());
+  terms.push_back(std::move(first));
   while (Peek().IsKeyword("or")) {
-    const int64_t at = Next().offset;
+    offsets.push_back(Next().offset);
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr right, AndExpr());
-    FLOTILLA_ASSIGN_OR_RETURN(left, BinaryNode("OR", at, left, right));
+    terms.push_back(std::move(right));
   }
-  return left;
+  return Balanced("OR", terms, offsets, 0, terms.size());
 }
 
 Result<NodePtr> Parser::AndExpr() {
-  FLOTILLA_ASSIGN_OR_RETURN(NodePtr left, NotExpr());
+  std::vector<NodePtr> terms;
+  std::vector<int64_t> offsets = {Peek().offset};
+  FLOTILLA_ASSIGN_OR_RETURN(NodePtr first, NotExpr());
+  terms.push_back(std::move(first));
   while (Peek().IsKeyword("and")) {
-    const int64_t at = Next().offset;
+    offsets.push_back(Next().offset);
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr right, NotExpr());
-    FLOTILLA_ASSIGN_OR_RETURN(left, BinaryNode("AND", at, left, right));
+    terms.push_back(std::move(right));
   }
-  return left;
+  return Balanced("AND", terms, offsets, 0, terms.size());
 }
 
 Result<NodePtr> Parser::NotExpr() {
   if (Peek().IsKeyword("not") && !Peek(1).IsKeyword("exists")) {
     const int64_t at = Next().offset;
+    FLOTILLA_RETURN_NOT_OK(NestingAllowed(at));
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr inner, NotExpr());
     auto n = Make(NodeKind::kUnary, at);
     n->text = "NOT";
+    n->depth = inner->depth + 1;
     n->args = {inner};
     return NodePtr(n);
   }
@@ -259,13 +294,16 @@ Result<NodePtr> Parser::Unary() {
       n->text = "-" + num.text;
       return Postfix(n);
     }
+    FLOTILLA_RETURN_NOT_OK(NestingAllowed(at));
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr inner, Unary());
     if (op == "+") return inner;
     auto n = Make(NodeKind::kUnary, at);
     n->text = "-";
+    n->depth = inner->depth + 1;
     n->args = {inner};
     return NodePtr(n);
   }
+  FLOTILLA_RETURN_NOT_OK(NestingAllowed(Peek().offset));
   FLOTILLA_ASSIGN_OR_RETURN(NodePtr primary, Primary());
   return Postfix(primary);
 }
@@ -276,7 +314,9 @@ Result<NodePtr> Parser::Postfix(NodePtr e) {
       const int64_t at = Next().offset;
       auto n = Make(NodeKind::kCast, at);
       FLOTILLA_ASSIGN_OR_RETURN(n->type, TypeName());
+      n->depth = e->depth + 1;
       n->args = {e};
+      FLOTILLA_RETURN_NOT_OK(CheckChainDepth(*n));
       e = n;
     } else if (Peek().IsOperator("[")) {
       const int64_t at = Next().offset;
@@ -284,7 +324,9 @@ Result<NodePtr> Parser::Postfix(NodePtr e) {
       FLOTILLA_RETURN_NOT_OK(ExpectOperator("]"));
       auto n = Make(NodeKind::kFunction, at);
       n->names = {"list_extract"};
+      n->depth = std::max(e->depth, index->depth) + 1;
       n->args = {e, index};
+      FLOTILLA_RETURN_NOT_OK(CheckChainDepth(*n));
       e = n;
     } else {
       return e;

@@ -9,6 +9,7 @@ namespace flotilla::sql::internal {
 
 Result<QueryPtr> Parser::ParseQuery() {
   const int64_t start = Peek().offset;
+  FLOTILLA_RETURN_NOT_OK(NestingAllowed(start));
   std::vector<CommonTable> with;
   if (Keyword("with")) {
     Keyword("recursive");

@@ -84,6 +84,13 @@ class Parser {
   Result<NodePtr> Expr() { return OrExpr(); }
 
   Result<NodePtr> BinaryNode(std::string op, int64_t at, NodePtr l, NodePtr r);
+  /// terms[lo, hi) joined by `op` as a balanced tree (`offsets[i]`: where operator i was).
+  Result<NodePtr> Balanced(const std::string& op, const std::vector<NodePtr>& terms,
+                           const std::vector<int64_t>& offsets, size_t lo, size_t hi);
+  /// Invalid when `n` heads a chain deeper than expr::kMaxExpressionDepth.
+  Status CheckChainDepth(const Node& n) const;
+  /// Invalid, pointing at `offset`, when recursing deeper would run the stack out.
+  Status NestingAllowed(int64_t offset) const;
 
   Result<NodePtr> OrExpr();
 

@@ -2,6 +2,7 @@
 #include <map>
 #include <set>
 
+#include "flotilla/common/stack_depth.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/concat.h"
@@ -65,6 +66,7 @@ Status Planner::UnknownColumn(const Node& n, const Relation& scope) {
 }
 
 Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
+  FLOTILLA_RETURN_NOT_OK(CheckStackDepth("the query"));
   switch (n.kind) {
     case NodeKind::kColumnRef: {
       bool found = false;

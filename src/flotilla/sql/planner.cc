@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "flotilla/common/stack_depth.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/concat.h"
@@ -57,6 +58,7 @@ Result<Array> EvaluateConstant(const ExprPtr& e) {
 }
 
 Result<Relation> Planner::PlanQuery(const Query& q) {
+  FLOTILLA_RETURN_NOT_OK(CheckStackDepth("the query"));
   for (const CommonTable& cte : q.with) {
     Planner sub(ctx_, ctes_, nullptr, CorrelationMode::kNone);
     FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*cte.query));
