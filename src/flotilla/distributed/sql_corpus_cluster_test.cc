@@ -52,6 +52,8 @@ std::vector<ClusterMode> Modes() {
   return {{"defaults", defaults}, {"shuffled", shuffled}};
 }
 
+void PrintTo(const ClusterMode& m, std::ostream* os) { *os << m.name; }
+
 class SqlCorpusOnCluster : public ::testing::TestWithParam<ClusterMode> {};
 
 TEST_P(SqlCorpusOnCluster, EveryQueryGivesTheLocalAnswerOrIsListedAsRefused) {

@@ -50,6 +50,8 @@ void RunFile(Session& session, const std::string& file, const std::string& mode)
   }
 }
 
+void PrintTo(const Param& p, std::ostream* os) { *os << p.file << " (" << p.mode.name << ")"; }
+
 class SqlLogicTest : public ::testing::TestWithParam<Param> {};
 
 TEST_P(SqlLogicTest, MatchesRecordedResults) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "flotilla/columnar/builder.h"
+#include "flotilla/columnar/value_size.h"
 #include "flotilla/expr/aggregate/accumulator_support.h"
 
 namespace flotilla::expr {
@@ -134,7 +135,7 @@ class StringAggAccumulator : public GroupedAccumulator {
   Status Merge(const GroupedAccumulator& other, const uint32_t* group_map) override {
     const auto& o = static_cast<const StringAggAccumulator&>(other);
     for (int64_t g = 0; g < o.num_groups_; ++g) {
-      if (o.seen_[g]) Append(group_map[g], o.strings_[g]);
+      if (o.seen_[g]) FLOTILLA_RETURN_NOT_OK(Append(group_map[g], o.strings_[g]));
     }
     return Status::OK();
   }
@@ -160,14 +161,18 @@ class StringAggAccumulator : public GroupedAccumulator {
   Status AppendValid(const Array& a, const uint32_t* group_ids, int64_t n) {
     if (a.type_id() == TypeId::kNull) return Status::OK();
     for (int64_t i = 0; i < n; ++i) {
-      if (a.IsValid(i)) Append(group_ids[i], a.GetView(i));
+      if (a.IsValid(i)) FLOTILLA_RETURN_NOT_OK(Append(group_ids[i], a.GetView(i)));
     }
     return Status::OK();
   }
-  void Append(uint32_t g, std::string_view v) {
-    if (seen_[g]) strings_[g].append(separator_);
+  Status Append(uint32_t g, std::string_view v) {
+    std::string& s = strings_[g];
+    FLOTILLA_RETURN_NOT_OK(
+        CheckValueSize("string_agg()", s.size() + separator_.size() + v.size(), 1));
+    if (seen_[g]) s.append(separator_);
     seen_[g] = 1;
-    strings_[g].append(v);
+    s.append(v);
+    return Status::OK();
   }
 
   TypePtr type_;

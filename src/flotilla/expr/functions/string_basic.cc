@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/columnar/value_size.h"
 #include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/string_functions.h"
 #include "flotilla/expr/functions/utf8_text.h"
@@ -22,18 +23,6 @@ Result<std::unique_ptr<ArrayBuilder>> MakeStringResultBuilder(const std::vector<
 }
 
 namespace {
-
-// The longest value a result builder may hold: string offsets are int32.
-Status CheckResultSize(const ArrayBuilder& builder, std::string_view function, uint64_t bytes,
-                       int64_t row) {
-  uint64_t limit = builder.type()->has_large_offsets()
-                       ? static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) / 2
-                       : static_cast<uint64_t>(std::numeric_limits<int32_t>::max());
-  if (bytes <= limit) return Status::OK();
-  return Status::Invalid(std::string(function) + "() result of " + std::to_string(bytes) +
-                         " bytes at row " + std::to_string(row) + " exceeds the " +
-                         builder.type()->ToString() + " limit");
-}
 
 /// A string -> string kernel: `fn(value, &out)` fills out for each non-null row.
 template <typename Fn>
@@ -172,10 +161,11 @@ Status Pad(const std::vector<Datum>& args, int64_t row, bool left, std::string* 
   CharBoundaries(fill, &fb);
   const int64_t fill_chars = static_cast<int64_t>(fb.size()) - 1;
   const int64_t missing = length - n;
-  if (static_cast<uint64_t>(missing) * fill.size() > (1ull << 31)) {
-    return Status::Invalid("pad length " + std::to_string(length) + " at row " +
-                           std::to_string(row) + " is too large");
-  }
+  // Each missing character is one of the fill's, at most fill.size() bytes.
+  FLOTILLA_RETURN_NOT_OK(CheckValueSize(
+      std::string(left ? "lpad" : "rpad") + "() to " + std::to_string(length) +
+          " characters at row " + std::to_string(row),
+      static_cast<uint64_t>(missing), fill.size()));
   std::string padding;
   for (int64_t i = 0; i < missing; ++i) {
     int64_t c = i % fill_chars;
@@ -245,7 +235,7 @@ Result<Datum> Repeat(const std::vector<Datum>& args, int64_t num_rows) {
     std::string_view s = ViewAt(args[0], row);
     int64_t times = std::max<int64_t>(0, IntegerAt(args[1], row));
     FLOTILLA_RETURN_NOT_OK(
-        CheckResultSize(*builder, "repeat", static_cast<uint64_t>(times) * s.size(), row));
+        CheckValueSize("repeat() at row " + std::to_string(row), times, s.size()));
     buffer.clear();
     for (int64_t i = 0; i < times; ++i)
       buffer.append(s);

@@ -151,6 +151,25 @@ TEST(StringBasicTest, ReplaceReverseRepeat) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalid);
 }
 
+// Sizes past the 1 GiB value limit are refused at once, without overflowing the size (4 x 2^62
+// wraps to 0 in 64 bits) and without building anything.
+TEST(StringBasicTest, HugeResultsAreRefusedBeforeBuilding) {
+  for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<Datum>>>{
+           {"repeat", {Col(Strings({"abcd"})), LitI(int64_t{1} << 62)}},
+           {"repeat", {Col(Strings({"a"})), LitI(2147483647)}},
+           {"lpad", {Col(Strings({"a"})), LitI(int64_t{1} << 62), LitS("bcde")}},
+           {"rpad", {Col(Strings({"a"})), LitI(int64_t{1} << 62)}},
+       }) {
+    auto r = Call(name, args);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_NE(r.status().message().find("at most 1 GiB"), std::string::npos)
+        << r.status().ToString();
+  }
+  // Just under the limit is fine.
+  auto big = Call("repeat", {Col(Strings({"ab"})), LitI(int64_t{1} << 20)});
+  ASSERT_TRUE(big.ok()) << big.status().ToString();
+}
+
 TEST(StringBasicTest, PadByCharacters) {
   auto s = Col(Strings({"ab", "héllo", "", std::nullopt}));
   EXPECT_EQ(CallToString("lpad", {s, LitI(4)}), "[  ab, héll,     , null]");
