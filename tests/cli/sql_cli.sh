@@ -56,4 +56,18 @@ lines=$("$FLOTILLA" sql --help | wc -l)
 [ "$lines" -le 24 ] || fail "flotilla sql --help has $lines lines (more than a screen)"
 
 if "$FLOTILLA" sql --memory-limit lots "SELECT 1" 2>/dev/null; then fail "bad --memory-limit"; fi
+for n in 0 -1 2000 two; do
+  if err=$("$FLOTILLA" sql --threads "$n" "SELECT 1" 2>&1); then fail "--threads $n accepted"; fi
+  grep -q "threads must be 1..1024, got '$n'" <<<"$err" || fail "--threads $n: $err"
+done
+# A temporary directory that does not exist matters only once something spills, and then it is
+# an error naming it.
+out=$(TMPDIR=/nonexistent "$FLOTILLA" sql --format csv "SELECT 1 AS x")
+[ "$out" = $'x\n1' ] || fail "TMPDIR=/nonexistent without spilling: $out"
+{ echo i; seq 1 20000; } > "$DIR/numbers.csv"
+if err=$(TMPDIR=/nonexistent "$FLOTILLA" sql --memory-limit 64KiB \
+    "SELECT count(*) FROM (SELECT i, repeat('x', 200) AS s FROM '$DIR/numbers.csv' ORDER BY s, i)" 2>&1); then
+  fail "a spilling query with TMPDIR=/nonexistent must fail"
+fi
+grep -q "TMPDIR=/nonexistent) is not usable" <<<"$err" || fail "TMPDIR error: $err"
 echo "sql_cli: ok"

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include "flotilla/cli/commands.h"
+#include "flotilla/exec/thread_pool.h"
 
 int main(int argc, char** argv) {
   using namespace flotilla;
@@ -27,6 +28,13 @@ int main(int argc, char** argv) {
   cat_cmd->add_flag("--schema", cat.schema_only, "Print only the schema");
 
   cli::SqlOptions sql;
+  // The one rule SET threads applies too.
+  const CLI::Validator threads_check(
+      [](std::string& value) {
+        const Status st = exec::CheckThreadCount(value);
+        return st.ok() ? std::string() : st.message();
+      },
+      "1..1024");
   auto* sql_cmd = app.add_subcommand("sql", "Run SQL: a query, a file of statements, or a shell");
   sql_cmd->add_option("query", sql.query, "The SQL to run (all statements; the last one's rows are printed)");
   sql_cmd->add_option("-f,--file", sql.file, "Read the SQL from this file");
@@ -36,7 +44,8 @@ int main(int argc, char** argv) {
   sql_cmd->add_option("--tables", sql.tables,
                       "Register DIR/NAME.parquet|csv|json (and DIR/NAME/) as table NAME")
       ->allow_extra_args(false);
-  sql_cmd->add_option("--threads", sql.threads, "Worker threads (default: one per core)");
+  sql_cmd->add_option("--threads", sql.threads, "Worker threads (default: one per core)")
+      ->check(threads_check);
   sql_cmd->add_option("--memory-limit", sql.memory_limit, "Memory budget, e.g. 8GiB (default: 80% of RAM)");
   sql_cmd->add_flag("--timer", sql.timer, "Print each statement's time on stderr");
   sql_cmd->add_option("--runner", sql.runner,
@@ -58,7 +67,8 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--files-per-table", gen.files_per_table,
                       "Files per table; above 1 each table is a directory NAME/part-K.parquet")
       ->default_val(1);
-  gen_cmd->add_option("--threads", gen.threads, "Threads (default: one per core)");
+  gen_cmd->add_option("--threads", gen.threads, "Threads (default: one per core)")
+      ->check(threads_check);
   gen_cmd->add_option("--row-group-rows", gen.row_group_rows, "Rows per Parquet row group");
   gen_cmd->add_option("--table", gen.tables, "Only this table (repeatable)")
       ->allow_extra_args(false);
@@ -69,7 +79,8 @@ int main(int argc, char** argv) {
       ->default_val("tpch/queries");
   run_cmd->add_option("--query", run.queries, "Only this query number (repeatable)")
       ->allow_extra_args(false);
-  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core)");
+  run_cmd->add_option("--threads", run.threads, "Worker threads (default: one per core)")
+      ->check(threads_check);
   run_cmd->add_option("--memory-limit", run.memory_limit, "Memory budget, e.g. 8GiB");
 
   CLI11_PARSE(app, argc, argv);

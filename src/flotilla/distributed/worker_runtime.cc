@@ -105,7 +105,14 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions option
   w->spill_dir_ = options.spill_dir;
   if (w->spill_dir_.empty()) {
     static std::atomic<int> counter{0};
-    w->spill_dir_ = (std::filesystem::temp_directory_path() /
+    std::error_code error;
+    const std::filesystem::path tmp = std::filesystem::temp_directory_path(error);
+    if (error) {
+      return Status::IOError("worker: no directory for stored partitions: the temporary "
+                             "directory (TMPDIR) is not usable: " + error.message() +
+                             "; set TMPDIR or the worker's spill_dir");
+    }
+    w->spill_dir_ = (tmp /
                      ("flotilla-worker-" + std::to_string(::getpid()) + "-" +
                       std::to_string(counter.fetch_add(1))))
                         .string();

@@ -7,6 +7,15 @@
 
 namespace flotilla::exec {
 
+Status CheckThreadCount(const std::string& text) {
+  char* end = nullptr;
+  const long long n = std::strtoll(text.c_str(), &end, 10);
+  if (text.empty() || *end != '\0' || n < 1 || n > 1024) {
+    return Status::Invalid("threads must be 1..1024, got '" + text + "'");
+  }
+  return Status::OK();
+}
+
 ThreadPool::ThreadPool(int num_threads) {
   const int n = num_threads < 1 ? 1 : num_threads;
   threads_.reserve(static_cast<size_t>(n));

@@ -16,12 +16,16 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
 #include "flotilla/common/status.h"
 
 namespace flotilla::exec {
+
+/// The thread counts a user may ask for (SET threads, --threads): 1..1024.
+Status CheckThreadCount(const std::string& text);
 
 class ThreadPool {
  public:

@@ -61,8 +61,8 @@ Session::~Session() = default;
 
 Status Session::Set(const std::string& name, const std::string& value) {
   if (name == "threads" || name == "worker_threads") {
+    FLOTILLA_RETURN_NOT_OK(exec::CheckThreadCount(value));
     const int n = std::atoi(value.c_str());
-    if (n < 1 || n > 1024) return Status::Invalid("threads must be 1..1024, got '" + value + "'");
     pool_ = std::make_unique<exec::ThreadPool>(n);
     options_.pool = pool_.get();
     return Status::OK();

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <system_error>
 
@@ -84,9 +85,7 @@ Result<std::shared_ptr<SpillFile>> SpillWriter::Finish() {
 }
 
 SpillManager::SpillManager(std::vector<std::string> directories)
-    : directories_(std::move(directories)) {
-  if (directories_.empty()) directories_.push_back(fs::temp_directory_path().string());
-}
+    : directories_(std::move(directories)) {}
 
 SpillManager::~SpillManager() {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -105,8 +104,23 @@ Status SpillManager::EnsureDirectory() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!directory_.empty()) return Status::OK();
   static std::atomic<int64_t> counter{0};
+  // The system's temporary directory only when something spills: a query that does not spill
+  // runs whatever TMPDIR says.
+  std::vector<std::string> bases = directories_;
+  if (bases.empty()) {
+    std::error_code error;
+    const fs::path tmp = fs::temp_directory_path(error);
+    if (error) {
+      const char* env = std::getenv("TMPDIR");
+      return Status::IOError("the query needs to spill, and the temporary directory (TMPDIR=" +
+                             std::string(env == nullptr ? "unset" : env) +
+                             ") is not usable: " + error.message() +
+                             "; set TMPDIR or the spill directories");
+    }
+    bases.push_back(tmp.string());
+  }
   std::string errors;
-  for (const std::string& base : directories_) {
+  for (const std::string& base : bases) {
     const fs::path candidate = fs::path(base) / ("flotilla-spill-" + std::to_string(getpid()) +
                                                  "-" + std::to_string(counter++));
     std::error_code error;
