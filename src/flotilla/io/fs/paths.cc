@@ -1,10 +1,13 @@
 #include "flotilla/io/fs/paths.h"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <system_error>
+#include <tuple>
 
 #include "flotilla/io/fs/file.h"
 
@@ -35,25 +38,40 @@ void AddFile(const fs::path& p, std::vector<FileEntry>* out) {
   out->push_back({p.string(), ec ? -1 : static_cast<int64_t>(size)});
 }
 
+// Directories already walked, by device and inode: symlinks to directories are followed, but a
+// link back to a directory on the way (or to one seen elsewhere) is not walked again, so a cycle
+// neither repeats files nor loops.
+// (A glob's "**" keys it by the pattern segment too: two "**" may each need the directory.)
+using Visited = std::set<std::tuple<dev_t, ino_t, size_t>>;
+
+// True the first time `dir` (after symlinks) is seen at pattern segment `segment`.
+bool FirstVisit(const fs::path& dir, Visited* visited, size_t segment = 0) {
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) != 0) return false;
+  return visited->insert({st.st_dev, st.st_ino, segment}).second;
+}
+
 Status WalkDirectory(const fs::path& dir, std::vector<FileEntry>* out) {
   std::error_code ec;
+  Visited visited;
+  FirstVisit(dir, &visited);
   fs::recursive_directory_iterator it(dir, fs::directory_options::follow_directory_symlink, ec);
   if (ec) return Status::IOError("cannot list '" + dir.string() + "': " + ec.message());
   for (auto end = fs::recursive_directory_iterator(); it != end; it.increment(ec)) {
     if (ec) return Status::IOError("cannot list '" + dir.string() + "': " + ec.message());
     const std::string name = it->path().filename().string();
-    if (Hidden(name)) {
-      if (it->is_directory(ec)) it.disable_recursion_pending();
+    if (it->is_directory(ec)) {
+      if (Hidden(name) || !FirstVisit(it->path(), &visited)) it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec)) AddFile(it->path(), out);
+    if (!Hidden(name) && it->is_regular_file(ec)) AddFile(it->path(), out);
   }
   return Status::OK();
 }
 
 // Matches the remaining pattern segments [i, end) below `dir`.
 void Match(const fs::path& dir, const std::vector<std::string>& parts, size_t i,
-           std::vector<FileEntry>* out) {
+           std::vector<FileEntry>* out, Visited* visited) {
   std::error_code ec;
   if (i == parts.size()) {
     if (fs::is_regular_file(dir, ec)) AddFile(dir, out);
@@ -61,21 +79,25 @@ void Match(const fs::path& dir, const std::vector<std::string>& parts, size_t i,
   }
   const std::string& part = parts[i];
   if (!HasGlob(part)) {
-    Match(dir / part, parts, i + 1, out);
+    Match(dir / part, parts, i + 1, out, visited);
     return;
   }
   if (!fs::is_directory(dir, ec)) return;
   if (part == "**") {
-    Match(dir, parts, i + 1, out);  // zero directories
+    // Each directory once, however many links lead to it.
+    if (!FirstVisit(dir, visited, i)) return;
+    Match(dir, parts, i + 1, out, visited);  // zero directories
     for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
       if (it->is_directory(ec) && !Hidden(it->path().filename().string()))
-        Match(it->path(), parts, i, out);
+        Match(it->path(), parts, i, out, visited);
     }
     return;
   }
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (fnmatch(part.c_str(), name.c_str(), FNM_PERIOD) == 0) Match(it->path(), parts, i + 1, out);
+    if (fnmatch(part.c_str(), name.c_str(), FNM_PERIOD) == 0) {
+      Match(it->path(), parts, i + 1, out, visited);
+    }
   }
 }
 
@@ -97,7 +119,8 @@ Result<std::vector<FileEntry>> ExpandPaths(const std::vector<std::string>& patte
     std::error_code ec;
     if (HasGlob(path)) {
       const bool absolute = !path.empty() && path[0] == '/';
-      Match(absolute ? fs::path("/") : fs::path("."), Split(path), 0, &found);
+      Visited visited;
+      Match(absolute ? fs::path("/") : fs::path("."), Split(path), 0, &found, &visited);
       if (!absolute) {
         for (FileEntry& f : found) {
           if (f.path.rfind("./", 0) == 0) f.path = f.path.substr(2);
