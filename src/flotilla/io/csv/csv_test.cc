@@ -112,6 +112,19 @@ TEST(CsvTokenizer, SplitRowsRespectsQuotedNewlines) {
   EXPECT_EQ(rows, 200);
 }
 
+// A UTF-8 byte-order mark is skipped, with a header and without one.
+TEST_F(CsvTest, ByteOrderMarkIsNotPartOfTheFirstName) {
+  auto batch = Read({Write("bom.csv", "\xEF\xBB\xBF" "a,b\n1,x\n2,y\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->schema()->ToString(), "a: int64\nb: string\n");
+  EXPECT_EQ(batch->column(0).ToString(), "[1, 2]");
+  CsvReadOptions headerless;
+  headerless.parse.has_header = false;
+  batch = Read({Write("bom2.csv", "\xEF\xBB\xBF" "7,x\n")}, headerless);
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->column(0).ToString(), "[7]");
+}
+
 TEST_F(CsvTest, InfersTypesFromTheValues) {
   const std::string path = Write(
       "t.csv",

@@ -40,9 +40,11 @@ Result<CsvFileInfo> InspectCsvFile(io::RandomAccessFile* file, const CsvReadOpti
   const CsvParseOptions& parse = options.parse;
   const int64_t prefix_size = std::min(file->size(), kSampleBytes);
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr prefix, file->ReadAt(0, prefix_size));
-  const std::string_view bytes = prefix->view();
+  // Offsets below are within `bytes`, which starts after a byte-order mark.
+  const int64_t bom = text::Utf8BomSize(prefix->view());
+  const std::string_view bytes = prefix->view().substr(static_cast<size_t>(bom));
   const bool truncated = prefix_size < file->size();
-  text::LineLocator where(file, 0, bytes);
+  text::LineLocator where(file, bom, bytes);
 
   CsvFileInfo info;
   info.columns.file = file->name();
@@ -52,7 +54,8 @@ Result<CsvFileInfo> InspectCsvFile(io::RandomAccessFile* file, const CsvReadOpti
   one.max_rows = 1;
   one.truncated = truncated;
   FLOTILLA_RETURN_NOT_OK(Tokenize(bytes.substr(static_cast<size_t>(start)), parse, one,
-                                  text::LineLocator(file, start, bytes.substr(start)), &header));
+                                  text::LineLocator(file, bom + start, bytes.substr(start)),
+                                  &header));
   if (header.num_rows() == 0 && options.schema == nullptr)
     return Status::Invalid("CSV file '" + file->name() + "' has no rows to take columns from");
   const int num_columns =
@@ -68,7 +71,7 @@ Result<CsvFileInfo> InspectCsvFile(io::RandomAccessFile* file, const CsvReadOpti
     CsvRows none;
     info.columns.names = ColumnNames(none, num_columns);
   }
-  info.data_offset = start;
+  info.data_offset = bom + start;
   if (options.schema != nullptr) return info;
 
   CsvRows sample;
@@ -78,7 +81,7 @@ Result<CsvFileInfo> InspectCsvFile(io::RandomAccessFile* file, const CsvReadOpti
   how.truncated = truncated;
   const std::string_view rest = bytes.substr(static_cast<size_t>(start));
   FLOTILLA_RETURN_NOT_OK(
-      Tokenize(rest, parse, how, text::LineLocator(file, start, rest), &sample));
+      Tokenize(rest, parse, how, text::LineLocator(file, bom + start, rest), &sample));
   info.columns.columns.assign(static_cast<size_t>(num_columns), text::Inferred{});
   for (int c = 0; c < num_columns; ++c) {
     text::Inferred& column = info.columns.columns[static_cast<size_t>(c)];

@@ -62,6 +62,14 @@ TEST_F(JsonTest, IntegersBeyondInt64StayExact) {
   EXPECT_EQ(batch->column(1).ToString(), "[-1, 9223372036854775809, null]");
 }
 
+// A UTF-8 byte-order mark before the first object is skipped.
+TEST_F(JsonTest, ByteOrderMarkIsSkipped) {
+  auto batch = Read({Write("bom.json", "\xEF\xBB\xBF" "{\"a\": 1}\n{\"a\": 2}\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->schema()->ToString(), "a: int64\n");
+  EXPECT_EQ(batch->column(0).ToString(), "[1, 2]");
+}
+
 TEST_F(JsonTest, ConflictsAndBadLinesNameTheLine) {
   auto bad = Read({Write("c.json", "{\"a\": 1}\n{\"a\": {\"b\": 1}}\n")});
   ASSERT_FALSE(bad.ok());

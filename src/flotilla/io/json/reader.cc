@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "flotilla/io/text/line_locator.h"
+#include "flotilla/io/text/utf8.h"
 #include "flotilla/io/text/value_parse.h"
 
 namespace flotilla::json {
@@ -305,7 +306,8 @@ Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
                                            const JsonReadOptions& options) {
   const int64_t size = std::min(file->size(), kSampleBytes);
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr prefix, file->ReadAt(0, size));
-  std::string_view bytes = prefix->view();
+  const int64_t bom = text::Utf8BomSize(prefix->view());
+  std::string_view bytes = prefix->view().substr(static_cast<size_t>(bom));
   if (size < file->size()) {
     // Only whole lines of a prefix.
     const size_t last = bytes.rfind('\n');
@@ -313,7 +315,7 @@ Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
   }
   const simdjson::padded_string padded(bytes.data(), bytes.size());
   const std::string_view data(padded.data(), bytes.size());
-  const text::LineLocator where(file, 0, data);
+  const text::LineLocator where(file, bom, data);
   simdjson::dom::parser parser;
   text::Inferred row = text::Inferred::Of(text::Kind::kStruct, false);
   int64_t rows = 0;
@@ -337,10 +339,12 @@ Result<RecordBatch> ReadJsonRange(io::RandomAccessFile* file, int64_t begin, int
                                   const SchemaPtr& schema, const std::vector<int>& fields,
                                   std::optional<int64_t> limit) {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr chunk, file->ReadAt(begin, end - begin));
-  const simdjson::padded_string padded(reinterpret_cast<const char*>(chunk->data()),
-                                       static_cast<size_t>(chunk->size()));
-  const std::string_view data(padded.data(), static_cast<size_t>(chunk->size()));
-  const text::LineLocator where(file, begin, data);
+  // The file's first range starts after a byte-order mark.
+  const int64_t bom = begin == 0 ? text::Utf8BomSize(chunk->view()) : 0;
+  const size_t size = static_cast<size_t>(chunk->size() - bom);
+  const simdjson::padded_string padded(reinterpret_cast<const char*>(chunk->data()) + bom, size);
+  const std::string_view data(padded.data(), size);
+  const text::LineLocator where(file, begin + bom, data);
 
   std::vector<std::unique_ptr<ArrayBuilder>> builders;
   std::unordered_map<std::string_view, int> column_of;  // key -> output column
