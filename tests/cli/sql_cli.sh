@@ -70,4 +70,21 @@ if err=$(TMPDIR=/nonexistent "$FLOTILLA" sql --memory-limit 64KiB \
   fail "a spilling query with TMPDIR=/nonexistent must fail"
 fi
 grep -q "TMPDIR=/nonexistent) is not usable" <<<"$err" || fail "TMPDIR error: $err"
+# A query that fails after rows were written leaves neither a partial --output nor a temporary
+# file, and an earlier output stays as it was; the same for COPY.
+failing="SELECT i, CAST(CASE WHEN i = 19999 THEN 'x' ELSE '1' END AS INT) AS c FROM '$DIR/numbers.csv'"
+echo old > "$DIR/keep.csv"
+for f in "$DIR/new.csv" "$DIR/keep.csv"; do
+  if "$FLOTILLA" sql --set morsel_size=100 --format csv -o "$f" "$failing" 2>/dev/null; then
+    fail "a failing query with -o must exit non-zero"
+  fi
+done
+[ ! -e "$DIR/new.csv" ] || fail "-o left a partial file"
+[ "$(cat "$DIR/keep.csv")" = old ] || fail "-o replaced the earlier output on failure"
+if "$FLOTILLA" sql --set morsel_size=100 "COPY ($failing) TO '$DIR/copied.parquet'" 2>/dev/null; then
+  fail "a failing COPY must exit non-zero"
+fi
+[ ! -e "$DIR/copied.parquet" ] || fail "COPY left a partial file"
+leftovers=$(find "$DIR" -name '*.tmp' -o -name '*flotilla-tmp*')
+[ -z "$leftovers" ] || fail "temporary files left: $leftovers"
 echo "sql_cli: ok"

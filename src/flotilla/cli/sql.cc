@@ -13,6 +13,7 @@
 #include "flotilla/cli/commands.h"
 #include "flotilla/io/dataset/dataset_writer.h"
 #include "flotilla/io/format_writer.h"
+#include "flotilla/io/fs/atomic_write.h"
 #include "flotilla/io/stream.h"
 #include "flotilla/sql/session.h"
 
@@ -38,35 +39,57 @@ class StdoutStream final : public io::OutputStream {
   int64_t written_ = 0;
 };
 
-// A csv or json writer to --output or stdout.
+// A csv or json writer to stdout, or to --output's hidden temporary name (io/fs/atomic_write.h):
+// the file appears under its name only when complete (Commit), and a failed query leaves
+// nothing (Discard).
 Result<std::unique_ptr<io::FormatWriter>> OpenWriter(const SchemaPtr& schema, const SqlOptions& options) {
   std::unique_ptr<io::OutputStream> stream;
   if (options.output.empty()) {
     stream = std::make_unique<StdoutStream>();
   } else {
-    FLOTILLA_ASSIGN_OR_RETURN(stream, io::FileOutputStream::Open(options.output));
+    FLOTILLA_ASSIGN_OR_RETURN(stream,
+                              io::FileOutputStream::Open(io::TemporaryPathFor(options.output)));
   }
   io::DatasetWriteOptions format;
   FLOTILLA_ASSIGN_OR_RETURN(format.format, io::ParseFileFormat(options.format));
   return io::OpenFormatWriter(std::move(stream), schema, format);
 }
 
+Status Commit(const SqlOptions& options) {
+  if (options.output.empty()) return Status::OK();
+  const std::string temp = io::TemporaryPathFor(options.output);
+  std::error_code ec;
+  std::filesystem::rename(temp, options.output, ec);
+  if (!ec) return Status::OK();
+  std::filesystem::remove(temp, ec);
+  return Status::IOError("cannot write '" + options.output + "': " + ec.message());
+}
+
+void Discard(const SqlOptions& options) {
+  std::error_code ec;
+  if (!options.output.empty()) std::filesystem::remove(io::TemporaryPathFor(options.output), ec);
+}
+
 Status WriteRows(const RecordBatch& batch, const SqlOptions& options) {
-  const std::string& path = options.output;
   if (options.format == "table") {
     const std::string text = FormatTable(*batch.schema(), {batch}, options.table);
     if (options.output.empty()) {
       fmt::print("{}", text);
       return Status::OK();
     }
-    std::ofstream out(path);
-    out << text;
-    if (!out) return Status::IOError("cannot write '" + path + "'");
-    return Status::OK();
+    return io::WriteFileAtomically(options.output, [&](std::unique_ptr<io::OutputStream> out) {
+      FLOTILLA_RETURN_NOT_OK(out->Write(text.data(), static_cast<int64_t>(text.size())));
+      return out->Close();
+    });
   }
   FLOTILLA_ASSIGN_OR_RETURN(auto writer, OpenWriter(batch.schema(), options));
-  FLOTILLA_RETURN_NOT_OK(writer->Write(batch));
-  return writer->Close();
+  Status st = writer->Write(batch);
+  if (st.ok()) st = writer->Close();
+  if (!st.ok()) {
+    Discard(options);
+    return st;
+  }
+  return Commit(options);
 }
 
 Status Print(const sql::StatementResult& result, const SqlOptions& options) {
@@ -243,9 +266,18 @@ int RunSql(const SqlOptions& options) {
   };
   consumer.batch = [&](const RecordBatch& batch) { return writer->Write(batch); };
   auto result = session.Execute(text, timer, &consumer);
-  if (!result.ok()) return fail(result.status());
+  if (!result.ok()) {
+    writer.reset();
+    Discard(options);
+    return fail(result.status());
+  }
   if (writer) {
-    if (auto s = writer->Close(); !s.ok()) return fail(s);
+    Status s = writer->Close();
+    if (s.ok()) s = Commit(options);
+    if (!s.ok()) {
+      Discard(options);
+      return fail(s);
+    }
     return 0;
   }
   if (auto s = Print(*result, options); !s.ok()) return fail(s);

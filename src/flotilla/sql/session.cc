@@ -7,6 +7,7 @@
 #include "flotilla/common/suggest.h"
 #include "flotilla/io/dataset/dataset_writer.h"
 #include "flotilla/io/format_writer.h"
+#include "flotilla/io/fs/atomic_write.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/stream.h"
 #include "flotilla/optimizer/optimizer.h"
@@ -378,31 +379,20 @@ Result<StatementResult> Session::Copy(const Statement& s, std::string_view sql) 
                                         dir.string() + "' does not exist",
                      StatusCode::kIOError);
     }
-    const std::string temp = s.path + ".flotilla-tmp";
-    FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> out,
-                              io::FileOutputStream::Open(temp));
-    FLOTILLA_ASSIGN_OR_RETURN(auto writer, io::OpenFormatWriter(std::move(out), plan->schema(), options));
-    Status status;
-    while (status.ok()) {
-      auto morsel = stream->Next();
-      if (!morsel.ok()) {
-        status = morsel.status();
-        break;
-      }
-      if (!*morsel) break;
-      rows += (*morsel)->batch.num_rows();
-      status = writer->Write((*morsel)->batch);
-    }
-    if (status.ok()) status = writer->Close();
-    std::error_code ec;
-    if (status.ok()) {
-      std::filesystem::rename(temp, s.path, ec);
-      if (ec) status = Status::IOError("cannot rename '" + temp + "' to '" + s.path + "': " + ec.message());
-    }
-    if (!status.ok()) {
-      std::filesystem::remove(temp, ec);
-      return status;
-    }
+    // Under a hidden temporary name (readers skip it; the next write here replaces it),
+    // renamed when complete.
+    FLOTILLA_RETURN_NOT_OK(io::WriteFileAtomically(
+        s.path, [&](std::unique_ptr<io::OutputStream> out) -> Status {
+          FLOTILLA_ASSIGN_OR_RETURN(auto writer,
+                                    io::OpenFormatWriter(std::move(out), plan->schema(), options));
+          while (true) {
+            FLOTILLA_ASSIGN_OR_RETURN(auto morsel, stream->Next());
+            if (!morsel) break;
+            rows += morsel->batch.num_rows();
+            FLOTILLA_RETURN_NOT_OK(writer->Write(morsel->batch));
+          }
+          return writer->Close();
+        }));
   }
   StatementResult result;
   Int64Builder count(int64());

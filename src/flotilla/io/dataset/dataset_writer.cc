@@ -109,6 +109,22 @@ struct DatasetWriter::Impl {
   std::map<std::string, Open> open;  // by partition key
   std::deque<std::string> open_order;
   bool done = false;
+  // Directories this writer created, in creation order: removed again (when empty) on abort.
+  std::vector<std::filesystem::path> created;
+
+  // Creates `dir` and any missing parents, remembering which were new.
+  Status MakeDirectories(const std::filesystem::path& dir) {
+    std::vector<std::filesystem::path> missing;
+    std::error_code ec;
+    for (auto p = dir; !p.empty() && !std::filesystem::exists(p, ec); p = p.parent_path()) {
+      missing.push_back(p);
+      if (p == p.parent_path()) break;
+    }
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Status::IOError("cannot create directory '" + dir.string() + "': " + ec.message());
+    created.insert(created.end(), missing.rbegin(), missing.rend());
+    return Status::OK();
+  }
 
   Result<Open*> Start(const std::string& key, const PartitionValues& values) {
     if (static_cast<int>(open.size()) >= std::max(1, options.max_open_files)) {
@@ -118,9 +134,7 @@ struct DatasetWriter::Impl {
     for (size_t p = 0; p < values.size(); ++p)
       dir /= PartitionDirectory(schema->field(partition_columns[p]).name,
                                 values[p] ? &*values[p] : nullptr);
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) return Status::IOError("cannot create directory '" + dir.string() + "': " + ec.message());
+    FLOTILLA_RETURN_NOT_OK(MakeDirectories(dir));
     char name[64];
     std::snprintf(name, sizeof(name), "%s-%05zu.%s", prefix.c_str(), files.size(),
                   FileExtension(options.format));
@@ -179,6 +193,9 @@ struct DatasetWriter::Impl {
     open.clear();  // drops the writers and their streams
     open_order.clear();
     for (const File& f : files) std::remove((f.renamed ? f.path : f.temp).c_str());
+    // Deepest first; a directory that holds anything else stays.
+    std::error_code ec;
+    for (auto it = created.rbegin(); it != created.rend(); ++it) std::filesystem::remove(*it, ec);
   }
 };
 
@@ -213,9 +230,7 @@ Result<std::unique_ptr<DatasetWriter>> DatasetWriter::Open(std::string root, Sch
   impl->data_schema = std::make_shared<Schema>(std::move(data_fields));
   impl->schema = std::move(schema);
   impl->options = std::move(options);
-  std::error_code ec;
-  std::filesystem::create_directories(impl->root, ec);
-  if (ec) return Status::IOError("cannot create directory '" + root + "': " + ec.message());
+  FLOTILLA_RETURN_NOT_OK(impl->MakeDirectories(impl->root));
   return std::unique_ptr<DatasetWriter>(new DatasetWriter(std::move(impl)));
 }
 

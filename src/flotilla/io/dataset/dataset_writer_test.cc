@@ -201,6 +201,21 @@ TEST_F(DatasetWriterTest, AbandonedAndFailedWritesLeaveNothing) {
     EXPECT_FALSE(AllFiles().empty());  // hidden temporary files while writing
   }  // destroyed unfinished
   EXPECT_TRUE(AllFiles().empty());
+  // Nor the directories it made (the root included, which it created).
+  EXPECT_FALSE(fs::exists(dir_)) << "partition directories left behind";
+  // A root that was there already stays, with what it held.
+  fs::create_directories(dir_ / "mine");
+  {
+    DatasetWriteOptions options;
+    options.partition_by = {"y"};
+    auto writer = DatasetWriter::Open(dir_.string(), batch_.schema(), options);
+    ASSERT_TRUE(writer.ok());
+    ASSERT_TRUE((*writer)->Write(batch_).ok());
+    (*writer)->Abort();
+  }
+  EXPECT_TRUE(fs::exists(dir_ / "mine"));
+  EXPECT_FALSE(fs::exists(dir_ / "y=2023"));
+  fs::remove_all(dir_);
 
   // A column JSON cannot hold fails the write before anything is written.
   StringBuilder blob(binary());
