@@ -40,8 +40,9 @@ def _die_with_parent():
 
 
 class LocalProcessCluster:
-    """`n_workers` Dask worker processes of `threads_per_worker` threads and their scheduler, on
-    127.0.0.1. `address` is the scheduler's; `close()` stops them all."""
+    """`n_workers` Dask worker processes of `threads_per_worker` threads and their scheduler, every
+    server of theirs (scheduler, workers, nannies, HTTP) listening on 127.0.0.1 only. `address`
+    is the scheduler's; `close()` stops them all."""
 
     def __init__(self, n_workers: int, threads_per_worker: int, resources: dict | None = None):
         self._dir = tempfile.mkdtemp(prefix="flotilla-dask-")
@@ -54,11 +55,15 @@ class LocalProcessCluster:
         try:
             self._start(env, [sys.executable, "-m", "distributed.cli.dask_scheduler",
                               "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
+                              # Dask's HTTP server (health, metrics) runs without the dashboard
+                              # too, on every interface unless told: loopback, as the rest.
+                              "--dashboard-address", "127.0.0.1:0",
                               "--scheduler-file", scheduler_file], "scheduler")
             self.address = self._wait_for_address(scheduler_file)
             worker = [sys.executable, "-m", "distributed.cli.dask_worker", self.address,
                       "--host", "127.0.0.1", "--nworkers", str(n_workers),
                       "--nthreads", str(threads_per_worker), "--no-dashboard",
+                      "--dashboard-address", "127.0.0.1:0",
                       "--local-directory", self._dir,
                       # Workers whose scheduler is gone stop instead of waiting for it.
                       "--death-timeout", "30"]

@@ -67,3 +67,71 @@ def test_an_interpreter_without_dask_is_told_what_to_install():
     assert out.returncode != 0
     assert sys.executable in out.stderr and "apt-get install python3-distributed" in out.stderr, \
         out.stderr[-2000:]
+
+
+def _listening_sockets():
+    """{inode: (address, port)} of the TCP sockets listening on this machine (/proc/net)."""
+    out = {}
+    for name, width in (("tcp", 8), ("tcp6", 32)):
+        with open(f"/proc/net/{name}") as f:
+            for line in f.readlines()[1:]:
+                fields = line.split()
+                address, port = fields[1].split(":")
+                if fields[3] == "0A":  # LISTEN
+                    out[int(fields[9])] = (name, address, int(port, 16))
+    return out
+
+
+def _tree(pid):
+    """`pid` and every process descending from it."""
+    children = {}
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            children.setdefault(ppid, []).append(int(p))
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        found.append(p)
+        todo.extend(children.get(p, []))
+    return found
+
+
+def test_a_local_cluster_listens_on_loopback_only():
+    """Every server of a local cluster (scheduler, nannies, workers, Dask's HTTP servers, the
+    workers' Flight servers once a query ran) is bound to 127.0.0.1, never to all interfaces."""
+    from flotilla.dask_runner import DaskRunner
+    runner = DaskRunner(n_workers=2)
+    try:
+        df = flotilla.from_pydict({"k": [1, 2, 3, 1]})
+        rows = runner.collect(df.groupby("k").agg(flotilla.col("k").count().alias("n"))._df)
+        assert sorted(rows.to_pydict()["n"]) == [1, 1, 2]  # a shuffle ran: Flight servers up
+        listening = _listening_sockets()
+        seen = []
+        for root in [proc.pid for _, proc in runner.cluster._procs]:
+            for pid in _tree(root):
+                try:
+                    fds = os.listdir(f"/proc/{pid}/fd")
+                except OSError:
+                    continue
+                for fd in fds:
+                    try:
+                        target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                    except OSError:
+                        continue
+                    if target.startswith("socket:["):
+                        inode = int(target[8:-1])
+                        if inode in listening:
+                            seen.append((pid, listening[inode]))
+        assert len(seen) >= 6, seen  # scheduler, nannies and workers at least
+        # 127.0.0.1, as IPv4 and as IPv4-mapped IPv6 (gRPC's servers), and ::1.
+        loopback = {("tcp", "0100007F"), ("tcp6", "0000000000000000FFFF00000100007F"),
+                    ("tcp6", "00000000000000000000000001000000")}
+        wide = [s for s in seen if (s[1][0], s[1][1]) not in loopback]
+        assert not wide, f"servers listening beyond loopback: {wide}"
+    finally:
+        runner.close()
