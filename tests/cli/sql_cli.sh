@@ -87,4 +87,20 @@ fi
 [ ! -e "$DIR/copied.parquet" ] || fail "COPY left a partial file"
 leftovers=$(find "$DIR" -name '*.tmp' -o -name '*flotilla-tmp*')
 [ -z "$leftovers" ] || fail "temporary files left: $leftovers"
+
+# Spill directories: a killed process's are removed by the next process that spills there, and
+# SIGTERM during a spilling query removes the query's own before the program dies of it.
+mkdir -p "$DIR/tmp/flotilla-spill-999999999-0" && touch "$DIR/tmp/flotilla-spill-999999999-0/0.arrows"
+{ echo i; seq 1 4000000; } > "$DIR/big.csv"
+sorting="SELECT count(*) FROM (SELECT i, repeat('x', 50) || CAST(i AS VARCHAR) AS s FROM '$DIR/big.csv' ORDER BY s DESC)"
+TMPDIR="$DIR/tmp" "$FLOTILLA" sql --memory-limit 1MiB "$sorting" >/dev/null
+[ -z "$(ls "$DIR/tmp")" ] || fail "spill directories left: $(ls "$DIR/tmp")"
+TMPDIR="$DIR/tmp" "$FLOTILLA" sql --memory-limit 1MiB "$sorting" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 200); do ls "$DIR/tmp" | grep -q flotilla-spill && break; sleep 0.02; done
+ls "$DIR/tmp" | grep -q flotilla-spill || fail "the sort did not spill"
+kill -TERM "$pid"
+status=0; wait "$pid" || status=$?
+[ "$status" = 143 ] || fail "SIGTERM: exit status $status, not 143"
+[ -z "$(ls "$DIR/tmp")" ] || fail "SIGTERM left spill directories: $(ls "$DIR/tmp")"
 echo "sql_cli: ok"

@@ -3,10 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include "flotilla/cli/commands.h"
+#include "flotilla/cli/signals.h"
 #include "flotilla/exec/thread_pool.h"
 
 int main(int argc, char** argv) {
   using namespace flotilla;
+  cli::CleanUpOnSignals();
   CLI::App app{"Flotilla: a distributed dataframe and SQL engine."};
   app.require_subcommand(0, 1);  // none: the SQL shell
   app.set_version_flag("--version", std::string("flotilla 0.1.0"));

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "flotilla/cli/commands.h"
+#include "flotilla/cli/signals.h"
 #include "flotilla/io/dataset/dataset_writer.h"
 #include "flotilla/io/format_writer.h"
 #include "flotilla/io/fs/atomic_write.h"
@@ -202,6 +203,7 @@ int RunSqlOnDask(const SqlOptions& options, const std::string& text) {
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+  RestoreSignals();
   execv(argv[0], argv.data());
   fmt::print(stderr, "Error: cannot start /usr/bin/python3 for the Dask runner\n");
   return 1;

@@ -1,9 +1,13 @@
 #include "flotilla/exec/memory/spill_file.h"
 
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
+#include <set>
 #include <system_error>
 
 #include "flotilla/io/ipc/ipc.h"
@@ -84,6 +88,51 @@ Result<std::shared_ptr<SpillFile>> SpillWriter::Finish() {
   return std::make_shared<SpillFile>(path_, schema_, num_rows_, size);
 }
 
+namespace {
+
+constexpr char kSpillPrefix[] = "flotilla-spill-";
+
+// The spill directories of this process's running queries.
+std::mutex& ActiveMutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<std::string>& Active() {
+  static std::set<std::string> dirs;
+  return dirs;
+}
+
+// Removes the spill directories under `base` whose process is gone, once per base and process:
+// what a process killed with SIGKILL (or by a crash) left.
+void RemoveStaleSpillDirectories(const fs::path& base) {
+  static std::mutex mutex;
+  static std::set<std::string> done;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (!done.insert(base.string()).second) return;
+  }
+  std::error_code ec;
+  for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.rfind(kSpillPrefix, 0) != 0) continue;
+    const long pid = std::strtol(name.c_str() + sizeof(kSpillPrefix) - 1, nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours
+    std::error_code ignored;
+    fs::remove_all(it->path(), ignored);
+  }
+}
+
+}  // namespace
+
+void RemoveActiveSpillDirectories() {
+  std::lock_guard<std::mutex> lock(ActiveMutex());
+  for (const std::string& dir : Active()) {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+}
+
 SpillManager::SpillManager(std::vector<std::string> directories)
     : directories_(std::move(directories)) {}
 
@@ -92,6 +141,8 @@ SpillManager::~SpillManager() {
   if (!directory_.empty()) {
     std::error_code ignored;
     fs::remove_all(directory_, ignored);
+    std::lock_guard<std::mutex> active(ActiveMutex());
+    Active().erase(directory_);
   }
 }
 
@@ -121,12 +172,15 @@ Status SpillManager::EnsureDirectory() {
   }
   std::string errors;
   for (const std::string& base : bases) {
-    const fs::path candidate = fs::path(base) / ("flotilla-spill-" + std::to_string(getpid()) +
-                                                 "-" + std::to_string(counter++));
+    RemoveStaleSpillDirectories(base);
+    const fs::path candidate = fs::path(base) / (kSpillPrefix + std::to_string(getpid()) + "-" +
+                                                 std::to_string(counter++));
     std::error_code error;
     fs::create_directories(candidate, error);
     if (!error) {
       directory_ = candidate.string();
+      std::lock_guard<std::mutex> active(ActiveMutex());
+      Active().insert(directory_);
       return Status::OK();
     }
     errors += "; '" + candidate.string() + "': " + error.message();

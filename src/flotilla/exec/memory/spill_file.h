@@ -80,7 +80,9 @@ class SpillWriter {
 
 class SpillManager {
  public:
-  /// Files go under the first of `directories` that accepts a new subdirectory.
+  /// Files go under the first of `directories` that accepts a new subdirectory (of this
+  /// process's, "flotilla-spill-PID-N"). The first time a process spills under a directory it
+  /// also removes the spill directories there of processes that no longer exist (killed ones).
   explicit SpillManager(std::vector<std::string> directories);
   /// Removes the query's spill directory and everything in it.
   ~SpillManager();
@@ -107,5 +109,9 @@ class SpillManager {
   std::atomic<int64_t> files_{0};
   std::atomic<int64_t> bytes_{0};
 };
+
+/// Removes the spill directories of every query of this process that is still running: for a
+/// process about to die of a signal (cli/signals.h), which runs no destructors.
+void RemoveActiveSpillDirectories();
 
 }  // namespace flotilla::exec
