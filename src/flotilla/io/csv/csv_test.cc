@@ -125,6 +125,29 @@ TEST_F(CsvTest, ByteOrderMarkIsNotPartOfTheFirstName) {
   EXPECT_EQ(batch->column(0).ToString(), "[7]");
 }
 
+// Wide files stay linear: 100,000 columns of one name get unique names (a, a_1, ...), and a
+// header longer than the 8 MiB sample is still read whole.
+TEST_F(CsvTest, WideHeadersOfOneNameAndLongerThanTheSample) {
+  constexpr int kColumns = 100000;
+  std::string header, row;
+  for (int c = 0; c < kColumns; ++c) {
+    header += c ? ",a" : "a";
+    row += c ? ",1" : "1";
+  }
+  auto batch = Read({Write("same.csv", header + "\n" + row + "\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_EQ(batch->num_columns(), kColumns);
+  EXPECT_EQ(batch->schema()->field(0).name, "a");
+  EXPECT_EQ(batch->schema()->field(1).name, "a_1");
+  EXPECT_EQ(batch->schema()->field(kColumns - 1).name, "a_" + std::to_string(kColumns - 1));
+  const std::string long_name(9 << 20, 'n');
+  batch = Read({Write("long.csv", long_name + ",b\n1,2\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_EQ(batch->num_columns(), 2);
+  EXPECT_EQ(batch->schema()->field(0).name.size(), long_name.size());
+  EXPECT_EQ(batch->column(1).ToString(), "[2]");
+}
+
 TEST_F(CsvTest, InfersTypesFromTheValues) {
   const std::string path = Write(
       "t.csv",

@@ -1,6 +1,8 @@
 #include "flotilla/io/csv/reader.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "flotilla/io/csv/tokenizer.h"
 #include "flotilla/io/text/utf8.h"
@@ -13,16 +15,24 @@ namespace {
 // How much of a file inference looks at, at most.
 constexpr int64_t kSampleBytes = int64_t{8} << 20;
 
+// Linear in the columns, however many share a name (thousands of columns are input too).
 std::vector<std::string> ColumnNames(const CsvRows& header, int num_columns) {
   std::vector<std::string> names;
+  std::unordered_set<std::string> used;
+  std::unordered_map<std::string, int> next_suffix;  // per name: the next _k to try
   for (int c = 0; c < num_columns; ++c) {
     std::string name = header.num_rows() > 0 ? std::string(header.field(0, c)) : "";
     if (name.empty()) name = "column" + std::to_string(c);
     // Duplicates get a suffix, as a later column must stay addressable.
     std::string unique = name;
-    for (int k = 1; std::find(names.begin(), names.end(), unique) != names.end(); ++k)
-      unique = name + "_" + std::to_string(k);
-    names.push_back(unique);
+    if (used.count(unique)) {
+      int& k = next_suffix[name];
+      do {
+        unique = name + "_" + std::to_string(++k);
+      } while (used.count(unique));
+    }
+    used.insert(unique);
+    names.push_back(std::move(unique));
   }
   return names;
 }
@@ -38,24 +48,36 @@ bool IsNullText(std::string_view text, bool quoted, const CsvParseOptions& optio
 
 Result<CsvFileInfo> InspectCsvFile(io::RandomAccessFile* file, const CsvReadOptions& options) {
   const CsvParseOptions& parse = options.parse;
-  const int64_t prefix_size = std::min(file->size(), kSampleBytes);
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr prefix, file->ReadAt(0, prefix_size));
+  int64_t prefix_size = std::min(file->size(), kSampleBytes);
+  BufferPtr prefix;
   // Offsets below are within `bytes`, which starts after a byte-order mark.
-  const int64_t bom = text::Utf8BomSize(prefix->view());
-  const std::string_view bytes = prefix->view().substr(static_cast<size_t>(bom));
-  const bool truncated = prefix_size < file->size();
+  int64_t bom = 0, start = 0;
+  std::string_view bytes;
+  bool truncated = false;
+  CsvRows header;
+  // The prefix holds the first row whole, however long: a wide file's header can be longer
+  // than the sample.
+  while (true) {
+    FLOTILLA_ASSIGN_OR_RETURN(prefix, file->ReadAt(0, prefix_size));
+    bom = text::Utf8BomSize(prefix->view());
+    bytes = prefix->view().substr(static_cast<size_t>(bom));
+    truncated = prefix_size < file->size();
+    FLOTILLA_ASSIGN_OR_RETURN(
+        start, SkipRows(bytes, parse, parse.skip_rows, text::LineLocator(file, bom, bytes)));
+    header = CsvRows();
+    TokenizeOptions one;
+    one.max_rows = 1;
+    one.truncated = truncated;
+    FLOTILLA_RETURN_NOT_OK(Tokenize(bytes.substr(static_cast<size_t>(start)), parse, one,
+                                    text::LineLocator(file, bom + start, bytes.substr(start)),
+                                    &header));
+    if (header.num_rows() > 0 || !truncated) break;
+    prefix_size = std::min(file->size(), prefix_size * 2);
+  }
   text::LineLocator where(file, bom, bytes);
 
   CsvFileInfo info;
   info.columns.file = file->name();
-  FLOTILLA_ASSIGN_OR_RETURN(int64_t start, SkipRows(bytes, parse, parse.skip_rows, where));
-  CsvRows header;
-  TokenizeOptions one;
-  one.max_rows = 1;
-  one.truncated = truncated;
-  FLOTILLA_RETURN_NOT_OK(Tokenize(bytes.substr(static_cast<size_t>(start)), parse, one,
-                                  text::LineLocator(file, bom + start, bytes.substr(start)),
-                                  &header));
   if (header.num_rows() == 0 && options.schema == nullptr)
     return Status::Invalid("CSV file '" + file->name() + "' has no rows to take columns from");
   const int num_columns =

@@ -70,6 +70,27 @@ TEST_F(JsonTest, ByteOrderMarkIsSkipped) {
   EXPECT_EQ(batch->column(0).ToString(), "[1, 2]");
 }
 
+// A first record longer than the 8 MiB sample is read whole, and 100,000 keys stay linear.
+TEST_F(JsonTest, WideAndLongFirstRecords) {
+  const std::string big(9 << 20, 'x');
+  auto batch = Read({Write("long.json", "{\"a\": \"" + big + "\", \"b\": 1}\n{\"a\": \"y\", \"b\": 2}\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  EXPECT_EQ(batch->schema()->ToString(), "a: string\nb: int64\n");
+  EXPECT_EQ(batch->column(1).ToString(), "[1, 2]");
+  constexpr int kKeys = 100000;
+  std::string a = "{", b = "{";
+  for (int k = 0; k < kKeys; ++k) {
+    a += (k ? ", \"k" : "\"k") + std::to_string(k) + "\": " + std::to_string(k);
+    // The second row names the keys in the other order.
+    b += (k ? ", \"k" : "\"k") + std::to_string(kKeys - 1 - k) + "\": 1";
+  }
+  batch = Read({Write("wide.json", a + "}\n" + b + "}\n")});
+  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  ASSERT_EQ(batch->num_columns(), kKeys);
+  EXPECT_EQ(batch->schema()->field(kKeys - 1).name, "k" + std::to_string(kKeys - 1));
+  EXPECT_EQ(batch->column(kKeys - 1).ToString(), "[" + std::to_string(kKeys - 1) + ", 1]");
+}
+
 TEST_F(JsonTest, ConflictsAndBadLinesNameTheLine) {
   auto bad = Read({Write("c.json", "{\"a\": 1}\n{\"a\": {\"b\": 1}}\n")});
   ASSERT_FALSE(bad.ok());

@@ -304,14 +304,23 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
 
 Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
                                            const JsonReadOptions& options) {
-  const int64_t size = std::min(file->size(), kSampleBytes);
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr prefix, file->ReadAt(0, size));
-  const int64_t bom = text::Utf8BomSize(prefix->view());
-  std::string_view bytes = prefix->view().substr(static_cast<size_t>(bom));
-  if (size < file->size()) {
-    // Only whole lines of a prefix.
+  int64_t size = std::min(file->size(), kSampleBytes);
+  BufferPtr prefix;
+  int64_t bom = 0;
+  std::string_view bytes;
+  // Whole lines of a prefix, and at least the first one however long (a wide first record can
+  // be longer than the sample).
+  while (true) {
+    FLOTILLA_ASSIGN_OR_RETURN(prefix, file->ReadAt(0, size));
+    bom = text::Utf8BomSize(prefix->view());
+    bytes = prefix->view().substr(static_cast<size_t>(bom));
+    if (size >= file->size()) break;
     const size_t last = bytes.rfind('\n');
-    bytes = bytes.substr(0, last == std::string_view::npos ? 0 : last + 1);
+    if (last != std::string_view::npos) {
+      bytes = bytes.substr(0, last + 1);
+      break;
+    }
+    size = std::min(file->size(), size * 2);
   }
   const simdjson::padded_string padded(bytes.data(), bytes.size());
   const std::string_view data(padded.data(), bytes.size());

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_map>
 
 #include "flotilla/compute/parse.h"
 
@@ -157,15 +158,30 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
     if (a == Kind::kList)
       return Join(&into->children[0], other.children[0], path + "[]");
     if (a == Kind::kStruct) {
+      // Linear in the fields: rows usually repeat the same keys in the same order (checked
+      // first); otherwise a map of the names, made on the first miss.
+      std::unordered_map<std::string, size_t> index;
+      bool indexed = false;
       for (size_t c = 0; c < other.children.size(); ++c) {
         const std::string& name = other.names[c];
-        auto it = std::find(into->names.begin(), into->names.end(), name);
-        if (it == into->names.end()) {
+        size_t at = into->names.size();
+        if (c < into->names.size() && into->names[c] == name) {
+          at = c;
+        } else {
+          if (!indexed) {
+            for (size_t i = 0; i < into->names.size(); ++i) index.emplace(into->names[i], i);
+            indexed = true;
+          }
+          auto it = index.find(name);
+          if (it != index.end()) at = it->second;
+        }
+        if (at == into->names.size()) {
           into->names.push_back(name);
           into->children.push_back(other.children[c]);
+          if (indexed) index.emplace(name, at);
         } else {
-          FLOTILLA_RETURN_NOT_OK(Join(&into->children[static_cast<size_t>(it - into->names.begin())],
-                                      other.children[c], path.empty() ? name : path + "." + name));
+          FLOTILLA_RETURN_NOT_OK(Join(&into->children[at], other.children[c],
+                                      path.empty() ? name : path + "." + name));
         }
       }
     }
