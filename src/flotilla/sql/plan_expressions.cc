@@ -83,6 +83,18 @@ Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
           return expr::Column(OuterName(field));
         }
       }
+      for (const Planner* p = parent_; p != nullptr; p = p->parent_) {
+        bool further = false;
+        if (p->outer_ == nullptr || !ResolveColumn(n, *p->outer_, &further).ok() || !further) {
+          continue;
+        }
+        const std::string shown =
+            n.names.size() == 2 ? n.names[0] + "." + n.names[1] : n.names.back();
+        return ErrorNear(n.offset,
+                         "'" + shown + "' belongs to a query two or more levels out: correlated "
+                         "references past the next enclosing query are not supported yet",
+                         StatusCode::kNotImplemented);
+      }
       return UnknownColumn(n, *es.scope);
     }
     case NodeKind::kStar:

@@ -61,6 +61,14 @@ Result<Relation> Planner::PlanTableRef(const TableRef& t) {
       if (cte != ctes_.end()) return Renamed(cte->second, t.column_aliases, qualifier, t.offset);
       const Catalog::Entry* entry = ctx_.catalog ? ctx_.catalog->Find(t.name) : nullptr;
       if (entry == nullptr) {
+        const auto& defining = ctx_.defining_ctes;
+        if (std::find(defining.begin(), defining.end(), t.name) != defining.end()) {
+          return ErrorNear(t.offset,
+                           "the common table expression '" + t.name +
+                               "' refers to itself: recursive CTEs (WITH RECURSIVE) are not "
+                               "supported yet",
+                           StatusCode::kNotImplemented);
+        }
         std::vector<std::string> names =
             ctx_.catalog ? ctx_.catalog->Names() : std::vector<std::string>{};
         for (const auto& [name, r] : ctes_)

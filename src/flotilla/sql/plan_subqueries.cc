@@ -19,6 +19,7 @@ namespace flotilla::sql::internal {
 
 Result<ExprPtr> Planner::ScalarSubquery(const Node& n, ExprScope& es) {
   Planner sub(ctx_, ctes_, es.scope, CorrelationMode::kGroup);
+  sub.parent_ = this;
   FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*n.subquery));
   const size_t outputs = r.columns.size() - sub.exposed().size();
   if (outputs != 1) {
@@ -188,6 +189,7 @@ Result<bool> Planner::ApplySubqueryFilter(const Node& n, Relation* relation) {
   const Node* node = test->node;
   const bool negated = test->negated;
   Planner sub(ctx_, ctes_, relation, CorrelationMode::kExpose);
+  sub.parent_ = this;
   FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*node->subquery));
   std::vector<std::pair<ExprPtr, ExprPtr>> extra;
   if (!test->exists) {
@@ -234,6 +236,7 @@ Result<ExprPtr> Planner::MarkSubquery(const SubqueryTest& test, ExprScope& es) {
                      StatusCode::kNotImplemented);
   }
   Planner sub(ctx_, ctes_, es.scope, CorrelationMode::kExpose);
+  sub.parent_ = this;
   FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*node.subquery));
   const std::string mark = NewName("__mark");
   auto result = [&](ExprPtr e) { return test.negated ? expr::Not(e) : e; };

@@ -61,7 +61,10 @@ Result<Relation> Planner::PlanQuery(const Query& q) {
   FLOTILLA_RETURN_NOT_OK(CheckStackDepth("the query"));
   for (const CommonTable& cte : q.with) {
     Planner sub(ctx_, ctes_, nullptr, CorrelationMode::kNone);
-    FLOTILLA_ASSIGN_OR_RETURN(Relation r, sub.PlanQuery(*cte.query));
+    ctx_.defining_ctes.push_back(cte.name);
+    Result<Relation> planned = sub.PlanQuery(*cte.query);
+    ctx_.defining_ctes.pop_back();
+    FLOTILLA_ASSIGN_OR_RETURN(Relation r, std::move(planned));
     FLOTILLA_ASSIGN_OR_RETURN(r, Renamed(std::move(r), cte.column_aliases, cte.name, cte.offset));
     ctes_[cte.name] = std::move(r);
   }

@@ -19,7 +19,9 @@
 //    decimals, as DuckDB, so `0.06 - 0.01` is exact.
 // Errors point into the SQL text (line, column, caret).
 #include <functional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/exec/plan/physical_plan.h"
@@ -35,6 +37,9 @@ struct PlannerContext {
   /// Runs a plan to completion; used for uncorrelated scalar subqueries and NOT IN's NULL
   /// check. Null: such subqueries are an error.
   std::function<Result<RecordBatch>(const exec::PlanPtr&)> run;
+  /// The common table expressions being planned (a reference to one from its own body is a
+  /// recursive CTE, refused by name).
+  mutable std::vector<std::string> defining_ctes;
 };
 
 /// The plan of `query`; its schema's names are the query's output column names.

@@ -255,6 +255,9 @@ class Planner {
   std::map<std::string, Relation> ctes_;
   const Relation* outer_;
   CorrelationMode mode_;
+  // The planner of the query this subquery sits in (null at the top): its outer_ is the scope
+  // two levels out, which correlated references may not reach yet.
+  const Planner* parent_ = nullptr;
   std::vector<Correlation> correlations_;
   std::vector<std::string> exposed_;  // output names the correlation added
   std::vector<std::pair<std::string, std::string>> exposed_columns_;  // (inner field, name)

@@ -49,6 +49,25 @@ TEST(Session, QueriesOverTablesAndViews) {
   EXPECT_NE(Error(&s, "SELECT * FROM big").find("table 'big' not found"), std::string::npos);
 }
 
+// Features not built yet are refused by name, not with a misleading "not found".
+TEST(Session, UnsupportedFeaturesAreRefusedByName) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE a AS SELECT 1 AS k").ok());
+  ASSERT_TRUE(s.Execute("CREATE TABLE b AS SELECT 1 AS k").ok());
+  ASSERT_TRUE(s.Execute("CREATE TABLE c AS SELECT 1 AS k").ok());
+  EXPECT_NE(Error(&s, "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) "
+                      "SELECT * FROM t")
+                .find("recursive CTEs (WITH RECURSIVE) are not supported yet"),
+            std::string::npos);
+  EXPECT_NE(Error(&s, "SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND "
+                      "EXISTS (SELECT 1 FROM c WHERE c.k = a.k))")
+                .find("'a.k' belongs to a query two or more levels out"),
+            std::string::npos);
+  // WITH RECURSIVE over CTEs that do not recurse is fine, as one level of correlation is.
+  EXPECT_EQ(Rows(&s, "WITH RECURSIVE t AS (SELECT 5 AS x) SELECT x FROM t"), (V{"5"}));
+  EXPECT_EQ(Rows(&s, "SELECT k FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k)"), (V{"1"}));
+}
+
 TEST(Session, BindErrorsPointAtTheName) {
   Session s;
   ASSERT_TRUE(s.Execute("CREATE TABLE t AS SELECT 1 AS quantity, 2 AS price").ok());
