@@ -6,7 +6,7 @@ ASAN_DIR   ?= build-asan
 FUZZ_DIR   ?= build-fuzz
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 300
-FUZZ_TARGETS ?= ipc parquet csv json
+FUZZ_TARGETS ?= ipc parquet csv json sql expr
 CMAKE_FLAGS ?=
 TPCH_SF    ?= 1
 TPCH_DIR   ?= data/tpch-sf$(TPCH_SF)
@@ -62,15 +62,16 @@ bench: build
 	@echo "== bench/tpch.sh (the 22 TPC-H queries at SF1, ours next to DuckDB)"; bench/tpch.sh $(BUILD_DIR)
 	@echo "== bench/dist.sh (the distributed runner: ETL on Dask vs local, task overhead, scheduler)"; bench/dist.sh $(BUILD_DIR)
 
-# libFuzzer targets built with clang; each runs FUZZ_SECONDS on a copy of its seed corpus.
+# libFuzzer targets built with clang (fuzz/*_fuzz.cc: the readers, the SQL parser and planner,
+# the expression deserializer); each runs FUZZ_SECONDS on a copy of its seed corpus.
 fuzz: deps
 	@CC=clang CXX=clang++ cmake -S . -B $(FUZZ_DIR) -G Ninja -DFLOTILLA_FUZZ=ON \
 	  -DFLOTILLA_BENCH=OFF >/dev/null
-	@ninja -C $(FUZZ_DIR) -j $(JOBS) $(addsuffix _reader_fuzz,$(FUZZ_TARGETS))
+	@ninja -C $(FUZZ_DIR) -j $(JOBS) $(addsuffix _fuzz,$(FUZZ_TARGETS))
 	@for t in $(FUZZ_TARGETS); do \
 	  echo "== fuzz: $$t ($(FUZZ_SECONDS) s)"; \
 	  mkdir -p $(FUZZ_DIR)/corpus/$$t && cp -n fuzz/corpus/$$t/* $(FUZZ_DIR)/corpus/$$t/ 2>/dev/null; \
-	  $(FUZZ_DIR)/fuzz/$${t}_reader_fuzz $(FUZZ_DIR)/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
+	  $(FUZZ_DIR)/fuzz/$${t}_fuzz $(FUZZ_DIR)/corpus/$$t -max_total_time=$(FUZZ_SECONDS) \
 	    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 || exit 1; \
 	done
 

@@ -1,0 +1,1 @@
+SELECT count(*), count(x), count(y), count(b), count(DISTINCT x), count(DISTINCT k) FROM g

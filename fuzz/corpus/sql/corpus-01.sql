@@ -1,0 +1,1 @@
+SELECT sum(x), min(x), max(x), avg(x) FROM g

@@ -1,0 +1,1 @@
+SELECT sum(y), min(y), max(y), avg(y) FROM g

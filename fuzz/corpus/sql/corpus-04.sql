@@ -1,0 +1,1 @@
+SELECT 1 AS a, 'x' AS b, NULL AS c, true AS d, false AS e

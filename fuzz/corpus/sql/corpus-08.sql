@@ -1,0 +1,1 @@
+WITH x(a, b) AS (VALUES (1, 2), (3, 4)) SELECT a + b FROM x ORDER BY 1

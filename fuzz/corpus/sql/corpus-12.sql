@@ -1,0 +1,1 @@
+SELECT id, i + 1, i * 2, i - id, i % 4 FROM n ORDER BY id

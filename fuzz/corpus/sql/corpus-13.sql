@@ -1,0 +1,1 @@
+SELECT a.k, av, bv FROM a JOIN b ON a.k = b.k

@@ -1,0 +1,1 @@
+SELECT a.k, av, bv FROM a INNER JOIN b ON a.k = b.k AND bv <> 'b1x'

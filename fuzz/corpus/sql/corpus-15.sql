@@ -1,0 +1,1 @@
+SELECT a.k, av, b.k, bv FROM a LEFT JOIN b ON a.k = b.k

@@ -1,0 +1,1 @@
+SELECT a, b FROM s1 UNION SELECT a, b FROM s2

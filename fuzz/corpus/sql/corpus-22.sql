@@ -1,0 +1,1 @@
+SELECT id, '[' || lower(str) || ']', '[' || upper(str) || ']', length(str) FROM s ORDER BY id

@@ -1,0 +1,1 @@
+SELECT lower('ABC'), upper('abc'), length('hello'), length('')

@@ -1,0 +1,1 @@
+SELECT substr('abcdef', 2, 3), substring('abcdef', 2, 3), substring('abcdef', 4), substr('abcdef', 1, 1)

@@ -1,0 +1,1 @@
+SELECT k, (SELECT count(*) FROM b) FROM a ORDER BY k NULLS LAST

@@ -1,0 +1,1 @@
+SELECT count(*) FROM orders WHERE o_total > (SELECT avg(o_total) FROM orders)

@@ -1,0 +1,1 @@
+SELECT id, g, row_number() OVER (PARTITION BY g ORDER BY id) FROM w ORDER BY id

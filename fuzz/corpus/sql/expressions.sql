@@ -1,0 +1,1 @@
+SELECT CASE WHEN i % 2 = 0 THEN 'even' ELSE upper(s) END, CAST(d AS INTEGER), day + INTERVAL 3 DAY, coalesce(s, 'none') || '!' FROM t

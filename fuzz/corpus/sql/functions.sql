@@ -1,0 +1,1 @@
+SELECT substr(s, 1, 2), length(s), regexp_matches(s, '^[a-c]'), date_trunc('month', day), extract(year FROM day), (SELECT max(i) FROM t) FROM t WHERE s LIKE 'a%' AND d BETWEEN -1 AND 3

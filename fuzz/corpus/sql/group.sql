@@ -1,0 +1,1 @@
+SELECT s, count(*), sum(d), avg(i) FROM t GROUP BY s HAVING count(*) > 0 ORDER BY 1

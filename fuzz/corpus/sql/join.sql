@@ -1,0 +1,1 @@
+SELECT a.i, b.s FROM t a JOIN t b ON a.i = b.i LEFT JOIN t c USING (i) WHERE b.d IS NOT NULL
