@@ -36,6 +36,22 @@ _CONNECT_SECONDS = 5
 _WORKERS_START_SECONDS = 60
 
 
+def _flight_host(dask_address: str | None = None) -> str:
+    """Where a worker's Flight server listens and what it advertises: FLOTILLA_FLIGHT_HOST when
+    set, else the host the Dask worker itself is reached at (so workers on other machines can
+    fetch from it), else loopback."""
+    configured = os.environ.get("FLOTILLA_FLIGHT_HOST")
+    if configured:
+        return configured
+    if dask_address:
+        from urllib.parse import urlparse
+
+        host = urlparse(dask_address).hostname
+        if host:
+            return f"[{host}]" if ":" in host else host  # an IPv6 address in gRPC's form
+    return "127.0.0.1"
+
+
 class _FlotillaWorker:
     """Lives on a Dask worker: one WorkerRuntime, the query's UDFs registered on it."""
 
@@ -45,6 +61,7 @@ class _FlotillaWorker:
 
         # The engine uses the threads Dask gave this worker, not every core of the machine:
         # workers sharing a machine would otherwise oversubscribe it.
+        host = _flight_host()
         try:
             from distributed import get_worker
 
@@ -52,10 +69,11 @@ class _FlotillaWorker:
             state = getattr(worker, "state", None)
             threads = state.nthreads if state is not None else worker.nthreads
             _flotilla.set_execution_config(threads, None, None, None, None)
+            host = _flight_host(worker.address)
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
         _flotilla.set_log_tag(worker_id)
-        self.runtime = _flotilla.WorkerRuntime(worker_id, token)
+        self.runtime = _flotilla.WorkerRuntime(worker_id, token, host)
         if pool_udf is not None:
             # An actor-pool member: the class is instantiated once, here, when the query starts.
             klass, args, kwargs, method, name, batch, dtype = cloudpickle.loads(pool_udf)
