@@ -2,21 +2,15 @@
 // with single tokens dropped or duplicated, is parsed and (when it parses) planned and run.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
 #include <random>
 
 #include "flotilla/sql/lexer.h"
 #include "flotilla/sql/parser.h"
 #include "flotilla/sql/session.h"
+#include "tests/support/sql_corpus.h"
 
 namespace flotilla::sql {
 namespace {
-
-struct Corpus {
-  std::vector<std::string> setup;    // the `statement ok` records (tables and views)
-  std::vector<std::string> queries;  // the `query` records
-};
 
 std::string Replace(std::string s, const std::string& from, const std::string& to) {
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
@@ -24,39 +18,18 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   return s;
 }
 
+struct Corpus {
+  std::vector<std::string> setup;    // the `statement ok` records (tables and views)
+  std::vector<std::string> queries;  // the `query` records
+};
+
 Corpus ReadCorpus() {
-  const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path() /
-                   "tests" / "sql";
-  const std::string data = (dir / "data").string();
   Corpus corpus;
-  std::error_code ec;
-  std::vector<std::filesystem::path> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir, ec))
-    if (entry.path().extension() == ".test") files.push_back(entry.path());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) {
-    std::ifstream in(file);
-    std::string line, sql;
-    std::vector<std::string>* target = nullptr;
-    auto finish = [&] {
-      if (target != nullptr && !sql.empty()) target->push_back(Replace(sql, "__DATA__", data));
-      target = nullptr;
-      sql.clear();
-    };
-    while (std::getline(in, line)) {
-      if (line.rfind("query", 0) == 0) {
-        finish();
-        target = &corpus.queries;
-      } else if (line.rfind("statement ok", 0) == 0) {
-        finish();
-        target = &corpus.setup;
-      } else if (line.rfind("statement", 0) == 0 || line == "----" || line.empty()) {
-        finish();
-      } else if (target != nullptr) {
-        sql += line + "\n";
-      }
+  for (const std::string& file : testing::SqlCorpusFiles()) {
+    for (const testing::SqlRecord& r : testing::ReadSqlRecords(file)) {
+      if (r.kind == testing::SqlRecord::kQuery) corpus.queries.push_back(r.sql);
+      if (r.kind == testing::SqlRecord::kStatementOk) corpus.setup.push_back(r.sql);
     }
-    finish();
   }
   return corpus;
 }
