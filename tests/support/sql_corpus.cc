@@ -9,12 +9,6 @@
 namespace flotilla::testing {
 namespace {
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-  return s;
-}
-
 std::string Render(const Array& column, int64_t row) {
   if (column.IsNull(row)) return "NULL";
   std::string v = column.ValueToString(row);
@@ -139,7 +133,7 @@ std::vector<SqlRecord> ReadSqlRecords(const std::string& file) {
                                 : ": records no rows; a check of nothing against nothing proves "
                                   "nothing: change it, or mark it `empty` if that is the point");
     }
-    r.sql = Replace(r.sql, "__DATA__", data);
+    r.sql = ReplaceAll(r.sql, "__DATA__", data);
     records.push_back(std::move(r));
   }
   return records;
@@ -172,6 +166,12 @@ SqlCheck CheckSqlRecord(sql::Session& session, const SqlRecord& r, const std::st
   if (r.sort) std::sort(rows.begin(), rows.end());
   return {SqlCheck::kWrongRows, where + ": wrong result for\n" + r.sql + "expected (DuckDB):\n" +
                                     Indented(r.expected) + "actual:\n" + Indented(rows)};
+}
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
 }
 
 std::string OneLine(const std::string& sql) {

@@ -54,4 +54,7 @@ SqlCheck CheckSqlRecord(sql::Session& session, const SqlRecord& record, const st
 /// The SQL as one line, whitespace runs collapsed (how lists of queries name them).
 std::string OneLine(const std::string& sql);
 
+/// `s` with every `from` replaced by `to`.
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to);
+
 }  // namespace flotilla::testing

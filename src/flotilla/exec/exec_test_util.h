@@ -4,12 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/kernel_test_util.h"
+#include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/pipeline/pipeline_builder.h"
 #include "flotilla/exec/plan/physical_plan.h"
@@ -108,6 +110,30 @@ inline void ExpectPlanRows(const PlanPtr& plan, const RecordBatch& expected, boo
     ASSERT_TRUE(result.ok()) << mode.ToString() << ": " << result.status().ToString();
     const bool check_order = ordered && (mode.maintain_order || HasDefinedOrder(*plan));
     ExpectRows(*result, expected, check_order, mode.ToString());
+  }
+}
+
+/// Runs `plan` in every mode under a `budget_bytes` memory budget with spill files under
+/// `spill_dir`, and expects `expected`'s rows (in order when `ordered`, in the modes that keep
+/// order or for plans that sort), spilled bytes, the budget all released and no spill file left.
+inline void ExpectSameRowsWhenSpilling(const PlanPtr& plan, const RecordBatch& expected,
+                                       bool ordered, int64_t budget_bytes,
+                                       const std::string& spill_dir, int64_t min_morsel = 97) {
+  for (const RunMode& mode : AllModes()) {
+    MemoryManager small(budget_bytes);
+    ExecOptions options = OptionsFor(mode);
+    options.memory = &small;
+    options.spill_dirs = {spill_dir};
+    options.morsel_size = std::max<int64_t>(mode.morsel_size, min_morsel);
+    auto result = exec::Run(plan, options);
+    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    ExpectRows(result->ToBatch().ValueOrDie(), expected,
+               ordered && (mode.maintain_order || HasDefinedOrder(*plan)), mode.ToString());
+    int64_t spilled = 0;
+    for (const auto& s : result->stats->operators()) spilled += s->spilled_bytes.load();
+    EXPECT_GT(spilled, 0) << mode.ToString();
+    EXPECT_EQ(small.reserved(), 0);
+    EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
   }
 }
 

@@ -12,12 +12,6 @@
 namespace flotilla::sql {
 namespace {
 
-std::string Replace(std::string s, const std::string& from, const std::string& to) {
-  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
-    s.replace(at, from.size(), to);
-  return s;
-}
-
 struct Corpus {
   std::vector<std::string> setup;    // the `statement ok` records (tables and views)
   std::vector<std::string> queries;  // the `query` records
@@ -43,8 +37,9 @@ TEST(ParserRobustness, MutatedQueriesFailCleanly) {
   ASSERT_TRUE(session.Set("threads", "2").ok());
   for (const std::string& setup : corpus.setup) {
     // Files may create the same names; the later one wins.
-    (void)session.Execute(Replace(Replace(setup, "CREATE TABLE", "CREATE OR REPLACE TABLE"),
-                                  "CREATE VIEW", "CREATE OR REPLACE VIEW"));
+    using testing::ReplaceAll;
+    (void)session.Execute(ReplaceAll(ReplaceAll(setup, "CREATE TABLE", "CREATE OR REPLACE TABLE"),
+                                     "CREATE VIEW", "CREATE OR REPLACE VIEW"));
   }
   int parsed = 0, failed = 0;
   for (size_t q = 0; q < queries.size(); ++q) {

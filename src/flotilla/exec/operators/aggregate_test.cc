@@ -99,21 +99,7 @@ TEST(AggregateOperator, SpillsUnderASmallBudgetWithTheSameResult) {
   ASSERT_EQ(expected.num_rows(), 20000);
   const std::string spill_dir = ::testing::TempDir() + "/aggregate_spill_test_" + std::to_string(::getpid());
   std::filesystem::create_directories(spill_dir);
-  for (const RunMode& mode : AllModes()) {
-    MemoryManager small(256 * 1024);
-    ExecOptions options = OptionsFor(mode);
-    options.memory = &small;
-    options.spill_dirs = {spill_dir};
-    options.morsel_size = std::max<int64_t>(mode.morsel_size, 1000);
-    auto result = exec::Run(plan, options);
-    ASSERT_TRUE(result.ok()) << result.status().ToString();
-    ExpectRows(result->ToBatch().ValueOrDie(), expected, false, mode.ToString());
-    int64_t spilled = 0;
-    for (const auto& s : result->stats->operators())
-      spilled += s->spilled_bytes.load();
-    EXPECT_GT(spilled, 0) << mode.ToString();
-    EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
-  }
+  ExpectSameRowsWhenSpilling(plan, expected, false, 256 * 1024, spill_dir, 1000);
 }
 
 TEST(AggregateOperator, OverflowErrorNamesTheFunction) {

@@ -118,23 +118,8 @@ TEST(SortOperator, SpillsUnderASmallBudgetWithTheSameResultAndCleansUp) {
   const RecordBatch expected = ToBatch(ReferenceSort(rows));
   const std::string spill_dir = ::testing::TempDir() + "/sort_spill_test_" + std::to_string(::getpid());
   std::filesystem::create_directories(spill_dir);
-  for (const RunMode& mode : AllModes()) {
-    MemoryManager small(64 * 1024);
-    ExecOptions options = OptionsFor(mode);
-    options.memory = &small;
-    options.spill_dirs = {spill_dir};
-    options.morsel_size = std::max<int64_t>(mode.morsel_size, 97);
-    auto result = exec::Run(plan, options);
-    ASSERT_TRUE(result.ok()) << result.status().ToString();
-    // Equal keys come back in input order even across spilled runs.
-    ExpectRows(result->ToBatch().ValueOrDie(), expected, true, mode.ToString());
-    int64_t spilled = 0;
-    for (const auto& s : result->stats->operators())
-      spilled += s->spilled_bytes.load();
-    EXPECT_GT(spilled, 0) << mode.ToString();
-    EXPECT_EQ(small.reserved(), 0);
-    EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
-  }
+  // Equal keys come back in input order even across spilled runs.
+  ExpectSameRowsWhenSpilling(plan, expected, true, 64 * 1024, spill_dir);
 }
 
 }  // namespace

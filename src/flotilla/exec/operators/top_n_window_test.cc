@@ -141,23 +141,9 @@ TEST(WindowOperator, SpillsUnderASmallBudgetWithTheSameRowsAndCleansUp) {
                            {{Column("v"), true, false}, {Column("pos"), true, false}}, functions)
                     .ValueOrDie();
     const RecordBatch expected = RunToBatch(plan, OptionsFor({1, 131072, true})).ValueOrDie();
-    for (const RunMode& mode : AllModes()) {
-      MemoryManager small(64 * 1024);
-      ExecOptions options = OptionsFor(mode);
-      options.memory = &small;
-      options.spill_dirs = {spill_dir};
-      options.morsel_size = std::max<int64_t>(mode.morsel_size, 97);
-      auto result = exec::Run(plan, options);
-      ASSERT_TRUE(result.ok()) << result.status().ToString();
-      // (partition, v, pos) orders every row, so every value is fixed, and so is the order
-      // where order is maintained.
-      ExpectRows(result->ToBatch().ValueOrDie(), expected, mode.maintain_order, mode.ToString());
-      int64_t spilled = 0;
-      for (const auto& s : result->stats->operators()) spilled += s->spilled_bytes.load();
-      EXPECT_GT(spilled, 0) << mode.ToString();
-      EXPECT_EQ(small.reserved(), 0);
-      EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";
-    }
+    // (partition, v, pos) orders every row, so every value is fixed, and so is the order
+    // where order is maintained.
+    ExpectSameRowsWhenSpilling(plan, expected, true, 64 * 1024, spill_dir);
   }
 }
 

@@ -56,22 +56,40 @@ Result<Datum> GetExec(const Args& args, int64_t num_rows) {
   });
 }
 
-// Elements [start, end) with Python slice semantics: negative bounds count from the end, bounds
-// are clamped, and a missing end means the list's end.
-Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
+// The elements lo, lo + step, ... below hi of a list.
+struct SliceBounds {
+  int64_t lo = 0, hi = 0, step = 1;
+};
+
+// Each row's list cut to the elements `bounds(n, row)` gives for a list of n elements.
+template <typename Bounds>
+Result<Datum> SliceRows(const Args& args, int64_t num_rows, Bounds&& bounds) {
   const Array& lists = args[0].array();
   const Array values = lists.child(0);
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(VariableListOf(*lists.type())));
   auto* out = static_cast<ListBuilder*>(builder.get());
   return MapRows(args, num_rows, out, [&](int64_t row) -> Status {
     auto [first, end] = ListRange(lists, args[0].index(row));
-    const int64_t n = end - first;
-    auto clamp = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
-    int64_t lo = clamp(IntegerAt(args[1], row));
-    int64_t hi = args.size() > 2 ? clamp(IntegerAt(args[2], row)) : n;
+    FLOTILLA_ASSIGN_OR_RETURN(SliceBounds b, bounds(end - first, row));
     FLOTILLA_RETURN_NOT_OK(out->Append());
-    if (hi <= lo) return Status::OK();
-    return out->value_builder()->AppendArraySlice(values, first + lo, hi - lo);
+    if (b.step == 1) {
+      if (b.hi <= b.lo) return Status::OK();
+      return out->value_builder()->AppendArraySlice(values, first + b.lo, b.hi - b.lo);
+    }
+    for (int64_t i = b.lo; i < b.hi; i += b.step) {
+      FLOTILLA_RETURN_NOT_OK(out->value_builder()->AppendArraySlice(values, first + i, 1));
+    }
+    return Status::OK();
+  });
+}
+
+// Elements [start, end) with Python slice semantics: negative bounds count from the end, bounds
+// are clamped, and a missing end means the list's end.
+Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
+  return SliceRows(args, num_rows, [&](int64_t n, int64_t row) -> Result<SliceBounds> {
+    auto clamp = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
+    return SliceBounds{clamp(IntegerAt(args[1], row)),
+                       args.size() > 2 ? clamp(IntegerAt(args[2], row)) : n, 1};
   });
 }
 
@@ -79,27 +97,26 @@ Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
 // from the end (-1 the last element), 0 as a begin is the first element, bounds are clamped; an
 // optional step (positive) takes every step-th element from the first.
 Result<Datum> SliceOneBasedExec(const Args& args, int64_t num_rows) {
-  const Array& lists = args[0].array();
-  const Array values = lists.child(0);
-  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(VariableListOf(*lists.type())));
-  auto* out = static_cast<ListBuilder*>(builder.get());
-  return MapRows(args, num_rows, out, [&](int64_t row) -> Status {
-    auto [first, end] = ListRange(lists, args[0].index(row));
-    const int64_t n = end - first;
+  return SliceRows(args, num_rows, [&](int64_t n, int64_t row) -> Result<SliceBounds> {
     const int64_t b = IntegerAt(args[1], row), e = IntegerAt(args[2], row);
-    const int64_t lo = std::clamp<int64_t>(b > 0 ? b - 1 : b < 0 ? n + b : 0, 0, n);
-    const int64_t hi = std::clamp<int64_t>(e >= 0 ? e : n + e + 1, 0, n);
     const int64_t step = args.size() > 3 ? IntegerAt(args[3], row) : 1;
     if (step <= 0) {
       return Status::Invalid("array_slice(): the step must be positive, got " +
                              std::to_string(step));
     }
-    FLOTILLA_RETURN_NOT_OK(out->Append());
-    for (int64_t i = lo; i < hi; i += step) {
-      FLOTILLA_RETURN_NOT_OK(out->value_builder()->AppendArraySlice(values, first + i, 1));
-    }
-    return Status::OK();
+    return SliceBounds{std::clamp<int64_t>(b > 0 ? b - 1 : b < 0 ? n + b : 0, 0, n),
+                       std::clamp<int64_t>(e >= 0 ? e : n + e + 1, 0, n), step};
   });
+}
+
+// A slice's type: a list, then integer bounds (and step); a variable-size list of its elements.
+constexpr char kListSlice[] = "list_slice";
+constexpr char kArraySlice[] = "array_slice";
+template <const char* kName>
+Result<TypePtr> ResolveSlice(const Types& t) {
+  FLOTILLA_RETURN_NOT_OK(ExpectList(kName, t, 0));
+  for (size_t i = 1; i < t.size(); ++i) FLOTILLA_RETURN_NOT_OK(ExpectInteger(kName, t, i));
+  return VariableListOf(*t[0]);
 }
 
 // Null elements are skipped, as concat_ws skips null arguments.
@@ -267,27 +284,13 @@ Status RegisterListAccessFunctions(FunctionRegistry* r) {
       r->Add({"list_slice",
               "Elements [start, end) of the list (0-based, negative from the end, clamped; end "
               "defaults to the list's end); null if any argument is null.",
-              2, 3,
-              [](const Types& t) -> Result<TypePtr> {
-                FLOTILLA_RETURN_NOT_OK(ExpectList("list_slice", t, 0));
-                for (size_t i = 1; i < t.size(); ++i)
-                  FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_slice", t, i));
-                return VariableListOf(*t[0]);
-              },
-              SliceExec}));
+              2, 3, ResolveSlice<kListSlice>, SliceExec}));
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"array_slice",
               "Elements begin..end of the list, 1-based and inclusive as DuckDB's list_slice "
               "(SQL's list_slice and array_slice; negative counts from the end, clamped; an "
               "optional positive step); null if any argument is null.",
-              3, 4,
-              [](const Types& t) -> Result<TypePtr> {
-                FLOTILLA_RETURN_NOT_OK(ExpectList("array_slice", t, 0));
-                for (size_t i = 1; i < t.size(); ++i)
-                  FLOTILLA_RETURN_NOT_OK(ExpectInteger("array_slice", t, i));
-                return VariableListOf(*t[0]);
-              },
-              SliceOneBasedExec}));
+              3, 4, ResolveSlice<kArraySlice>, SliceOneBasedExec}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"list_join",
        "The list's strings joined with the separator, skipping null elements; null if the list "
