@@ -7,7 +7,6 @@
 
 #include "flotilla/compute/filter.h"
 #include "flotilla/exec/exec_test_util.h"
-#include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
