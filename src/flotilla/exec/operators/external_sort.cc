@@ -9,6 +9,11 @@
 
 namespace flotilla::exec {
 
+namespace {
+// The bytes of one batch of a spilled run.
+constexpr int64_t kSpillBatchBytes = 1 << 20;
+}  // namespace
+
 ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stats,
                                        SchemaPtr schema, std::vector<SortKey> keys)
     : context_(context),
@@ -92,7 +97,10 @@ Result<RecordBatch> ExternalSortBuffer::SortPositioned(
 Status ExternalSortBuffer::SpillRun(std::vector<std::pair<int64_t, RecordBatch>> batches) {
   FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted, SortPositioned(std::move(batches)));
   FLOTILLA_ASSIGN_OR_RETURN(auto writer, context_->spill()->Create(positioned_schema_));
-  const int64_t chunk = context_->morsel_size();
+  // Small batches: the merge holds one batch of every run at once, and there may be dozens.
+  const int64_t bytes = std::max<int64_t>(1, SliceBytes(sorted));
+  const int64_t chunk = std::clamp<int64_t>(sorted.num_rows() * kSpillBatchBytes / bytes, 64,
+                                            context_->morsel_size());
   for (int64_t offset = 0; offset < sorted.num_rows(); offset += chunk) {
     FLOTILLA_RETURN_NOT_OK(writer->Write(sorted.Slice(offset, chunk)));
   }
