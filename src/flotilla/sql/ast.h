@@ -76,6 +76,9 @@ struct Node {
   TypePtr type;
   std::vector<NodePtr> args;
   NodePtr operand, otherwise, filter;
+  /// kStar: `* EXCLUDE (a, b)` names left out, `* REPLACE (expr AS a)` columns given instead.
+  std::vector<std::string> exclude;
+  std::vector<std::pair<NodePtr, std::string>> replace;
   /// Levels of operator chains under this node (binary operators, casts, subscripts), which
   /// the parser builds in loops, not by recursion: it refuses chains deeper than
   /// expr::kMaxExpressionDepth. Nesting by recursion is bounded by the stack (CheckStackDepth).

@@ -16,8 +16,8 @@ bool IsIdentifierPart(unsigned char c) {
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 // Longest first, so "<=" is not read as "<" then "=".
-constexpr std::string_view kLongOperators[] = {"!~~", "::", ":=", "//", "<=", ">=", "<>", "!=",
-                                               "==",  "||", "!~", "~~", "<<", ">>", "->", "=>"};
+constexpr std::string_view kLongOperators[] = {"!~~", "::", ":=", "//", "<=", ">=", "<>", "!=", "==",
+                                               "||",  "!~", "~~", "<<", ">>", "->", "=>", "**"};
 constexpr std::string_view kSingleOperators = "()[],;.:+-*/%^=<>~&|!{}";
 
 class Lexer {

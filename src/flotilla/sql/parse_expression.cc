@@ -25,6 +25,33 @@ Status Parser::CheckChainDepth(const Node& n) const {
                      " operators; split the expression up");
 }
 
+// DuckDB's `* EXCLUDE (a, b)` (or `EXCLUDE a`) and `* REPLACE (expr AS a, ...)`.
+Status Parser::StarModifiers(Node* star) {
+  if (Keyword("exclude")) {
+    if (Operator("(")) {
+      do {
+        FLOTILLA_ASSIGN_OR_RETURN(std::string name, Identifier("a column to exclude"));
+        star->exclude.push_back(std::move(name));
+      } while (Operator(","));
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(std::string name, Identifier("a column to exclude"));
+      star->exclude.push_back(std::move(name));
+    }
+  }
+  if (Keyword("replace")) {
+    const bool parenthesized = Operator("(");
+    do {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+      FLOTILLA_RETURN_NOT_OK(ExpectKeyword("as"));
+      FLOTILLA_ASSIGN_OR_RETURN(std::string name, Identifier("the column replaced"));
+      star->replace.push_back({std::move(e), std::move(name)});
+    } while (parenthesized && Operator(","));
+    if (parenthesized) FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  }
+  return Status::OK();
+}
+
 Status Parser::NestingAllowed(int64_t offset) const {
   const Status st = CheckStackDepth("the query");
   return st.ok() ? st : ErrorAt(sql_, offset, st.message());
@@ -272,7 +299,7 @@ Result<NodePtr> Parser::Multiplicative() {
 
 Result<NodePtr> Parser::Exponent() {
   FLOTILLA_ASSIGN_OR_RETURN(NodePtr left, Unary());
-  while (Peek().IsOperator("^")) {
+  while (Peek().IsOperator("^") || Peek().IsOperator("**")) {  // ** as DuckDB spells it too
     const int64_t at = Next().offset;
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr right, Unary());
     FLOTILLA_ASSIGN_OR_RETURN(left, BinaryNode("^", at, left, right));
@@ -382,7 +409,9 @@ Result<NodePtr> Parser::Primary() {
       }
       if (t.text == "*") {
         Next();
-        return NodePtr(Make(NodeKind::kStar, at));
+        auto n = Make(NodeKind::kStar, at);
+        FLOTILLA_RETURN_NOT_OK(StarModifiers(n.get()));
+        return NodePtr(n);
       }
       if (t.text == "[") {  // a list: [1, 2, 3]
         Next();
@@ -484,6 +513,7 @@ Result<NodePtr> Parser::Primary() {
       Next();
       auto n = Make(NodeKind::kStar, at);
       n->names = std::move(names);
+      FLOTILLA_RETURN_NOT_OK(StarModifiers(n.get()));
       return NodePtr(n);
     }
     const Token& part = Peek();

@@ -91,6 +91,8 @@ class Parser {
   Status CheckChainDepth(const Node& n) const;
   /// Invalid, pointing at `offset`, when recursing deeper would run the stack out.
   Status NestingAllowed(int64_t offset) const;
+  /// EXCLUDE / REPLACE after a `*`.
+  Status StarModifiers(Node* star);
 
   Result<NodePtr> OrExpr();
 

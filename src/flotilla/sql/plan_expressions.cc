@@ -377,7 +377,10 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   if (name == "date_trunc" && args.size() == 2) {
     return expr::Call(name, {args[0], OnTimeline(args[1])});
   }
-  if (name == "char_length" || name == "character_length" || name == "strlen") name = "length";
+  if (name == "char_length" || name == "character_length" || name == "strlen" || name == "len") {
+    name = "length";
+  }
+  if (name == "dayofyear") name = "day_of_year";
   // SQL slices count from 1, both ends inclusive, as DuckDB's (the Python .list.slice, the
   // engine's list_slice, counts from 0 with an exclusive end).
   if (name == "list_slice") name = "array_slice";

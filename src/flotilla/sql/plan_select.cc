@@ -26,14 +26,40 @@ Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore&
     if (n.kind == NodeKind::kStar) {
       const std::string table = n.names.empty() ? "" : n.names[0];
       bool any = false;
+      // EXCLUDE and REPLACE name columns as written, whatever their case.
+      auto named = [](const std::string& a, const std::string& b) { return Lower(a) == Lower(b); };
+      std::vector<bool> used_exclude(n.exclude.size()), used_replace(n.replace.size());
       for (const ScopeColumn& c : from.columns) {
         if (c.hidden || (!table.empty() && c.table != table)) continue;
-        out.push_back({expr::Column(c.field), c.name, c.table, n.offset});
         any = true;
+        bool excluded = false;
+        for (size_t k = 0; k < n.exclude.size(); ++k) {
+          if (named(n.exclude[k], c.name)) excluded = used_exclude[k] = true;
+        }
+        if (excluded) continue;
+        ExprPtr value = expr::Column(c.field);
+        for (size_t k = 0; k < n.replace.size(); ++k) {
+          if (!named(n.replace[k].second, c.name)) continue;
+          FLOTILLA_ASSIGN_OR_RETURN(value, Translate(*n.replace[k].first, es));
+          used_replace[k] = true;
+        }
+        out.push_back({value, c.name, c.table, n.offset});
       }
       if (!any && !table.empty()) {
         return ErrorNear(n.offset, "table '" + table + "' is not in the FROM clause",
                          StatusCode::kKeyError);
+      }
+      for (size_t k = 0; k < n.exclude.size(); ++k) {
+        if (!used_exclude[k]) {
+          return ErrorNear(n.offset, "column '" + n.exclude[k] + "' in EXCLUDE is not in *",
+                           StatusCode::kKeyError);
+        }
+      }
+      for (size_t k = 0; k < n.replace.size(); ++k) {
+        if (!used_replace[k]) {
+          return ErrorNear(n.offset, "column '" + n.replace[k].second + "' in REPLACE is not in *",
+                           StatusCode::kKeyError);
+        }
       }
       continue;
     }
