@@ -17,6 +17,32 @@
 
 namespace flotilla::sql::internal {
 
+Result<NodePtr> Planner::WithAliases(const NodePtr& n,
+                                     const std::map<std::string, NodePtr>& aliases,
+                                     const Relation& scope) {
+  if (n == nullptr || aliases.empty()) return n;
+  if (n->kind == NodeKind::kColumnRef && n->names.size() == 1) {
+    bool found = false;
+    FLOTILLA_RETURN_NOT_OK(ResolveColumn(*n, scope, &found).status());
+    auto alias = aliases.find(Lower(n->names[0]));
+    return found || alias == aliases.end() ? n : alias->second;  // a column of the FROM first
+  }
+  // Operands only: subqueries and window specifications keep their own names.
+  auto copy = std::make_shared<Node>(*n);
+  bool changed = false;
+  for (NodePtr& a : copy->args) {
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr b, WithAliases(a, aliases, scope));
+    changed |= b != a;
+    a = std::move(b);
+  }
+  for (NodePtr* p : {&copy->operand, &copy->otherwise}) {
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr b, WithAliases(*p, aliases, scope));
+    changed |= b != *p;
+    *p = std::move(b);
+  }
+  return changed ? NodePtr(copy) : n;
+}
+
 Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore& s,
                                                                const Relation& from,
                                                                ExprScope& es) {
@@ -156,7 +182,12 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
   FLOTILLA_RETURN_NOT_OK(PlanWindows(&rel));
   if (s.qualify) {
     ExprScope qs{&rel, false, true, nullptr, "QUALIFY"};
-    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*s.qualify, qs));
+    // QUALIFY may name the select list's aliases (`... AS rn QUALIFY rn = 1`), as in DuckDB.
+    std::map<std::string, NodePtr> aliases;
+    for (const SelectItem& item : s.items)
+      if (!item.alias.empty()) aliases.emplace(Lower(item.alias), item.expr);
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr qualify, WithAliases(s.qualify, aliases, rel));
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*qualify, qs));
     FLOTILLA_RETURN_NOT_OK(PlanWindows(&rel));
     auto plan = exec::MakeFilter(rel.plan, e);
     FLOTILLA_RETURN_NOT_OK(Located(plan.status(), s.qualify->offset));

@@ -88,6 +88,10 @@ class Planner {
   const std::vector<std::string>& exposed() const { return exposed_; }
 
   Result<Relation> PlanQuery(const Query& q);
+  /// `n` with unqualified names that are not columns of `scope` but are select-list aliases
+  /// (keys lower case) replaced by the aliased expressions (QUALIFY's view of the select list).
+  Result<NodePtr> WithAliases(const NodePtr& n, const std::map<std::string, NodePtr>& aliases,
+                              const Relation& scope);
 
  private:
   Status ErrorNear(int64_t offset, const std::string& message,
