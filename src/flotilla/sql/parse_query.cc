@@ -38,7 +38,28 @@ Result<QueryPtr> Parser::ParseQuery() {
     q->with = std::move(with);
   }
   if (Keywords("order", "by")) {
-    FLOTILLA_ASSIGN_OR_RETURN(q->order_by, OrderList());
+    if (Peek().IsKeyword("all")) {
+      // DuckDB's ORDER BY ALL: every output column, left to right (a `*` item the planner
+      // expands into ordinals), with one direction for all.
+      OrderItem all;
+      all.expr = Make(NodeKind::kStar, Next().offset);
+      if (Keyword("desc")) {
+        all.ascending = false;
+      } else {
+        Keyword("asc");
+      }
+      if (Keyword("nulls")) {
+        if (Keyword("first")) {
+          all.nulls_first = true;
+        } else {
+          FLOTILLA_RETURN_NOT_OK(ExpectKeyword("last"));
+          all.nulls_first = false;
+        }
+      }
+      q->order_by.push_back(std::move(all));
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(q->order_by, OrderList());
+    }
   }
   // LIMIT and OFFSET in either order.
   for (int i = 0; i < 2; ++i) {

@@ -17,6 +17,28 @@
 
 namespace flotilla::sql::internal {
 
+std::vector<OrderItem> Planner::ExpandOrderByAll(const std::vector<OrderItem>& items,
+                                                size_t outputs) {
+  std::vector<OrderItem> out;
+  for (const OrderItem& o : items) {
+    if (o.expr->kind != NodeKind::kStar) {
+      out.push_back(o);
+      continue;
+    }
+    for (size_t k = 1; k <= outputs; ++k) {
+      auto ordinal = std::make_shared<Node>();
+      ordinal->kind = NodeKind::kLiteral;
+      ordinal->literal = LiteralKind::kInteger;
+      ordinal->text = std::to_string(k);
+      ordinal->offset = o.expr->offset;
+      OrderItem item = o;
+      item.expr = ordinal;
+      out.push_back(std::move(item));
+    }
+  }
+  return out;
+}
+
 Result<NodePtr> Planner::WithAliases(const NodePtr& n,
                                      const std::map<std::string, NodePtr>& aliases,
                                      const Relation& scope) {
@@ -154,9 +176,10 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     FLOTILLA_ASSIGN_OR_RETURN(having, Translate(*s.having, hs));
   }
   // ORDER BY items: an output ordinal or name, else an expression over the FROM scope.
+  const std::vector<OrderItem> order_by = ExpandOrderByAll(q.order_by, outputs.size());
   std::vector<std::pair<int, ExprPtr>> order;  // (output index or -1, expression)
   if (q.kind == Query::kSelect) {
-    for (const OrderItem& o : q.order_by) {
+    for (const OrderItem& o : order_by) {
       FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(*o.expr, outputs));
       if (index >= 0) {
         order.push_back({index, nullptr});
@@ -217,7 +240,7 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
   }
   std::vector<exec::SortSpec> sort;
   for (size_t i = 0; i < order.size(); ++i) {
-    const OrderItem& o = q.order_by[i];
+    const OrderItem& o = order_by[i];
     const bool nulls_first = o.nulls_first.value_or(false);
     if (order[i].first >= 0) {
       sort.push_back({expr::Column(columns[order[i].first].field), o.ascending, nulls_first});
@@ -510,7 +533,9 @@ Status Planner::ApplyLimit(Relation* r, const Query& q) {
 Result<Relation> Planner::OrderAndLimit(Relation r, const Query& q) {
   if (!q.order_by.empty()) {
     std::vector<exec::SortSpec> sort;
-    for (const OrderItem& o : q.order_by) {
+    size_t visible = 0;
+    for (const ScopeColumn& c : r.columns) visible += !c.hidden;
+    for (const OrderItem& o : ExpandOrderByAll(q.order_by, visible)) {
       std::vector<Output> outputs;
       for (const ScopeColumn& c : r.columns)
         outputs.push_back({expr::Column(c.field), c.name, "", 0});

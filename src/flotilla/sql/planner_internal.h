@@ -88,6 +88,9 @@ class Planner {
   const std::vector<std::string>& exposed() const { return exposed_; }
 
   Result<Relation> PlanQuery(const Query& q);
+  /// `items` with ORDER BY ALL (a `*` item) as the ordinals 1..outputs.
+  static std::vector<OrderItem> ExpandOrderByAll(const std::vector<OrderItem>& items,
+                                                 size_t outputs);
   /// `n` with unqualified names that are not columns of `scope` but are select-list aliases
   /// (keys lower case) replaced by the aliased expressions (QUALIFY's view of the select list).
   Result<NodePtr> WithAliases(const NodePtr& n, const std::map<std::string, NodePtr>& aliases,
