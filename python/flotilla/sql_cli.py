@@ -10,6 +10,7 @@ statement's rows are printed as the local command line prints them.
 """
 
 import argparse
+import os
 import sys
 
 import flotilla
@@ -46,8 +47,17 @@ def main(argv=None) -> int:
         session.set_plan_runner(runner.collect)
         text = _render(*session.execute(a.query), a.format)
         if a.output:
-            with open(a.output, "w") as f:
-                f.write(text)
+            # Under a hidden temporary name beside it, renamed when complete, as the engine's
+            # own --output: the file appears whole or not at all.
+            directory, name = os.path.split(os.path.abspath(a.output))
+            temp = os.path.join(directory, f".{name}.tmp")
+            try:
+                with open(temp, "w") as f:
+                    f.write(text)
+                os.replace(temp, a.output)
+            finally:
+                if os.path.exists(temp):
+                    os.remove(temp)
         else:
             sys.stdout.write(text)
     except Exception as e:  # noqa: BLE001 - the message is the user's answer
