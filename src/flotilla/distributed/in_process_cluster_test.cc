@@ -355,10 +355,23 @@ TEST(DistributedRecoveryTest, AWorkerKilledMidQueryIsRecoveredFromLineage) {
   plan = exec::MakeFilter(plan, GreaterEqual(Column("v"), Literal(int64_t{50}))).ValueOrDie();
   auto recorder = std::make_shared<Recorder>();
   InProcessCluster* c = cluster.get();
-  auto r = cluster->Run(plan, RecordedTo(recorder), [c](int64_t results) {
-    if (results == 5) c->KillWorker(1);
+  // Killed at a chosen phase, not after a count of results (which under load can come before
+  // worker-1 finished anything): as soon as worker-1 holds a map output, which the shuffle's
+  // reduce tasks, not yet started, will need.
+  bool killed = false;
+  auto r = cluster->Run(plan, RecordedTo(recorder), [&](int64_t) {
+    if (killed) return;
+    for (const TaskEvent& e : recorder->events) {
+      if (e.kind == TaskEventKind::kCompleted && e.worker == "worker-1" &&
+          e.node_name.rfind("InMemorySource", 0) == 0) {
+        c->KillWorker(1);
+        killed = true;
+        return;
+      }
+    }
   });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(killed) << "worker-1 ran no map task";
   exec::ExecOptions local_options;
   local_options.progress = 0;
   ExpectRows(r->ToBatch().ValueOrDie(),
