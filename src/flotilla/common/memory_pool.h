@@ -29,6 +29,8 @@ class MemoryPool {
   int64_t peak_bytes() const { return peak_.load(std::memory_order_relaxed); }
   int64_t limit() const { return limit_; }
   int64_t num_allocations() const { return allocations_.load(std::memory_order_relaxed); }
+  /// Starts a new high-water mark at what is allocated now (to measure one piece of work).
+  void ResetPeak() { peak_.store(bytes_allocated(), std::memory_order_relaxed); }
 
  private:
   Status Reserve(int64_t bytes);

@@ -13,10 +13,18 @@
 // partition at a time: all partial rows of a partition are merged (its keys cannot occur in any
 // other partition), finalized, emitted, and freed before the next — so memory holds one
 // partition's groups at a time.
+//
+// Pivot (pivot.cc) is this operator with routed rows: one aggregate per pivot name, each fed
+// only the rows whose pivot value is its name, so it spills like any aggregation.
 #include <array>
+#include <deque>
 #include <mutex>
+#include <string_view>
+#include <unordered_map>
 
+#include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/partition.h"
+#include "flotilla/compute/take.h"
 #include "flotilla/exec/hash/key_table.h"
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/exec/pipeline/exec_context.h"
@@ -33,8 +41,6 @@ constexpr int kSpillPartitions = 16;
 // Not the key table's hash seed (0): partitions routed by the table's own hash would all share
 // their low bits and crowd its slots when a partition is re-aggregated.
 constexpr uint64_t kSpillSeed = 0x5350494C4C5EEDull;
-// A rough per-group, per-aggregate state size: accumulators do not report their memory.
-constexpr int64_t kStateBytesPerGroup = 24;
 
 struct BoundAggregate {
   const expr::AggregateFunction* function = nullptr;
@@ -51,6 +57,29 @@ struct GroupSet {
   std::vector<std::unique_ptr<expr::GroupedAccumulator>> accumulators;
   int64_t num_groups = 0;
 };
+
+struct NameHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+};
+
+/// Pivot's routing: aggregate i reads only the rows whose `pivot` value (utf8) is names[i].
+struct PivotRouting {
+  expr::BoundExpression pivot;
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> names;
+};
+
+Result<Array> EvaluateColumn(const expr::BoundExpression& e, const RecordBatch& batch) {
+  FLOTILLA_ASSIGN_OR_RETURN(expr::Datum d, expr::Evaluate(e, batch));
+  return d.ToColumn(batch.num_rows());
+}
+
+Result<Array> Int64Indices(const std::vector<int64_t>& rows) {
+  const int64_t n = static_cast<int64_t>(rows.size());
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
+  std::copy(rows.begin(), rows.end(), reinterpret_cast<int64_t*>(values->mutable_data()));
+  return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
+}
 
 class AggregateSink;
 
@@ -81,15 +110,16 @@ class AggregateSink final : public SinkOperator {
  public:
   AggregateSink(const AggregateNode& node, std::vector<expr::BoundExpression> keys,
                 std::vector<TypePtr> key_types, std::vector<BoundAggregate> aggregates,
-                SchemaPtr partial_schema)
+                SchemaPtr partial_schema, std::unique_ptr<PivotRouting> routing)
       : schema_(node.schema()),
         mode_(node.mode),
         keys_(std::move(keys)),
         key_types_(std::move(key_types)),
         aggregates_(std::move(aggregates)),
-        partial_schema_(std::move(partial_schema)) {}
+        partial_schema_(std::move(partial_schema)),
+        routing_(std::move(routing)) {}
 
-  std::string name() const override { return "Aggregate"; }
+  std::string name() const override { return routing_ != nullptr ? "Pivot" : "Aggregate"; }
   const SchemaPtr& output_schema() const override { return schema_; }
 
   Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
@@ -187,6 +217,7 @@ class AggregateSink final : public SinkOperator {
       keys.push_back(std::move(column));
     }
     FLOTILLA_RETURN_NOT_OK(AssignIds(keys, batch.num_rows(), set, ids));
+    if (routing_ != nullptr) return UpdateRoutedRows(batch, set, *ids);
     for (size_t a = 0; a < aggregates_.size(); ++a) {
       std::vector<Array> args;
       for (const auto& e : aggregates_[a].arguments) {
@@ -196,6 +227,42 @@ class AggregateSink final : public SinkOperator {
       }
       Status status = set->accumulators[a]->Update(args, ids->data(), batch.num_rows());
       if (!status.ok()) return status.WithContext("in " + aggregates_[a].function->name + "()");
+    }
+    return Status::OK();
+  }
+
+  /// Pivot: each name's rows (in input order: order-sensitive functions see them in order) into
+  /// its aggregate. Every aggregate reads the same value column.
+  Status UpdateRoutedRows(const RecordBatch& batch, GroupSet* set,
+                          const std::vector<uint32_t>& ids) const {
+    const int64_t n = batch.num_rows();
+    if (aggregates_.empty()) return Status::OK();
+    auto pivot = EvaluateColumn(routing_->pivot, batch);
+    if (!pivot.ok()) return pivot.status().WithContext("casting the pivot column to utf8");
+    std::vector<std::vector<int64_t>> rows(aggregates_.size());
+    for (int64_t i = 0; i < n; ++i) {
+      if (pivot->IsNull(i)) continue;
+      auto it = routing_->names.find(pivot->GetView(i));
+      if (it != routing_->names.end()) rows[static_cast<size_t>(it->second)].push_back(i);
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(Array value, EvaluateColumn(aggregates_[0].arguments[0], batch));
+    std::vector<uint32_t> selected_ids;
+    for (size_t a = 0; a < aggregates_.size(); ++a) {
+      const std::vector<int64_t>& selected = rows[a];
+      if (selected.empty()) continue;
+      const auto count = static_cast<int64_t>(selected.size());
+      Status status;
+      if (count == n) {
+        status = set->accumulators[a]->Update({value}, ids.data(), n);
+      } else {
+        FLOTILLA_ASSIGN_OR_RETURN(Array indices, Int64Indices(selected));
+        FLOTILLA_ASSIGN_OR_RETURN(Array taken, Take(value, indices));
+        selected_ids.resize(selected.size());
+        for (size_t r = 0; r < selected.size(); ++r)
+          selected_ids[r] = ids[static_cast<size_t>(selected[r])];
+        status = set->accumulators[a]->Update({taken}, selected_ids.data(), count);
+      }
+      if (!status.ok()) return status.WithContext("in pivot " + aggregates_[a].function->name + "()");
     }
     return Status::OK();
   }
@@ -268,20 +335,22 @@ class AggregateSink final : public SinkOperator {
   Status SpillGroups(AggregateGlobal* g, GroupSet* set, bool locked = false) const {
     if (set->num_groups > 0) {
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch partial, PartialBatch(*set));
-      std::vector<int> key_columns;
-      for (size_t k = 0; k < key_types_.size(); ++k)
-        key_columns.push_back(static_cast<int>(k));
-      std::vector<RecordBatch> parts;
-      if (key_columns.empty()) {
-        parts.assign(kSpillPartitions, partial.Slice(0, 0));
-        parts[0] = partial;
-      } else {
-        FLOTILLA_ASSIGN_OR_RETURN(
-            parts, PartitionByHash(partial, key_columns, kSpillPartitions, kSpillSeed));
+      // One partition at a time, each dropped once written: spilling holds the serialized
+      // groups and one partition's copy, not a second copy of everything.
+      std::vector<uint32_t> partition_of(static_cast<size_t>(partial.num_rows()), 0);
+      if (!key_types_.empty()) {
+        std::vector<Array> keys(partial.columns().begin(),
+                                partial.columns().begin() + static_cast<int64_t>(key_types_.size()));
+        FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, kSpillPartitions, kSpillSeed, &partition_of));
       }
       for (int p = 0; p < kSpillPartitions; ++p) {
-        const RecordBatch& part = parts[static_cast<size_t>(p)];
-        if (part.num_rows() == 0) continue;
+        std::vector<int64_t> rows;
+        for (size_t i = 0; i < partition_of.size(); ++i) {
+          if (partition_of[i] == static_cast<uint32_t>(p)) rows.push_back(static_cast<int64_t>(i));
+        }
+        if (rows.empty()) continue;
+        FLOTILLA_ASSIGN_OR_RETURN(Array indices, Int64Indices(rows));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch part, Take(partial, indices));
         std::lock_guard<std::mutex> lock(g->writer_mutex[static_cast<size_t>(p)]);
         auto& writer = g->writers[static_cast<size_t>(p)];
         if (writer == nullptr) {
@@ -302,47 +371,65 @@ class AggregateSink final : public SinkOperator {
     return Status::OK();
   }
 
- private:
-  int64_t GroupBytes(const GroupSet& set) const {
-    return (set.table != nullptr ? set.table->memory_bytes() : 0) +
-           set.num_groups * kStateBytesPerGroup * static_cast<int64_t>(aggregates_.size());
+  size_t num_keys() const { return key_types_.size(); }
+
+  // What a set of groups holds, and as much again: spilling serializes the groups (keys and
+  // states) before it frees them.
+  static int64_t GroupBytes(const GroupSet& set) {
+    int64_t bytes = set.table != nullptr ? set.table->memory_bytes() : 0;
+    for (const auto& acc : set.accumulators) bytes += acc->memory_bytes();
+    return 2 * bytes;
   }
 
+ private:
   SchemaPtr schema_;
   AggregateMode mode_;
   std::vector<expr::BoundExpression> keys_;
   std::vector<TypePtr> key_types_;
   std::vector<BoundAggregate> aggregates_;
   SchemaPtr partial_schema_;
+  std::unique_ptr<PivotRouting> routing_;
 };
 
-/// After spilling: each hash partition's partial rows merged, finalized and emitted in turn.
+/// After spilling: each hash partition's partial rows merged, finalized and emitted in turn. A
+/// partition whose groups outgrow the budget while being merged is split again by another hash
+/// (a deeper level's seed) into kSpillPartitions smaller ones, as often as needed up to
+/// kMaxSplitLevels; past that (one key's rows, or many levels of bad luck), or when it is
+/// smaller on disk than kMinSplitBytes, it is merged whatever the budget: a tiny budget would
+/// otherwise split every partition down to thousands of files of a few groups each.
 class SpilledAggregateSource final : public Source {
  public:
   SpilledAggregateSource(const AggregateSink* sink, AggregateGlobal* global, SchemaPtr schema,
                          int64_t morsel_size)
-      : sink_(sink), global_(global), schema_(std::move(schema)), morsel_size_(morsel_size) {}
+      : sink_(sink),
+        global_(global),
+        schema_(std::move(schema)),
+        morsel_size_(morsel_size),
+        reservation_(global->context->memory()) {
+    for (auto& files : global_->partitions) pending_.push_back({std::move(files), 0});
+  }
   const SchemaPtr& schema() const override { return schema_; }
 
   Result<std::optional<Morsel>> Next() override {
     std::lock_guard<std::mutex> lock(mutex_);
     while (offset_ >= current_.num_rows()) {
-      if (partition_ >= kSpillPartitions) return std::optional<Morsel>();
+      current_ = RecordBatch();
+      reservation_.Clear();
+      if (pending_.empty()) return std::optional<Morsel>();
+      Pending partition = std::move(pending_.front());
+      pending_.pop_front();
       FLOTILLA_ASSIGN_OR_RETURN(GroupSet set, sink_->NewGroups());
-      std::vector<uint32_t> ids;
-      auto& files = global_->partitions[static_cast<size_t>(partition_)];
-      for (const auto& file : files) {
-        FLOTILLA_ASSIGN_OR_RETURN(auto reader, file->OpenReader());
-        while (true) {
-          FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
-          if (!batch) break;
-          FLOTILLA_RETURN_NOT_OK(sink_->MergePartialRows(*batch, &set, &ids));
-        }
+      FLOTILLA_ASSIGN_OR_RETURN(bool merged, Merge(partition, &set));
+      if (!merged) {
+        set = GroupSet();
+        reservation_.Clear();
+        FLOTILLA_RETURN_NOT_OK(Split(std::move(partition)));
+        continue;
       }
-      files.clear();
-      ++partition_;
-      // Without keys the single group lives in partition 0 (empty input included).
-      if (set.num_groups == 0 || (set.table == nullptr && partition_ != 1)) continue;
+      const bool first = first_partition_;
+      first_partition_ = false;
+      // Without keys the single group lives in the first partition (empty input included).
+      if (set.num_groups == 0 || (set.table == nullptr && !first)) continue;
       FLOTILLA_ASSIGN_OR_RETURN(current_, sink_->ResultBatch(set));
       offset_ = 0;
     }
@@ -353,12 +440,86 @@ class SpilledAggregateSource final : public Source {
   }
 
  private:
+  static constexpr int kMaxSplitLevels = 4;
+  static constexpr int64_t kMinSplitBytes = int64_t{1} << 20;
+  struct Pending {
+    std::vector<std::shared_ptr<SpillFile>> files;
+    int level;
+  };
+
+  static int64_t SizeOnDisk(const Pending& partition) {
+    int64_t bytes = 0;
+    for (const auto& file : partition.files) bytes += file->size_bytes();
+    return bytes;
+  }
+
+  // Folds the partition's rows into `set`; false (and the files kept) when its groups outgrew
+  // the budget and it may be split further.
+  Result<bool> Merge(const Pending& partition, GroupSet* set) {
+    const bool may_split = set->table != nullptr && partition.level < kMaxSplitLevels &&
+                           SizeOnDisk(partition) >= kMinSplitBytes;
+    std::vector<uint32_t> ids;
+    for (const auto& file : partition.files) {
+      FLOTILLA_ASSIGN_OR_RETURN(auto reader, file->OpenReader());
+      while (true) {
+        FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+        if (!batch) break;
+        FLOTILLA_RETURN_NOT_OK(sink_->MergePartialRows(*batch, set, &ids));
+        if (!reservation_.TryResize(AggregateSink::GroupBytes(*set))) {
+          if (may_split) return false;
+          reservation_.ForceResize(AggregateSink::GroupBytes(*set));
+        }
+        global_->stats->ObserveMemory(reservation_.size());
+      }
+    }
+    return true;
+  }
+
+  // Rewrites the partition's rows as kSpillPartitions partitions of the next level.
+  Status Split(Pending partition) {
+    const int level = partition.level + 1;
+    const uint64_t seed = kSpillSeed + static_cast<uint64_t>(level);
+    std::vector<std::unique_ptr<SpillWriter>> writers(kSpillPartitions);
+    const size_t num_keys = sink_->num_keys();
+    for (const auto& file : partition.files) {
+      FLOTILLA_ASSIGN_OR_RETURN(auto reader, file->OpenReader());
+      while (true) {
+        FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+        if (!batch) break;
+        std::vector<Array> keys(batch->columns().begin(),
+                                batch->columns().begin() + static_cast<int64_t>(num_keys));
+        std::vector<uint32_t> ids;
+        FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, kSpillPartitions, seed, &ids));
+        FLOTILLA_ASSIGN_OR_RETURN(std::vector<RecordBatch> parts,
+                                  ScatterByPartition(*batch, ids, kSpillPartitions));
+        for (int p = 0; p < kSpillPartitions; ++p) {
+          if (parts[static_cast<size_t>(p)].num_rows() == 0) continue;
+          auto& writer = writers[static_cast<size_t>(p)];
+          if (writer == nullptr) {
+            FLOTILLA_ASSIGN_OR_RETURN(writer, global_->context->spill()->Create(batch->schema()));
+          }
+          FLOTILLA_RETURN_NOT_OK(writer->Write(parts[static_cast<size_t>(p)]));
+        }
+      }
+    }
+    partition.files.clear();  // read once more: they can go
+    for (auto& writer : writers) {
+      if (writer == nullptr) continue;
+      FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
+      global_->stats->spilled_bytes += file->size_bytes();
+      pending_.push_back({{std::move(file)}, level});
+    }
+    return Status::OK();
+  }
+
   const AggregateSink* sink_;
   AggregateGlobal* global_;
   SchemaPtr schema_;
   int64_t morsel_size_;
+  MemoryReservation reservation_;
   std::mutex mutex_;
-  int partition_ = 0;
+  std::deque<Pending> pending_;
+  bool first_partition_ = true;
   RecordBatch current_;
   int64_t offset_ = 0;
   int64_t seq_ = 0;
@@ -408,6 +569,12 @@ Result<std::unique_ptr<Source>> AggregateSink::Finalize(GlobalState* global) con
 }  // namespace
 
 Result<std::unique_ptr<SinkOperator>> MakeAggregateSink(const AggregateNode& node) {
+  return MakeRoutedAggregateSink(node, nullptr, {});
+}
+
+Result<std::unique_ptr<SinkOperator>> MakeRoutedAggregateSink(const AggregateNode& node,
+                                                              const expr::ExprPtr& pivot,
+                                                              const std::vector<std::string>& names) {
   const PlanNode& input = *node.children()[0];
   // The expressions are bound against what the aggregation reads: the rows (single, partial)
   // or the partial aggregate's input (final mode reads state columns by position).
@@ -452,9 +619,15 @@ Result<std::unique_ptr<SinkOperator>> MakeAggregateSink(const AggregateNode& nod
       partial_fields.push_back(Field{spec.name + "." + std::to_string(s), state[s], true});
     aggregates.push_back(std::move(bound));
   }
+  std::unique_ptr<PivotRouting> routing;
+  if (pivot != nullptr) {
+    routing = std::make_unique<PivotRouting>();
+    FLOTILLA_ASSIGN_OR_RETURN(routing->pivot, expr::Bind(expr::Cast(pivot, utf8()), *input.schema()));
+    for (size_t i = 0; i < names.size(); ++i) routing->names.emplace(names[i], static_cast<int>(i));
+  }
   return std::unique_ptr<SinkOperator>(
       new AggregateSink(node, std::move(keys), std::move(key_types), std::move(aggregates),
-                        std::make_shared<Schema>(std::move(partial_fields))));
+                        std::make_shared<Schema>(std::move(partial_fields)), std::move(routing)));
 }
 
 }  // namespace flotilla::exec

@@ -2,7 +2,10 @@
 
 #include <algorithm>
 
+#include "flotilla/compute/concat.h"
 #include "flotilla/compute/elementwise.h"
+#include "flotilla/compute/sort.h"
+#include "flotilla/compute/take.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/pipeline/exec_context.h"
 #include "flotilla/exec/stats/operator_stats.h"
@@ -10,8 +13,11 @@
 namespace flotilla::exec {
 
 namespace {
-// The bytes of one batch of a spilled run.
-constexpr int64_t kSpillBatchBytes = 1 << 20;
+// The bytes of one batch of a spilled run: a merge holds one batch of every run it reads, so
+// batches are a small share of the budget (1/64), and at most 1 MiB (bigger gains nothing).
+int64_t SpillBatchBytes(const MemoryManager* memory) {
+  return std::clamp<int64_t>(memory->limit() / 64, 16 << 10, 1 << 20);
+}
 }  // namespace
 
 ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stats,
@@ -27,25 +33,42 @@ ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stat
   positioned_schema_ = std::make_shared<Schema>(std::move(fields));
 }
 
-Status ExternalSortBuffer::Add(int64_t seq, RecordBatch batch) {
+Status ExternalSortBuffer::Buffer(int64_t seq, RecordBatch batch) {
   if (batch.num_rows() == 0) return Status::OK();
   const int64_t bytes = SliceBytes(batch);
   std::vector<std::pair<int64_t, RecordBatch>> to_spill;
+  // Rows being sorted and written stay reserved until their run is on disk: releasing them
+  // first would let other threads buffer a budget's worth more while they are still in memory.
+  MemoryReservation spilling(reservation_.manager());
   {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::unique_lock<std::mutex> lock(mutex_);
+    // Sorting needs about as much again as the rows (the sorted copy).
+    while (!reservation_.TryResize(2 * (buffered_bytes_ + bytes))) {
+      if (spills_in_flight_ == 0) break;
+      // Another thread is writing a run; its memory comes back when it is done.
+      spill_done_.wait(lock);
+    }
     buffered_.emplace_back(seq, std::move(batch));
     buffered_bytes_ += bytes;
-    // Sorting needs about as much again as the rows (the sorted copy).
-    if (!reservation_.TryResize(2 * buffered_bytes_)) {
+    if (reservation_.size() < 2 * buffered_bytes_) {
       to_spill = std::move(buffered_);
       buffered_.clear();
       buffered_bytes_ = 0;
+      spilling.ForceResize(std::max(reservation_.size(), 2 * bytes));
       reservation_.ForceResize(0);
+      ++spills_in_flight_;
     }
-    stats_->ObserveMemory(reservation_.size());
+    stats_->ObserveMemory(reservation_.size() + spilling.size());
   }
-  if (!to_spill.empty()) return SpillRun(std::move(to_spill));
-  return Status::OK();
+  if (to_spill.empty()) return Status::OK();
+  Status status = SpillRun(std::move(to_spill));
+  spilling.Clear();
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    --spills_in_flight_;
+  }
+  spill_done_.notify_all();
+  return status;
 }
 
 std::vector<RecordBatch> ExternalSortBuffer::TakeInOrder() {
@@ -58,6 +81,30 @@ std::vector<RecordBatch> ExternalSortBuffer::TakeInOrder() {
 }
 
 Result<std::unique_ptr<RunMerger>> ExternalSortBuffer::Merge(int64_t chunk_rows) {
+  // A merge holds a batch of every run: past what half the budget holds, runs are first merged
+  // in groups into longer runs (each row's position key makes the order total, so which runs
+  // are merged together does not matter).
+  const auto fan_in = static_cast<size_t>(std::max<int64_t>(
+      2, reservation_.manager()->limit() / 2 / SpillBatchBytes(reservation_.manager())));
+  while (runs_.size() > fan_in) {
+    std::vector<std::unique_ptr<SortedRun>> group;
+    for (size_t i = 0; i < fan_in; ++i) {
+      FLOTILLA_ASSIGN_OR_RETURN(auto run, MakeSpilledRun(runs_[i]));
+      group.push_back(std::move(run));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(auto merger, RunMerger::Make(positioned_schema_, std::move(group),
+                                                           positioned_keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(auto writer, context_->spill()->Create(positioned_schema_));
+    while (true) {
+      FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, merger->Next(spill_chunk_rows_));
+      if (!batch.has_value()) break;
+      FLOTILLA_RETURN_NOT_OK(writer->Write(*batch));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
+    stats_->spilled_bytes += file->size_bytes();
+    runs_.erase(runs_.begin(), runs_.begin() + static_cast<std::ptrdiff_t>(fan_in));
+    runs_.push_back(std::move(file));
+  }
   std::vector<std::unique_ptr<SortedRun>> runs;
   for (const auto& file : runs_) {
     FLOTILLA_ASSIGN_OR_RETURN(auto run, MakeSpilledRun(file));
@@ -80,6 +127,10 @@ Result<RecordBatch> ExternalSortBuffer::SortPositioned(
     std::vector<std::pair<int64_t, RecordBatch>> batches) const {
   std::vector<RecordBatch> positioned;
   for (auto& [seq, batch] : batches) {
+    if (seq == kPositioned) {
+      positioned.push_back(std::move(batch));
+      continue;
+    }
     const int64_t n = batch.num_rows();
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
     auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
@@ -91,16 +142,24 @@ Result<RecordBatch> ExternalSortBuffer::SortPositioned(
     positioned.push_back(std::move(with_position));
     batch = RecordBatch();
   }
-  return SortBatches(positioned_schema_, positioned, positioned_keys_);
+  if (positioned.empty()) return RecordBatch::MakeEmpty(positioned_schema_);
+  // The pieces go as soon as they are copied into one batch, so sorting holds two copies of the
+  // rows (what the buffer reserved), not three.
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(positioned));
+  positioned.clear();
+  batches.clear();
+  FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, positioned_keys_));
+  return Take(all, order);
 }
 
 Status ExternalSortBuffer::SpillRun(std::vector<std::pair<int64_t, RecordBatch>> batches) {
   FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted, SortPositioned(std::move(batches)));
   FLOTILLA_ASSIGN_OR_RETURN(auto writer, context_->spill()->Create(positioned_schema_));
-  // Small batches: the merge holds one batch of every run at once, and there may be dozens.
+  // Small batches: the merge holds one batch of every run at once.
   const int64_t bytes = std::max<int64_t>(1, SliceBytes(sorted));
-  const int64_t chunk = std::clamp<int64_t>(sorted.num_rows() * kSpillBatchBytes / bytes, 64,
-                                            context_->morsel_size());
+  const int64_t chunk =
+      std::clamp<int64_t>(sorted.num_rows() * SpillBatchBytes(reservation_.manager()) / bytes, 64,
+                          context_->morsel_size());
   for (int64_t offset = 0; offset < sorted.num_rows(); offset += chunk) {
     FLOTILLA_RETURN_NOT_OK(writer->Write(sorted.Slice(offset, chunk)));
   }
@@ -108,6 +167,7 @@ Status ExternalSortBuffer::SpillRun(std::vector<std::pair<int64_t, RecordBatch>>
   stats_->spilled_bytes += file->size_bytes();
   std::lock_guard<std::mutex> lock(mutex_);
   runs_.push_back(std::move(file));
+  spill_chunk_rows_ = std::min(spill_chunk_rows_, chunk);
   return Status::OK();
 }
 

@@ -9,6 +9,7 @@
 // (morsel sequence << 32 | row) as a hidden last column and sort key, and the merge restores
 // the input order of equal keys.
 #include <memory>
+#include <condition_variable>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -29,7 +30,10 @@ class ExternalSortBuffer {
                      std::vector<SortKey> keys);
 
   /// Adds morsel `seq`'s rows; may sort and spill everything buffered. Thread-safe.
-  Status Add(int64_t seq, RecordBatch batch);
+  Status Add(int64_t seq, RecordBatch batch) { return Buffer(seq, std::move(batch)); }
+  /// Adds rows of positioned_schema() whose positions the caller set (top-N, which filters
+  /// rows before they get here). A buffer given such rows is read with Merge only.
+  Status AddPositioned(RecordBatch positioned) { return Buffer(kPositioned, std::move(positioned)); }
 
   /// Whether any run was spilled (then Merge, else TakeInOrder). Call once adding is over.
   bool spilled() const { return !runs_.empty(); }
@@ -47,6 +51,8 @@ class ExternalSortBuffer {
   Result<RecordBatch> DropPosition(const RecordBatch& positioned) const;
 
  private:
+  static constexpr int64_t kPositioned = -1;  // the morsel number of rows already positioned
+  Status Buffer(int64_t seq, RecordBatch batch);
   Result<RecordBatch> SortPositioned(std::vector<std::pair<int64_t, RecordBatch>> batches) const;
   Status SpillRun(std::vector<std::pair<int64_t, RecordBatch>> batches);
 
@@ -56,10 +62,14 @@ class ExternalSortBuffer {
   SchemaPtr positioned_schema_;
   std::vector<SortKey> positioned_keys_;
   std::mutex mutex_;
+  std::condition_variable spill_done_;
+  int spills_in_flight_ = 0;
   std::vector<std::pair<int64_t, RecordBatch>> buffered_;  // (morsel seq, batch)
   int64_t buffered_bytes_ = 0;
   MemoryReservation reservation_;
   std::vector<std::shared_ptr<SpillFile>> runs_;
+  // Rows per batch of the runs merged before the final merge: the smallest any run used.
+  int64_t spill_chunk_rows_ = int64_t{1} << 30;
 };
 
 }  // namespace flotilla::exec

@@ -1,6 +1,7 @@
 #include "flotilla/exec/operators/sort_support.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/sort.h"
@@ -67,10 +68,11 @@ Result<RecordBatch> ConcatOrEmpty(const SchemaPtr& schema, const std::vector<Rec
 }  // namespace
 
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
-                                const std::vector<SortKey>& keys) {
+                                const std::vector<SortKey>& keys, int64_t max_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatOrEmpty(schema, batches));
   if (all.num_rows() == 0) return all;
   FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
+  if (max_rows >= 0 && max_rows < order.length()) order = order.Slice(0, max_rows);
   return Take(all, order);
 }
 
@@ -270,20 +272,29 @@ class MergeSource final : public Source {
  public:
   MergeSource(SchemaPtr schema, std::unique_ptr<RunMerger> merger,
               std::shared_ptr<const BoundSortKeys> strip, int64_t morsel_size,
-              std::vector<std::shared_ptr<SpillFile>> files)
+              std::vector<std::shared_ptr<SpillFile>> files, int64_t skip, int64_t limit)
       : schema_(std::move(schema)),
         merger_(std::move(merger)),
         strip_(std::move(strip)),
         morsel_size_(morsel_size),
-        files_(std::move(files)) {}
+        files_(std::move(files)),
+        skip_(skip),
+        remaining_(limit < 0 ? std::numeric_limits<int64_t>::max() : limit) {}
   const SchemaPtr& schema() const override { return schema_; }
   Result<std::optional<Morsel>> Next() override {
     std::lock_guard<std::mutex> lock(mutex_);
-    FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, merger_->Next(morsel_size_));
-    if (!batch) {
+    std::optional<RecordBatch> batch;
+    while (remaining_ > 0) {
+      FLOTILLA_ASSIGN_OR_RETURN(batch, merger_->Next(std::min(
+                                           morsel_size_, skip_ > 0 ? skip_ : remaining_)));
+      if (!batch || skip_ == 0) break;
+      skip_ -= batch->num_rows();
+    }
+    if (!batch || remaining_ == 0) {
       files_.clear();  // the spill files can go now
       return std::optional<Morsel>();
     }
+    remaining_ -= batch->num_rows();
     RecordBatch out = std::move(*batch);
     if (strip_ != nullptr) {
       FLOTILLA_ASSIGN_OR_RETURN(out, strip_->Strip(out));
@@ -297,6 +308,8 @@ class MergeSource final : public Source {
   std::shared_ptr<const BoundSortKeys> strip_;
   int64_t morsel_size_;
   std::vector<std::shared_ptr<SpillFile>> files_;
+  int64_t skip_;
+  int64_t remaining_;
   std::mutex mutex_;
   int64_t seq_ = 0;
 };
@@ -306,9 +319,11 @@ class MergeSource final : public Source {
 std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema, std::unique_ptr<RunMerger> merger,
                                         std::shared_ptr<const BoundSortKeys> strip,
                                         int64_t morsel_size,
-                                        std::vector<std::shared_ptr<SpillFile>> files) {
+                                        std::vector<std::shared_ptr<SpillFile>> files,
+                                        int64_t skip, int64_t limit) {
   return std::make_unique<MergeSource>(std::move(output_schema), std::move(merger),
-                                       std::move(strip), morsel_size, std::move(files));
+                                       std::move(strip), morsel_size, std::move(files), skip,
+                                       limit);
 }
 
 }  // namespace flotilla::exec

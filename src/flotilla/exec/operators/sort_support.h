@@ -36,9 +36,10 @@ class BoundSortKeys {
   int num_input_columns_ = 0;
 };
 
-/// `batches` (all of one schema, in input order) as one batch sorted stably by `keys`.
+/// `batches` (all of one schema, in input order) as one batch sorted stably by `keys`; only its
+/// first `max_rows` rows when that is not negative (gathered alone, so nothing else is kept).
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
-                                const std::vector<SortKey>& keys);
+                                const std::vector<SortKey>& keys, int64_t max_rows = -1);
 /// The same rows in the same order as pieces of `piece_rows` rows, gathered on `pool`'s threads.
 Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
                                              const std::vector<RecordBatch>& batches,
@@ -83,10 +84,11 @@ class RunMerger {
 };
 
 /// A Source over a RunMerger, in morsels of `morsel_size` rows; `strip` drops the hidden key
-/// columns.
+/// columns. Only `limit` rows (all when negative) after the first `skip`.
 std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema, std::unique_ptr<RunMerger> merger,
                                         std::shared_ptr<const BoundSortKeys> strip,
                                         int64_t morsel_size,
-                                        std::vector<std::shared_ptr<SpillFile>> files);
+                                        std::vector<std::shared_ptr<SpillFile>> files,
+                                        int64_t skip = 0, int64_t limit = -1);
 
 }  // namespace flotilla::exec

@@ -94,6 +94,11 @@ class GroupedAccumulator {
   /// The result, one value per group (null where SQL says so: sum of no rows, ...).
   virtual Result<Array> Finalize() const = 0;
 
+  /// About how many bytes the state holds (what a memory budget charges for it). Accumulators
+  /// whose state grows with the values they see (strings, lists, retained input) say so;
+  /// fixed-size states are charged a typical size per group.
+  virtual int64_t memory_bytes() const { return num_groups_ * 24; }
+
  protected:
   int64_t num_groups_ = 0;
 };

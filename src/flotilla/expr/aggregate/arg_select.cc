@@ -68,6 +68,11 @@ class ArgSelectAccumulator : public GroupedAccumulator {
 
   Result<Array> Finalize() const override { return Gather(); }
 
+  int64_t memory_bytes() const override {
+    return keys_.memory_bytes() + static_cast<int64_t>(seen_.capacity()) +
+           static_cast<int64_t>(where_.capacity() * sizeof(Location)) + stored_bytes_;
+  }
+
  private:
   struct Location {
     int32_t chunk = -1;
@@ -102,6 +107,7 @@ class ArgSelectAccumulator : public GroupedAccumulator {
     FLOTILLA_ASSIGN_OR_RETURN(Array indices, MakeFixedWidthArray(int64(), won, nullptr));
     FLOTILLA_ASSIGN_OR_RETURN(Array rows, Take(values, indices));
     stored_rows_ += rows.length();
+    stored_bytes_ += TotalBufferSize(*rows.data());
     chunks_.push_back(std::move(rows));
     if (stored_rows_ > 2 * num_groups_ + 1024) return Compact();
     return Status::OK();
@@ -133,6 +139,7 @@ class ArgSelectAccumulator : public GroupedAccumulator {
 
   Status Compact() {
     FLOTILLA_ASSIGN_OR_RETURN(Array all, Gather());
+    stored_bytes_ = TotalBufferSize(*all.data());
     chunks_.assign(1, std::move(all));
     stored_rows_ = num_groups_;
     for (int64_t g = 0; g < num_groups_; ++g)
@@ -146,8 +153,9 @@ class ArgSelectAccumulator : public GroupedAccumulator {
   KeyStorage keys_;
   std::vector<uint8_t> seen_;
   std::vector<Location> where_;  // the group's winning value: chunks_[chunk][row]
-  std::vector<Array> chunks_;
+  std::vector<Array> chunks_;  // copies of the winning rows (Take), so their buffers are their own
   int64_t stored_rows_ = 0;
+  int64_t stored_bytes_ = 0;
 };
 
 template <bool kMax>

@@ -48,6 +48,11 @@ class ListAccumulator : public GroupedAccumulator {
     return Status::OK();
   }
 
+  // The entries; the input batches they point into are the pipeline's, charged there.
+  int64_t memory_bytes() const override {
+    return static_cast<int64_t>(entries_.capacity() * sizeof(Entry));
+  }
+
   Result<std::vector<Array>> SerializePartial() const override {
     FLOTILLA_ASSIGN_OR_RETURN(Array lists, Finalize());
     return std::vector<Array>{lists};
@@ -140,6 +145,11 @@ class StringAggAccumulator : public GroupedAccumulator {
     return Status::OK();
   }
 
+  int64_t memory_bytes() const override {
+    return static_cast<int64_t>(strings_.capacity() * sizeof(std::string) + seen_.capacity()) +
+           string_bytes_;
+  }
+
   Result<std::vector<Array>> SerializePartial() const override {
     FLOTILLA_ASSIGN_OR_RETURN(Array strings, Finalize());
     return std::vector<Array>{strings};
@@ -169,9 +179,11 @@ class StringAggAccumulator : public GroupedAccumulator {
     std::string& s = strings_[g];
     FLOTILLA_RETURN_NOT_OK(
         CheckValueSize("string_agg()", s.size() + separator_.size() + v.size(), 1));
+    const auto before = static_cast<int64_t>(s.capacity());
     if (seen_[g]) s.append(separator_);
     seen_[g] = 1;
     s.append(v);
+    string_bytes_ += static_cast<int64_t>(s.capacity()) - before;
     return Status::OK();
   }
 
@@ -179,6 +191,7 @@ class StringAggAccumulator : public GroupedAccumulator {
   std::string separator_;
   std::vector<std::string> strings_;
   std::vector<uint8_t> seen_;
+  int64_t string_bytes_ = 0;
 };
 
 Result<TypePtr> ResolveList(const std::vector<TypePtr>& args) {

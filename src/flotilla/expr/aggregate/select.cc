@@ -59,6 +59,10 @@ class SelectAccumulator : public GroupedAccumulator {
     return Status::OK();
   }
 
+  int64_t memory_bytes() const override {
+    return storage_.memory_bytes() + static_cast<int64_t>(seen_.capacity() + valid_.capacity());
+  }
+
   Status Merge(const GroupedAccumulator& other, const uint32_t* group_map) override {
     const auto& o = static_cast<const SelectAccumulator&>(other);
     for (int64_t g = 0; g < o.num_groups_; ++g) {

@@ -28,6 +28,7 @@ struct PrimitiveStorage {
   void Set(uint32_t g, T v) { values[g] = v; }
   T At(int64_t g) const { return values[g]; }
   void Resize(int64_t n) { GrowTo(&values, n, T{}); }
+  int64_t memory_bytes() const { return static_cast<int64_t>(values.capacity() * sizeof(T)); }
   Result<Array> Build(const TypePtr& type, int64_t n, const std::vector<uint8_t>& valid) const {
     std::vector<T> out(values.begin(), values.begin() + n);
     return MakeFixedWidthArray(type, out, &valid);
@@ -46,6 +47,7 @@ struct BoolStorage {
   void Set(uint32_t g, bool v) { values[g] = v; }
   bool At(int64_t g) const { return values[g] != 0; }
   void Resize(int64_t n) { GrowTo(&values, n, uint8_t{0}); }
+  int64_t memory_bytes() const { return static_cast<int64_t>(values.capacity()); }
   Result<Array> Build(const TypePtr&, int64_t n, const std::vector<uint8_t>& valid) const {
     std::vector<uint8_t> out(values.begin(), values.begin() + n);
     return MakeBooleanArray(out, &valid);
@@ -57,11 +59,20 @@ struct BinaryStorage {
   // One string per group; assign() reuses its capacity, so a new extreme costs no allocation
   // once the group's string is large enough.
   std::vector<std::string> values;
+  int64_t heap_bytes = 0;  // the strings' own allocations (past the inline buffer)
   static std::string_view Get(const Array& a, int64_t i) { return a.GetView(i); }
   static bool Less(std::string_view a, std::string_view b) { return a < b; }
-  void Set(uint32_t g, std::string_view v) { values[g].assign(v); }
+  void Set(uint32_t g, std::string_view v) {
+    std::string& s = values[g];
+    const auto before = static_cast<int64_t>(s.capacity());
+    s.assign(v);
+    heap_bytes += static_cast<int64_t>(s.capacity()) - before;
+  }
   std::string_view At(int64_t g) const { return values[g]; }
   void Resize(int64_t n) { GrowTo(&values, n); }
+  int64_t memory_bytes() const {
+    return static_cast<int64_t>(values.capacity() * sizeof(std::string)) + heap_bytes;
+  }
   Result<Array> Build(const TypePtr& type, int64_t n, const std::vector<uint8_t>& valid) const {
     std::vector<std::string> out(values.begin(), values.begin() + n);
     return MakeBinaryArray(type, out, &valid);
