@@ -160,12 +160,24 @@ class AggregateSink final : public SinkOperator {
     auto* t = static_cast<AggregateThread*>(thread);
     std::lock_guard<std::mutex> lock(g->mutex);
     if (g->spilled) return SpillGroups(g, &t->groups, /*locked=*/true);
-    FLOTILLA_RETURN_NOT_OK(MergeGroups(&t->groups, &g->groups));
-    t->groups = GroupSet();
-    t->reservation.Clear();
-    if (!g->reservation.TryResize(GroupBytes(g->groups))) {
-      FLOTILLA_RETURN_NOT_OK(SpillGroups(g, &g->groups, /*locked=*/true));
-      g->reservation.Clear();
+    if (g->groups.num_groups == 0) {
+      // The first thread's groups become the global ones, reservation and all.
+      std::swap(g->groups, t->groups);
+      t->reservation.Clear();
+      g->reservation.ForceResize(GroupBytes(g->groups));
+    } else {
+      // Merging adds at most this thread's groups (half of what it reserved, the rest being
+      // room to spill them) to the global ones, reserved before merging: refused, this
+      // thread's groups go to disk (and at the end the global ones follow them).
+      if (!g->reservation.TryResize(GroupBytes(g->groups) + GroupBytes(t->groups) / 2)) {
+        FLOTILLA_RETURN_NOT_OK(SpillGroups(g, &t->groups, /*locked=*/true));
+        t->reservation.Clear();
+        return Status::OK();
+      }
+      FLOTILLA_RETURN_NOT_OK(MergeGroups(&t->groups, &g->groups));
+      t->groups = GroupSet();
+      t->reservation.Clear();
+      g->reservation.ForceResize(GroupBytes(g->groups));
     }
     g->stats->ObserveMemory(g->reservation.size());
     return Status::OK();

@@ -111,9 +111,10 @@ Result<std::unique_ptr<RunMerger>> ExternalSortBuffer::Merge(int64_t chunk_rows)
     runs.push_back(std::move(run));
   }
   if (!buffered_.empty()) {
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rest, SortPositioned(std::move(buffered_)));
+    FLOTILLA_ASSIGN_OR_RETURN(Ordered rest, OrderPositioned(std::move(buffered_)));
     buffered_.clear();
-    runs.push_back(MakeMemoryRun(std::move(rest), chunk_rows));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted, Take(rest.rows, rest.order));
+    runs.push_back(MakeMemoryRun(std::move(sorted), chunk_rows));
   }
   return RunMerger::Make(positioned_schema_, std::move(runs), positioned_keys_);
 }
@@ -123,7 +124,7 @@ Result<RecordBatch> ExternalSortBuffer::DropPosition(const RecordBatch& position
   return RecordBatch::Make(schema_, std::move(columns), positioned.num_rows());
 }
 
-Result<RecordBatch> ExternalSortBuffer::SortPositioned(
+Result<ExternalSortBuffer::Ordered> ExternalSortBuffer::OrderPositioned(
     std::vector<std::pair<int64_t, RecordBatch>> batches) const {
   std::vector<RecordBatch> positioned;
   for (auto& [seq, batch] : batches) {
@@ -142,26 +143,33 @@ Result<RecordBatch> ExternalSortBuffer::SortPositioned(
     positioned.push_back(std::move(with_position));
     batch = RecordBatch();
   }
-  if (positioned.empty()) return RecordBatch::MakeEmpty(positioned_schema_);
-  // The pieces go as soon as they are copied into one batch, so sorting holds two copies of the
-  // rows (what the buffer reserved), not three.
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(positioned));
+  Ordered out;
+  if (positioned.empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(out.rows, RecordBatch::MakeEmpty(positioned_schema_));
+  } else {
+    // The pieces go as soon as they are copied into one batch: one copy of the rows at a time.
+    FLOTILLA_ASSIGN_OR_RETURN(out.rows, ConcatBatches(positioned));
+  }
   positioned.clear();
   batches.clear();
-  FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, positioned_keys_));
-  return Take(all, order);
+  FLOTILLA_ASSIGN_OR_RETURN(out.order, SortIndices(out.rows, positioned_keys_));
+  return out;
 }
 
 Status ExternalSortBuffer::SpillRun(std::vector<std::pair<int64_t, RecordBatch>> batches) {
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted, SortPositioned(std::move(batches)));
+  FLOTILLA_ASSIGN_OR_RETURN(Ordered ordered, OrderPositioned(std::move(batches)));
   FLOTILLA_ASSIGN_OR_RETURN(auto writer, context_->spill()->Create(positioned_schema_));
-  // Small batches: the merge holds one batch of every run at once.
-  const int64_t bytes = std::max<int64_t>(1, SliceBytes(sorted));
-  const int64_t chunk =
-      std::clamp<int64_t>(sorted.num_rows() * SpillBatchBytes(reservation_.manager()) / bytes, 64,
-                          context_->morsel_size());
-  for (int64_t offset = 0; offset < sorted.num_rows(); offset += chunk) {
-    FLOTILLA_RETURN_NOT_OK(writer->Write(sorted.Slice(offset, chunk)));
+  // Small batches: the merge holds one batch of every run at once. Each is gathered as it is
+  // written, so the run never exists sorted in memory as a whole.
+  const int64_t n = ordered.rows.num_rows();
+  const int64_t bytes = std::max<int64_t>(1, SliceBytes(ordered.rows));
+  const int64_t chunk = std::clamp<int64_t>(n * SpillBatchBytes(reservation_.manager()) / bytes,
+                                            64, context_->morsel_size());
+  for (int64_t offset = 0; offset < n; offset += chunk) {
+    FLOTILLA_ASSIGN_OR_RETURN(
+        RecordBatch piece,
+        Take(ordered.rows, ordered.order.Slice(offset, std::min(chunk, n - offset))));
+    FLOTILLA_RETURN_NOT_OK(writer->Write(piece));
   }
   FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());
   stats_->spilled_bytes += file->size_bytes();

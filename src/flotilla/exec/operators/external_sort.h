@@ -53,7 +53,12 @@ class ExternalSortBuffer {
  private:
   static constexpr int64_t kPositioned = -1;  // the morsel number of rows already positioned
   Status Buffer(int64_t seq, RecordBatch batch);
-  Result<RecordBatch> SortPositioned(std::vector<std::pair<int64_t, RecordBatch>> batches) const;
+  /// The rows, positioned, as one batch and the order that sorts them.
+  struct Ordered {
+    RecordBatch rows;
+    Array order;
+  };
+  Result<Ordered> OrderPositioned(std::vector<std::pair<int64_t, RecordBatch>> batches) const;
   Status SpillRun(std::vector<std::pair<int64_t, RecordBatch>> batches);
 
   ExecContext* context_;
