@@ -168,6 +168,19 @@ TEST(Optimizer, ProjectionsNarrowScansAndLimitsBecomeTopN) {
             "  Scan: 2 task(s) [a, ...] columns [id] limit 3\n");
 }
 
+TEST(Optimizer, PruningKeepsEveryNameOnARenamingChain) {
+  // Three orders joined: the third's columns are "right.right.x" because both "x" and
+  // "right.x" are taken on the left. Reading only the third's total must not drop the second's
+  // "right.total" from the left input, which would rename the third's column to it.
+  PlanPtr scan = ScanOf(Orders());
+  auto first = MakeHashJoin(scan, scan, {Column("cust")}, {Column("cust")}, JoinType::kInner);
+  auto second = MakeHashJoin(*first, scan, {Column("id")}, {Column("id")}, JoinType::kInner);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  auto plan = MakeProject(*second, {Column("right.right.total"), Column("cust")});
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  EXPECT_NE(Optimized(*plan), "");
+}
+
 TEST(Optimizer, ConditionsOnTheNullFilledSideOfAnOuterJoinStayAbove) {
   auto join = MakeHashJoin(MemorySource({Orders()}), MemorySource({Customers()}), {Column("cust")},
                            {Column("cust")}, JoinType::kLeft);

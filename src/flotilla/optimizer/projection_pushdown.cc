@@ -71,15 +71,23 @@ Result<PlanPtr> PruneJoin(const PlanPtr& node, const Required& required) {
       rreq.insert(rs.field(i).name);
     }
   }
-  // A right column that stays keeps the left column of its name, so its renaming does not
-  // change. (A right column nobody reads goes, and with it the clash.)
-  for (const Field& f : rs.fields()) {
-    if (rreq.count(f.name) && ls.GetFieldIndex(f.name) >= 0) lreq.insert(f.name);
-  }
-  for (int i = 0; i < rs.num_fields(); ++i) {
-    if (right_out[i] != rs.field(i).name && ls.GetFieldIndex(right_out[i]) >= 0) {
-      // "right.x" taken by a left column too: keep everything on that chain.
-      lreq.insert(right_out[i]);
+  // A right column that stays keeps every name on its renaming chain ("x", "right.x", ... up
+  // to its output name) taken as it was: by the left column of that name, or by an earlier
+  // right column renamed to it, which then stays too. (A right column nobody reads goes, and
+  // with it the clash.)
+  for (bool grew = true; grew;) {
+    grew = false;
+    for (int i = 0; i < rs.num_fields(); ++i) {
+      if (!rreq.count(rs.field(i).name)) continue;
+      for (std::string n = rs.field(i).name; n != right_out[i]; n = "right." + n) {
+        if (ls.GetFieldIndex(n) >= 0) {
+          lreq.insert(n);
+          continue;
+        }
+        for (int k = 0; k < i; ++k) {
+          if (right_out[k] == n && rreq.insert(rs.field(k).name).second) grew = true;
+        }
+      }
     }
   }
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr l, Prune(left, lreq));

@@ -88,11 +88,14 @@ using Types = std::vector<TypePtr>;
 
 Status ExpectNumericList(std::string_view function, const Types& t) {
   FLOTILLA_RETURN_NOT_OK(ExpectList(function, t, 0));
-  if (ElementType(*t[0])->is_numeric()) return Status::OK();
-  return ArgumentTypeError(function, 0, "a list of numbers", t[0]);
+  const TypePtr& element = ElementType(*t[0]);
+  if (element->is_numeric() || element->id() == TypeId::kDecimal128) return Status::OK();
+  return ArgumentTypeError(function, 0, "a list of numbers or decimals", t[0]);
 }
 
+// As the sum aggregate: decimals sum exactly into decimal128(38, s).
 TypePtr SumType(const DataType& element) {
+  if (element.id() == TypeId::kDecimal128) return decimal128(38, element.scale());
   if (element.is_floating()) return float64();
   return element.is_signed_integer() ? int64() : uint64();
 }
@@ -126,6 +129,36 @@ Result<Datum> SumExec(const Args& args, int64_t num_rows, TypePtr type) {
   });
 }
 
+Int128 DecimalValueAt(const Array& values, int64_t j) {
+  Int128 v;
+  __builtin_memcpy(&v, values.raw_values() + (values.offset() + j) * 16, 16);
+  return v;
+}
+
+Result<Datum> DecimalSumExec(const Args& args, int64_t num_rows, TypePtr type) {
+  // The largest decimal128(38, s) magnitude is 10^38 - 1.
+  constexpr Int128 kLimit =
+      static_cast<Int128>(10000000000000000000ull) * static_cast<Int128>(10000000000000000000ull);
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  FixedSizeBinaryBuilder builder(std::move(type));
+  return MapRows(args, num_rows, &builder, [&](int64_t row) -> Status {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    Int128 sum = 0;
+    bool any = false;
+    for (int64_t j = first; j < end; ++j) {
+      if (values.IsNull(j)) continue;
+      any = true;
+      if (__builtin_add_overflow(sum, DecimalValueAt(values, j), &sum) || sum >= kLimit ||
+          sum <= -kLimit) {
+        return Status::Invalid("list_sum() overflows " + builder.type()->ToString() + " at row " +
+                               std::to_string(row));
+      }
+    }
+    return any ? builder.AppendDecimal(sum) : builder.AppendNull();
+  });
+}
+
 Result<Datum> MeanExec(const Args& args, int64_t num_rows) {
   const Array& lists = args[0].array();
   const Array values = lists.child(0);
@@ -135,10 +168,12 @@ Result<Datum> MeanExec(const Args& args, int64_t num_rows) {
     auto [first, end] = ListRange(lists, args[0].index(row));
     double sum = 0;
     int64_t count = 0;
+    const double unit = e.id() == TypeId::kDecimal128 ? std::pow(10.0, e.scale()) : 1.0;
     for (int64_t j = first; j < end; ++j) {
       if (values.IsNull(j)) continue;
       ++count;
-      sum += e.is_floating()             ? DoubleAt(values, j)
+      sum += e.id() == TypeId::kDecimal128 ? static_cast<double>(DecimalValueAt(values, j)) / unit
+             : e.is_floating()             ? DoubleAt(values, j)
              : e.id() == TypeId::kUInt64 ? static_cast<double>(values.values<uint64_t>()[j])
                                          : static_cast<double>(IntegerAt(values, j));
     }
@@ -237,8 +272,8 @@ Result<TypePtr> ResolveOrderable(std::string_view function, const Types& t) {
 Status RegisterListAggregateFunctions(FunctionRegistry* r) {
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"list_sum",
-       "Sum of the list's non-null numbers (int64, uint64 or float64); null when there are none. "
-       "Integer overflow is an error.",
+       "Sum of the list's non-null numbers (int64, uint64 or float64; decimal128(38, s) for "
+       "decimals, exact); null when there are none. Integer and decimal overflow are errors.",
        1, 1,
        [](const Types& t) -> Result<TypePtr> {
          FLOTILLA_RETURN_NOT_OK(ExpectNumericList("list_sum", t));
@@ -246,13 +281,16 @@ Status RegisterListAggregateFunctions(FunctionRegistry* r) {
        },
        [](const Args& a, int64_t n) -> Result<Datum> {
          TypePtr type = SumType(*ElementType(*a[0].type()));
+         if (type->id() == TypeId::kDecimal128) return DecimalSumExec(a, n, type);
          if (type->id() == TypeId::kFloat64) return SumExec<double>(a, n, type);
          if (type->id() == TypeId::kInt64) return SumExec<int64_t>(a, n, type);
          return SumExec<uint64_t>(a, n, type);
        }}));
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"list_mean",
-              "Mean of the list's non-null numbers as float64; null when there are none.", 1, 1,
+              "Mean of the list's non-null numbers (decimals too) as float64; null when there are "
+              "none.",
+              1, 1,
               [](const Types& t) -> Result<TypePtr> {
                 FLOTILLA_RETURN_NOT_OK(ExpectNumericList("list_mean", t));
                 return float64();
