@@ -49,9 +49,25 @@ Result<NodePtr> Planner::WithAliases(const NodePtr& n,
     auto alias = aliases.find(Lower(n->names[0]));
     return found || alias == aliases.end() ? n : alias->second;  // a column of the FROM first
   }
-  // Operands only: subqueries and window specifications keep their own names.
+  // Operands and window specifications (DuckDB's `QUALIFY rank() OVER (ORDER BY alias)`);
+  // subqueries keep their own names.
   auto copy = std::make_shared<Node>(*n);
   bool changed = false;
+  if (copy->over != nullptr) {
+    auto over = std::make_shared<WindowAst>(*copy->over);
+    bool window_changed = false;
+    for (NodePtr& p : over->partition_by) {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr b, WithAliases(p, aliases, scope));
+      window_changed |= b != p;
+      p = std::move(b);
+    }
+    for (OrderItem& o : over->order_by) {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr b, WithAliases(o.expr, aliases, scope));
+      window_changed |= b != o.expr;
+      o.expr = std::move(b);
+    }
+    if (window_changed) copy->over = std::move(over), changed = true;
+  }
   for (NodePtr& a : copy->args) {
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr b, WithAliases(a, aliases, scope));
     changed |= b != a;
@@ -175,6 +191,18 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     ExprScope hs{&rel, true, false, nullptr, "HAVING"};
     FLOTILLA_ASSIGN_OR_RETURN(having, Translate(*s.having, hs));
   }
+  // QUALIFY, like the select list, over the FROM scope (group keys and aggregates are mapped to
+  // the aggregation's columns with the rest), and it may name the select list's aliases
+  // (`... AS rn QUALIFY rn = 1`), as in DuckDB.
+  ExprPtr qualify;
+  if (s.qualify) {
+    ExprScope qs{&rel, aggregated, true, nullptr, "QUALIFY"};
+    std::map<std::string, NodePtr> aliases;
+    for (const SelectItem& item : s.items)
+      if (!item.alias.empty()) aliases.emplace(Lower(item.alias), item.expr);
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr node, WithAliases(s.qualify, aliases, rel));
+    FLOTILLA_ASSIGN_OR_RETURN(qualify, Translate(*node, qs));
+  }
   // ORDER BY items: an output ordinal or name, else an expression over the FROM scope.
   const std::vector<OrderItem> order_by = ExpandOrderByAll(q.order_by, outputs.size());
   std::vector<std::pair<int, ExprPtr>> order;  // (output index or -1, expression)
@@ -195,7 +223,7 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
   }
 
   if (aggregated) {
-    FLOTILLA_RETURN_NOT_OK(PlanAggregate(s, &rel, &outputs, &having, &order));
+    FLOTILLA_RETURN_NOT_OK(PlanAggregate(s, &rel, &outputs, &having, &qualify, &order));
     if (having) {
       auto plan = exec::MakeFilter(rel.plan, having);
       FLOTILLA_RETURN_NOT_OK(Located(plan.status(), s.having->offset));
@@ -203,16 +231,8 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     }
   }
   FLOTILLA_RETURN_NOT_OK(PlanWindows(&rel));
-  if (s.qualify) {
-    ExprScope qs{&rel, false, true, nullptr, "QUALIFY"};
-    // QUALIFY may name the select list's aliases (`... AS rn QUALIFY rn = 1`), as in DuckDB.
-    std::map<std::string, NodePtr> aliases;
-    for (const SelectItem& item : s.items)
-      if (!item.alias.empty()) aliases.emplace(Lower(item.alias), item.expr);
-    FLOTILLA_ASSIGN_OR_RETURN(NodePtr qualify, WithAliases(s.qualify, aliases, rel));
-    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*qualify, qs));
-    FLOTILLA_RETURN_NOT_OK(PlanWindows(&rel));
-    auto plan = exec::MakeFilter(rel.plan, e);
+  if (qualify) {
+    auto plan = exec::MakeFilter(rel.plan, qualify);
     FLOTILLA_RETURN_NOT_OK(Located(plan.status(), s.qualify->offset));
     rel.plan = *plan;
   }
@@ -353,7 +373,8 @@ Result<int> Planner::OrderOutput(const Node& n, const std::vector<Output>& outpu
 }
 
 Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Output>* outputs,
-                              ExprPtr* having, std::vector<std::pair<int, ExprPtr>>* order) {
+                              ExprPtr* having, ExprPtr* qualify,
+                              std::vector<std::pair<int, ExprPtr>>* order) {
   // Group keys: ordinals and output names refer to the select list.
   std::vector<ExprPtr> keys;
   if (s.group_by_all) {
@@ -441,6 +462,11 @@ Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Ou
     auto e = collect(*having);
     FLOTILLA_RETURN_NOT_OK(Located(e.status(), s.having->offset));
     *having = *e;
+  }
+  if (*qualify) {
+    auto e = collect(*qualify);
+    FLOTILLA_RETURN_NOT_OK(Located(e.status(), s.qualify->offset));
+    *qualify = *e;
   }
   for (auto& [index, e] : *order) {
     if (!e) continue;

@@ -241,7 +241,8 @@ class Planner {
   Result<int> OrderOutput(const Node& n, const std::vector<Output>& outputs);
 
   Status PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Output>* outputs,
-                       ExprPtr* having, std::vector<std::pair<int, ExprPtr>>* order);
+                       ExprPtr* having, ExprPtr* qualify,
+                       std::vector<std::pair<int, ExprPtr>>* order);
 
   static bool IsWindowName(const std::string& name) { return name.rfind("__w", 0) == 0; }
   static bool HasWindowRef(const ExprPtr& e);

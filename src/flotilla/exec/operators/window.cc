@@ -163,8 +163,9 @@ class WindowSink final : public SinkOperator {
 }  // namespace
 
 Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
-  // Partition keys, order keys and non-literal function arguments all become columns of the
-  // extended batch: the keys for sorting, the arguments for the kernels.
+  // Partition keys, order keys and the functions' value arguments all become columns of the
+  // extended batch: the keys for sorting, the arguments for the kernels (constants stay
+  // apart: WindowExpression::IsConstantArgument).
   std::vector<SortSpec> columns;
   for (const auto& key : node.partition_by)
     columns.push_back({key, true, true});
@@ -173,10 +174,10 @@ Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
   std::vector<std::vector<size_t>> argument_slots;
   for (const WindowExpression& w : node.functions) {
     std::vector<size_t> slots;
-    for (const auto& argument : w.arguments) {
-      if (argument->kind() == expr::ExprKind::kLiteral) continue;
+    for (size_t i = 0; i < w.arguments.size(); ++i) {
+      if (w.IsConstantArgument(i)) continue;
       slots.push_back(columns.size());
-      columns.push_back({argument, true, false});
+      columns.push_back({w.arguments[i], true, false});
     }
     argument_slots.push_back(std::move(slots));
   }
@@ -190,9 +191,8 @@ Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
     spec.frame = w.frame;
     for (size_t slot : argument_slots[f])
       spec.arguments.push_back(keys.keys()[slot].column);
-    for (const auto& argument : w.arguments) {
-      if (argument->kind() == expr::ExprKind::kLiteral)
-        spec.constants.push_back(argument->literal());
+    for (size_t i = 0; i < w.arguments.size(); ++i) {
+      if (w.IsConstantArgument(i)) spec.constants.push_back(w.arguments[i]->literal());
     }
     specs.push_back(std::move(spec));
   }

@@ -702,6 +702,11 @@ Result<PlanPtr> MakeTopN(PlanPtr input, std::vector<SortSpec> keys, int64_t limi
   return PlanPtr(std::make_shared<TopNNode>(std::move(input), std::move(keys), limit, offset));
 }
 
+bool WindowExpression::IsConstantArgument(size_t i) const {
+  if (arguments[i]->kind() != expr::ExprKind::kLiteral) return false;
+  return i > 0 || function == "ntile";
+}
+
 Result<PlanPtr> MakeWindow(PlanPtr input, std::vector<expr::ExprPtr> partition_by,
                            std::vector<SortSpec> order_by,
                            std::vector<WindowExpression> functions) {
@@ -720,7 +725,7 @@ Result<PlanPtr> MakeWindow(PlanPtr input, std::vector<expr::ExprPtr> partition_b
     spec.name = w.function;
     spec.frame = w.frame;
     for (size_t a = 0; a < w.arguments.size(); ++a) {
-      if (w.arguments[a]->kind() == expr::ExprKind::kLiteral) {
+      if (w.IsConstantArgument(a)) {
         spec.constants.push_back(w.arguments[a]->literal());
       } else {
         spec.arguments.push_back(static_cast<int>(a));

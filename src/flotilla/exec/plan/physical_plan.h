@@ -405,6 +405,11 @@ struct WindowExpression {
   std::vector<expr::ExprPtr> arguments;
   std::optional<WindowFrame> frame;
   std::string output_name;
+
+  /// Whether argument i is a constant (an offset, a bucket count, a separator) rather than a
+  /// column: a literal, except as the value a function reads first (ntile's one argument is its
+  /// bucket count), so max(DATE '2022-03-01') OVER () aggregates a column of that date.
+  bool IsConstantArgument(size_t i) const;
 };
 
 /// Appends one column per window expression, all over the same PARTITION BY / ORDER BY.
