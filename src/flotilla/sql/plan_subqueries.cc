@@ -336,16 +336,19 @@ Result<ExprPtr> Planner::QuantifiedComparison(const Node& node, ExprScope& es) {
     cmp = expr::Less(x, all ? lo : hi);
   else if (op == "<=")
     cmp = expr::LessEqual(x, all ? lo : hi);
+  // = ALL and <> ANY look at both ends; a NULL x is unknown whatever they are (x = x and
+  // x <> x are NULL for it, TRUE / FALSE otherwise).
   else if (op == "=")
-    cmp = expr::And(expr::Equal(lo, hi), expr::Equal(x, lo));  // = ALL
+    cmp = expr::And(expr::Or(expr::Equal(lo, hi), expr::NotEqual(x, x)), expr::Equal(x, lo));
   else if (op == "<>")
-    cmp = expr::Or(expr::NotEqual(lo, hi), expr::NotEqual(x, lo));  // <> ANY
+    cmp = expr::Or(expr::And(expr::NotEqual(lo, hi), expr::Equal(x, x)), expr::NotEqual(x, lo));
   else
     return ErrorNear(node.offset, "ANY/ALL takes =, <>, <, <=, > or >=");
   if (values == rows) return cmp;
-  // With NULLs in the subquery: ALL is never true (unknown at best), ANY never false.
+  // With NULLs in the subquery: ALL is never true (false when some value fails, unknown
+  // otherwise), ANY never false (true when some value passes, unknown otherwise).
   const ExprPtr unknown = expr::NullLiteral(boolean());
-  return all ? expr::IfElse(cmp, unknown, expr::Literal(false))
+  return all ? expr::IfElse(expr::Not(cmp), expr::Literal(false), unknown)
              : expr::IfElse(cmp, expr::Literal(true), unknown);
 }
 
