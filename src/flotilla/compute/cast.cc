@@ -270,12 +270,15 @@ Result<Array> CastToString(const Array& in, const TypePtr& to) {
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(to));
   FLOTILLA_RETURN_NOT_OK(builder->Reserve(in.length()));
   const bool copy_bytes = IsString(*in.type());
+  const bool floating = in.type()->is_floating();
   for (int64_t i = 0; i < in.length(); ++i) {
     if (in.IsNull(i)) {
       FLOTILLA_RETURN_NOT_OK(builder->AppendNull());
       continue;
     }
-    const std::string text = copy_bytes ? std::string(in.GetView(i)) : in.ValueToString(i);
+    std::string text = copy_bytes ? std::string(in.GetView(i)) : in.ValueToString(i);
+    // A whole float reads as one ("5.0", as DuckDB and Python print it), not as an integer.
+    if (floating && text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
     if (to->id() == TypeId::kLargeString) {
       FLOTILLA_RETURN_NOT_OK(static_cast<LargeStringBuilder*>(builder.get())->Append(text));
     } else {

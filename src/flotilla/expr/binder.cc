@@ -123,19 +123,23 @@ class Binder {
     return out;
   }
 
-  // A literal-only subtree is evaluated now, so each batch sees a constant.
-  Result<BoundPtr> Fold(BoundPtr node) {
+  // A literal-only subtree is evaluated now, so each batch sees a constant. One that fails
+  // (CAST(500000000000 AS INTEGER)) stays as it is unless `strict`: it fails only if a row
+  // evaluates it, which under CASE WHEN, or over no rows, none may.
+  Result<BoundPtr> Fold(BoundPtr node, bool strict = false) {
     for (const BoundPtr& c : node->children) {
       if (c->kind != BoundKind::kLiteral) return node;
     }
     static const SchemaPtr kNoColumns = std::make_shared<Schema>(std::vector<Field>{});
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch one_row, RecordBatch::Make(kNoColumns, {}, 1));
-    FLOTILLA_ASSIGN_OR_RETURN(Datum value, Evaluate(*node, one_row));
-    FLOTILLA_ASSIGN_OR_RETURN(Array column, value.ToColumn(1));
+    Result<Datum> value = Evaluate(*node, one_row);
+    if (!value.ok()) return strict ? value.status() : Result<BoundPtr>(std::move(node));
+    FLOTILLA_ASSIGN_OR_RETURN(Array column, value->ToColumn(1));
     return MakeBoundLiteral(column.Slice(0, 1), node->text);
   }
 
-  Result<BoundPtr> CastTo(BoundPtr input, const TypePtr& type, bool safe, const std::string& text) {
+  Result<BoundPtr> CastTo(BoundPtr input, const TypePtr& type, bool safe, const std::string& text,
+                          bool strict = false) {
     if (input->type->Equals(*type)) return input;
     if (!compute::CanCast(*input->type, *type)) {
       return Status::TypeError("cannot cast " + input->type->ToString() + " to " +
@@ -144,7 +148,7 @@ class Binder {
     BoundNode n{BoundKind::kCast, type, {std::move(input)}};
     n.safe = safe;
     n.text = text;
-    return Fold(Node(std::move(n)));
+    return Fold(Node(std::move(n)), strict);
   }
 
   // No kernel reads dictionary indices (comparison, arithmetic, the scalar functions, the
@@ -174,11 +178,11 @@ class Binder {
   }
 
   // Casts `*side` to `type`; a string literal becoming a date or timestamp that does not parse
-  // is reported as the comparison that needed it.
+  // is reported, when bound, as the comparison that needed it.
   Status CoerceSide(BoundPtr* side, const TypePtr& type, const BoundPtr& other,
                     const std::string& text) {
     if ((*side)->type->Equals(*type)) return Status::OK();
-    auto cast = CastTo(*side, type, true, text);
+    auto cast = CastTo(*side, type, true, text, /*strict=*/true);
     if (!cast.ok()) {
       return Status::TypeError("cannot compare " + other->type->ToString() + " with " +
                                (*side)->type->ToString() + In(text) + ": " +

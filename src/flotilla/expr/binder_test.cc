@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "flotilla/compute/kernel_test_util.h"
+#include "flotilla/expr/evaluator.h"
 
 namespace flotilla::expr {
 namespace {
@@ -120,14 +121,28 @@ TEST(BinderTest, ConstantFolding) {
       B(Add(Column("l_quantity"), Add(Literal(int64_t{1}), Literal(int64_t{2})))).ValueOrDie();
   ASSERT_EQ(mixed.root->kind, BoundKind::kCall);
   EXPECT_EQ(mixed.root->children[1]->kind, BoundKind::kLiteral);
-  // A constant that cannot be computed fails at bind time, naming the expression.
-  EXPECT_EQ(Error(Cast(Literal("abc"), int32())),
+  // A constant that cannot be computed stays unfolded: it fails, naming the expression, only
+  // when a row evaluates it (never under CASE WHEN FALSE, or over no rows).
+  auto one_row =
+      flotilla::RecordBatch::Make(std::make_shared<Schema>(std::vector<Field>{}), {}, 1).ValueOrDie();
+  auto evaluated = [&](const ExprPtr& e) {
+    auto bound = B(e);
+    EXPECT_TRUE(bound.ok()) << bound.status().ToString();
+    if (!bound.ok()) return std::string();
+    EXPECT_NE(bound->root->kind, BoundKind::kLiteral);
+    return Evaluate(*bound, one_row).status().message();
+  };
+  EXPECT_EQ(evaluated(Cast(Literal("abc"), int32())),
             "in `CAST('abc' AS int32)`: cannot cast string value 'abc' (row 0) to int32");
   auto try_cast = B(TryCast(Literal("abc"), int32())).ValueOrDie();
   ASSERT_EQ(try_cast.root->kind, BoundKind::kLiteral);
   EXPECT_TRUE(try_cast.root->literal.IsNull(0));
-  EXPECT_EQ(Error(Add(Literal(int64_t{9223372036854775807}), Literal(int64_t{1}))),
+  EXPECT_EQ(evaluated(Add(Literal(int64_t{9223372036854775807}), Literal(int64_t{1}))),
             "in `9223372036854775807 + 1`: integer overflow in 9223372036854775807 + 1 (int64)");
+  auto lazy = B(Case({{Literal(false), Cast(Literal("abc"), int32())}}, Literal(int32_t{7})));
+  ASSERT_TRUE(lazy.ok()) << lazy.status().ToString();
+  auto seven = Evaluate(*lazy, one_row);
+  ASSERT_TRUE(seven.ok()) << seven.status().ToString();
 }
 
 TEST(BinderTest, OperatorsWithANullConstantFoldToNull) {

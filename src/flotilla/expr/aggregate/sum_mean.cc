@@ -194,7 +194,8 @@ class SumAccumulator : public GroupedAccumulator {
         if constexpr (kFloat) {
           means[g] = Total(g) / static_cast<double>(counts_[g]);
         } else {
-          means[g] = static_cast<double>(sums_[g]) / unit / static_cast<double>(counts_[g]);
+          // One division, one rounding: the mean of n equal values is that value.
+          means[g] = static_cast<double>(sums_[g]) / (unit * static_cast<double>(counts_[g]));
         }
       }
       return MakeFixedWidthArray(float64(), means, &valid);
