@@ -570,6 +570,16 @@ int64_t SlotsFor(int64_t keys) {
   return capacity;
 }
 
+// What the first Insert allocates for the scratch space kept between calls: per row of a mini
+// batch, normalized keys, hashes, states and ids (64 bytes is above every layout's), and the
+// mini batch's share of the key bytes. Later calls reuse it (at most a mini batch's worth).
+template <typename Scratch>
+int64_t ScratchGrowth(const Scratch& scratch, int64_t more_keys, int64_t more_key_bytes) {
+  if (scratch.memory_bytes() > 0) return 0;
+  const int64_t rows = std::min(more_keys, kMiniBatchRows);
+  return rows * 64 + (more_keys > 0 ? more_key_bytes / more_keys * rows : 0);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Fixed layout: every key column is fixed-width and the normalized key (values in column order,
 // then a null bit per column when nulls are equal and there are several columns) fits in kWords
@@ -672,6 +682,12 @@ class FixedKeyTable final : public KeyTable {
 
   int64_t MemoryBytesImpl() const override {
     return capacity_ * static_cast<int64_t>(sizeof(Slot)) + scratch_.memory_bytes();
+  }
+
+  int64_t GrowthBytesImpl(int64_t more_keys, int64_t more_key_bytes) const override {
+    const int64_t slots = SlotsFor(size_ + more_keys);
+    return (slots > capacity_ ? slots * static_cast<int64_t>(sizeof(Slot)) : 0) +
+           ScratchGrowth(scratch_, more_keys, more_key_bytes);
   }
 
  private:
@@ -940,6 +956,18 @@ class RowKeyTable final : public KeyTable {
   int64_t MemoryBytesImpl() const override {
     return capacity_ * static_cast<int64_t>(sizeof(Slot)) + arena_->capacity() +
            scratch_.memory_bytes();
+  }
+
+  int64_t GrowthBytesImpl(int64_t more_keys, int64_t more_key_bytes) const override {
+    const int64_t slots = SlotsFor(size_ + more_keys);
+    int64_t bytes = (slots > capacity_ ? slots * static_cast<int64_t>(sizeof(Slot)) : 0) +
+                    ScratchGrowth(scratch_, more_keys, more_key_bytes);
+    // A row holds its values, a length per key and at most a cache line of padding.
+    const int64_t rows = more_key_bytes + more_keys * (kLengthBytes * static_cast<int64_t>(key_types_.size()) + kCacheLine);
+    if (arena_size_ + rows > arena_->capacity()) {
+      bytes += std::max(2 * arena_->capacity(), arena_size_ + rows);  // Buffer::Reserve doubles
+    }
+    return bytes;
   }
 
  private:

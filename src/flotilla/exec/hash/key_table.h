@@ -109,6 +109,14 @@ class KeyTable {
   /// memory manager.
   int64_t memory_bytes() const;
 
+  /// Bytes that inserting up to `more_keys` new keys of `more_key_bytes` bytes in all (their
+  /// values' size; only stored rows of variable-width keys use it) would allocate beside what
+  /// the table holds: a larger slot array or key arena, held with the old one while it is
+  /// copied. 0 when they fit. Lets a caller reserve memory before the growth, not after.
+  int64_t GrowthBytes(int64_t more_keys, int64_t more_key_bytes) const {
+    return GrowthBytesImpl(more_keys, more_key_bytes);
+  }
+
   /// The key types as given to Make.
   const std::vector<TypePtr>& key_types() const { return key_types_; }
   bool nulls_equal() const { return nulls_equal_; }
@@ -126,6 +134,7 @@ class KeyTable {
   virtual Status ReserveImpl(int64_t expected_keys) = 0;
   virtual Result<std::vector<Array>> KeysImpl() const = 0;
   virtual int64_t MemoryBytesImpl() const = 0;
+  virtual int64_t GrowthBytesImpl(int64_t more_keys, int64_t more_key_bytes) const = 0;
 
   std::vector<TypePtr> key_types_;
   bool nulls_equal_;

@@ -18,6 +18,7 @@
 #include "flotilla/compute/hash.h"
 #include "flotilla/compute/take.h"
 #include "flotilla/compute/test_reference.h"
+#include "flotilla/exec/memory/batch_size.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::exec {
@@ -160,6 +161,39 @@ TEST(KeyTableTest, Strings) {
     EXPECT_EQ(Find(*table, {MakeStrings({"a", "c", "", std::nullopt}, type)}),
               (std::vector<uint32_t>{2, kNotFound, 1, 3}));
   }
+}
+
+TEST(KeyTableTest, GrowthBytesCoverWhatAnInsertAllocates) {
+  // Memory callers reserve before inserting: the bytes a growth adds must not be more than
+  // GrowthBytes said, and a batch that fits says 0.
+  for (const TypePtr& type : {int64(), utf8()}) {
+    SCOPED_TRACE(type->ToString());
+    auto table = MakeTable({type}, true);
+    int64_t next = 0;
+    for (int round = 0; round < 6; ++round) {
+      const int64_t n = int64_t{1000} << round;
+      std::vector<std::optional<std::string>> strings;
+      std::vector<std::optional<int64_t>> ints;
+      for (int64_t i = 0; i < n; ++i) {
+        strings.push_back("key-" + std::to_string(next + i) + std::string(20, 'x'));
+        ints.push_back(next + i);
+      }
+      next += n;
+      Array keys = type->id() == TypeId::kInt64 ? Int64s(ints) : MakeStrings(strings, type);
+      const int64_t before = table->memory_bytes();
+      const int64_t growth = table->GrowthBytes(n, SliceBytes(keys));
+      Insert(table.get(), {keys});
+      EXPECT_GT(growth, 0);
+      EXPECT_LE(table->memory_bytes() - before, growth) << "round " << round;
+    }
+  }
+  // Room for them already: nothing to grow.
+  auto reserved = MakeTable({int64()}, true);
+  ASSERT_TRUE(reserved->Reserve(100000).ok());
+  std::vector<std::optional<int64_t>> first(1000);
+  std::iota(first.begin(), first.end(), 0);
+  Insert(reserved.get(), {Int64s(first)});
+  EXPECT_EQ(reserved->GrowthBytes(1000, 0), 0);
 }
 
 TEST(KeyTableTest, NullsEqual) {

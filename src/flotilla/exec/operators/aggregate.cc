@@ -26,6 +26,7 @@
 #include "flotilla/compute/partition.h"
 #include "flotilla/compute/take.h"
 #include "flotilla/exec/hash/key_table.h"
+#include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/exec/pipeline/exec_context.h"
 #include "flotilla/exec/stats/operator_stats.h"
@@ -141,6 +142,15 @@ class AggregateSink final : public SinkOperator {
     auto* t = static_cast<AggregateThread*>(thread);
     for (const RecordBatch& batch : input.batches) {
       if (batch.num_rows() == 0) continue;
+      // A growing key table holds its old and new arrays at once: reserve that first, and
+      // spill instead when it is refused.
+      if (t->groups.table != nullptr) {
+        const int64_t growth = t->groups.table->GrowthBytes(batch.num_rows(), SliceBytes(batch));
+        if (growth > 0 && !t->reservation.TryResize(GroupBytes(t->groups) + growth)) {
+          FLOTILLA_RETURN_NOT_OK(SpillGroups(g, &t->groups));
+          t->reservation.Clear();
+        }
+      }
       if (mode_ == AggregateMode::kFinal) {
         FLOTILLA_RETURN_NOT_OK(MergePartialRows(batch, &t->groups, &t->ids));
       } else {
