@@ -81,7 +81,13 @@ bool RescaleDecimal(Int128 v, int32_t from, int32_t to, int32_t precision, Int12
 
 bool FloatToDecimal(double d, int32_t precision, int32_t scale, Int128* out) {
   if (!std::isfinite(d)) return false;
-  const long double scaled = std::round(static_cast<long double>(d) * std::pow(10.0L, scale));
+  // Scaled in double precision, as DuckDB does (PostgreSQL goes through the shortest decimal
+  // text, to the same effect): -0.725, stored just above -0.725, becomes -0.73 at scale 2, as
+  // its reader expects. Wider scales, where the double product stops being exact for whole
+  // numbers, scale in long double.
+  const long double scaled =
+      scale <= 15 ? static_cast<long double>(std::round(d * std::pow(10.0, scale)))
+                  : std::round(static_cast<long double>(d) * std::pow(10.0L, scale));
   if (std::fabs(scaled) >= std::pow(10.0L, precision)) return false;
   *out = static_cast<Int128>(scaled);
   return true;
