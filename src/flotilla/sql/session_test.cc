@@ -49,6 +49,26 @@ TEST(Session, QueriesOverTablesAndViews) {
   EXPECT_NE(Error(&s, "SELECT * FROM big").find("table 'big' not found"), std::string::npos);
 }
 
+// Results and rows multiplied within one morsel are held in memory: past the budget (at least
+// 64 MiB) they fail, naming it, instead of taking the machine's memory.
+TEST(Session, OutputPastTheMemoryBudgetFailsCleanly) {
+  Session s;
+  ASSERT_TRUE(s.Set("memory_limit", "16MiB").ok());
+  ASSERT_TRUE(s.Execute("CREATE TABLE t AS SELECT * FROM (VALUES (1), (2), (3), (4), (5), (6), "
+                        "(7), (8), (9), (10)) v(x)")
+                  .ok());
+  // 10^8 rows of one morsel: the last joins multiply it past 64 MiB.
+  const std::string chain = "SELECT count(*) FROM t a, t b, t c, t d, t e, t f, t g, t h";
+  EXPECT_NE(Error(&s, chain).find("memory limit (64.0 MiB)"), std::string::npos);
+  // A result of about 100 MB collected in memory, in morsels of about 10 MB.
+  ASSERT_TRUE(s.Set("morsel_size", "100").ok());
+  ASSERT_TRUE(s.Execute("CREATE TABLE w AS SELECT repeat('x', 1000) AS s FROM t a, t b, t c").ok());
+  EXPECT_NE(Error(&s, "SELECT w.s, a.x, b.x FROM w, t a, t b")
+                .find("result is larger than the memory limit (64.0 MiB)"),
+            std::string::npos);
+  EXPECT_EQ(Rows(&s, "SELECT count(*) FROM t a, t b, t c"), (V{"1000"}));
+}
+
 // Features not built yet are refused by name, not with a misleading "not found".
 TEST(Session, UnsupportedFeaturesAreRefusedByName) {
   Session s;

@@ -1,5 +1,6 @@
 #include "flotilla/exec/pipeline/executor.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <map>
@@ -13,6 +14,13 @@
 #include "flotilla/exec/stats/progress.h"
 
 namespace flotilla::exec {
+
+// What rows held in memory whole (a morsel's output until it is delivered, a collected result)
+// may take: the memory budget, but at least 64 MiB, so that the small budgets that make
+// operators spill do not refuse ordinary results.
+int64_t HeldOutputLimit(const MemoryManager& memory) {
+  return std::max<int64_t>(memory.limit(), int64_t{64} << 20);
+}
 
 namespace {
 
@@ -188,10 +196,23 @@ class PipelineRun {
       std::vector<RecordBatch> out;
       int64_t rows_in = 0;
       const int64_t bytes_in = BytesOf(batches, &rows_in);
+      // A morsel's output is held whole until it is delivered: an operator that multiplies
+      // rows (a join without conditions, explode) must fail, naming the limit, before that
+      // passes the memory budget, not take the machine's memory.
+      const int64_t limit = HeldOutputLimit(*context_->memory());
+      int64_t out_bytes = 0;
       for (const RecordBatch& batch : batches) {
+        const size_t before = out.size();
         Status status =
             step.op->ExecuteSequenced(batch, seq, globals_[i].get(), states[i].get(), &out);
         if (!status.ok()) return status.WithContext("in " + step.op->name());
+        for (size_t b = before; b < out.size(); ++b) out_bytes += SliceBytes(out[b]);
+        if (out_bytes > limit) {
+          return Status::OutOfMemory(
+              "in " + step.op->name() + ": one input morsel became more output than the memory " +
+              "limit (" + FormatBytes(limit) + "); the operator multiplies rows past what can " +
+              "be held (a join without conditions, or explode)");
+        }
       }
       int64_t rows_out = 0;
       const int64_t bytes_out = BytesOf(out, &rows_out);
@@ -372,16 +393,26 @@ Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options) {
   FLOTILLA_ASSIGN_OR_RETURN(PipelinePlan pipelines, BuildPipelines(plan, options.maintain_order));
   auto stream = std::make_unique<LocalResultStream>(plan, std::move(pipelines), options);
   stream->Start();
-  FLOTILLA_ASSIGN_OR_RETURN(QueryResult result, CollectPartitions(stream.get()));
+  const MemoryManager& memory = options.memory ? *options.memory : MemoryManager::Default();
+  FLOTILLA_ASSIGN_OR_RETURN(QueryResult result,
+                            CollectPartitions(stream.get(), HeldOutputLimit(memory)));
   result.stats = stream->shared_stats();
   return result;
 }
 
-Result<QueryResult> CollectPartitions(ResultStream* stream) {
+Result<QueryResult> CollectPartitions(ResultStream* stream, int64_t max_bytes) {
   std::vector<std::vector<RecordBatch>> partitions;
+  int64_t bytes = 0;
   while (true) {
     FLOTILLA_ASSIGN_OR_RETURN(std::optional<Morsel> morsel, stream->Next());
     if (!morsel) break;
+    bytes += SliceBytes(morsel->batch);
+    if (max_bytes >= 0 && bytes > max_bytes) {
+      return Status::OutOfMemory("the query's result is larger than the memory limit (" +
+                                 FormatBytes(max_bytes) +
+                                 ") and is held in memory; write it with COPY ... TO or "
+                                 "--output, or add a LIMIT");
+    }
     if (morsel->partition >= static_cast<int>(partitions.size()))
       partitions.resize(static_cast<size_t>(morsel->partition) + 1);
     partitions[static_cast<size_t>(morsel->partition)].push_back(std::move(morsel->batch));

@@ -50,7 +50,10 @@ Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan, const ExecOpt
 Result<QueryResult> Run(const PlanPtr& plan, const ExecOptions& options = {});
 
 /// Drains `stream` into its partitions (one at least), in partition order; stats not set.
-Result<QueryResult> CollectPartitions(ResultStream* stream);
+/// Fails, naming the limit, once the collected rows pass `max_bytes` (-1: no limit): a result
+/// held in memory is the one thing the memory budget cannot spill. Run passes the memory budget,
+/// or 64 MiB when that is less.
+Result<QueryResult> CollectPartitions(ResultStream* stream, int64_t max_bytes = -1);
 
 /// The pipelines `plan` runs as, in run order, one line each: "Pipeline 1: Scan -> Filter ->
 /// HashJoinBuild (from pipeline 0)" (explain's physical view).
