@@ -121,6 +121,7 @@ struct SelectItem {
 
 struct SelectCore {
   bool distinct = false;
+  std::vector<NodePtr> distinct_on;  // DISTINCT ON (...): one row per value of these
   std::vector<SelectItem> items;
   std::vector<TableRefPtr> from;  // comma-separated: cross joins
   NodePtr where;

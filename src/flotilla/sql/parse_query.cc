@@ -168,7 +168,16 @@ Result<QueryPtr> Parser::QueryTerm() {
 
 Status Parser::SelectList(SelectCore* core) {
   if (Keyword("distinct")) {
-    core->distinct = true;
+    if (Keyword("on")) {
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+      do {
+        FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+        core->distinct_on.push_back(std::move(e));
+      } while (Operator(","));
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+    } else {
+      core->distinct = true;
+    }
   } else {
     Keyword("all");
   }

@@ -381,6 +381,10 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
     name = "length";
   }
   if (name == "dayofyear") name = "day_of_year";
+  if (name == "string_split" || name == "str_split" || name == "string_to_array") name = "split";
+  if ((name == "monthname" || name == "dayname") && args.size() == 1) {
+    return expr::Call("strftime", {args[0], expr::Literal(name == "monthname" ? "%B" : "%A")});
+  }
   // SQL slices count from 1, both ends inclusive, as DuckDB's (the Python .list.slice, the
   // engine's list_slice, counts from 0 with an exclusive end).
   if (name == "list_slice") name = "array_slice";

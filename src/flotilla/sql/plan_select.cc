@@ -206,21 +206,27 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
   // ORDER BY items: an output ordinal or name, else an expression over the FROM scope.
   const std::vector<OrderItem> order_by = ExpandOrderByAll(q.order_by, outputs.size());
   std::vector<std::pair<int, ExprPtr>> order;  // (output index or -1, expression)
-  if (q.kind == Query::kSelect) {
-    for (const OrderItem& o : order_by) {
-      FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(*o.expr, outputs));
-      if (index >= 0) {
-        order.push_back({index, nullptr});
-        continue;
-      }
-      ExprScope os{&rel, aggregated, true, nullptr, "ORDER BY"};
-      FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*o.expr, os));
-      int same = -1;
-      for (size_t i = 0; i < outputs.size(); ++i)
-        if (outputs[i].expr->ToString() == e->ToString()) same = static_cast<int>(i);
-      order.push_back({same, same >= 0 ? nullptr : e});
+  auto resolve = [&](const Node& n, const char* clause) -> Status {
+    FLOTILLA_ASSIGN_OR_RETURN(int index, OrderOutput(n, outputs));
+    if (index >= 0) {
+      order.push_back({index, nullptr});
+      return Status::OK();
     }
+    ExprScope os{&rel, aggregated, true, nullptr, clause};
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(n, os));
+    int same = -1;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (outputs[i].expr->ToString() == e->ToString()) same = static_cast<int>(i);
+    order.push_back({same, same >= 0 ? nullptr : e});
+    return Status::OK();
+  };
+  if (q.kind == Query::kSelect) {
+    for (const OrderItem& o : order_by) FLOTILLA_RETURN_NOT_OK(resolve(*o.expr, "ORDER BY"));
   }
+  // DISTINCT ON keys are found as ORDER BY items are, and go through the aggregation with them
+  // (after the ORDER BY items in `order`).
+  const size_t num_order = order.size();
+  for (const NodePtr& d : s.distinct_on) FLOTILLA_RETURN_NOT_OK(resolve(*d, "DISTINCT ON"));
 
   if (aggregated) {
     FLOTILLA_RETURN_NOT_OK(PlanAggregate(s, &rel, &outputs, &having, &qualify, &order));
@@ -259,7 +265,7 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     columns.push_back({"", name, name, true});
   }
   std::vector<exec::SortSpec> sort;
-  for (size_t i = 0; i < order.size(); ++i) {
+  for (size_t i = 0; i < num_order; ++i) {
     const OrderItem& o = order_by[i];
     const bool nulls_first = o.nulls_first.value_or(false);
     if (order[i].first >= 0) {
@@ -274,11 +280,27 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     project.push_back(expr::Alias(order[i].second, name));
     sort.push_back({expr::Column(name), o.ascending, nulls_first});
   }
+  std::vector<std::string> distinct_on;
+  for (size_t i = num_order; i < order.size(); ++i) {
+    if (order[i].first >= 0) {
+      distinct_on.push_back(columns[order[i].first].field);
+      continue;
+    }
+    distinct_on.push_back(NewName("__distinct"));
+    project.push_back(expr::Alias(order[i].second, distinct_on.back()));
+  }
   auto projected = exec::MakeProject(rel.plan, project);
   FLOTILLA_RETURN_NOT_OK(Located(projected.status(), q.offset));
   Relation out{*projected, columns};
   if (s.distinct) {
     FLOTILLA_ASSIGN_OR_RETURN(out.plan, exec::MakeDistinct(out.plan));
+  }
+  if (!distinct_on.empty()) {
+    // The first row of each key in ORDER BY's order (any row without an ORDER BY), as DuckDB.
+    if (!sort.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(out.plan, exec::MakeSort(out.plan, sort));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(out.plan, exec::MakeDistinct(out.plan, distinct_on));
   }
   if (!sort.empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(out.plan, exec::MakeSort(out.plan, sort));

@@ -200,7 +200,9 @@ TEST(AggregateBasic, EmptyInputAndEmptyGroups) {
     if (name == "count_star") args = {};
     if (name == "approx_percentile") args = {x, q};
     if (name == "string_agg") args = {s, sep};
-    if (name == "arg_min" || name == "arg_max") args = {s, x};
+    if (name == "arg_min" || name == "arg_max" || name == "min_by" || name == "max_by") {
+      args = {s, x};
+    }
     if (name == "bool_and" || name == "bool_or") args = {b};
     auto acc = Fn(name).MakeAccumulator(TypesOf(args), ConstantsOf(args)).ValueOrDie();
     // No groups at all.

@@ -76,7 +76,7 @@ std::vector<Case> AllCases() {
     cases.push_back({"approx_count_distinct", t});
   }
   // arg_min/arg_max: values of every kind, nested too, by keys of a few kinds.
-  for (const char* f : {"arg_min", "arg_max"}) {
+  for (const char* f : {"arg_min", "arg_max", "min_by", "max_by"}) {
     for (const TypePtr& t : {int64(), utf8(), list(int32()), struct_({{"a", int8()}})})
       cases.push_back({f, t, float64(), true});
     for (const TypePtr& k : {utf8(), decimal128(12, 3), date32()})

@@ -205,8 +205,15 @@ Status RegisterArgSelectAggregates(AggregateRegistry* registry) {
       "arg_min(value, key): the value (any type, null included) of the row with the smallest "
       "non-null key, in min()'s order; the first such row on ties; null for a group without "
       "keys.")));
-  return registry->Add(ArgSelectFunction<true>(
-      "arg_max(value, key): the value of the row with the largest non-null key, as arg_min."));
+  FLOTILLA_RETURN_NOT_OK(registry->Add(ArgSelectFunction<true>(
+      "arg_max(value, key): the value of the row with the largest non-null key, as arg_min.")));
+  // DuckDB's names for them.
+  AggregateFunction min_by = ArgSelectFunction<false>("min_by(value, key): arg_min.");
+  min_by.name = "min_by";
+  FLOTILLA_RETURN_NOT_OK(registry->Add(std::move(min_by)));
+  AggregateFunction max_by = ArgSelectFunction<true>("max_by(value, key): arg_max.");
+  max_by.name = "max_by";
+  return registry->Add(std::move(max_by));
 }
 
 }  // namespace flotilla::expr
