@@ -10,6 +10,7 @@ PACKAGES=(
   libsnappy-dev zlib1g-dev libbrotli-dev  # Parquet codecs (zstd and lz4 above too)
   libsimdjson-dev                     # newline-delimited JSON
   libcurl4-openssl-dev                # HTTP(S) reads with range requests
+  libssl-dev                          # md5/sha256 SQL functions (libcrypto)
   libflatbuffers-dev flatbuffers-compiler
   libprotobuf-dev protobuf-compiler   # plan fragments sent to workers
   libgrpc++-dev protobuf-compiler-grpc  # the Arrow Flight data plane between workers

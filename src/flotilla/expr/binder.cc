@@ -321,6 +321,7 @@ class Binder {
                                std::to_string(n) + In(text));
     }
     FLOTILLA_RETURN_NOT_OK(DecodeAll(&args));
+    if (f->unify_arguments) FLOTILLA_RETURN_NOT_OK(Unify(&args, 0, 1, f->name.c_str(), text));
     Result<TypePtr> type = ResolveCall(*f, args);
     if (!type.ok()) {
       FLOTILLA_ASSIGN_OR_RETURN(bool retyped, TypeUntypedNulls(*f, &args));

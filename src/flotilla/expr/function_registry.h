@@ -41,6 +41,8 @@ struct ScalarFunction {
   /// Set instead of `resolve` when the result type depends on constant argument values; the
   /// binder then calls it (with the arguments already folded) and never `resolve`.
   ResolveLiteralFn resolve_with_literals = nullptr;
+  /// The binder casts every argument to their common type first (list_value's elements).
+  bool unify_arguments = false;
 
   /// The result type for these arguments: resolve_with_literals when set, else resolve.
   Result<TypePtr> Resolve(const std::vector<TypePtr>& arg_types,

@@ -186,7 +186,8 @@ Result<NodePtr> Parser::Predicate() {
     bool negated = false;
     if (Peek().IsKeyword("not") &&
         (Peek(1).IsKeyword("between") || Peek(1).IsKeyword("in") || Peek(1).IsKeyword("like") ||
-         Peek(1).IsKeyword("ilike") || Peek(1).IsKeyword("similar"))) {
+         Peek(1).IsKeyword("ilike") || Peek(1).IsKeyword("similar") ||
+         Peek(1).IsKeyword("glob"))) {
       Next();
       negated = true;
     }
@@ -220,7 +221,7 @@ Result<NodePtr> Parser::Predicate() {
       }
       FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
     } else if (Peek().IsKeyword("like") || Peek().IsKeyword("ilike") ||
-               Peek().IsKeyword("similar")) {
+               Peek().IsKeyword("similar") || Peek().IsKeyword("glob")) {
       std::string op = Upper(Next().text);
       if (op == "SIMILAR") {
         FLOTILLA_RETURN_NOT_OK(ExpectKeyword("to"));
@@ -426,6 +427,24 @@ Result<NodePtr> Parser::Primary() {
         FLOTILLA_RETURN_NOT_OK(ExpectOperator("]"));
         return NodePtr(n);
       }
+      if (t.text == "{") {  // a struct: {'name': value, ...}
+        Next();
+        auto n = Make(NodeKind::kFunction, at);
+        n->names = {"struct_pack"};
+        do {
+          const Token& key = Peek();
+          if (key.kind != TokenKind::kString && key.kind != TokenKind::kIdentifier &&
+              key.kind != TokenKind::kQuotedIdentifier) {
+            return Error(key, "expected a field name in a struct literal");
+          }
+          n->args.push_back(FieldName(Next()));
+          FLOTILLA_RETURN_NOT_OK(ExpectOperator(":"));
+          FLOTILLA_ASSIGN_OR_RETURN(NodePtr v, Expr());
+          n->args.push_back(std::move(v));
+        } while (Operator(","));
+        FLOTILLA_RETURN_NOT_OK(ExpectOperator("}"));
+        return NodePtr(n);
+      }
       return Error(t, "expected an expression");
     case TokenKind::kEnd:
       return Error(t, "expected an expression");
@@ -544,6 +563,12 @@ Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
       Keyword("all");
     }
     do {
+      // struct_pack(name := value): the name becomes a string argument before its value.
+      if ((Peek().kind == TokenKind::kIdentifier || Peek().kind == TokenKind::kQuotedIdentifier) &&
+          Peek(1).IsOperator(":=")) {
+        n->args.push_back(FieldName(Next()));
+        Next();
+      }
       FLOTILLA_ASSIGN_OR_RETURN(NodePtr arg, Expr());
       n->args.push_back(std::move(arg));
     } while (Operator(","));

@@ -138,6 +138,13 @@ std::shared_ptr<Node> Parser::Make(NodeKind kind, int64_t offset) {
   return n;
 }
 
+NodePtr Parser::FieldName(const Token& name) {
+  auto n = Make(NodeKind::kLiteral, name.offset);
+  n->literal = LiteralKind::kString;
+  n->text = name.text;
+  return n;
+}
+
 Result<Statement> Parser::ParseStatement() {
   Statement s;
   s.offset = Peek().offset;

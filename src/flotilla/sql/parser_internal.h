@@ -45,6 +45,8 @@ class Parser {
   Result<std::string> Identifier(const char* what);
   bool AtIdentifier() const;
   std::shared_ptr<Node> Make(NodeKind kind, int64_t offset);
+  /// A struct field's name (an identifier or string, as written) as a string literal.
+  NodePtr FieldName(const Token& name);
 
   // --- Statements ---------------------------------------------------------------------------
 

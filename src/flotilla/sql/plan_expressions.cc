@@ -279,6 +279,8 @@ Result<ExprPtr> Planner::TranslateBinary(const Node& n, ExprScope& es) {
   if (it != kOps.end()) return expr::Binary(it->second, a, b);
   if (op == "LIKE") return expr::Call("like", {a, b});
   if (op == "ILIKE") return expr::Call("ilike", {a, b});
+  if (op == "GLOB") return expr::Call("glob", {a, b});
+  if (op == "SIMILAR TO") return expr::Call("regexp_full_match", {a, b});
   if (op == "~") return expr::Call("regexp_matches", {a, b});
   if (op == "!~") return expr::Not(expr::Call("regexp_matches", {a, b}));
   if (op == "||") return expr::Call("concat", {a, b});
@@ -335,6 +337,17 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
           a = expr::Case({{cond, a}});
       }
     }
+    if (const char* function = ListBackedAggregate(name)) {
+      const size_t arity = name == "median" ? 1 : 2;
+      if (args.size() != arity) {
+        return ErrorNear(n.offset, name + "() takes " + std::to_string(arity) + " argument" +
+                                       (arity == 1 ? "" : "s"));
+      }
+      ExprPtr values = expr::Aggregate("list", {args[0]});
+      if (n.distinct) values = expr::Call("list_distinct", {values});
+      args[0] = std::move(values);
+      return expr::Call(function, std::move(args));
+    }
     if (n.distinct && (name == "sum" || name == "avg" || name == "mean") && args.size() == 1) {
       // Over the distinct non-null values of the group.
       ExprPtr values = expr::Call("list_distinct", {expr::Aggregate("list", args)});
@@ -381,6 +394,7 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
     name = "length";
   }
   if (name == "dayofyear") name = "day_of_year";
+  if (name == "struct_extract") name = "struct_get";
   if (name == "string_split" || name == "str_split" || name == "string_to_array") name = "split";
   if ((name == "monthname" || name == "dayname") && args.size() == 1) {
     return expr::Call("strftime", {args[0], expr::Literal(name == "monthname" ? "%B" : "%A")});
@@ -388,12 +402,6 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   // SQL slices count from 1, both ends inclusive, as DuckDB's (the Python .list.slice, the
   // engine's list_slice, counts from 0 with an exclusive end).
   if (name == "list_slice") name = "array_slice";
-  if (name == "list_value") {
-    return ErrorNear(n.offset,
-                     "list literals [...] are only supported as table function "
-                     "arguments yet",
-                     StatusCode::kNotImplemented);
-  }
   auto fn = expr::DefaultRegistry().Find(name);
   if (!fn.ok()) return ErrorNear(n.offset, fn.status().message(), StatusCode::kKeyError);
   return expr::Call(name, std::move(args));

@@ -35,8 +35,15 @@ Relation FromPlan(PlanPtr plan, const std::string& table) {
   return r;
 }
 
+const char* ListBackedAggregate(const std::string& name) {
+  if (name == "median" || name == "quantile_cont") return "list_quantile_cont";
+  if (name == "quantile_disc" || name == "quantile") return "list_quantile_disc";
+  return nullptr;
+}
+
 bool IsAggregateName(const std::string& name) {
-  return name == "count" || expr::DefaultAggregateRegistry().Find(name).ok();
+  return name == "count" || ListBackedAggregate(name) != nullptr ||
+         expr::DefaultAggregateRegistry().Find(name).ok();
 }
 
 bool HasAggregate(const Node& n) {

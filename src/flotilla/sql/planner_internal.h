@@ -73,6 +73,9 @@ struct WindowCall {
 };
 
 bool IsAggregateName(const std::string& name);
+/// The list function computing SQL aggregate `name` from the group's values collected as a
+/// list (exact quantiles need every value), or null when `name` is an aggregate of its own.
+const char* ListBackedAggregate(const std::string& name);
 /// Whether an AST expression holds an aggregate call outside subqueries and window calls.
 bool HasAggregate(const Node& n);
 /// The value of an expression without columns, as a one-row array.

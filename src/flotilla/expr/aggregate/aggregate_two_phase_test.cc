@@ -83,6 +83,7 @@ std::vector<Case> AllCases() {
       cases.push_back({f, int32(), k, true});
   }
   cases.push_back({"agg_list", int64()});
+  cases.push_back({"array_agg", utf8()});
   cases.push_back({"count_star", int32()});
   const std::vector<TypePtr> numeric = {int8(),   int32(),   int64(),   uint8(),
                                         uint64(), float32(), float64(), decimal128(20, 4)};

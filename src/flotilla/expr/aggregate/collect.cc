@@ -243,8 +243,10 @@ Status RegisterCollectAggregates(AggregateRegistry* registry) {
       "All values of the group in input order (nulls included) as a list; null for a group "
       "without rows. Across threads and workers, lists are concatenated in merge order.";
   FLOTILLA_RETURN_NOT_OK(registry->Add({"list", list_doc, 1, 1, ResolveList, ListState, MakeList}));
-  FLOTILLA_RETURN_NOT_OK(
-      registry->Add({"agg_list", list_doc, 1, 1, ResolveList, ListState, MakeList}));
+  for (const char* alias : {"agg_list", "array_agg"}) {
+    FLOTILLA_RETURN_NOT_OK(
+        registry->Add({alias, list_doc, 1, 1, ResolveList, ListState, MakeList}));
+  }
   return registry->Add(
       {"string_agg",
        "The non-null strings of the group joined by the constant separator (default ','; a "

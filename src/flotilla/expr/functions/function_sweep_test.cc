@@ -63,6 +63,14 @@ std::vector<Case> StringCases() {
       {"split_part", {s, LitS(","), LitI(2)}},
       {"ascii", {s}},
       {"chr", {LitI(233)}},
+      {"md5", {s}},
+      {"sha256", {s}},
+      {"translate", {s, LitS("lé"), LitS("L")}},
+      {"levenshtein", {s, LitS("Hello")}},
+      {"hamming", {LitS("abc"), LitS("abd")}},
+      {"typeof", {s}, /*null_first_gives_null=*/false},
+      {"glob", {s, LitS("*W[!x]rld*")}},
+      {"regexp_full_match", {s, LitS(".*l+.*")}},
   };
 }
 
@@ -84,7 +92,10 @@ std::vector<Case> ListCases() {
           {"list_min", {IntList()}},
           {"list_max", {IntList()}},
           {"list_distinct", {IntList()}},
-          {"list_sort", {IntList(), LitB(true)}}};
+          {"list_sort", {IntList(), LitB(true)}},
+          {"list_quantile_cont", {IntList(), LitI(1)}},
+          {"list_quantile_disc", {IntList()}},
+          {"list_value", {LitI(1), LitI(2)}, /*null_first_gives_null=*/false}};
 }
 
 void Sweep(const std::vector<Case>& cases) {

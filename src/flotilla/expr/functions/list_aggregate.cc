@@ -20,6 +20,7 @@ bool ElementOrder::IsOrderable(const DataType& t) {
     case TypeId::kDuration:
     case TypeId::kTime64:
     case TypeId::kBool:
+    case TypeId::kDecimal128:
       return true;
     default:
       return t.is_numeric() || t.is_binary_like();
@@ -36,6 +37,7 @@ Result<ElementOrder> ElementOrder::Make(const Array& values, std::string_view fu
               : t.id() == TypeId::kBool   ? Kind::kBool
               : t.is_binary_like()        ? Kind::kBytes
               : t.id() == TypeId::kUInt64 ? Kind::kUnsigned
+              : t.id() == TypeId::kDecimal128 ? Kind::kDecimal
                                           : Kind::kSigned;
   return ElementOrder(values, kind);
 }
@@ -45,6 +47,19 @@ template <typename T>
 int ThreeWay(T a, T b) {
   return a < b ? -1 : (b < a ? 1 : 0);
 }
+}  // namespace
+
+double DoubleAt(const Array& a, int64_t i) {
+  return a.type_id() == TypeId::kFloat32 ? a.values<float>()[i] : a.values<double>()[i];
+}
+
+Int128 DecimalValueAt(const Array& values, int64_t j) {
+  Int128 v;
+  __builtin_memcpy(&v, values.raw_values() + (values.offset() + j) * 16, 16);
+  return v;
+}
+
+namespace {
 int64_t SignedAt(const Array& a, int64_t i) {
   switch (a.type_id()) {
     case TypeId::kDate32:
@@ -57,9 +72,6 @@ int64_t SignedAt(const Array& a, int64_t i) {
       return IntegerAt(a, i);
   }
 }
-double DoubleAt(const Array& a, int64_t i) {
-  return a.type_id() == TypeId::kFloat32 ? a.values<float>()[i] : a.values<double>()[i];
-}
 }  // namespace
 
 int ElementOrder::Compare(int64_t i, int64_t j) const {
@@ -70,6 +82,8 @@ int ElementOrder::Compare(int64_t i, int64_t j) const {
       return ThreeWay(values_.values<uint64_t>()[i], values_.values<uint64_t>()[j]);
     case Kind::kBool:
       return ThreeWay(values_.BoolValue(i), values_.BoolValue(j));
+    case Kind::kDecimal:
+      return ThreeWay(DecimalValueAt(values_, i), DecimalValueAt(values_, j));
     case Kind::kBytes:
       return values_.GetView(i).compare(values_.GetView(j));
     case Kind::kFloating: {
@@ -127,12 +141,6 @@ Result<Datum> SumExec(const Args& args, int64_t num_rows, TypePtr type) {
     }
     return any ? builder.Append(sum) : builder.AppendNull();
   });
-}
-
-Int128 DecimalValueAt(const Array& values, int64_t j) {
-  Int128 v;
-  __builtin_memcpy(&v, values.raw_values() + (values.offset() + j) * 16, 16);
-  return v;
 }
 
 Result<Datum> DecimalSumExec(const Args& args, int64_t num_rows, TypePtr type) {

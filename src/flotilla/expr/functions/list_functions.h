@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "flotilla/columnar/decimal.h"
 #include "flotilla/expr/function_registry.h"
 
 namespace flotilla::expr::functions {
@@ -17,6 +18,11 @@ std::pair<int64_t, int64_t> ListRange(const Array& lists, int64_t i);
 inline const TypePtr& ElementType(const DataType& list_type) {
   return list_type.fields()[0].type;
 }
+/// Element i of a float32 or float64 array, as a double.
+double DoubleAt(const Array& values, int64_t i);
+/// Element i of a decimal128 array, unscaled.
+Int128 DecimalValueAt(const Array& values, int64_t i);
+
 /// list<element> with the input's element field: the result type of list-to-list functions.
 TypePtr VariableListOf(const DataType& list_type);
 
@@ -30,7 +36,7 @@ class ElementOrder {
   int Compare(int64_t i, int64_t j) const;
 
  private:
-  enum class Kind { kSigned, kUnsigned, kFloating, kBool, kBytes };
+  enum class Kind { kSigned, kUnsigned, kFloating, kBool, kBytes, kDecimal };
   ElementOrder(const Array& values, Kind kind) : values_(values), kind_(kind) {}
   Array values_;
   Kind kind_;
@@ -40,5 +46,9 @@ class ElementOrder {
 Status RegisterListAccessFunctions(FunctionRegistry* registry);
 /// sum, mean, min, max, distinct, sort.
 Status RegisterListAggregateFunctions(FunctionRegistry* registry);
+/// quantile_cont, quantile_disc over a list's elements (SQL's median and quantiles).
+Status RegisterListQuantileFunctions(FunctionRegistry* registry);
+/// list_value, struct_pack.
+Status RegisterListConstructFunctions(FunctionRegistry* registry);
 
 }  // namespace flotilla::expr::functions

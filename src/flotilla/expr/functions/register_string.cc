@@ -7,6 +7,9 @@ Status RegisterStringFunctions(FunctionRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(functions::RegisterBasicStringFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterLikeFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterRegexFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterDigestFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterEditFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterTypeOfFunction(registry));
   return functions::RegisterNormalizeFunctions(registry);
 }
 

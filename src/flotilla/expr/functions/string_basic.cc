@@ -318,9 +318,22 @@ Result<Datum> StringPredicate(const Args& a, int64_t n, Pred pred) {
 
 Status RegisterBasicStringFunctions(FunctionRegistry* r) {
   FLOTILLA_RETURN_NOT_OK(
-      r->Add({"length", "Number of characters (Unicode code points) in the string; null for null.",
-              1, 1, [](const Types& t) { return ResolveSignature("length", t, "s", int64()); },
-              [](const Args& a, int64_t n) { return Lengths(a, n); }}));
+      r->Add({"length",
+              "Number of characters (Unicode code points) in the string, or of elements in a "
+              "list (as list_length); null for null.",
+              1, 1,
+              [](const Types& t) -> Result<TypePtr> {
+                if (IsList(*t[0])) return int64();
+                return ResolveSignature("length", t, "s", int64());
+              },
+              [](const Args& a, int64_t n) -> Result<Datum> {
+                if (IsList(*a[0].type())) {
+                  FLOTILLA_ASSIGN_OR_RETURN(const ScalarFunction* f,
+                                            DefaultRegistry().Find("list_length"));
+                  return f->exec(a, n);
+                }
+                return Lengths(a, n);
+              }}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"strpos",
        "1-based character position of the first occurrence of the substring, 0 when absent "

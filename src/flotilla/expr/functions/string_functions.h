@@ -20,6 +20,12 @@ Status RegisterLikeFunctions(FunctionRegistry* registry);
 Status RegisterRegexFunctions(FunctionRegistry* registry);
 /// normalize, normalize_text.
 Status RegisterNormalizeFunctions(FunctionRegistry* registry);
+/// md5, sha256.
+Status RegisterDigestFunctions(FunctionRegistry* registry);
+/// translate, levenshtein, hamming.
+Status RegisterEditFunctions(FunctionRegistry* registry);
+/// typeof (a string about any value).
+Status RegisterTypeOfFunction(FunctionRegistry* registry);
 
 /// A builder for a string result: large_string when any argument in [first, end) is one.
 Result<std::unique_ptr<ArrayBuilder>> MakeStringResultBuilder(const std::vector<Datum>& args,

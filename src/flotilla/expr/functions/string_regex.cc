@@ -71,6 +71,72 @@ Result<Datum> MatchesExec(const std::vector<Datum>& args, int64_t num_rows) {
   });
 }
 
+// SQL's SIMILAR TO: the whole string must match.
+Result<Datum> FullMatchExec(const std::vector<Datum>& args, int64_t num_rows) {
+  PatternCache cache("regexp_full_match");
+  FLOTILLA_RETURN_NOT_OK(cache.Prepare(args[1]));
+  BooleanBuilder builder;
+  return MapRows(args, num_rows, &builder, [&](int64_t row) -> Status {
+    FLOTILLA_ASSIGN_OR_RETURN(const RE2* re, cache.Get(ViewAt(args[1], row)));
+    return builder.Append(RE2::FullMatch(ViewAt(args[0], row), *re));
+  });
+}
+
+// A GLOB pattern as an RE2 pattern for a full match: * any run of characters, ? one character,
+// [abc] / [a-z] a class, [!abc] or [^abc] its complement; an unclosed [ is itself.
+std::string GlobToRegex(std::string_view glob) {
+  std::string out;
+  for (size_t i = 0; i < glob.size(); ++i) {
+    const char c = glob[i];
+    if (c == '*') {
+      out += "(?s:.*)";
+    } else if (c == '?') {
+      out += "(?s:.)";
+    } else if (c == '[') {
+      size_t j = i + 1;
+      if (j < glob.size() && (glob[j] == '!' || glob[j] == '^')) ++j;
+      if (j < glob.size() && glob[j] == ']') ++j;  // a leading ] is a member
+      while (j < glob.size() && glob[j] != ']') ++j;
+      if (j >= glob.size()) {
+        out += "\\[";
+        continue;
+      }
+      std::string_view members = glob.substr(i + 1, j - i - 1);
+      out += '[';
+      if (!members.empty() && (members[0] == '!' || members[0] == '^')) {
+        out += '^';
+        members.remove_prefix(1);
+      }
+      for (char m : members) {
+        if (m == '\\' || m == ']' || m == '[' || m == '^') out += '\\';
+        out += m;
+      }
+      out += ']';
+      i = j;
+    } else {
+      out += RE2::QuoteMeta(re2::StringPiece(&glob[i], 1));
+    }
+  }
+  return out;
+}
+
+Result<Datum> GlobExec(const std::vector<Datum>& args, int64_t num_rows) {
+  PatternCache cache("glob");
+  BooleanBuilder builder;
+  std::string last_glob, regex;
+  bool converted = false;
+  return MapRows(args, num_rows, &builder, [&](int64_t row) -> Status {
+    const std::string_view glob = ViewAt(args[1], row);
+    if (!converted || glob != last_glob) {
+      regex = GlobToRegex(glob);
+      last_glob.assign(glob);
+      converted = true;
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(const RE2* re, cache.Get(regex));
+    return builder.Append(RE2::FullMatch(ViewAt(args[0], row), *re));
+  });
+}
+
 // No match, or a group that did not take part in the match, gives null.
 Result<Datum> ExtractExec(const std::vector<Datum>& args, int64_t num_rows) {
   PatternCache cache("regexp_extract");
@@ -208,6 +274,19 @@ Status RegisterRegexFunctions(FunctionRegistry* r) {
        "argument is null.",
        2, 2, [](const Types& t) { return ResolveSignature("regexp_matches", t, "s", boolean()); },
        MatchesExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"regexp_full_match",
+       "Whether the regular expression (RE2 syntax) matches the whole string (SQL's SIMILAR TO); "
+       "null if any argument is null.",
+       2, 2,
+       [](const Types& t) { return ResolveSignature("regexp_full_match", t, "s", boolean()); },
+       FullMatchExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"glob",
+       "Whether the string matches the GLOB pattern as a whole (* any characters, ? one, [a-z] "
+       "a class, [!a-z] its complement; case-sensitive); null if any argument is null.",
+       2, 2, [](const Types& t) { return ResolveSignature("glob", t, "s", boolean()); },
+       GlobExec}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"regexp_extract",
        "The text of capturing group `group` (default 0, the whole match) in the first match; "
