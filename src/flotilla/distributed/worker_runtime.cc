@@ -10,6 +10,7 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
+#include "flotilla/exec/plan/range_scan.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/csv/scan_task.h"
@@ -259,6 +260,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   csv::RegisterCsvScanTasks(&resolver);
   json::RegisterJsonScanTasks(&resolver);
   io::RegisterHivePartitionTasks(&resolver);
+  exec::RegisterRangeScanTasks(&resolver);
   RegisterPartitionScanTasks(&resolver, [this, &note_lost](const std::vector<PartitionRef>& refs,
                                                           bool keep) {
     Result<std::vector<StoredPartition>> p = Fetch(refs, keep);

@@ -3,6 +3,7 @@
 // expressions, exactly as written (names not yet resolved, types not yet checked). Every node
 // keeps the byte offset it starts at, so the planner's errors can point into the text.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -56,6 +57,8 @@ struct FrameBoundAst {
 };
 
 struct WindowAst {
+  std::string base;     // OVER w / OVER (w ...): the named window (WINDOW w AS (...)) refined
+  int64_t offset = 0;   // where the specification starts
   std::vector<NodePtr> partition_by;
   std::vector<OrderItem> order_by;
   bool has_frame = false;
@@ -129,6 +132,7 @@ struct SelectCore {
   bool group_by_all = false;
   NodePtr having;
   NodePtr qualify;
+  std::map<std::string, std::shared_ptr<const WindowAst>> windows;  // WINDOW name AS (...)
 };
 
 struct CommonTable {
@@ -148,6 +152,7 @@ struct Query {
   std::shared_ptr<const SelectCore> select;
   SetOpKind set_op = SetOpKind::kUnion;
   bool all = false;
+  bool by_name = false;  // UNION [ALL] BY NAME: columns matched by name, missing ones NULL
   QueryPtr left, right;
   std::vector<std::vector<NodePtr>> values;
   std::vector<OrderItem> order_by;

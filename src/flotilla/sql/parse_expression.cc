@@ -585,8 +585,28 @@ Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
     FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
   }
   if (Keyword("over")) {
-    FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
-    auto w = std::make_shared<WindowAst>();
+    if (AtIdentifier()) {  // OVER w: a named window as it is
+      auto w = std::make_shared<WindowAst>();
+      w->offset = Peek().offset;
+      FLOTILLA_ASSIGN_OR_RETURN(w->base, Identifier("a window name"));
+      n->over = w;
+      return NodePtr(n);
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(n->over, WindowSpecification());
+  }
+  return NodePtr(n);
+}
+
+Result<std::shared_ptr<const WindowAst>> Parser::WindowSpecification() {
+  auto w = std::make_shared<WindowAst>();
+  w->offset = Peek().offset;
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+  {
+    // (w ORDER BY ...): a named window refined.
+    if (AtIdentifier() && !Peek().IsKeyword("partition") && !Peek().IsKeyword("order") &&
+        !Peek().IsKeyword("rows") && !Peek().IsKeyword("range")) {
+      FLOTILLA_ASSIGN_OR_RETURN(w->base, Identifier("a window name"));
+    }
     if (Keywords("partition", "by")) {
       do {
         FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
@@ -608,10 +628,9 @@ Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
         w->end.kind = FrameBoundAst::kCurrentRow;
       }
     }
-    FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
-    n->over = w;
   }
-  return NodePtr(n);
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  return std::shared_ptr<const WindowAst>(w);
 }
 
 Result<NodePtr> Parser::SpecialCall() {

@@ -90,12 +90,14 @@ Result<QueryPtr> Parser::SetOperation(int level) {
     }
     const bool all = Keyword("all");
     if (!all) Keyword("distinct");
+    const bool by_name = op == SetOpKind::kUnion && Keywords("by", "name");
     FLOTILLA_ASSIGN_OR_RETURN(QueryPtr right, level == 0 ? SetOperation(1) : QueryTerm());
     auto q = std::make_shared<Query>();
     q->kind = Query::kSetOp;
     q->offset = at;
     q->set_op = op;
     q->all = all;
+    q->by_name = by_name;
     q->left = std::move(left);
     q->right = std::move(right);
     left = std::move(q);
@@ -155,6 +157,17 @@ Result<QueryPtr> Parser::QueryTerm() {
   }
   if (Keyword("having")) {
     FLOTILLA_ASSIGN_OR_RETURN(core->having, Expr());
+  }
+  if (Keyword("window")) {
+    do {
+      const Token& at_name = Peek();
+      FLOTILLA_ASSIGN_OR_RETURN(std::string name, Identifier("a window name"));
+      FLOTILLA_RETURN_NOT_OK(ExpectKeyword("as"));
+      FLOTILLA_ASSIGN_OR_RETURN(auto spec, WindowSpecification());
+      if (!core->windows.emplace(name, std::move(spec)).second) {
+        return Error(at_name, "window '" + name + "' is defined twice");
+      }
+    } while (Operator(","));
   }
   if (Keyword("qualify")) {
     FLOTILLA_ASSIGN_OR_RETURN(core->qualify, Expr());

@@ -121,6 +121,9 @@ class Parser {
 
   Result<NodePtr> Primary();
 
+  /// ([name] [PARTITION BY ...] [ORDER BY ...] [frame]), for OVER and the WINDOW clause.
+  Result<std::shared_ptr<const WindowAst>> WindowSpecification();
+
   Result<NodePtr> FunctionCall(std::string name, int64_t at);
 
   // SQL's keyword-argument forms: substring(s FROM a FOR b), trim([BOTH|LEADING|TRAILING]

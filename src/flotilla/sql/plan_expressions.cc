@@ -428,24 +428,65 @@ Result<ExprPtr> Planner::TranslateWindow(const Node& n, ExprScope& es) {
     FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*a, inner));
     call.arguments.push_back(std::move(e));
   }
-  for (const NodePtr& p : n.over->partition_by) {
+  FLOTILLA_ASSIGN_OR_RETURN(const WindowAst over, ResolveWindow(*n.over));
+  for (const NodePtr& p : over.partition_by) {
     FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*p, inner));
     call.partition_by.push_back(std::move(e));
   }
-  for (const OrderItem& o : n.over->order_by) {
+  for (const OrderItem& o : over.order_by) {
     FLOTILLA_ASSIGN_OR_RETURN(ExprPtr e, Translate(*o.expr, inner));
     call.order_by.push_back({e, o.ascending, o.nulls_first.value_or(false)});
   }
-  if (n.over->has_frame) {
+  if (over.has_frame) {
     exec::WindowFrame frame;
-    frame.type = n.over->rows ? exec::WindowFrame::kRows : exec::WindowFrame::kRange;
-    FLOTILLA_ASSIGN_OR_RETURN(frame.start, Bound(n.over->start));
-    FLOTILLA_ASSIGN_OR_RETURN(frame.end, Bound(n.over->end));
+    frame.type = over.rows ? exec::WindowFrame::kRows : exec::WindowFrame::kRange;
+    FLOTILLA_ASSIGN_OR_RETURN(frame.start, Bound(over.start));
+    FLOTILLA_ASSIGN_OR_RETURN(frame.end, Bound(over.end));
     call.frame = frame;
   }
   call.name = NewName("__w");
   windows_.push_back(call);
   return expr::Column(call.name);
+}
+
+// Refining a named window, as DuckDB's: the refinement may add PARTITION BY, ORDER BY or a frame
+// that the named window does not have, never override one it has.
+Result<WindowAst> Planner::ResolveWindow(const WindowAst& over, size_t depth) const {
+  if (over.base.empty()) return over;
+  if (named_windows_ == nullptr || named_windows_->count(over.base) == 0) {
+    return ErrorNear(over.offset, "window '" + over.base + "' is not defined (WINDOW " +
+                                      over.base + " AS (...) after HAVING defines it)");
+  }
+  if (depth > named_windows_->size()) {
+    return ErrorNear(over.offset, "window '" + over.base + "' is defined through itself");
+  }
+  WindowAst out = *named_windows_->at(over.base);
+  if (!out.base.empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(out, ResolveWindow(out, depth + 1));
+  }
+  if (!over.partition_by.empty()) {
+    if (!out.partition_by.empty()) {
+      return ErrorNear(over.offset, "window '" + over.base + "' already has PARTITION BY");
+    }
+    out.partition_by = over.partition_by;
+  }
+  if (!over.order_by.empty()) {
+    if (!out.order_by.empty()) {
+      return ErrorNear(over.offset, "window '" + over.base + "' already has ORDER BY");
+    }
+    out.order_by = over.order_by;
+  }
+  if (over.has_frame) {
+    if (out.has_frame) {
+      return ErrorNear(over.offset, "window '" + over.base + "' already has a frame");
+    }
+    out.has_frame = true;
+    out.rows = over.rows;
+    out.start = over.start;
+    out.end = over.end;
+  }
+  out.base.clear();
+  return out;
 }
 
 Result<exec::FrameBound> Planner::Bound(const FrameBoundAst& b) {

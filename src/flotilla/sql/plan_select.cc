@@ -145,6 +145,7 @@ Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore&
 }
 
 Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
+  named_windows_ = &s.windows;
   FLOTILLA_ASSIGN_OR_RETURN(Relation rel, PlanFrom(s.from));
   if (s.where) {
     std::vector<const Node*> conjuncts;
@@ -653,11 +654,40 @@ Result<Relation> Planner::PlanValues(const Query& q) {
   return FromPlan(plan, "");
 }
 
+// UNION BY NAME: both sides get the left's columns, then the right's columns the left lacks
+// (names match ignoring case, as DuckDB's); a side without a column gives NULL there.
+Status Planner::AlignByName(Relation* left, Relation* right) {
+  std::vector<std::string> names;
+  auto position = [&](const Relation& side, const std::string& name) -> int {
+    for (size_t i = 0; i < side.columns.size(); ++i) {
+      if (AsciiLower(side.columns[i].name) == AsciiLower(name)) return static_cast<int>(i);
+    }
+    return -1;
+  };
+  for (const ScopeColumn& c : left->columns) names.push_back(c.name);
+  for (const ScopeColumn& c : right->columns) {
+    if (position(*left, c.name) < 0) names.push_back(c.name);
+  }
+  for (Relation* side : {left, right}) {
+    std::vector<ExprPtr> items;
+    for (const std::string& name : names) {
+      const int i = position(*side, name);
+      items.push_back(expr::Alias(i < 0 ? expr::NullLiteral(null())
+                                        : expr::Column(side->columns[static_cast<size_t>(i)].field),
+                                  name));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(PlanPtr plan, exec::MakeProject(side->plan, items));
+    *side = FromPlan(std::move(plan), "");
+  }
+  return Status::OK();
+}
+
 Result<Relation> Planner::PlanSetOperation(const Query& q) {
   Planner left_planner(ctx_, ctes_, nullptr, CorrelationMode::kNone);
   Planner right_planner(ctx_, ctes_, nullptr, CorrelationMode::kNone);
   FLOTILLA_ASSIGN_OR_RETURN(Relation left, left_planner.PlanQuery(*q.left));
   FLOTILLA_ASSIGN_OR_RETURN(Relation right, right_planner.PlanQuery(*q.right));
+  if (q.by_name) FLOTILLA_RETURN_NOT_OK(AlignByName(&left, &right));
   const Schema& ls = *left.plan->schema();
   const Schema& rs = *right.plan->schema();
   const char* op = q.set_op == SetOpKind::kUnion       ? "UNION"

@@ -172,6 +172,9 @@ class Planner {
   Result<ExprPtr> TranslateFunction(const Node& n, ExprScope& es);
 
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);
+  /// The specification `over` stands for once the named window it refines is filled in.
+  Status AlignByName(Relation* left, Relation* right);
+  Result<WindowAst> ResolveWindow(const WindowAst& over, size_t depth = 0) const;
 
   Result<exec::FrameBound> Bound(const FrameBoundAst& b);
 
@@ -274,6 +277,8 @@ class Planner {
   std::vector<std::pair<std::string, std::string>> exposed_columns_;  // (inner field, name)
   std::vector<std::pair<ExprPtr, std::string>> group_keys_;           // kGroup's keys
   std::vector<WindowCall> windows_;
+  // The WINDOW clause of the SELECT being planned (OVER w names one).
+  const std::map<std::string, std::shared_ptr<const WindowAst>>* named_windows_ = nullptr;
   int next_id_ = 0;
 };
 

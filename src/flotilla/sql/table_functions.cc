@@ -1,8 +1,12 @@
 #include "flotilla/sql/table_functions.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
+#include <limits>
 
 #include "flotilla/common/suggest.h"
+#include "flotilla/exec/plan/range_scan.h"
 #include "flotilla/io/csv/scan_task.h"
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/scan_task.h"
@@ -100,6 +104,46 @@ Result<char> OneChar(const ArgValue& v, const Node& n, std::string_view sql,
   return s.empty() ? '\0' : s[0];
 }
 
+// An integer literal, or one with a minus sign in front.
+Result<int64_t> IntegerArgument(const Node& n, std::string_view sql, const std::string& what) {
+  const bool negative = n.kind == NodeKind::kUnary && n.text == "-" && n.args.size() == 1;
+  const Node& literal = negative ? *n.args[0] : n;
+  if (literal.kind != NodeKind::kLiteral || literal.literal != LiteralKind::kInteger) {
+    return ErrorAt(sql, n.offset, what + " must be a constant integer");
+  }
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(literal.text.c_str(), &end, 10);
+  if (errno != 0 || *end != '\0' || (negative && v == std::numeric_limits<long long>::min())) {
+    return ErrorAt(sql, n.offset, what + " is out of the BIGINT range");
+  }
+  return negative ? -static_cast<int64_t>(v) : static_cast<int64_t>(v);
+}
+
+// range(stop) / range(start, stop[, step]): start up to stop, stop excluded; generate_series the
+// same with stop included. As DuckDB's, one BIGINT column named after the function.
+Result<exec::PlanPtr> PlanRange(const TableRef& ref, std::string_view sql) {
+  const bool inclusive = ref.name == "generate_series";
+  if (ref.args.empty() || ref.args.size() > 3) {
+    return ErrorAt(sql, ref.offset, ref.name + "() takes 1 to 3 integers: (stop), (start, stop) "
+                                               "or (start, stop, step)");
+  }
+  std::vector<int64_t> v;
+  for (const NamedArg& arg : ref.args) {
+    if (!arg.name.empty()) {
+      return ErrorAt(sql, arg.value->offset, ref.name + "() takes no named arguments");
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t x, IntegerArgument(*arg.value, sql, ref.name + "()'s arguments"));
+    v.push_back(x);
+  }
+  const int64_t start = v.size() == 1 ? 0 : v[0];
+  const int64_t stop = v.size() == 1 ? v[0] : v[1];
+  const int64_t step = v.size() == 3 ? v[2] : 1;
+  auto plan = exec::MakeRangeScan(ref.name, start, stop, step, inclusive);
+  if (!plan.ok()) return ErrorAt(sql, ref.offset, ref.name + "(): " + plan.status().message());
+  return plan;
+}
+
 }  // namespace
 
 std::string TableNameOfPath(const std::string& path) {
@@ -138,6 +182,7 @@ Result<exec::PlanPtr> PlanPathScan(const std::string& path, std::string_view sql
 }
 
 Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sql) {
+  if (ref.name == "range" || ref.name == "generate_series") return PlanRange(ref, sql);
   Format format;
   if (ref.name == "read_parquet" || ref.name == "parquet_scan") {
     format = Format::kParquet;
@@ -149,7 +194,8 @@ Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sq
   } else {
     return ErrorAt(sql, ref.offset,
                    NotFoundMessage("table function", ref.name,
-                                   {"read_parquet", "read_csv", "read_json"}),
+                                   {"read_parquet", "read_csv", "read_json", "range",
+                                    "generate_series"}),
                    StatusCode::kKeyError);
   }
   std::vector<std::string> paths;
