@@ -130,6 +130,9 @@ struct SelectCore {
   NodePtr where;
   std::vector<NodePtr> group_by;
   bool group_by_all = false;
+  // GROUPING SETS / ROLLUP / CUBE: each set lists positions in group_by; empty for a plain
+  // GROUP BY (one set of every key).
+  std::vector<std::vector<size_t>> grouping_sets;
   NodePtr having;
   NodePtr qualify;
   std::map<std::string, std::shared_ptr<const WindowAst>> windows;  // WINDOW name AS (...)

@@ -149,10 +149,7 @@ Result<QueryPtr> Parser::QueryTerm() {
     if (Keyword("all")) {
       core->group_by_all = true;
     } else {
-      do {
-        FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
-        core->group_by.push_back(std::move(e));
-      } while (Operator(","));
+      FLOTILLA_RETURN_NOT_OK(GroupByList(core.get()));
     }
   }
   if (Keyword("having")) {
@@ -177,6 +174,100 @@ Result<QueryPtr> Parser::QueryTerm() {
   q->offset = at;
   q->select = core;
   return QueryPtr(q);
+}
+
+// GROUP BY items: expressions, ROLLUP (...), CUBE (...) and GROUPING SETS ((...), ...). With any
+// of the last three, the grouping sets are the cross product of each item's sets (a plain
+// expression is one set of itself), as in PostgreSQL and DuckDB.
+Status Parser::GroupByList(SelectCore* core) {
+  std::vector<std::vector<std::vector<size_t>>> factors;
+  bool sets = false;
+  auto key = [&](NodePtr e) {
+    core->group_by.push_back(std::move(e));
+    return core->group_by.size() - 1;
+  };
+  // (a, b) or a or (): the positions of one set's keys.
+  auto one_set = [&]() -> Result<std::vector<size_t>> {
+    std::vector<size_t> set;
+    if (Peek().IsOperator("(") && Peek(1).IsOperator(")")) {
+      Next();
+      Next();
+      return set;
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+    if (e->kind == NodeKind::kRow) {
+      for (const NodePtr& a : e->args) set.push_back(key(a));
+    } else {
+      set.push_back(key(std::move(e)));
+    }
+    return set;
+  };
+  do {
+    const bool rollup = Peek().IsKeyword("rollup") && Peek(1).IsOperator("(");
+    const bool cube = Peek().IsKeyword("cube") && Peek(1).IsOperator("(");
+    if (rollup || cube) {
+      const Token& at = Next();
+      Next();
+      std::vector<std::vector<size_t>> items;
+      do {
+        FLOTILLA_ASSIGN_OR_RETURN(std::vector<size_t> item, one_set());
+        items.push_back(std::move(item));
+      } while (Operator(","));
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      if (cube && items.size() > 12) return Error(at, "CUBE of more than 12 items");
+      std::vector<std::vector<size_t>> out;
+      if (rollup) {
+        for (size_t n = items.size() + 1; n-- > 0;) {
+          std::vector<size_t> set;
+          for (size_t i = 0; i < n; ++i) set.insert(set.end(), items[i].begin(), items[i].end());
+          out.push_back(std::move(set));
+        }
+      } else {
+        for (size_t mask = (size_t{1} << items.size()); mask-- > 0;) {
+          std::vector<size_t> set;
+          for (size_t i = 0; i < items.size(); ++i) {
+            if (mask & (size_t{1} << (items.size() - 1 - i))) {
+              set.insert(set.end(), items[i].begin(), items[i].end());
+            }
+          }
+          out.push_back(std::move(set));
+        }
+      }
+      factors.push_back(std::move(out));
+      sets = true;
+    } else if (Peek().IsKeyword("grouping") && Peek(1).IsKeyword("sets")) {
+      Next();
+      Next();
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+      std::vector<std::vector<size_t>> out;
+      do {
+        FLOTILLA_ASSIGN_OR_RETURN(std::vector<size_t> set, one_set());
+        out.push_back(std::move(set));
+      } while (Operator(","));
+      FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+      factors.push_back(std::move(out));
+      sets = true;
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+      factors.push_back({{key(std::move(e))}});
+    }
+  } while (Operator(","));
+  if (!sets) return Status::OK();
+  std::vector<std::vector<size_t>> product = {{}};
+  for (const auto& factor : factors) {
+    std::vector<std::vector<size_t>> next;
+    for (const auto& left : product) {
+      for (const auto& right : factor) {
+        std::vector<size_t> set = left;
+        set.insert(set.end(), right.begin(), right.end());
+        next.push_back(std::move(set));
+      }
+    }
+    if (next.size() > 4096) return Error(Peek(), "more than 4096 grouping sets");
+    product = std::move(next);
+  }
+  core->grouping_sets = std::move(product);
+  return Status::OK();
 }
 
 Status Parser::SelectList(SelectCore* core) {

@@ -67,6 +67,8 @@ class Parser {
 
   Status SelectList(SelectCore* core);
 
+  Status GroupByList(SelectCore* core);
+
   Result<std::string> AliasName();
 
   Result<std::vector<std::string>> IdentifierList();

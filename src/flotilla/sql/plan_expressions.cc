@@ -370,6 +370,8 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
                                    "belong to aggregates");
   }
   if (name == "coalesce" || name == "ifnull") return expr::Coalesce(std::move(args));
+  // Resolved against the group keys when the aggregation is planned.
+  if (name == "grouping" || name == "grouping_id") return expr::Call("grouping", std::move(args));
   if ((name == "nullif") && args.size() == 2) {
     return expr::Case({{expr::Equal(args[0], args[1]), expr::NullLiteral(null())}}, args[0]);
   }

@@ -451,11 +451,39 @@ Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Ou
     const bool same = bare->kind() == ExprKind::kColumn && bare->name() == name;
     group_by.push_back(same ? bare : expr::Alias(bare, name));
   }
+  // Grouping sets as the names of the keys each groups by (keys the planner adds, such as
+  // correlation keys, belong to every set).
+  std::vector<std::set<std::string>> sets;
+  for (const std::vector<size_t>& positions : s.grouping_sets) {
+    std::set<std::string> names;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      const bool listed = i >= s.group_by.size() ||
+                          std::find(positions.begin(), positions.end(), i) != positions.end();
+      if (listed) names.insert(key_names[expr::Unaliased(keys[i])->ToString()]);
+    }
+    sets.push_back(std::move(names));
+  }
   // Aggregates, found in every expression that runs after the aggregation.
   std::vector<exec::AggregateSpec> aggregates;
   std::map<std::string, std::string> agg_names;
   auto collect = [&](const ExprPtr& e) -> Result<ExprPtr> {
     return expr::Rewrite(e, [&](const ExprPtr& n) -> Result<ExprPtr> {
+      if (n->kind() == ExprKind::kCall && n->name() == "grouping") {
+        // GROUPING(a, b, ...): bit i (from the left, most significant first) is 1 when the
+        // row's set does not group by argument i.
+        ExprPtr out = expr::Literal(int64_t{0});
+        for (const ExprPtr& arg : n->children()) {
+          auto k = key_names.find(expr::Unaliased(arg)->ToString());
+          if (k == key_names.end()) {
+            return Status::Invalid("GROUPING() takes GROUP BY keys, got " + arg->ToString());
+          }
+          ExprPtr bit = sets.empty() ? expr::Literal(int64_t{0})
+                                     : expr::Column(GroupingColumn(k->second));
+          out = expr::Add(expr::Binary(expr::BinaryOp::kMultiply, out, expr::Literal(int64_t{2})),
+                          bit);
+        }
+        return out;
+      }
       auto key = key_names.find(n->ToString());
       if (key != key_names.end() && n->kind() != ExprKind::kLiteral)
         return expr::Column(key->second);
@@ -507,7 +535,8 @@ Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Ou
       FLOTILLA_ASSIGN_OR_RETURN(k.key, collect(k.key));
     }
   }
-  auto plan = exec::MakeAggregate(rel->plan, group_by, aggregates);
+  auto plan = sets.empty() ? exec::MakeAggregate(rel->plan, group_by, aggregates)
+                           : PlanGroupingSets(rel->plan, group_by, aggregates, sets);
   FLOTILLA_RETURN_NOT_OK(Located(plan.status(), s.items[0].expr->offset));
   Relation out;
   out.plan = *plan;
@@ -519,6 +548,40 @@ Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Ou
   }
   *rel = std::move(out);
   return Status::OK();
+}
+
+std::string Planner::GroupingColumn(const std::string& key) {
+  return "__grouping_" + key;
+}
+
+// One aggregation per grouping set over the same input, each with every key column (NULL where
+// its set does not group by the key) and a 0/1 column per key saying so, all concatenated.
+Result<PlanPtr> Planner::PlanGroupingSets(const PlanPtr& input, const std::vector<ExprPtr>& keys,
+                                          const std::vector<exec::AggregateSpec>& aggregates,
+                                          const std::vector<std::set<std::string>>& sets) {
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr all, exec::MakeAggregate(input, keys, aggregates));
+  const Schema& schema = *all->schema();
+  std::vector<PlanPtr> branches;
+  for (const std::set<std::string>& set : sets) {
+    std::vector<ExprPtr> grouped;
+    for (const ExprPtr& k : keys)
+      if (set.count(k->name())) grouped.push_back(k);
+    FLOTILLA_ASSIGN_OR_RETURN(PlanPtr branch, exec::MakeAggregate(input, grouped, aggregates));
+    std::vector<ExprPtr> columns;
+    for (const Field& f : schema.fields()) {
+      const bool key = static_cast<size_t>(schema.GetFieldIndex(f.name)) < keys.size();
+      columns.push_back(key && !set.count(f.name)
+                            ? expr::Alias(expr::Cast(expr::NullLiteral(null()), f.type), f.name)
+                            : expr::Column(f.name));
+    }
+    for (const ExprPtr& k : keys) {
+      columns.push_back(expr::Alias(expr::Literal(int64_t{set.count(k->name()) ? 0 : 1}),
+                                    GroupingColumn(k->name())));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(branch, exec::MakeProject(branch, columns));
+    branches.push_back(std::move(branch));
+  }
+  return exec::MakeConcat(std::move(branches));
 }
 
 bool Planner::HasWindowRef(const ExprPtr& e) {

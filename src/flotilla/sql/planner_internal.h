@@ -174,6 +174,10 @@ class Planner {
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);
   /// The specification `over` stands for once the named window it refines is filled in.
   Status AlignByName(Relation* left, Relation* right);
+  static std::string GroupingColumn(const std::string& key);
+  Result<PlanPtr> PlanGroupingSets(const PlanPtr& input, const std::vector<ExprPtr>& keys,
+                                   const std::vector<exec::AggregateSpec>& aggregates,
+                                   const std::vector<std::set<std::string>>& sets);
   Result<WindowAst> ResolveWindow(const WindowAst& over, size_t depth = 0) const;
 
   Result<exec::FrameBound> Bound(const FrameBoundAst& b);
