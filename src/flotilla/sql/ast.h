@@ -88,6 +88,7 @@ struct Node {
   int depth = 1;
   QueryPtr subquery;
   std::shared_ptr<const WindowAst> over;
+  std::vector<OrderItem> order_by;  // f(x ORDER BY ...): an ordered aggregate
 };
 
 enum class JoinKind { kInner, kLeft, kRight, kFull, kCross, kSemi, kAnti };

@@ -573,7 +573,7 @@ Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
       n->args.push_back(std::move(arg));
     } while (Operator(","));
     if (Keywords("order", "by")) {
-      return Error(tokens_[pos_ - 1], "ORDER BY inside an aggregate call is not supported");
+      FLOTILLA_ASSIGN_OR_RETURN(n->order_by, OrderList());
     }
   }
   FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));

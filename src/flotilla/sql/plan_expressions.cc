@@ -337,6 +337,11 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
           a = expr::Case({{cond, a}});
       }
     }
+    if (!n.order_by.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(std::optional<ExprPtr> ordered,
+                                OrderedAggregate(n, name, args, es));
+      if (ordered) return *ordered;
+    }
     if (const char* function = ListBackedAggregate(name)) {
       const size_t arity = name == "median" ? 1 : 2;
       if (args.size() != arity) {
@@ -407,6 +412,49 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   auto fn = expr::DefaultRegistry().Find(name);
   if (!fn.ok()) return ErrorNear(n.offset, fn.status().message(), StatusCode::kKeyError);
   return expr::Call(name, std::move(args));
+}
+
+// f(x ORDER BY k, ...) for the aggregates whose answer depends on the order of the rows: the
+// group's (x, k, ...) rows as a list of structs, sorted by list_order_by. Other aggregates
+// ignore the order (nullopt).
+Result<std::optional<ExprPtr>> Planner::OrderedAggregate(const Node& n, const std::string& name,
+                                                         const std::vector<ExprPtr>& args,
+                                                         ExprScope& es) {
+  const bool to_list = name == "list" || name == "array_agg" || name == "agg_list";
+  const bool first = name == "first" || name == "any_value" || name == "arbitrary";
+  const bool last = name == "last";
+  if (!to_list && !first && !last && name != "string_agg") return std::optional<ExprPtr>();
+  if (n.distinct) {
+    return ErrorNear(n.offset, name + "(DISTINCT ... ORDER BY ...) is not supported yet",
+                     StatusCode::kNotImplemented);
+  }
+  if (args.empty()) return ErrorNear(n.offset, name + "() needs a value to aggregate");
+  std::vector<ExprPtr> fields = {expr::Literal("v"), args[0]};
+  std::vector<ExprPtr> ordered;
+  for (size_t i = 0; i < n.order_by.size(); ++i) {
+    const OrderItem& o = n.order_by[i];
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr key, Translate(*o.expr, es));
+    fields.push_back(expr::Literal("k" + std::to_string(i)));
+    fields.push_back(std::move(key));
+  }
+  ordered.push_back(expr::Aggregate("list", {expr::Call("struct_pack", std::move(fields))}));
+  for (const OrderItem& o : n.order_by) {
+    ordered.push_back(expr::Literal(!o.ascending));
+    ordered.push_back(expr::Literal(o.nulls_first.value_or(false)));
+  }
+  ExprPtr values = expr::Call("list_order_by", std::move(ordered));
+  if (to_list) return std::optional<ExprPtr>(values);
+  if (first || last) {
+    return std::optional<ExprPtr>(
+        expr::Call("list_extract", {values, expr::Literal(int64_t{first ? 1 : -1})}));
+  }
+  // string_agg: the non-null strings joined; null when there are none.
+  ExprPtr joined = expr::Call(
+      "list_join", {values, args.size() > 1 ? args[1] : expr::Literal(",")});
+  return std::optional<ExprPtr>(expr::Case(
+      {{expr::Binary(expr::BinaryOp::kGreater, expr::Aggregate("count", {args[0]}),
+                     expr::Literal(int64_t{0})),
+        joined}}));
 }
 
 Result<ExprPtr> Planner::TranslateWindow(const Node& n, ExprScope& es) {

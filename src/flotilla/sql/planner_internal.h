@@ -172,6 +172,9 @@ class Planner {
   Result<ExprPtr> TranslateFunction(const Node& n, ExprScope& es);
 
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);
+  Result<std::optional<ExprPtr>> OrderedAggregate(const Node& n, const std::string& name,
+                                                  const std::vector<ExprPtr>& args,
+                                                  ExprScope& es);
   /// The specification `over` stands for once the named window it refines is filled in.
   Status AlignByName(Relation* left, Relation* right);
   static std::string GroupingColumn(const std::string& key);

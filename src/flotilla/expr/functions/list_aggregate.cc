@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -267,6 +268,78 @@ Result<Datum> SortExec(const Args& args, int64_t num_rows) {
   });
 }
 
+// list_order_by(list<struct<value, key1, ...>>, descending1, nulls_first1, ...): the values in
+// the order of the keys (each with its direction and null placement), ties in list order. SQL's
+// ORDER BY inside an aggregate call: the group's rows are collected as such structs.
+Result<TypePtr> ResolveOrderBy(const Types& t) {
+  FLOTILLA_RETURN_NOT_OK(ExpectList("list_order_by", t, 0));
+  const TypePtr& e = ElementType(*t[0]);
+  if (e->id() != TypeId::kStruct || e->fields().size() < 2 ||
+      t.size() != 1 + 2 * (e->fields().size() - 1)) {
+    return Status::TypeError(
+        "list_order_by() takes a list of structs (value, key, ...) and a direction and null "
+        "placement flag per key");
+  }
+  for (size_t k = 1; k < e->fields().size(); ++k) {
+    if (!ElementOrder::IsOrderable(*e->fields()[k].type) &&
+        e->fields()[k].type->id() != TypeId::kNull) {
+      return ArgumentTypeError("list_order_by", 0, "sort keys of numbers, strings, bools or times",
+                               t[0]);
+    }
+  }
+  for (size_t i = 1; i < t.size(); ++i) FLOTILLA_RETURN_NOT_OK(ExpectBool("list_order_by", t, i));
+  return list(e->fields()[0]);
+}
+
+Result<Datum> OrderByExec(const Args& args, int64_t num_rows) {
+  const Array& lists = args[0].array();
+  const Array rows = lists.child(0);
+  const Array values = rows.field(0);
+  struct Key {
+    Array column;
+    std::optional<ElementOrder> order;  // none for an all-null key
+    bool descending, nulls_first;
+  };
+  std::vector<Key> keys;
+  for (int k = 1; k < static_cast<int>(rows.type()->fields().size()); ++k) {
+    Key key{rows.field(k), std::nullopt, false, false};
+    if (key.column.type_id() != TypeId::kNull) {
+      FLOTILLA_ASSIGN_OR_RETURN(ElementOrder order, ElementOrder::Make(key.column, "list_order_by"));
+      key.order = order;
+    }
+    keys.push_back(std::move(key));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(list(rows.type()->fields()[0])));
+  auto* out = static_cast<ListBuilder*>(builder.get());
+  std::vector<int64_t> index;
+  const Args lists_only = {args[0]};
+  return MapRows(lists_only, args[0].is_scalar() ? 1 : num_rows, out, [&](int64_t row) -> Status {
+    for (size_t k = 0; k < keys.size(); ++k) {
+      keys[k].descending = BoolAt(args[1 + 2 * k], row);
+      keys[k].nulls_first = BoolAt(args[2 + 2 * k], row);
+    }
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    index.resize(static_cast<size_t>(end - first));
+    std::iota(index.begin(), index.end(), first);
+    std::stable_sort(index.begin(), index.end(), [&](int64_t a, int64_t b) {
+      for (const Key& k : keys) {
+        const bool null_a = k.column.IsNull(a) || rows.IsNull(a);
+        const bool null_b = k.column.IsNull(b) || rows.IsNull(b);
+        if (null_a != null_b) return null_a == k.nulls_first;
+        if (null_a) continue;
+        const int c = k.order->Compare(a, b);
+        if (c != 0) return k.descending ? c > 0 : c < 0;
+      }
+      return false;
+    });
+    FLOTILLA_RETURN_NOT_OK(out->Append());
+    for (int64_t j : index) {
+      FLOTILLA_RETURN_NOT_OK(out->value_builder()->AppendArraySlice(values, j, 1));
+    }
+    return Status::OK();
+  });
+}
+
 Result<TypePtr> ResolveOrderable(std::string_view function, const Types& t) {
   FLOTILLA_RETURN_NOT_OK(ExpectList(function, t, 0));
   if (!ElementOrder::IsOrderable(*ElementType(*t[0]))) {
@@ -320,6 +393,12 @@ Status RegisterListAggregateFunctions(FunctionRegistry* r) {
          return VariableListOf(*t[0]);
        },
        DistinctExec}));
+  FLOTILLA_RETURN_NOT_OK(r->Add(
+      {"list_order_by",
+       "list_order_by(list of structs (value, key, ...), descending, nulls_first, ...): the "
+       "values ordered by the keys, each with its direction and null placement, ties in list "
+       "order (SQL's ORDER BY inside an aggregate); null for a null list.",
+       3, -1, ResolveOrderBy, OrderByExec}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"list_sort",
        "The list sorted ascending (descending when the optional flag is true), nulls last; null "
