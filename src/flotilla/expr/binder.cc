@@ -127,6 +127,7 @@ class Binder {
   // (CAST(500000000000 AS INTEGER)) stays as it is unless `strict`: it fails only if a row
   // evaluates it, which under CASE WHEN, or over no rows, none may.
   Result<BoundPtr> Fold(BoundPtr node, bool strict = false) {
+    if (node->kind == BoundKind::kCall && node->function->is_volatile) return node;
     for (const BoundPtr& c : node->children) {
       if (c->kind != BoundKind::kLiteral) return node;
     }

@@ -46,7 +46,7 @@ const FunctionRegistry& DefaultRegistry() {
     auto* r = new FunctionRegistry();
     for (auto reg : {RegisterArithmeticFunctions, RegisterComparisonFunctions,
                      RegisterStringFunctions, RegisterTemporalFunctions, RegisterMathFunctions,
-                     RegisterHashFunctions, RegisterListFunctions}) {
+                     RegisterHashFunctions, RegisterListFunctions, RegisterRandomFunctions}) {
       reg(r).Check();
     }
     return r;

@@ -43,6 +43,8 @@ struct ScalarFunction {
   ResolveLiteralFn resolve_with_literals = nullptr;
   /// The binder casts every argument to their common type first (list_value's elements).
   bool unify_arguments = false;
+  /// A new value for every row and call (random, uuid): never folded into a constant.
+  bool is_volatile = false;
 
   /// The result type for these arguments: resolve_with_literals when set, else resolve.
   Result<TypePtr> Resolve(const std::vector<TypePtr>& arg_types,
@@ -73,5 +75,6 @@ Status RegisterTemporalFunctions(FunctionRegistry* registry);
 Status RegisterMathFunctions(FunctionRegistry* registry);
 Status RegisterHashFunctions(FunctionRegistry* registry);
 Status RegisterListFunctions(FunctionRegistry* registry);
+Status RegisterRandomFunctions(FunctionRegistry* registry);  // volatile: random, uuid
 
 }  // namespace flotilla::expr

@@ -1,7 +1,9 @@
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <set>
 
+#include "flotilla/columnar/builder.h"
 #include "flotilla/common/stack_depth.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/compute/cast.h"
@@ -94,6 +96,10 @@ Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
                          "'" + shown + "' belongs to a query two or more levels out: correlated "
                          "references past the next enclosing query are not supported yet",
                          StatusCode::kNotImplemented);
+      }
+      if (n.names.size() == 1) {
+        auto now = CurrentTime(n.names[0]);
+        if (now) return *now;
       }
       return UnknownColumn(n, *es.scope);
     }
@@ -375,6 +381,10 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
                                    "belong to aggregates");
   }
   if (name == "coalesce" || name == "ifnull") return expr::Coalesce(std::move(args));
+  if (args.empty()) {
+    auto now = CurrentTime(name);
+    if (now) return *now;
+  }
   // Resolved against the group keys when the aggregation is planned.
   if (name == "grouping" || name == "grouping_id") return expr::Call("grouping", std::move(args));
   if ((name == "nullif") && args.size() == 2) {
@@ -412,6 +422,30 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   auto fn = expr::DefaultRegistry().Find(name);
   if (!fn.ok()) return ErrorNear(n.offset, fn.status().message(), StatusCode::kKeyError);
   return expr::Call(name, std::move(args));
+}
+
+// current_date / today(), current_timestamp / now() / get_current_timestamp(): the statement's
+// one instant, in UTC (timestamps without a zone); nullopt for other names.
+std::optional<ExprPtr> Planner::CurrentTime(const std::string& name) const {
+  const bool date = name == "current_date" || name == "today";
+  const bool stamp = name == "current_timestamp" || name == "now" ||
+                     name == "get_current_timestamp" || name == "localtimestamp";
+  if (!date && !stamp) return std::nullopt;
+  if (!ctx_.statement_micros) {
+    ctx_.statement_micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                                std::chrono::system_clock::now().time_since_epoch())
+                                .count();
+  }
+  const int64_t micros = *ctx_.statement_micros;
+  if (date) {
+    NumericBuilder<int32_t> day(date32());
+    const int64_t days = micros / 86'400'000'000 - (micros % 86'400'000'000 < 0 ? 1 : 0);
+    if (!day.Append(static_cast<int32_t>(days)).ok()) return std::nullopt;
+    return expr::Literal(day.Finish().ValueOrDie());
+  }
+  NumericBuilder<int64_t> stamp_value(timestamp(TimeUnit::kMicro));
+  if (!stamp_value.Append(micros).ok()) return std::nullopt;
+  return expr::Literal(stamp_value.Finish().ValueOrDie());
 }
 
 // f(x ORDER BY k, ...) for the aggregates whose answer depends on the order of the rows: the

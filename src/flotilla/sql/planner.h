@@ -19,6 +19,7 @@
 //    decimals, as DuckDB, so `0.06 - 0.01` is exact.
 // Errors point into the SQL text (line, column, caret).
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,6 +41,10 @@ struct PlannerContext {
   /// The common table expressions being planned (a reference to one from its own body is a
   /// recursive CTE, refused by name).
   mutable std::vector<std::string> defining_ctes;
+  /// Microseconds since the epoch (UTC) when the statement first asked for the time: now(),
+  /// current_date and current_timestamp read this one instant, as DuckDB's read the
+  /// transaction's start.
+  mutable std::optional<int64_t> statement_micros;
 };
 
 /// The plan of `query`; its schema's names are the query's output column names.

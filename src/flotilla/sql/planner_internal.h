@@ -172,6 +172,7 @@ class Planner {
   Result<ExprPtr> TranslateFunction(const Node& n, ExprScope& es);
 
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);
+  std::optional<ExprPtr> CurrentTime(const std::string& name) const;
   Result<std::optional<ExprPtr>> OrderedAggregate(const Node& n, const std::string& name,
                                                   const std::vector<ExprPtr>& args,
                                                   ExprScope& es);

@@ -71,6 +71,8 @@ std::vector<Case> StringCases() {
       {"typeof", {s}, /*null_first_gives_null=*/false},
       {"glob", {s, LitS("*W[!x]rld*")}},
       {"regexp_full_match", {s, LitS(".*l+.*")}},
+      {"format", {s, LitS("x"), LitI(3)}},
+      {"printf", {LitS("%s-%d"), s, LitI(3)}},
   };
 }
 

@@ -9,6 +9,7 @@ Status RegisterStringFunctions(FunctionRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(functions::RegisterRegexFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterDigestFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterEditFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterFormatFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterTypeOfFunction(registry));
   return functions::RegisterNormalizeFunctions(registry);
 }

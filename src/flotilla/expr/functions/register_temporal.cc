@@ -107,6 +107,12 @@ Status RegisterTemporalFunctions(FunctionRegistry* registry) {
        "the format.",
        2, 2, temporal::ResolveStrptime, temporal::ExecStrptime}));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
+      {"try_strptime",
+       "try_strptime(text, format): as strptime, but null where the text does not match the "
+       "format or is out of range.",
+       2, 2, temporal::ResolveStrptime, temporal::ExecTryStrptime}));
+  FLOTILLA_RETURN_NOT_OK(temporal::RegisterEpochFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"to_date",
        "to_date(text[, format]): parses a date ('YYYY-MM-DD' by default, else a strptime "
        "format); a mismatch is an error.",

@@ -24,6 +24,8 @@ Status RegisterNormalizeFunctions(FunctionRegistry* registry);
 Status RegisterDigestFunctions(FunctionRegistry* registry);
 /// translate, levenshtein, hamming.
 Status RegisterEditFunctions(FunctionRegistry* registry);
+/// format, printf.
+Status RegisterFormatFunctions(FunctionRegistry* registry);
 /// typeof (a string about any value).
 Status RegisterTypeOfFunction(FunctionRegistry* registry);
 

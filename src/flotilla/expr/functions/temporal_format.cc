@@ -379,7 +379,8 @@ Result<TypePtr> ResolveStrptime(const std::vector<TypePtr>& types) {
   return timestamp(TimeUnit::kMicro);
 }
 
-Result<Datum> ExecStrptime(const std::vector<Datum>& args, int64_t num_rows) {
+template <bool kTry>
+Result<Datum> Strptime(const std::vector<Datum>& args, int64_t num_rows) {
   const int64_t rows = OutputRows(args, num_rows);
   NumericBuilder<int64_t> out(timestamp(TimeUnit::kMicro));
   FLOTILLA_RETURN_NOT_OK(out.Reserve(rows));
@@ -390,12 +391,20 @@ Result<Datum> ExecStrptime(const std::vector<Datum>& args, int64_t num_rows) {
     }
     Parsed parsed;
     auto m = Parser(StringAt(args[0], r), StringAt(args[1], r)).Run(&parsed);
+    if (!m.ok() && kTry) {
+      FLOTILLA_RETURN_NOT_OK(out.AppendNull());
+      continue;
+    }
     if (!m.ok()) return m.status().WithContext("strptime()");
     // An explicit %z makes the text a local time at that offset; store the UTC instant.
     int64_t micros;
     if (__builtin_mul_overflow(m->days, int64_t{86'400'000'000}, &micros) ||
         __builtin_add_overflow(micros, m->nanos / 1000 - parsed.offset_seconds * 1'000'000,
                                &micros)) {
+      if (kTry) {
+        FLOTILLA_RETURN_NOT_OK(out.AppendNull());
+        continue;
+      }
       return Status::Invalid("strptime(): '" + std::string(StringAt(args[0], r)) +
                              "' is out of the timestamp range");
     }
@@ -403,6 +412,14 @@ Result<Datum> ExecStrptime(const std::vector<Datum>& args, int64_t num_rows) {
   }
   FLOTILLA_ASSIGN_OR_RETURN(Array result, out.Finish());
   return MakeOutput(args, std::move(result));
+}
+
+Result<Datum> ExecStrptime(const std::vector<Datum>& args, int64_t num_rows) {
+  return Strptime<false>(args, num_rows);
+}
+
+Result<Datum> ExecTryStrptime(const std::vector<Datum>& args, int64_t num_rows) {
+  return Strptime<true>(args, num_rows);
 }
 
 Result<TypePtr> ResolveToDate(const std::vector<TypePtr>& types) {

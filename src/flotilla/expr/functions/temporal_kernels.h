@@ -56,6 +56,10 @@ Result<TypePtr> ResolveStrftime(const std::vector<TypePtr>& types);
 Result<Datum> ExecStrftime(const std::vector<Datum>& args, int64_t num_rows);
 Result<TypePtr> ResolveStrptime(const std::vector<TypePtr>& types);
 Result<Datum> ExecStrptime(const std::vector<Datum>& args, int64_t num_rows);
+/// try_strptime: null where the text does not match the format.
+Result<Datum> ExecTryStrptime(const std::vector<Datum>& args, int64_t num_rows);
+/// epoch (float64 seconds), epoch_ms and epoch_us (int64) of a date or timestamp.
+Status RegisterEpochFunctions(FunctionRegistry* registry);
 Result<TypePtr> ResolveToDate(const std::vector<TypePtr>& types);
 Result<Datum> ExecToDate(const std::vector<Datum>& args, int64_t num_rows);
 
