@@ -1,5 +1,6 @@
 #include "flotilla/compute/cast.h"
 
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -272,19 +273,89 @@ Result<Array> CastToTimestamp(const Array& in, const TypePtr& to, const CastOpti
   });
 }
 
+bool IsNested(const DataType& t) {
+  return t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList ||
+         t.id() == TypeId::kStruct;
+}
+
+// A string inside a list or struct is quoted, as DuckDB's casts quote it, when it could be
+// misread: empty, "null" in any case, with a separator or quote, or space at either end.
+void AppendNestedString(std::string_view s, std::string* out) {
+  const bool quote =
+      s.empty() || (s.size() == 4 && (s[0] | 32) == 'n' && (s[1] | 32) == 'u' &&
+                    (s[2] | 32) == 'l' && (s[3] | 32) == 'l') ||
+      s.find_first_of(",[]{}:'\"") != std::string_view::npos || std::isspace(static_cast<unsigned char>(s.front())) ||
+      std::isspace(static_cast<unsigned char>(s.back()));
+  if (!quote) {
+    out->append(s);
+    return;
+  }
+  out->push_back('\'');
+  for (char c : s) {
+    if (c == '\'') out->push_back('\\');
+    out->push_back(c);
+  }
+  out->push_back('\'');
+}
+
+// Value i of `in` as text: strings as they are, whole floats with ".0" ("5.0", as DuckDB and
+// Python print them), lists as [a, b, NULL] and structs as {'name': value}, as DuckDB's casts.
+void AppendText(const Array& in, int64_t i, std::string* out, bool nested = false) {
+  const DataType& t = *in.type();
+  if (in.IsNull(i)) {
+    out->append("NULL");
+  } else if (IsString(t) && nested) {
+    AppendNestedString(in.GetView(i), out);
+  } else if (IsString(t)) {
+    out->append(in.GetView(i));
+  } else if (t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList) {
+    const Array values = in.child(0);
+    const int64_t size = t.id() == TypeId::kFixedSizeList ? t.fixed_size() : 0;
+    const int64_t first = size ? (in.offset() + i) * size : in.ValueOffset(i);
+    const int64_t end = size ? first + size : in.ValueOffset(i + 1);
+    out->push_back('[');
+    for (int64_t j = first; j < end; ++j) {
+      if (j > first) out->append(", ");
+      AppendText(values, j, out, true);
+    }
+    out->push_back(']');
+  } else if (t.id() == TypeId::kStruct) {
+    out->push_back('{');
+    for (int f = 0; f < static_cast<int>(t.fields().size()); ++f) {
+      if (f > 0) out->append(", ");
+      out->append("'" + t.fields()[f].name + "': ");
+      AppendText(in.field(f), i, out, true);
+    }
+    out->push_back('}');
+  } else {
+    std::string text = in.ValueToString(i);
+    if (t.is_floating() && text.find_first_not_of("-0123456789") == std::string::npos) {
+      text += ".0";
+    }
+    out->append(text);
+  }
+}
+
+// list<a> to list<b>: the elements cast, the offsets and validity kept.
+Result<Array> CastList(const Array& in, const TypePtr& to, const CastOptions& options) {
+  FLOTILLA_ASSIGN_OR_RETURN(Array values, Cast(in.child(0), to->fields()[0].type, options));
+  auto data = std::make_shared<ArrayData>(*in.data());
+  data->type = to;
+  data->children = {values.data()};
+  return Array(std::move(data));
+}
+
 Result<Array> CastToString(const Array& in, const TypePtr& to) {
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(to));
   FLOTILLA_RETURN_NOT_OK(builder->Reserve(in.length()));
-  const bool copy_bytes = IsString(*in.type());
-  const bool floating = in.type()->is_floating();
+  std::string text;
   for (int64_t i = 0; i < in.length(); ++i) {
     if (in.IsNull(i)) {
       FLOTILLA_RETURN_NOT_OK(builder->AppendNull());
       continue;
     }
-    std::string text = copy_bytes ? std::string(in.GetView(i)) : in.ValueToString(i);
-    // A whole float reads as one ("5.0", as DuckDB and Python print it), not as an integer.
-    if (floating && text.find_first_not_of("-0123456789") == std::string::npos) text += ".0";
+    text.clear();
+    AppendText(in, i, &text);
     if (to->id() == TypeId::kLargeString) {
       FLOTILLA_RETURN_NOT_OK(static_cast<LargeStringBuilder*>(builder.get())->Append(text));
     } else {
@@ -314,9 +385,11 @@ bool CanCast(const DataType& from, const DataType& to) {
   const bool from_number = from.is_numeric() || from.id() == TypeId::kDecimal128;
   const bool from_string = IsString(from);
   switch (to.id()) {
+    case TypeId::kList:
+      return from.id() == TypeId::kList && CanCast(*from.fields()[0].type, *to.fields()[0].type);
     case TypeId::kString:
     case TypeId::kLargeString:
-      return from_number || from_string || from.id() == TypeId::kBool ||
+      return from_number || from_string || from.id() == TypeId::kBool || IsNested(from) ||
              from.id() == TypeId::kDate32 || from.id() == TypeId::kTimestamp ||
              from.id() == TypeId::kDuration || from.id() == TypeId::kTime64;
     case TypeId::kBool:
@@ -344,6 +417,8 @@ Result<Array> Cast(const Array& values, const TypePtr& to, const CastOptions& op
     return Cast(decoded, to, options);
   }
   switch (to->id()) {
+    case TypeId::kList:
+      return CastList(values, to, options);
     case TypeId::kString:
     case TypeId::kLargeString:
       return CastToString(values, to);

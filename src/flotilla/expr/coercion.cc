@@ -111,6 +111,11 @@ TypePtr CommonType(const TypePtr& a, const TypePtr& b, CoercionPurpose purpose) 
   const bool xs = x.id() == TypeId::kString || x.id() == TypeId::kLargeString;
   const bool ys = y.id() == TypeId::kString || y.id() == TypeId::kLargeString;
   if (xs && ys) return large_utf8();
+  if (x.id() == TypeId::kList && y.id() == TypeId::kList && purpose == CoercionPurpose::kUnify) {
+    // [] (list<null>) and [1, 2] unify to list<int32>, [1] and [2.5] to list<decimal>.
+    TypePtr element = CommonType(x.fields()[0].type, y.fields()[0].type, purpose);
+    if (element != nullptr) return list(element);
+  }
   return nullptr;
 }
 

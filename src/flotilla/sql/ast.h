@@ -137,6 +137,14 @@ struct SelectCore {
   NodePtr having;
   NodePtr qualify;
   std::map<std::string, std::shared_ptr<const WindowAst>> windows;  // WINDOW name AS (...)
+  // USING SAMPLE n ROWS | p PERCENT [REPEATABLE (seed)]: applied to the FROM clause's rows.
+  struct Sample {
+    bool percent = false;
+    double amount = 0;
+    std::optional<uint64_t> seed;
+    int64_t offset = 0;
+  };
+  std::optional<Sample> sample;
 };
 
 struct CommonTable {

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <string>
 
 #include "flotilla/sql/parser_internal.h"
@@ -169,6 +170,11 @@ Result<QueryPtr> Parser::QueryTerm() {
   if (Keyword("qualify")) {
     FLOTILLA_ASSIGN_OR_RETURN(core->qualify, Expr());
   }
+  if (Peek().IsKeyword("using") && Peek(1).IsKeyword("sample")) {
+    Next();
+    Next();
+    FLOTILLA_ASSIGN_OR_RETURN(core->sample, SampleClause());
+  }
   auto q = std::make_shared<Query>();
   q->kind = Query::kSelect;
   q->offset = at;
@@ -268,6 +274,52 @@ Status Parser::GroupByList(SelectCore* core) {
   }
   core->grouping_sets = std::move(product);
   return Status::OK();
+}
+
+// n [ROWS] | p% | p PERCENT, optionally as method(...) or followed by (method[, seed]), and
+// REPEATABLE (seed): DuckDB's forms. Every method samples uniformly without replacement here.
+Result<SelectCore::Sample> Parser::SampleClause() {
+  SelectCore::Sample sample;
+  sample.offset = Peek().offset;
+  const bool wrapped = (Peek().IsKeyword("reservoir") || Peek().IsKeyword("bernoulli") ||
+                        Peek().IsKeyword("system")) &&
+                       Peek(1).IsOperator("(");
+  if (wrapped) {
+    Next();
+    Next();
+  }
+  const Token& number = Peek();
+  if (number.kind != TokenKind::kInteger && number.kind != TokenKind::kFloat) {
+    return Error(number, "expected a sample size: n ROWS or p PERCENT");
+  }
+  sample.amount = std::strtod(Next().text.c_str(), nullptr);
+  if (Operator("%") || Keyword("percent")) {
+    sample.percent = true;
+    if (sample.amount > 100) return Error(number, "a sample of more than 100 percent");
+  } else {
+    Keyword("rows");
+    if (number.kind != TokenKind::kInteger) return Error(number, "a row count must be whole");
+  }
+  if (wrapped) FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  auto seed = [&]() -> Status {
+    const Token& t = Peek();
+    if (t.kind != TokenKind::kInteger) return Error(t, "expected a seed (an integer)");
+    sample.seed = std::strtoull(Next().text.c_str(), nullptr, 10);
+    return Status::OK();
+  };
+  if (!wrapped && Operator("(")) {
+    if (!Keyword("reservoir") && !Keyword("bernoulli") && !Keyword("system")) {
+      return Error(Peek(), "expected a sampling method (reservoir, bernoulli or system)");
+    }
+    if (Operator(",")) FLOTILLA_RETURN_NOT_OK(seed());
+    FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  }
+  if (Keyword("repeatable")) {
+    FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+    FLOTILLA_RETURN_NOT_OK(seed());
+    FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  }
+  return sample;
 }
 
 Status Parser::SelectList(SelectCore* core) {

@@ -69,6 +69,8 @@ class Parser {
 
   Status GroupByList(SelectCore* core);
 
+  Result<SelectCore::Sample> SampleClause();
+
   Result<std::string> AliasName();
 
   Result<std::vector<std::string>> IdentifierList();

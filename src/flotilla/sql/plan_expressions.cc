@@ -381,6 +381,8 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
                                    "belong to aggregates");
   }
   if (name == "coalesce" || name == "ifnull") return expr::Coalesce(std::move(args));
+  // Replaced by the exploded column when the select list is projected (PlanUnnest).
+  if (name == "unnest" && args.size() == 1) return expr::Call("unnest", std::move(args));
   if (args.empty()) {
     auto now = CurrentTime(name);
     if (now) return *now;

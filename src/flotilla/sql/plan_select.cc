@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <map>
+#include <random>
 #include <set>
 
 #include "flotilla/common/suggest.h"
@@ -147,6 +148,16 @@ Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore&
 Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
   named_windows_ = &s.windows;
   FLOTILLA_ASSIGN_OR_RETURN(Relation rel, PlanFrom(s.from));
+  if (s.sample) {
+    // As DuckDB's: the FROM clause's rows are sampled, before WHERE.
+    const uint64_t seed = s.sample->seed.value_or(std::random_device{}());
+    auto plan = s.sample->percent
+                    ? exec::MakeSampleFraction(rel.plan, s.sample->amount / 100.0, false, seed)
+                    : exec::MakeSampleSize(rel.plan, static_cast<int64_t>(s.sample->amount),
+                                           false, seed);
+    FLOTILLA_RETURN_NOT_OK(Located(plan.status(), s.sample->offset));
+    rel.plan = *plan;
+  }
   if (s.where) {
     std::vector<const Node*> conjuncts;
     SplitAst(*s.where, &conjuncts);
@@ -290,6 +301,7 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     distinct_on.push_back(NewName("__distinct"));
     project.push_back(expr::Alias(order[i].second, distinct_on.back()));
   }
+  FLOTILLA_RETURN_NOT_OK(PlanUnnest(&rel, &project, q.offset));
   auto projected = exec::MakeProject(rel.plan, project);
   FLOTILLA_RETURN_NOT_OK(Located(projected.status(), q.offset));
   Relation out{*projected, columns};
@@ -314,6 +326,40 @@ Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
     FLOTILLA_ASSIGN_OR_RETURN(out.plan, exec::MakeProject(out.plan, keep));
   }
   return out;
+}
+
+// unnest(list) in the select list, as DuckDB's: one row per element, the row dropped when the
+// list is empty or null. The list is computed beside the input's columns, rows with elements
+// kept, and exploded; every unnest(list) of the projection then reads the element column.
+Status Planner::PlanUnnest(Relation* rel, std::vector<ExprPtr>* project, int64_t offset) {
+  ExprPtr list;
+  const std::string element = NewName("__unnest");
+  for (ExprPtr& e : *project) {
+    FLOTILLA_ASSIGN_OR_RETURN(
+        e, expr::Rewrite(e, [&](const ExprPtr& n) -> Result<ExprPtr> {
+          if (n->kind() != ExprKind::kCall || n->name() != "unnest") return ExprPtr();
+          const ExprPtr& arg = n->children()[0];
+          if (list && list->ToString() != arg->ToString()) {
+            return Status::NotImplemented(
+                "unnest() of two different lists in one SELECT is not supported yet");
+          }
+          list = arg;
+          return expr::Column(element);
+        }));
+  }
+  if (!list) return Status::OK();
+  std::vector<ExprPtr> columns;
+  for (const Field& f : rel->plan->schema()->fields()) columns.push_back(expr::Column(f.name));
+  columns.push_back(expr::Alias(list, element));
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr plan, exec::MakeProject(rel->plan, columns));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      plan, exec::MakeFilter(plan, expr::Binary(expr::BinaryOp::kGreater,
+                                                expr::Call("list_length", {expr::Column(element)}),
+                                                expr::Literal(int64_t{0}))));
+  auto exploded = exec::MakeExplode(plan, {element});
+  FLOTILLA_RETURN_NOT_OK(Located(exploded.status(), offset));
+  rel->plan = *exploded;
+  return Status::OK();
 }
 
 void Planner::SplitAst(const Node& n, std::vector<const Node*>* out) {

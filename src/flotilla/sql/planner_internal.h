@@ -178,6 +178,7 @@ class Planner {
                                                   ExprScope& es);
   /// The specification `over` stands for once the named window it refines is filled in.
   Status AlignByName(Relation* left, Relation* right);
+  Status PlanUnnest(Relation* rel, std::vector<ExprPtr>* project, int64_t offset);
   static std::string GroupingColumn(const std::string& key);
   Result<PlanPtr> PlanGroupingSets(const PlanPtr& input, const std::vector<ExprPtr>& keys,
                                    const std::vector<exec::AggregateSpec>& aggregates,

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <filesystem>
+#include <fstream>
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/cast.h"
@@ -331,13 +332,32 @@ TEST_F(CsvTest, WriterRoundTripsEveryFlatType) {
 }
 
 TEST_F(CsvTest, WriterRefusesWhatCsvCannotHold) {
-  auto batch = RecordBatch::FromColumns({{"l", testing::RandomArray(list(int32()), 3, 1)}});
+  auto batch = RecordBatch::FromColumns({{"b", testing::RandomArray(binary(), 3, 1)}});
   ASSERT_TRUE(batch.ok());
-  Status st = WriteCsvFile((dir_ / "l.csv").string(), batch->schema(), {*batch});
+  Status st = WriteCsvFile((dir_ / "b.csv").string(), batch->schema(), {*batch});
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("column 'l' of type list<int32> cannot be written as CSV"),
+  EXPECT_NE(st.message().find("column 'b' of type binary cannot be written as CSV"),
             std::string::npos) << st.message();
-  EXPECT_FALSE(fs::exists(dir_ / "l.csv"));
+  EXPECT_FALSE(fs::exists(dir_ / "b.csv"));
+}
+
+TEST_F(CsvTest, ListsAndStructsAreWrittenAsDuckDbWritesThem) {
+  auto builder = MakeBuilder(list(int32()));
+  ASSERT_TRUE(builder.ok());
+  auto* lists = static_cast<ListBuilder*>(builder->get());
+  auto* values = static_cast<NumericBuilder<int32_t>*>(lists->value_builder());
+  ASSERT_TRUE(lists->Append().ok() && values->Append(1).ok() && values->AppendNull().ok());
+  ASSERT_TRUE(lists->AppendNull().ok());
+  ASSERT_TRUE(lists->Append().ok());
+  auto l = lists->Finish();
+  ASSERT_TRUE(l.ok());
+  auto batch = RecordBatch::FromColumns({{"l", *l}});
+  ASSERT_TRUE(batch.ok());
+  const std::string path = (dir_ / "l.csv").string();
+  ASSERT_TRUE(WriteCsvFile(path, batch->schema(), {*batch}).ok());
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text, "l\n\"[1, NULL]\"\n\n[]\n");
 }
 
 }  // namespace

@@ -10,11 +10,10 @@ Result<std::unique_ptr<CsvFileWriter>> CsvFileWriter::Open(std::unique_ptr<io::O
                                                            CsvWriteOptions options) {
   for (const Field& f : schema->fields()) {
     const DataType& t = f.type->id() == TypeId::kDictionary ? *f.type->value_type() : *f.type;
-    if (t.is_nested() || t.id() == TypeId::kBinary || t.id() == TypeId::kLargeBinary ||
+    if (t.id() == TypeId::kBinary || t.id() == TypeId::kLargeBinary ||
         t.id() == TypeId::kFixedSizeBinary)
       return Status::TypeError("column '" + f.name + "' of type " + f.type->ToString() +
-                               " cannot be written as CSV" +
-                               (t.is_nested() ? "" : "; cast it to string first"));
+                               " cannot be written as CSV; cast it to string first");
   }
   std::unique_ptr<CsvFileWriter> writer(
       new CsvFileWriter(std::move(out), std::move(schema), std::move(options)));

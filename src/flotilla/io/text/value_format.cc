@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "flotilla/columnar/decimal.h"
+#include "flotilla/compute/cast.h"
 
 namespace flotilla::text {
 
@@ -159,6 +160,11 @@ void AppendJsonString(std::string_view s, std::string* out) {
 
 Status FormatColumn(const Array& column, TextStyle style, const std::string& name,
                     ColumnText* out) {
+  if (style == TextStyle::kCsv && column.type()->is_nested()) {
+    // As DuckDB writes them: [1, 2, NULL] and {'a': 1} (the cast to text's form).
+    FLOTILLA_ASSIGN_OR_RETURN(Array text, compute::Cast(column, utf8()));
+    return FormatColumn(text, style, name, out);
+  }
   out->bytes.clear();
   out->offsets.assign(1, 0);
   out->offsets.reserve(static_cast<size_t>(column.length()) + 1);

@@ -12,8 +12,9 @@
 namespace flotilla::text {
 
 enum class TextStyle : uint8_t {
-  /// Bare text; strings as they are (the CSV writer quotes what needs it); nulls empty; nested
-  /// values refused. Non-finite floats as "nan", "inf", "-inf".
+  /// Bare text; strings as they are (the CSV writer quotes what needs it); nulls empty; lists
+  /// and structs as DuckDB writes them ([1, 2, NULL], {'a': 1}). Non-finite floats as "nan",
+  /// "inf", "-inf".
   kCsv,
   /// JSON values: strings, dates and timestamps quoted and escaped, lists as arrays, structs as
   /// objects, nulls as null; non-finite floats as the strings "NaN", "Infinity", "-Infinity";
@@ -31,8 +32,8 @@ struct ColumnText {
   }
 };
 
-/// Formats every row of `column`. Types with no text form in `style` (binary; nested types in
-/// CSV) are a TypeError naming `name`.
+/// Formats every row of `column`. Types with no text form in `style` (binary) are a TypeError
+/// naming `name`.
 Status FormatColumn(const Array& column, TextStyle style, const std::string& name,
                     ColumnText* out);
 
