@@ -172,14 +172,18 @@ struct Query {
 };
 
 struct Statement {
-  enum Kind { kQuery, kExplain, kCreateView, kCreateTable, kCopy, kSet, kDrop, kShowTables, kDescribe };
+  enum Kind {
+    kQuery, kExplain, kCreateView, kCreateTable, kCopy, kSet, kDrop, kShowTables, kDescribe,
+    kInsert,
+  };
   Kind kind = kQuery;
   int64_t offset = 0;
   QueryPtr query;
   bool analyze = false;                    // EXPLAIN ANALYZE
   std::shared_ptr<const Statement> inner;  // EXPLAIN's statement
   std::string name;                        // view / table / setting
-  std::vector<std::string> column_aliases; // CREATE VIEW v (a, b)
+  std::vector<std::string> column_aliases; // CREATE VIEW v (a, b); INSERT INTO t (a, b)
+  std::vector<Field> columns;              // CREATE TABLE t (a INTEGER, b VARCHAR)
   bool temporary = false, or_replace = false, if_exists = false;
   std::string path;                        // COPY ... TO 'path'
   std::vector<NamedArg> options;           // COPY's (FORMAT parquet, ...)

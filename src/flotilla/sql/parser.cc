@@ -159,6 +159,18 @@ Result<Statement> Parser::ParseStatement() {
     return s;
   }
   if (Keyword("create")) return Create(std::move(s));
+  if (Keywords("insert", "into")) {
+    // INSERT INTO t [(a, b)] VALUES ... | SELECT ...
+    s.kind = Statement::kInsert;
+    FLOTILLA_ASSIGN_OR_RETURN(s.name, Identifier("a table name"));
+    if (Peek().IsOperator("(") && !Peek(1).IsKeyword("select") && !Peek(1).IsKeyword("with") &&
+        !Peek(1).IsKeyword("values") && !Peek(1).IsKeyword("from")) {
+      Next();
+      FLOTILLA_ASSIGN_OR_RETURN(s.column_aliases, IdentifierList());
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());
+    return s;
+  }
   if (Keyword("copy")) return Copy(std::move(s));
   if (Keyword("set")) {
     s.kind = Statement::kSet;
@@ -184,12 +196,21 @@ Result<Statement> Parser::ParseStatement() {
   }
   if (Keyword("describe")) {
     s.kind = Statement::kDescribe;
+    if (AtIdentifier() && !Peek().IsKeyword("select") && !Peek().IsKeyword("with") &&
+        !Peek().IsKeyword("values") && !Peek().IsKeyword("from")) {
+      // DESCRIBE t: the table's columns, as DESCRIBE SELECT * FROM t.
+      auto ref = std::make_shared<TableRef>();
+      ref->offset = Peek().offset;
+      FLOTILLA_ASSIGN_OR_RETURN(ref->name, Identifier("a table name"));
+      s.query = SelectStarFrom(ref);
+      return s;
+    }
     FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());
     return s;
   }
   if (!Peek().IsKeyword("select") && !Peek().IsKeyword("with") && !Peek().IsKeyword("values") &&
       !Peek().IsOperator("(") && !Peek().IsKeyword("from")) {
-    return Error(Peek(), "expected a statement (SELECT, WITH, VALUES, EXPLAIN, CREATE, COPY, SET)");
+    return Error(Peek(), "expected a statement (SELECT, WITH, VALUES, EXPLAIN, CREATE, INSERT, COPY, SET, DROP, DESCRIBE)");
   }
   s.kind = Statement::kQuery;
   FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());
@@ -214,9 +235,41 @@ Result<Statement> Parser::Create(Statement s) {
   if (s.kind == Statement::kCreateView && Operator("(")) {
     FLOTILLA_ASSIGN_OR_RETURN(s.column_aliases, IdentifierList());
   }
+  if (s.kind == Statement::kCreateTable && Operator("(")) {
+    // CREATE TABLE t (a INTEGER [NOT NULL | NULL | PRIMARY KEY], ...): an empty table.
+    do {
+      Field f;
+      FLOTILLA_ASSIGN_OR_RETURN(f.name, Identifier("a column name"));
+      FLOTILLA_ASSIGN_OR_RETURN(f.type, TypeName());
+      while (true) {
+        if (Keywords("not", "null")) {
+          f.nullable = false;
+        } else if (Keyword("null")) {
+          f.nullable = true;
+        } else if (Keywords("primary", "key") || Keyword("unique")) {
+          return Error(tokens_[pos_ - 1], "constraints other than NOT NULL are not supported");
+        } else {
+          break;
+        }
+      }
+      s.columns.push_back(std::move(f));
+    } while (Operator(","));
+    FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+    return s;
+  }
   FLOTILLA_RETURN_NOT_OK(ExpectKeyword("as"));
   FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());
   return s;
+}
+
+QueryPtr Parser::SelectStarFrom(std::shared_ptr<const TableRef> ref) {
+  auto core = std::make_shared<SelectCore>();
+  core->items.push_back({Make(NodeKind::kStar, ref->offset), ""});
+  core->from.push_back(ref);
+  auto q = std::make_shared<Query>();
+  q->offset = ref->offset;
+  q->select = std::move(core);
+  return q;
 }
 
 Result<Statement> Parser::Copy(Statement s) {
@@ -226,23 +279,76 @@ Result<Statement> Parser::Copy(Statement s) {
     FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
   } else {
     // COPY table TO ...: the same as COPY (SELECT * FROM table).
-    const int64_t at = Peek().offset;
-    FLOTILLA_ASSIGN_OR_RETURN(std::string table, Identifier("a table name or '(' query ')'"));
-    auto core = std::make_shared<SelectCore>();
-    core->items.push_back({Make(NodeKind::kStar, at), ""});
     auto ref = std::make_shared<TableRef>();
-    ref->kind = TableRef::kNamed;
-    ref->name = table;
-    ref->offset = at;
-    core->from.push_back(ref);
-    auto q = std::make_shared<Query>();
-    q->select = core;
-    q->offset = at;
-    s.query = q;
+    ref->offset = Peek().offset;
+    FLOTILLA_ASSIGN_OR_RETURN(ref->name, Identifier("a table name or '(' query ')'"));
+    if (Keyword("from")) return CopyFrom(std::move(s), ref->name);
+    s.query = SelectStarFrom(ref);
   }
   FLOTILLA_RETURN_NOT_OK(ExpectKeyword("to"));
   if (Peek().kind != TokenKind::kString) return Error(Peek(), "expected a quoted file path");
   s.path = Next().text;
+  FLOTILLA_RETURN_NOT_OK(CopyOptions(&s));
+  return s;
+}
+
+// COPY t FROM 'path' [(options)]: INSERT INTO t SELECT * FROM read_<format>('path', options),
+// the format from FORMAT or the path's extension; HEADER, DELIMITER/SEP, QUOTE, ESCAPE, NULL
+// and SKIP become the CSV reader's options.
+Result<Statement> Parser::CopyFrom(Statement s, std::string table) {
+  s.kind = Statement::kInsert;
+  s.name = std::move(table);
+  if (Peek().kind != TokenKind::kString) return Error(Peek(), "expected a quoted file path");
+  auto ref = std::make_shared<TableRef>();
+  ref->kind = TableRef::kFunction;
+  ref->offset = Peek().offset;
+  auto path = Make(NodeKind::kLiteral, Peek().offset);
+  path->literal = LiteralKind::kString;
+  path->text = Next().text;
+  ref->args.push_back({"", path});
+  FLOTILLA_RETURN_NOT_OK(CopyOptions(&s));
+  std::string format;
+  auto ends_with = [&](std::string_view suffix) {
+    return path->text.size() >= suffix.size() &&
+           Lower(path->text.substr(path->text.size() - suffix.size())) == suffix;
+  };
+  if (ends_with(".parquet")) format = "parquet";
+  if (ends_with(".json") || ends_with(".jsonl") || ends_with(".ndjson")) format = "json";
+  if (ends_with(".csv") || ends_with(".tsv") || ends_with(".txt")) format = "csv";
+  for (const NamedArg& o : s.options) {
+    std::string name = o.name;
+    if (name == "format") {
+      if (!o.value || o.value->kind != NodeKind::kLiteral) {
+        return ErrorAt(sql_, s.offset, "COPY FROM: FORMAT takes parquet, csv or json");
+      }
+      format = Lower(o.value->text);
+      continue;
+    }
+    if (name == "delimiter" || name == "sep") name = "delim";
+    if (name == "null") name = "nullstr";
+    NodePtr value = o.value;
+    // HEADER, HEADER true, HEADER false: booleans (a bare word was read as a string).
+    if (!value || (value->kind == NodeKind::kLiteral && value->literal == LiteralKind::kString &&
+                   (value->text == "true" || value->text == "false"))) {
+      auto b = Make(NodeKind::kLiteral, value ? value->offset : s.offset);
+      b->literal = LiteralKind::kBool;
+      b->text = value ? value->text : "true";
+      value = b;
+    }
+    ref->args.push_back({name, value});
+  }
+  if (format != "parquet" && format != "csv" && format != "json") {
+    return ErrorAt(sql_, ref->offset,
+                   "COPY FROM: cannot tell the format of '" + path->text +
+                       "' from its name; give (FORMAT parquet | csv | json)");
+  }
+  ref->name = "read_" + format;
+  s.query = SelectStarFrom(ref);
+  return s;
+}
+
+Status Parser::CopyOptions(Statement* statement) {
+  Statement& s = *statement;
   if (Operator("(")) {
     do {
       NamedArg option;
@@ -263,7 +369,7 @@ Result<Statement> Parser::Copy(Statement s) {
     } while (Operator(","));
     FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
   }
-  return s;
+  return Status::OK();
 }
 
 }  // namespace internal

@@ -55,6 +55,9 @@ class Parser {
   Result<Statement> Create(Statement s);
 
   Result<Statement> Copy(Statement s);
+  Result<Statement> CopyFrom(Statement s, std::string table);
+  Status CopyOptions(Statement* s);
+  QueryPtr SelectStarFrom(std::shared_ptr<const TableRef> ref);
 
   // --- Queries ------------------------------------------------------------------------------
 

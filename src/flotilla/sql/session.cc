@@ -1,7 +1,9 @@
 #include "flotilla/sql/session.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <set>
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/common/suggest.h"
@@ -274,6 +276,20 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
       if (!s.or_replace && catalog_.Find(s.name)) {
         return ErrorAt(sql, s.offset, "a table or view named '" + s.name + "' already exists");
       }
+      if (!s.query) {
+        // CREATE TABLE t (a INTEGER, ...): empty until INSERT adds rows.
+        std::set<std::string> names;
+        for (const Field& f : s.columns) {
+          if (!names.insert(AsciiLower(f.name)).second) {
+            return ErrorAt(sql, s.offset, "column '" + f.name + "' is given twice");
+          }
+        }
+        auto schema = std::make_shared<Schema>(s.columns);
+        FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr source, exec::MakeInMemorySource(schema, std::vector<RecordBatch>{}));
+        FLOTILLA_RETURN_NOT_OK(catalog_.Add(s.name, Catalog::Kind::kTable, source, true));
+        out.message = "CREATE TABLE";
+        return out;
+      }
       FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanStatementQuery(*s.query, sql));
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, Run(plan));
       FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr source,
@@ -282,6 +298,8 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
       out.message = "CREATE TABLE (" + std::to_string(rows.num_rows()) + " rows)";
       return out;
     }
+    case Statement::kInsert:
+      return Insert(s, sql);
     case Statement::kDrop: {
       auto dropped = catalog_.Drop(s.name, s.if_exists);
       if (!dropped.ok()) return ErrorAt(sql, s.offset, dropped.message(), dropped.code());
@@ -316,6 +334,76 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
     }
   }
   return Status::Internal("unknown statement");
+}
+
+// INSERT INTO t [(columns)] query: the query's columns, by position, go to the named columns (all
+// of t's, in order, when none are named), cast to their types; t's other columns get NULL (an
+// error for NOT NULL ones). The table is then its old rows followed by the new ones.
+Result<StatementResult> Session::Insert(const Statement& s, std::string_view sql) {
+  const Catalog::Entry* table = catalog_.Find(s.name);
+  if (table == nullptr || table->kind != Catalog::Kind::kTable || table->plan == nullptr) {
+    return ErrorAt(sql, s.offset,
+                   table == nullptr ? "table '" + s.name + "' does not exist"
+                                    : "'" + s.name + "' is a view; INSERT takes a table",
+                   table == nullptr ? StatusCode::kKeyError : StatusCode::kInvalid);
+  }
+  const exec::PlanPtr old_rows = table->plan;
+  const Schema& schema = *old_rows->schema();
+  std::vector<int> targets;  // for each query column, the table column it fills
+  if (s.column_aliases.empty()) {
+    for (int i = 0; i < schema.num_fields(); ++i) targets.push_back(i);
+  } else {
+    for (const std::string& name : s.column_aliases) {
+      int found = -1;
+      for (int i = 0; i < schema.num_fields(); ++i)
+        if (AsciiLower(schema.field(i).name) == AsciiLower(name)) found = i;
+      if (found < 0) {
+        return ErrorAt(sql, s.offset, "table '" + s.name + "' has no column '" + name + "'");
+      }
+      if (std::find(targets.begin(), targets.end(), found) != targets.end()) {
+        return ErrorAt(sql, s.offset, "column '" + name + "' is named twice");
+      }
+      targets.push_back(found);
+    }
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanStatementQuery(*s.query, sql));
+  const Schema& given = *plan->schema();
+  if (given.num_fields() != static_cast<int>(targets.size())) {
+    return ErrorAt(sql, s.offset,
+                   "table '" + s.name + "' takes " + std::to_string(targets.size()) +
+                       " column(s) here but the query gives " +
+                       std::to_string(given.num_fields()));
+  }
+  std::vector<expr::ExprPtr> columns;
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    const Field& f = schema.field(i);
+    auto at = std::find(targets.begin(), targets.end(), i);
+    if (at == targets.end() && !f.nullable) {
+      return ErrorAt(sql, s.offset, "column '" + f.name + "' is NOT NULL and gets no value");
+    }
+    expr::ExprPtr value =
+        at == targets.end()
+            ? expr::NullLiteral(null())
+            : expr::Column(given.field(static_cast<int>(at - targets.begin())).name);
+    columns.push_back(expr::Alias(expr::Cast(value, f.type), f.name));
+  }
+  auto converted = exec::MakeProject(plan, columns);
+  if (!converted.ok()) return ErrorAt(sql, s.offset, converted.status().message());
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch added, Run(*converted));
+  for (int i = 0; i < schema.num_fields(); ++i) {
+    if (!schema.field(i).nullable && added.column(i).null_count() > 0) {
+      return ErrorAt(sql, s.offset, "column '" + schema.field(i).name + "' is NOT NULL");
+    }
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch existing, Run(old_rows));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      added, RecordBatch::Make(old_rows->schema(), added.columns(), added.num_rows()));
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr source,
+                            exec::MakeInMemorySource(old_rows->schema(), {existing, added}));
+  FLOTILLA_RETURN_NOT_OK(catalog_.Add(s.name, Catalog::Kind::kTable, source, true));
+  StatementResult out;
+  out.message = "INSERT (" + std::to_string(added.num_rows()) + " rows)";
+  return out;
 }
 
 Result<StatementResult> Session::Copy(const Statement& s, std::string_view sql) {

@@ -88,6 +88,7 @@ class Session {
                                       const RowConsumer& consumer);
   Result<exec::PlanPtr> PlanStatementQuery(const Query& q, std::string_view sql);
   Result<StatementResult> Copy(const Statement& s, std::string_view sql);
+  Result<StatementResult> Insert(const Statement& s, std::string_view sql);
 
   Catalog catalog_;
   exec::ExecOptions options_;
