@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `flotilla sql` end to end: --tables, -f, --format csv|json|table, --output, --set, errors and
-# exit codes, the shell reading statements from stdin, and --runner dask.
+# exit codes, the shell reading statements and dot-commands from stdin, and --runner dask.
 set -euo pipefail
 FLOTILLA=${1:?usage: sql_cli.sh path/to/flotilla}
 DIR=$(mktemp -d)
@@ -34,6 +34,15 @@ grep -q "\^" <<<"$err" || fail "error caret: $err"
 
 out=$(printf "SELECT 40 + 2 AS answer;\nSELECT 'two'\n  || ' lines' AS s;\n" | "$FLOTILLA" sql --format csv)
 [ "$out" = $'answer\n42\ns\ntwo lines' ] || fail "shell: $out"
+
+# Shell commands between statements: .mode, .tables, .schema, .timer, .read, .quit.
+echo "SELECT 5 AS five;" > "$DIR/five.sql"
+out=$(printf '.mode csv\nCREATE TABLE t AS SELECT 1 AS a;\n.tables\n.schema t\n.timer on\nSELECT 2 AS b;\n.timer off\n.mode json\nSELECT 3 AS c;\n.read %s\n.quit\nSELECT 4;\n' "$DIR/five.sql" | "$FLOTILLA" sql 2>/dev/null)
+expected=$'name\nt\ncolumn_name,column_type\na,int32\nb\n2\nRun Time (s): real X\n{"c":3}\n{"five":5}'
+[ "$(sed -E 's/real [0-9.]+/real X/' <<<"$out")" = "$expected" ] || fail "shell commands: $out"
+if printf '.mode fancy\nSELECT 1;\n' | "$FLOTILLA" sql >/dev/null 2>&1; then
+  fail "an unknown .mode in a script must exit non-zero"
+fi
 
 out=$(printf "SELECT 1 + 1 AS two;\n" | "$FLOTILLA" --max-rows 5)
 grep -q "│ *2 │" <<<"$out" || fail "flotilla with no subcommand reads SQL: $out"

@@ -3,6 +3,7 @@
 #include <fmt/core.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -137,35 +138,130 @@ class LineReader {
   std::string history_;
 };
 
-// Reads statements until a line ends with ';' and runs them; errors are printed and the shell
-// goes on (on a terminal) or stops with exit code 1 (reading a script from stdin).
-int Shell(sql::Session* session, const SqlOptions& options) {
-  LineReader reader;
-  if (reader.tty()) {
-    fmt::print(stderr, "Flotilla SQL shell. End statements with ';', quit with Ctrl-D or .quit.\n");
+constexpr const char* kShellHelp =
+    ".help              this list\n"
+    ".quit, .exit       leave the shell (Ctrl-D too)\n"
+    ".mode MODE         print results as table (also box, duckbox), csv or json\n"
+    ".timer on|off      print each statement's run time\n"
+    ".tables            the tables and views\n"
+    ".schema [NAME]     the columns of a table or view (all when no name)\n"
+    ".read FILE         run the statements in FILE\n";
+
+// The shell: statements end with ';' at the end of a line; lines starting with '.' between
+// statements are commands, as in DuckDB's and SQLite's shells.
+class Shell {
+ public:
+  Shell(sql::Session* session, SqlOptions options)
+      : session_(session), options_(std::move(options)), timer_(options_.timer) {}
+
+  // Errors are printed and the shell goes on (on a terminal) or stops with exit code 1 (reading
+  // a script from stdin).
+  int Run() {
+    if (reader_.tty()) {
+      fmt::print(stderr,
+                 "Flotilla SQL shell. End statements with ';'; .help lists the commands; quit "
+                 "with Ctrl-D or .quit.\n");
+    }
+    std::string buffer, line;
+    while (reader_.Read(buffer.empty() ? "flotilla> " : "     ...> ", &line)) {
+      const size_t first = line.find_first_not_of(" \t");
+      if (buffer.empty() && first != std::string::npos && line[first] == '.') {
+        const Command done = RunCommand(line.substr(first));
+        if (done == Command::kQuit) break;
+        if (done == Command::kFailed && !reader_.tty()) return 1;
+        continue;
+      }
+      if (buffer.empty() && line == "\\q") break;
+      buffer += line + "\n";
+      const size_t last = line.find_last_not_of(" \t\r");
+      if (last == std::string::npos || line[last] != ';') continue;
+      if (!Execute(&buffer) && !reader_.tty()) return 1;
+    }
+    if (buffer.find_first_not_of(" \t\r\n") != std::string::npos && !Execute(&buffer)) return 1;
+    return 0;
   }
-  std::string buffer, line;
-  auto run = [&]() -> bool {
-    auto result = session->Execute(buffer);
-    buffer.clear();
+
+ private:
+  enum class Command { kDone, kFailed, kQuit };
+
+  bool Execute(std::string* text) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = session_->Execute(*text);
+    text->clear();
     if (!result.ok()) {
       fmt::print(stderr, "Error: {}\n", result.status().message());
-      return reader.tty();
+      return false;
     }
-    auto printed = Print(*result, options);
+    auto printed = Print(*result, options_);
     if (!printed.ok()) fmt::print(stderr, "Error: {}\n", printed.message());
-    return true;
-  };
-  while (reader.Read(buffer.empty() ? "flotilla> " : "     ...> ", &line)) {
-    if (buffer.empty() && (line == ".quit" || line == ".exit" || line == "\\q")) break;
-    buffer += line + "\n";
-    const size_t last = line.find_last_not_of(" \t\r");
-    if (last == std::string::npos || line[last] != ';') continue;
-    if (!run()) return 1;
+    if (timer_) {
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      fmt::print("Run Time (s): real {:.3f}\n", took.count());
+    }
+    return printed.ok();
   }
-  if (buffer.find_first_not_of(" \t\r\n") != std::string::npos && !run()) return 1;
-  return 0;
-}
+
+  Command Fail(const std::string& message) {
+    fmt::print(stderr, "Error: {}\n", message);
+    return Command::kFailed;
+  }
+
+  Command RunCommand(const std::string& line) {
+    std::istringstream words(line);
+    std::string command, argument, extra;
+    words >> command >> argument >> extra;
+    if (command == ".quit" || command == ".exit" || command == ".q") return Command::kQuit;
+    if (command == ".help") {
+      fmt::print("{}", kShellHelp);
+      return Command::kDone;
+    }
+    if (!extra.empty()) return Fail(command + " takes at most one argument");
+    if (command == ".mode") {
+      if (argument == "box" || argument == "duckbox") argument = "table";
+      if (argument != "table" && argument != "csv" && argument != "json") {
+        return Fail(".mode takes table, box, duckbox, csv or json, got '" + argument + "'");
+      }
+      options_.format = argument;
+      return Command::kDone;
+    }
+    if (command == ".timer") {
+      if (argument != "on" && argument != "off") return Fail(".timer takes on or off");
+      timer_ = argument == "on";
+      return Command::kDone;
+    }
+    std::string statement;
+    if (command == ".tables") {
+      statement = "SHOW TABLES;";
+    } else if (command == ".schema") {
+      if (!argument.empty()) {
+        statement = "DESCRIBE " + argument + ";";
+      } else {
+        auto names = session_->Execute("SHOW TABLES");
+        if (!names.ok()) return Fail(names.status().message());
+        const Array& column = names->batch.column(0);
+        for (int64_t i = 0; i < column.length(); ++i) {
+          fmt::print("{}:\n", column.GetView(i));
+          std::string describe = "DESCRIBE \"" + std::string(column.GetView(i)) + "\";";
+          if (!Execute(&describe)) return Command::kFailed;
+        }
+        return Command::kDone;
+      }
+    } else if (command == ".read") {
+      if (argument.empty()) return Fail(".read takes a file name");
+      auto text = ReadTextFile(argument);
+      if (!text.ok()) return Fail(text.status().message());
+      statement = std::move(*text);
+    } else {
+      return Fail("unknown command " + command + " (.help lists the commands)");
+    }
+    return Execute(&statement) ? Command::kDone : Command::kFailed;
+  }
+
+  sql::Session* session_;
+  SqlOptions options_;
+  bool timer_;
+  LineReader reader_;
+};
 
 }  // namespace
 
@@ -245,7 +341,7 @@ int RunSql(const SqlOptions& options) {
   if (runner != "local" && runner.rfind("dask", 0) != 0) {
     return fail(Status::Invalid("--runner: expected local, dask or dask=ADDRESS, got '" + runner + "'"));
   }
-  if (text.empty()) return Shell(&session, options);
+  if (text.empty()) return Shell(&session, options).Run();
   sql::Session::StatementDone timer;
   if (options.timer) {
     timer = [](const sql::StatementResult&, double seconds) {

@@ -54,4 +54,14 @@ const FunctionRegistry& DefaultRegistry() {
   return *registry;
 }
 
+bool CallsVolatileFunction(const ExprPtr& e) {
+  if (e->kind() == ExprKind::kCall) {
+    auto f = DefaultRegistry().Find(e->name());
+    if (f.ok() && (*f)->is_volatile) return true;
+  }
+  for (const ExprPtr& c : e->children())
+    if (CallsVolatileFunction(c)) return true;
+  return false;
+}
+
 }  // namespace flotilla::expr

@@ -10,6 +10,7 @@
 
 #include "flotilla/common/result.h"
 #include "flotilla/expr/datum.h"
+#include "flotilla/expr/expression.h"
 
 namespace flotilla::expr {
 
@@ -63,6 +64,10 @@ class FunctionRegistry {
  private:
   std::map<std::string, ScalarFunction> functions_;
 };
+
+/// Whether `e` calls a volatile function (random(), uuid()) anywhere: such an expression must
+/// not be computed once and reused (constant folding).
+bool CallsVolatileFunction(const ExprPtr& e);
 
 /// The registry with every built-in function, built once.
 const FunctionRegistry& DefaultRegistry();

@@ -9,6 +9,7 @@
 
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
+#include "flotilla/expr/function_registry.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/optimizer.h"
 #include "flotilla/optimizer/plan_rewrite.h"
@@ -88,7 +89,8 @@ ExprPtr Fold(const ExprPtr& e) {
   }
   ExprPtr out = changed ? expr::WithChildren(*e, children) : e;
   const bool constant = expr::Columns(out).empty() && !expr::Contains(out, ExprKind::kAggregate) &&
-                        !expr::Contains(out, ExprKind::kWindow) && out->kind() != ExprKind::kAlias;
+                        !expr::Contains(out, ExprKind::kWindow) && out->kind() != ExprKind::kAlias &&
+                        !expr::CallsVolatileFunction(out);
   if (constant) {
     if (ExprPtr value = Evaluated(out)) return value;
     return out;
