@@ -61,24 +61,16 @@ Status CheckGroup(std::string_view function, const RE2& re, int64_t group) {
                          std::to_string(re.NumberOfCapturingGroups()) + " capturing group(s)");
 }
 
+// regexp_matches: a match anywhere; regexp_full_match (SQL's SIMILAR TO): the whole string.
+template <bool kFull>
 Result<Datum> MatchesExec(const std::vector<Datum>& args, int64_t num_rows) {
-  PatternCache cache("regexp_matches");
+  PatternCache cache(kFull ? "regexp_full_match" : "regexp_matches");
   FLOTILLA_RETURN_NOT_OK(cache.Prepare(args[1]));
   BooleanBuilder builder;
   return MapRows(args, num_rows, &builder, [&](int64_t row) -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(const RE2* re, cache.Get(ViewAt(args[1], row)));
-    return builder.Append(RE2::PartialMatch(ViewAt(args[0], row), *re));
-  });
-}
-
-// SQL's SIMILAR TO: the whole string must match.
-Result<Datum> FullMatchExec(const std::vector<Datum>& args, int64_t num_rows) {
-  PatternCache cache("regexp_full_match");
-  FLOTILLA_RETURN_NOT_OK(cache.Prepare(args[1]));
-  BooleanBuilder builder;
-  return MapRows(args, num_rows, &builder, [&](int64_t row) -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(const RE2* re, cache.Get(ViewAt(args[1], row)));
-    return builder.Append(RE2::FullMatch(ViewAt(args[0], row), *re));
+    const std::string_view text = ViewAt(args[0], row);
+    return builder.Append(kFull ? RE2::FullMatch(text, *re) : RE2::PartialMatch(text, *re));
   });
 }
 
@@ -273,14 +265,14 @@ Status RegisterRegexFunctions(FunctionRegistry* r) {
        "Whether the regular expression (RE2 syntax) matches anywhere in the string; null if any "
        "argument is null.",
        2, 2, [](const Types& t) { return ResolveSignature("regexp_matches", t, "s", boolean()); },
-       MatchesExec}));
+       MatchesExec<false>}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"regexp_full_match",
        "Whether the regular expression (RE2 syntax) matches the whole string (SQL's SIMILAR TO); "
        "null if any argument is null.",
        2, 2,
        [](const Types& t) { return ResolveSignature("regexp_full_match", t, "s", boolean()); },
-       FullMatchExec}));
+       MatchesExec<true>}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"glob",
        "Whether the string matches the GLOB pattern as a whole (* any characters, ? one, [a-z] "
