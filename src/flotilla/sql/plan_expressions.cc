@@ -506,6 +506,12 @@ Result<ExprPtr> Planner::TranslateWindow(const Node& n, ExprScope& es) {
   if (n.distinct)
     return ErrorNear(n.offset, "DISTINCT in a window function is not supported",
                      StatusCode::kNotImplemented);
+  if (!n.order_by.empty()) {
+    return ErrorNear(n.offset,
+                     "ORDER BY inside a window function's arguments is not supported; order "
+                     "the window with OVER (ORDER BY ...)",
+                     StatusCode::kNotImplemented);
+  }
   ExprScope inner = es;
   inner.windows = false;
   inner.relation = nullptr;

@@ -83,6 +83,10 @@ TEST(Session, UnsupportedFeaturesAreRefusedByName) {
                       "EXISTS (SELECT 1 FROM c WHERE c.k = a.k))")
                 .find("'a.k' belongs to a query two or more levels out"),
             std::string::npos);
+  // An ordered aggregate as a window function would otherwise ignore its ORDER BY.
+  EXPECT_NE(Error(&s, "SELECT string_agg(CAST(k AS VARCHAR), ',' ORDER BY k) OVER () FROM a")
+                .find("ORDER BY inside a window function's arguments is not supported"),
+            std::string::npos);
   // WITH RECURSIVE over CTEs that do not recurse is fine, as one level of correlation is.
   EXPECT_EQ(Rows(&s, "WITH RECURSIVE t AS (SELECT 5 AS x) SELECT x FROM t"), (V{"5"}));
   EXPECT_EQ(Rows(&s, "SELECT k FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k)"), (V{"1"}));
