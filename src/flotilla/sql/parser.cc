@@ -236,7 +236,7 @@ Result<Statement> Parser::Create(Statement s) {
     FLOTILLA_ASSIGN_OR_RETURN(s.column_aliases, IdentifierList());
   }
   if (s.kind == Statement::kCreateTable && Operator("(")) {
-    // CREATE TABLE t (a INTEGER [NOT NULL | NULL | PRIMARY KEY], ...): an empty table.
+    // CREATE TABLE t (a INTEGER [NOT NULL | NULL], ...): an empty table.
     do {
       Field f;
       FLOTILLA_ASSIGN_OR_RETURN(f.name, Identifier("a column name"));
