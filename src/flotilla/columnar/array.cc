@@ -371,7 +371,7 @@ std::string Array::ValueToString(int64_t i) const {
     case TypeId::kDecimal128: return DecimalToString(values<Int128>()[i], t.scale());
     case TypeId::kDate32: return FormatDate32(values<int32_t>()[i]);
     case TypeId::kTimestamp: return FormatTimestamp(values<int64_t>()[i], t.unit(), t.timezone());
-    case TypeId::kDuration: return fmt::format("{}{}", values<int64_t>()[i], TimeUnitName(t.unit()));
+    case TypeId::kDuration: return FormatDuration(values<int64_t>()[i], t.unit());
     case TypeId::kTime64: return FormatTime64(values<int64_t>()[i], t.unit());
     case TypeId::kString:
     case TypeId::kLargeString: return std::string(GetView(i));

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 namespace flotilla {
 
 std::string Int128ToString(Int128 value) {
@@ -102,25 +104,52 @@ std::string FormatTime64(int64_t value, TimeUnit unit) {
   return FormatTimestamp(value, unit, "").substr(11);  // past "1970-01-01 "
 }
 
-std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone) {
-  int64_t per_second = 1;
-  int width = 0;
+namespace {
+
+// Units per second and the digits of a full fraction.
+std::pair<int64_t, int> SecondFraction(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond:
-      break;
-    case TimeUnit::kMilli:
-      per_second = 1000;
-      width = 3;
-      break;
-    case TimeUnit::kMicro:
-      per_second = 1000000;
-      width = 6;
-      break;
-    case TimeUnit::kNano:
-      per_second = 1000000000;
-      width = 9;
-      break;
+    case TimeUnit::kSecond: return {1, 0};
+    case TimeUnit::kMilli: return {1000, 3};
+    case TimeUnit::kMicro: return {1000000, 6};
+    case TimeUnit::kNano: return {1000000000, 9};
   }
+  return {1, 0};
+}
+
+// ".fraction" with the shortest exact digits (".1" rather than ".100000"), as DuckDB and
+// PostgreSQL print; nothing for a whole second.
+std::string FractionText(int64_t frac, int width) {
+  if (width == 0 || frac == 0) return "";
+  std::string digits = fmt::format("{:0{}d}", frac, width);
+  digits.erase(digits.find_last_not_of('0') + 1);
+  return "." + digits;
+}
+
+}  // namespace
+
+std::string FormatDuration(int64_t value, TimeUnit unit) {
+  const auto [per_second, width] = SecondFraction(unit);
+  const int64_t per_day = per_second * 86400;
+  const int64_t days = value / per_day;  // both toward zero: the parts share the sign
+  int64_t rest = value % per_day;
+  std::string out;
+  if (days != 0) out = fmt::format("{} day{}", days, days == 1 || days == -1 ? "" : "s");
+  if (rest != 0 || days == 0) {
+    if (!out.empty()) out += ' ';
+    if (rest < 0) {
+      out += '-';
+      rest = -rest;
+    }
+    const int64_t secs = rest / per_second;
+    out += fmt::format("{:02d}:{:02d}:{:02d}", secs / 3600, secs / 60 % 60, secs % 60);
+    out += FractionText(rest % per_second, width);
+  }
+  return out;
+}
+
+std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& timezone) {
+  const auto [per_second, width] = SecondFraction(unit);
   int64_t secs = value / per_second;
   int64_t frac = value % per_second;
   if (frac < 0) {
@@ -135,12 +164,7 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& tim
   }
   std::string out = FormatDate32(static_cast<int32_t>(days)) +
                     fmt::format(" {:02d}:{:02d}:{:02d}", rem / 3600, rem / 60 % 60, rem % 60);
-  if (width > 0 && frac != 0) {
-    // Shortest exact fraction (".1" rather than ".100000"), as DuckDB and PostgreSQL print.
-    std::string digits = fmt::format("{:0{}d}", frac, width);
-    digits.erase(digits.find_last_not_of('0') + 1);
-    out += "." + digits;
-  }
+  out += FractionText(frac, width);
   if (!timezone.empty()) out += "Z";
   return out;
 }

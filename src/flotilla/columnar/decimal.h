@@ -43,5 +43,8 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, const std::string& tim
 /// A time of day since midnight: "HH:MM:SS[.fraction]" (as FormatTimestamp); values outside the
 /// day as "<count><unit>".
 std::string FormatTime64(int64_t value, TimeUnit unit);
+/// A length of time as DuckDB prints an interval: "[N day[s]] [-]HH:MM:SS[.fraction]", whole
+/// days split off, the time part left out when zero unless the whole is zero ("00:00:00").
+std::string FormatDuration(int64_t value, TimeUnit unit);
 
 }  // namespace flotilla

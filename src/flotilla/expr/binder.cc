@@ -276,6 +276,11 @@ class Binder {
                             {std::move(right), std::move(left), MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
                             text);
       }
+      // timestamp - timestamp: an interval, as DuckDB's.
+      if (op == BinaryOp::kSubtract && left->type->id() == TypeId::kTimestamp &&
+          right->type->id() == TypeId::kTimestamp) {
+        return CallFunction("time_between", {std::move(left), std::move(right)}, text);
+      }
       const bool dates = op == BinaryOp::kSubtract && left->type->id() == TypeId::kDate32 &&
                          right->type->id() == TypeId::kDate32;
       if (!dates) {

@@ -93,6 +93,14 @@ struct Node {
 
 enum class JoinKind { kInner, kLeft, kRight, kFull, kCross, kSemi, kAnti };
 
+// USING SAMPLE / TABLESAMPLE: n ROWS or p PERCENT, with an optional seed.
+struct SampleAst {
+  bool percent = false;
+  double amount = 0;
+  std::optional<uint64_t> seed;
+  int64_t offset = 0;
+};
+
 struct TableRef;
 using TableRefPtr = std::shared_ptr<const TableRef>;
 
@@ -115,6 +123,7 @@ struct TableRef {
   bool natural = false;
   std::string alias;
   std::vector<std::string> column_aliases;
+  std::optional<SampleAst> sample;  // t TABLESAMPLE ...: this table's rows sampled
 };
 
 struct SelectItem {
@@ -138,13 +147,7 @@ struct SelectCore {
   NodePtr qualify;
   std::map<std::string, std::shared_ptr<const WindowAst>> windows;  // WINDOW name AS (...)
   // USING SAMPLE n ROWS | p PERCENT [REPEATABLE (seed)]: applied to the FROM clause's rows.
-  struct Sample {
-    bool percent = false;
-    double amount = 0;
-    std::optional<uint64_t> seed;
-    int64_t offset = 0;
-  };
-  std::optional<Sample> sample;
+  std::optional<SampleAst> sample;
 };
 
 struct CommonTable {
@@ -152,12 +155,25 @@ struct CommonTable {
   std::vector<std::string> column_aliases;
   QueryPtr query;
   int64_t offset = 0;
+  bool recursive = false;  // under WITH RECURSIVE: may refer to itself
+};
+
+// PIVOT source ON cols [IN (values)] [USING aggregates] [GROUP BY keys] and
+// UNPIVOT source ON cols [INTO NAME n VALUE v], DuckDB's statements.
+struct PivotAst {
+  TableRefPtr source;
+  std::vector<NodePtr> on;       // PIVOT: whose values become columns; UNPIVOT: the columns folded
+  std::vector<NodePtr> in;       // PIVOT ... ON k IN (...): the values (else every value found)
+  std::vector<SelectItem> aggregates;  // USING (count(*) when none)
+  std::vector<NodePtr> group_by;       // none: every column not in ON or the aggregates
+  std::string name_column = "name", value_column = "value";  // UNPIVOT ... INTO
 };
 
 enum class SetOpKind { kUnion, kIntersect, kExcept };
 
 struct Query {
-  enum Kind { kSelect, kSetOp, kValues };
+  // kSummarize: SUMMARIZE left, a row of statistics per column of left's result.
+  enum Kind { kSelect, kSetOp, kValues, kSummarize, kPivot, kUnpivot };
   Kind kind = kSelect;
   int64_t offset = 0;
   std::vector<CommonTable> with;
@@ -167,6 +183,7 @@ struct Query {
   bool by_name = false;  // UNION [ALL] BY NAME: columns matched by name, missing ones NULL
   QueryPtr left, right;
   std::vector<std::vector<NodePtr>> values;
+  std::shared_ptr<const PivotAst> pivot;  // kPivot, kUnpivot
   std::vector<OrderItem> order_by;
   NodePtr limit, offset_rows;
 };

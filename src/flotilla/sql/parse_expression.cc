@@ -556,6 +556,8 @@ Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
   n->names = {std::move(name)};
   if (Operator("*")) {
     n->star = true;
+    // COLUMNS(* EXCLUDE (a)): the columns of * but these.
+    if (n->names[0] == "columns") FLOTILLA_RETURN_NOT_OK(StarModifiers(n.get()));
   } else if (!Peek().IsOperator(")")) {
     if (Keyword("distinct")) {
       n->distinct = true;

@@ -11,11 +11,13 @@ namespace flotilla::sql::internal {
 Result<QueryPtr> Parser::ParseQuery() {
   const int64_t start = Peek().offset;
   FLOTILLA_RETURN_NOT_OK(NestingAllowed(start));
+  if (Keyword("summarize")) return Summarize(start);
   std::vector<CommonTable> with;
   if (Keyword("with")) {
-    Keyword("recursive");
+    const bool recursive = Keyword("recursive");
     do {
       CommonTable cte;
+      cte.recursive = recursive;
       cte.offset = Peek().offset;
       FLOTILLA_ASSIGN_OR_RETURN(cte.name, Identifier("a name for the WITH query"));
       if (Operator("(")) {
@@ -29,7 +31,12 @@ Result<QueryPtr> Parser::ParseQuery() {
       with.push_back(std::move(cte));
     } while (Operator(","));
   }
-  FLOTILLA_ASSIGN_OR_RETURN(QueryPtr body, SetOperation(0));
+  QueryPtr body;
+  if (Peek().IsKeyword("pivot") || Peek().IsKeyword("unpivot")) {
+    FLOTILLA_ASSIGN_OR_RETURN(body, Pivot());
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(body, SetOperation(0));
+  }
   auto q = std::make_shared<Query>(*body);
   q->offset = start;
   if (!with.empty()) {
@@ -278,8 +285,8 @@ Status Parser::GroupByList(SelectCore* core) {
 
 // n [ROWS] | p% | p PERCENT, optionally as method(...) or followed by (method[, seed]), and
 // REPEATABLE (seed): DuckDB's forms. Every method samples uniformly without replacement here.
-Result<SelectCore::Sample> Parser::SampleClause() {
-  SelectCore::Sample sample;
+Result<SampleAst> Parser::SampleClause() {
+  SampleAst sample;
   sample.offset = Peek().offset;
   const bool wrapped = (Peek().IsKeyword("reservoir") || Peek().IsKeyword("bernoulli") ||
                         Peek().IsKeyword("system")) &&
@@ -320,6 +327,70 @@ Result<SelectCore::Sample> Parser::SampleClause() {
     FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
   }
   return sample;
+}
+
+// SUMMARIZE table | 'file' | query: DuckDB's statistics of every column.
+Result<QueryPtr> Parser::Summarize(int64_t start) {
+  auto q = std::make_shared<Query>();
+  q->kind = Query::kSummarize;
+  q->offset = start;
+  if (Peek().kind == TokenKind::kString ||
+      (AtIdentifier() && !Peek(1).IsOperator("(") && !Peek().IsKeyword("select") &&
+       !Peek().IsKeyword("with") && !Peek().IsKeyword("values") && !Peek().IsKeyword("from") &&
+       !Peek().IsKeyword("summarize"))) {
+    FLOTILLA_ASSIGN_OR_RETURN(TableRefPtr ref, TablePrimary());
+    q->left = SelectStarFrom(ref);
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(q->left, ParseQuery());
+  }
+  return QueryPtr(q);
+}
+
+Result<QueryPtr> Parser::Pivot() {
+  auto q = std::make_shared<Query>();
+  q->offset = Peek().offset;
+  const bool pivot = Next().IsKeyword("pivot");
+  q->kind = pivot ? Query::kPivot : Query::kUnpivot;
+  auto p = std::make_shared<PivotAst>();
+  FLOTILLA_ASSIGN_OR_RETURN(p->source, TablePrimary());
+  FLOTILLA_RETURN_NOT_OK(ExpectKeyword("on"));
+  do {
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr on, Expr());
+    if (pivot && on->kind == NodeKind::kInList && !on->flag) {
+      // ON k IN ('a', 'b'): these values only.
+      if (!p->in.empty()) return Error(Peek(), "only one PIVOT column may list its values");
+      p->in.assign(on->args.begin() + 1, on->args.end());
+      on = on->args[0];
+    }
+    p->on.push_back(std::move(on));
+  } while (Operator(","));
+  if (pivot && Keyword("using")) {
+    do {
+      SelectItem item;
+      const int64_t start = Peek().offset;
+      FLOTILLA_ASSIGN_OR_RETURN(item.expr, Expr());
+      const Token& last = tokens_[pos_ - 1];
+      item.text = std::string(sql_.substr(start, last.offset + last.length - start));
+      if (Keyword("as")) {
+        FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
+      }
+      p->aggregates.push_back(std::move(item));
+    } while (Operator(","));
+  }
+  if (pivot && Keywords("group", "by")) {
+    do {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr key, Expr());
+      p->group_by.push_back(std::move(key));
+    } while (Operator(","));
+  }
+  if (!pivot && Keyword("into")) {
+    FLOTILLA_RETURN_NOT_OK(ExpectKeyword("name"));
+    FLOTILLA_ASSIGN_OR_RETURN(p->name_column, AliasName());
+    FLOTILLA_RETURN_NOT_OK(ExpectKeyword("value"));
+    FLOTILLA_ASSIGN_OR_RETURN(p->value_column, AliasName());
+  }
+  q->pivot = std::move(p);
+  return QueryPtr(q);
 }
 
 Status Parser::SelectList(SelectCore* core) {
@@ -460,7 +531,8 @@ Result<TableRefPtr> Parser::TablePrimary() {
   t->offset = Peek().offset;
   if (Operator("(")) {
     if (Peek().IsKeyword("select") || Peek().IsKeyword("with") || Peek().IsKeyword("values") ||
-        Peek().IsKeyword("from") || Peek().IsOperator("(")) {
+        Peek().IsKeyword("from") || Peek().IsKeyword("summarize") || Peek().IsKeyword("pivot") ||
+        Peek().IsKeyword("unpivot") || Peek().IsOperator("(")) {
       t->kind = TableRef::kSubquery;
       FLOTILLA_ASSIGN_OR_RETURN(t->subquery, ParseQuery());
       FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
@@ -509,6 +581,9 @@ Result<TableRefPtr> Parser::TablePrimary() {
   }
   if (!t->alias.empty() && Operator("(")) {
     FLOTILLA_ASSIGN_OR_RETURN(t->column_aliases, IdentifierList());
+  }
+  if (Keyword("tablesample")) {
+    FLOTILLA_ASSIGN_OR_RETURN(t->sample, SampleClause());
   }
   return TableRefPtr(t);
 }

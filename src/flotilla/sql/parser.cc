@@ -32,6 +32,7 @@ constexpr std::array kReserved = {
     "offset", "on",    "or",       "order",      "outer",   "qualify", "right",     "select",
     "semi",   "then",  "union",    "using",      "values",  "when",    "where",     "window",
     "with",   "asof",  "lateral",  "positional", "into",    "fetch",
+    "tablesample",
 };
 
 bool IsReserved(const Token& t) {
@@ -209,8 +210,9 @@ Result<Statement> Parser::ParseStatement() {
     return s;
   }
   if (!Peek().IsKeyword("select") && !Peek().IsKeyword("with") && !Peek().IsKeyword("values") &&
-      !Peek().IsOperator("(") && !Peek().IsKeyword("from")) {
-    return Error(Peek(), "expected a statement (SELECT, WITH, VALUES, EXPLAIN, CREATE, INSERT, COPY, SET, DROP, DESCRIBE)");
+      !Peek().IsOperator("(") && !Peek().IsKeyword("from") && !Peek().IsKeyword("summarize") &&
+      !Peek().IsKeyword("pivot") && !Peek().IsKeyword("unpivot")) {
+    return Error(Peek(), "expected a statement (SELECT, WITH, VALUES, EXPLAIN, CREATE, INSERT, COPY, SET, DROP, DESCRIBE, SUMMARIZE, PIVOT, UNPIVOT)");
   }
   s.kind = Statement::kQuery;
   FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());

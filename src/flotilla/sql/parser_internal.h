@@ -72,7 +72,9 @@ class Parser {
 
   Status GroupByList(SelectCore* core);
 
-  Result<SelectCore::Sample> SampleClause();
+  Result<SampleAst> SampleClause();
+  Result<QueryPtr> Summarize(int64_t start);
+  Result<QueryPtr> Pivot();
 
   Result<std::string> AliasName();
 

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 
 #include "flotilla/common/suggest.h"
@@ -53,7 +54,24 @@ Result<Relation> Planner::Renamed(Relation r, const std::vector<std::string>& al
   return r;
 }
 
+Result<PlanPtr> Planner::Sampled(PlanPtr plan, const SampleAst& sample) {
+  const uint64_t seed = sample.seed.value_or(std::random_device{}());
+  auto sampled = sample.percent
+                     ? exec::MakeSampleFraction(plan, sample.amount / 100.0, false, seed)
+                     : exec::MakeSampleSize(plan, static_cast<int64_t>(sample.amount), false, seed);
+  FLOTILLA_RETURN_NOT_OK(Located(sampled.status(), sample.offset));
+  return sampled;
+}
+
 Result<Relation> Planner::PlanTableRef(const TableRef& t) {
+  FLOTILLA_ASSIGN_OR_RETURN(Relation r, PlanUnsampledTableRef(t));
+  if (t.sample) {
+    FLOTILLA_ASSIGN_OR_RETURN(r.plan, Sampled(r.plan, *t.sample));
+  }
+  return r;
+}
+
+Result<Relation> Planner::PlanUnsampledTableRef(const TableRef& t) {
   switch (t.kind) {
     case TableRef::kNamed: {
       std::string qualifier = t.alias.empty() ? t.name : t.alias;
@@ -65,9 +83,7 @@ Result<Relation> Planner::PlanTableRef(const TableRef& t) {
         if (std::find(defining.begin(), defining.end(), t.name) != defining.end()) {
           return ErrorNear(t.offset,
                            "the common table expression '" + t.name +
-                               "' refers to itself: recursive CTEs (WITH RECURSIVE) are not "
-                               "supported yet",
-                           StatusCode::kNotImplemented);
+                               "' refers to itself: write WITH RECURSIVE");
         }
         std::vector<std::string> names =
             ctx_.catalog ? ctx_.catalog->Names() : std::vector<std::string>{};

@@ -1,6 +1,6 @@
 #include <algorithm>
 #include <map>
-#include <random>
+#include <optional>
 #include <set>
 
 #include "flotilla/common/suggest.h"
@@ -145,18 +145,15 @@ Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore&
   return out;
 }
 
-Result<Relation> Planner::PlanSelect(const SelectCore& s, const Query& q) {
-  named_windows_ = &s.windows;
-  FLOTILLA_ASSIGN_OR_RETURN(Relation rel, PlanFrom(s.from));
+Result<Relation> Planner::PlanSelect(const SelectCore& written, const Query& q) {
+  named_windows_ = &written.windows;
+  FLOTILLA_ASSIGN_OR_RETURN(Relation rel, PlanFrom(written.from));
+  std::optional<SelectCore> expanded;
+  FLOTILLA_RETURN_NOT_OK(ExpandColumnsCalls(written, rel, &expanded));
+  const SelectCore& s = expanded ? *expanded : written;
   if (s.sample) {
     // As DuckDB's: the FROM clause's rows are sampled, before WHERE.
-    const uint64_t seed = s.sample->seed.value_or(std::random_device{}());
-    auto plan = s.sample->percent
-                    ? exec::MakeSampleFraction(rel.plan, s.sample->amount / 100.0, false, seed)
-                    : exec::MakeSampleSize(rel.plan, static_cast<int64_t>(s.sample->amount),
-                                           false, seed);
-    FLOTILLA_RETURN_NOT_OK(Located(plan.status(), s.sample->offset));
-    rel.plan = *plan;
+    FLOTILLA_ASSIGN_OR_RETURN(rel.plan, Sampled(rel.plan, *s.sample));
   }
   if (s.where) {
     std::vector<const Node*> conjuncts;

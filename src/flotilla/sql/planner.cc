@@ -67,6 +67,10 @@ Result<Array> EvaluateConstant(const ExprPtr& e) {
 Result<Relation> Planner::PlanQuery(const Query& q) {
   FLOTILLA_RETURN_NOT_OK(CheckStackDepth("the query"));
   for (const CommonTable& cte : q.with) {
+    if (cte.recursive && MentionsTable(*cte.query, cte.name)) {
+      FLOTILLA_ASSIGN_OR_RETURN(ctes_[cte.name], PlanRecursiveCte(cte));
+      continue;
+    }
     Planner sub(ctx_, ctes_, nullptr, CorrelationMode::kNone);
     ctx_.defining_ctes.push_back(cte.name);
     Result<Relation> planned = sub.PlanQuery(*cte.query);
@@ -86,6 +90,12 @@ Result<Relation> Planner::PlanQuery(const Query& q) {
       FLOTILLA_ASSIGN_OR_RETURN(Relation r, PlanSetOperation(q));
       return OrderAndLimit(std::move(r), q);
     }
+    case Query::kSummarize:
+      return PlanSummarize(q);
+    case Query::kPivot:
+      return PlanPivot(q);
+    case Query::kUnpivot:
+      return PlanUnpivot(q);
   }
   return Status::Internal("unknown query kind");
 }

@@ -47,6 +47,9 @@ struct Relation {
   std::vector<ScopeColumn> columns;
 };
 
+/// Whether `q` reads the table (or common table expression) `name` anywhere.
+bool MentionsTable(const Query& q, const std::string& name);
+
 /// `plan`'s columns under their own names, qualified by `table`.
 Relation FromPlan(PlanPtr plan, const std::string& table);
 
@@ -113,6 +116,8 @@ class Planner {
                            const std::string& table, int64_t offset);
 
   Result<Relation> PlanTableRef(const TableRef& t);
+  Result<Relation> PlanUnsampledTableRef(const TableRef& t);
+  Result<PlanPtr> Sampled(PlanPtr plan, const SampleAst& sample);
 
   // The scope of `left` joined with `right`: the join renames right fields that clash.
   static Relation Joined(const Relation& left, const Relation& right, PlanPtr plan);
@@ -244,7 +249,25 @@ class Planner {
 
   static bool IsInternal(const std::string& field) { return field.rfind("__", 0) == 0; }
 
-  Result<Relation> PlanSelect(const SelectCore& s, const Query& q);
+  Result<Relation> PlanSelect(const SelectCore& written, const Query& q);
+  Result<Relation> PlanSummarize(const Query& q);  // plan_summarize.cc
+  // PIVOT / UNPIVOT (plan_pivot.cc).
+  Result<Relation> PlanPivot(const Query& q);
+  Result<Relation> PlanUnpivot(const Query& q);
+  Result<std::vector<std::vector<std::string>>> PivotValues(const PivotAst& p, int64_t offset);
+  // WITH RECURSIVE (plan_recursive.cc).
+  Result<Relation> PlanRecursiveCte(const CommonTable& cte);
+
+  // COLUMNS(...) (plan_columns.cc): `expanded` is set to `s` with every COLUMNS call written
+  // out once per column it chooses from `from`; left empty when `s` has none.
+  Status ExpandColumnsCalls(const SelectCore& s, const Relation& from,
+                            std::optional<SelectCore>* expanded);
+  struct ChosenColumn {
+    NodePtr ref;       // a column reference to it
+    std::string name;  // its name
+  };
+  Result<std::vector<ChosenColumn>> ColumnsChosen(const Node& call, const Relation& from);
+  Result<NodePtr> WithColumn(const NodePtr& n, const Node& call, const NodePtr& column);
 
   static void SplitAst(const Node& n, std::vector<const Node*>* out);
 

@@ -89,6 +89,11 @@ Status RegisterTemporalFunctions(FunctionRegistry* registry) {
        "the days, truncated toward zero. int64.",
        3, 3, temporal::ResolveDateDiff, temporal::ExecDateDiff}));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
+      {"time_between",
+       "time_between(end, start): the exact time from start to end, two timestamps, as an "
+       "interval (duration in microseconds); what SQL's end - start gives.",
+       2, 2, temporal::ResolveTimeBetween, temporal::ExecTimeBetween}));
+  FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"last_day", "last_day(x): the last day of x's month, as a date. Null in, null out.", 1, 1,
        temporal::ResolveLastDay, temporal::ExecLastDay}));
   FLOTILLA_RETURN_NOT_OK(registry->Add(

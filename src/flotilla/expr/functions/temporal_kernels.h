@@ -46,6 +46,8 @@ Result<TypePtr> ResolveDateTrunc(const std::vector<TypePtr>& types);
 Result<Datum> ExecDateTrunc(const std::vector<Datum>& args, int64_t num_rows);
 Result<TypePtr> ResolveDateDiff(const std::vector<TypePtr>& types);
 Result<Datum> ExecDateDiff(const std::vector<Datum>& args, int64_t num_rows);
+Result<TypePtr> ResolveTimeBetween(const std::vector<TypePtr>& types);
+Result<Datum> ExecTimeBetween(const std::vector<Datum>& args, int64_t num_rows);
 Result<TypePtr> ResolveLastDay(const std::vector<TypePtr>& types);
 Result<Datum> ExecLastDay(const std::vector<Datum>& args, int64_t num_rows);
 Result<TypePtr> ResolveMakeDate(const std::vector<TypePtr>& types);
