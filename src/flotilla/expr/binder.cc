@@ -29,6 +29,10 @@ bool IsTemporal(const DataType& t) {
   return t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp;
 }
 
+bool IsLambdaFunction(const std::string& name) {
+  return name == "list_transform" || name == "list_filter";
+}
+
 BoundPtr Node(BoundNode node) {
   return std::make_shared<const BoundNode>(std::move(node));
 }
@@ -463,6 +467,7 @@ class Binder {
   }
 
   Result<BoundPtr> BindCall(const ExprPtr& e, const std::string& text) {
+    if (IsLambdaFunction(e->name())) return BindLambda(e, text);
     FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
     // Operators called by name get the same coercions as the operator syntax.
     for (int op = 0; op <= static_cast<int>(BinaryOp::kOr); ++op) {
@@ -471,6 +476,49 @@ class Binder {
       }
     }
     return CallFunction(e->name(), std::move(args), text);
+  }
+
+  // list_transform(list, body, 'element'[, 'position']) / list_filter(...): the body is bound
+  // against this binder's columns followed by the parameters, which name the element and its
+  // position (see the SQL planner's lambdas).
+  Result<BoundPtr> BindLambda(const ExprPtr& e, const std::string& text) {
+    const auto& c = e->children();
+    const bool shaped = (c.size() == 3 || c.size() == 4) &&
+                        std::all_of(c.begin() + 2, c.end(), [](const ExprPtr& p) {
+                          return p->kind() == ExprKind::kLiteral && IsString(*p->literal().type());
+                        });
+    if (!shaped) {
+      return Status::TypeError(e->name() + "() takes a list and a lambda: " + e->name() +
+                               "(l, x -> ...)" + In(text));
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(BoundPtr list, Bind(c[0]));
+    FLOTILLA_ASSIGN_OR_RETURN(list, Decoded(std::move(list)));
+    if (list->type->id() == TypeId::kNull) {
+      FLOTILLA_ASSIGN_OR_RETURN(list, CastTo(std::move(list), flotilla::list(null()), true, text));
+    }
+    if (list->type->id() != TypeId::kList) {
+      return Status::TypeError(e->name() + "() needs a list, got " + list->type->ToString() +
+                               In(text));
+    }
+    std::vector<Field> fields = schema_.fields();
+    fields.push_back({std::string(c[2]->literal().GetView(0)), list->type->fields()[0].type, true});
+    if (c.size() == 4) fields.push_back({std::string(c[3]->literal().GetView(0)), int64(), true});
+    const Schema scope(std::move(fields));
+    FLOTILLA_ASSIGN_OR_RETURN(BoundPtr body, Binder(scope).Bind(c[1]));
+    const bool filter = e->name() == "list_filter";
+    if (filter) {
+      // As DuckDB's: a number keeps its element when it is not zero.
+      if (body->type->is_numeric()) {
+        FLOTILLA_ASSIGN_OR_RETURN(body, CastTo(std::move(body), boolean(), true, text));
+      }
+      FLOTILLA_ASSIGN_OR_RETURN(body, RequireBool(std::move(body), "list_filter", text));
+    }
+    BoundNode n{BoundKind::kLambda, filter ? list->type : flotilla::list(body->type),
+                {std::move(list), std::move(body)}};
+    n.column_index = schema_.num_fields();
+    n.name = e->name();
+    n.text = text;
+    return Node(std::move(n));
   }
 
   // Casts args[from], args[from + step], ... to one common type.

@@ -53,6 +53,10 @@ enum class BoundKind {
   kCoalesce,   // first non-null of children
   kAggregate,  // placeholder: evaluation is NotImplemented
   kWindow,     // placeholder: evaluation is NotImplemented
+  // name (list_transform | list_filter) over children[0], a list, with children[1], the
+  // lambda's body, bound against the input's columns followed by the element and its 1-based
+  // position (column_index is the number of input columns).
+  kLambda,
 };
 
 struct BoundNode;

@@ -8,11 +8,13 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "flotilla/columnar/builder.h"
 #include "flotilla/compute/boolean.h"
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/compare.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/elementwise.h"
+#include "flotilla/compute/filter.h"
 #include "flotilla/compute/take.h"
 
 namespace flotilla::expr {
@@ -381,6 +383,99 @@ Result<Datum> EvaluateIsNull(const BoundNode& node, const Datum& input) {
               compute::MakeFixedWidthArray(boolean(), n, nullptr, 0, std::move(bits)));
 }
 
+// The input columns a lambda's body reads (indices below `inputs`).
+void InputColumnsRead(const BoundNode& node, int inputs, std::vector<bool>* read) {
+  if (node.kind == BoundKind::kColumn && node.column_index < inputs) {
+    (*read)[static_cast<size_t>(node.column_index)] = true;
+  }
+  for (const BoundPtr& c : node.children) InputColumnsRead(*c, inputs, read);
+}
+
+// list_transform / list_filter: the body is evaluated once over every element of every list,
+// as a batch of the elements, their positions and the input columns the body reads (each row's
+// values repeated for its elements), then the results are put back into lists.
+Result<Datum> EvaluateLambda(const BoundNode& node, const RecordBatch& batch) {
+  const int inputs = node.column_index;
+  std::vector<bool> read(static_cast<size_t>(inputs));
+  InputColumnsRead(*node.children[1], inputs, &read);
+  FLOTILLA_ASSIGN_OR_RETURN(Datum list_datum, Evaluate(*node.children[0], batch));
+  // A constant list whose lambda reads no column gives a constant: evaluated once.
+  const bool scalar =
+      list_datum.is_scalar() && std::none_of(read.begin(), read.end(), [](bool b) { return b; });
+  const int64_t n = scalar ? 1 : batch.num_rows();
+  FLOTILLA_ASSIGN_OR_RETURN(Array lists, list_datum.ToColumn(n));
+  const int64_t first = n == 0 ? 0 : lists.ValueOffset(0);
+  const int64_t count = n == 0 ? 0 : lists.ValueOffset(n) - first;
+  std::vector<int64_t> parents(static_cast<size_t>(count)), positions(static_cast<size_t>(count));
+  for (int64_t row = 0; row < n; ++row) {
+    for (int64_t j = lists.ValueOffset(row); j < lists.ValueOffset(row + 1); ++j) {
+      parents[static_cast<size_t>(j - first)] = row;
+      positions[static_cast<size_t>(j - first)] = j - lists.ValueOffset(row) + 1;
+    }
+  }
+  Int64Builder parent_builder(int64()), position_builder(int64());
+  FLOTILLA_RETURN_NOT_OK(parent_builder.AppendValues(parents.data(), count));
+  FLOTILLA_RETURN_NOT_OK(position_builder.AppendValues(positions.data(), count));
+  FLOTILLA_ASSIGN_OR_RETURN(Array parent_index, parent_builder.Finish());
+  FLOTILLA_ASSIGN_OR_RETURN(Array position, position_builder.Finish());
+  std::vector<Field> fields;
+  std::vector<Array> columns;
+  for (int i = 0; i < inputs; ++i) {
+    fields.push_back(batch.schema()->field(i));
+    if (read[static_cast<size_t>(i)]) {
+      FLOTILLA_ASSIGN_OR_RETURN(Array repeated, Take(batch.column(i), parent_index));
+      columns.push_back(std::move(repeated));
+    } else {
+      FLOTILLA_ASSIGN_OR_RETURN(Array unused, Array::MakeNull(batch.column(i).type(), count));
+      columns.push_back(std::move(unused));
+    }
+  }
+  const Array elements = lists.child(0).Slice(first, count);
+  fields.push_back({"element", elements.type(), true});
+  columns.push_back(elements);
+  fields.push_back({"position", int64(), true});
+  columns.push_back(position);
+  FLOTILLA_ASSIGN_OR_RETURN(
+      RecordBatch scope,
+      RecordBatch::Make(std::make_shared<Schema>(std::move(fields)), std::move(columns), count));
+  FLOTILLA_ASSIGN_OR_RETURN(Datum body, Evaluate(*node.children[1], scope));
+  FLOTILLA_ASSIGN_OR_RETURN(Array results, body.ToColumn(count));
+
+  // The lists again: the input's validity, offsets counting what each list keeps.
+  const bool filter = node.name == "list_filter";
+  std::vector<int32_t> offsets(static_cast<size_t>(n) + 1, 0);
+  std::vector<uint8_t> validity(static_cast<size_t>((n + 7) / 8), 0);
+  int64_t kept = 0;
+  for (int64_t row = 0; row < n; ++row) {
+    if (!lists.IsNull(row)) validity[static_cast<size_t>(row / 8)] |= uint8_t(1) << (row % 8);
+    for (int64_t j = lists.ValueOffset(row); j < lists.ValueOffset(row + 1); ++j) {
+      const int64_t k = j - first;
+      if (!filter || (!results.IsNull(k) && results.BoolValue(k))) ++kept;
+    }
+    if (kept > INT32_MAX) return Status::Invalid(node.name + "(): the lists hold too many values");
+    offsets[static_cast<size_t>(row) + 1] = static_cast<int32_t>(kept);
+  }
+  Array values = results;
+  if (filter) {
+    FLOTILLA_ASSIGN_OR_RETURN(values, Filter(elements, results));
+  }
+  auto data = std::make_shared<ArrayData>();
+  data->type = node.type;
+  data->length = n;
+  data->null_count = -1;
+  FLOTILLA_ASSIGN_OR_RETURN(
+      BufferPtr validity_buffer,
+      Buffer::CopyOf({reinterpret_cast<const char*>(validity.data()), validity.size()}));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      BufferPtr offset_buffer,
+      Buffer::CopyOf({reinterpret_cast<const char*>(offsets.data()),
+                      offsets.size() * sizeof(int32_t)}));
+  data->buffers = {std::move(validity_buffer), std::move(offset_buffer)};
+  data->children = {values.data()};
+  FLOTILLA_ASSIGN_OR_RETURN(Array out, Array::Make(std::move(data)));
+  return Wrap(scalar, std::move(out));
+}
+
 }  // namespace
 
 Result<Datum> Evaluate(const BoundNode& node, const RecordBatch& batch) {
@@ -405,6 +500,11 @@ Result<Datum> Evaluate(const BoundNode& node, const RecordBatch& batch) {
   // These two evaluate their branches on the rows that reach them.
   if (node.kind == BoundKind::kCase) return EvaluateCase(node, batch);
   if (node.kind == BoundKind::kCoalesce) return EvaluateCoalesce(node, batch);
+  if (node.kind == BoundKind::kLambda) {
+    Result<Datum> out = EvaluateLambda(node, batch);
+    if (!out.ok()) return out.status().WithContext("in `" + node.text + "`");
+    return out;
+  }
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<Datum> args, EvaluateChildren(node, batch));
   switch (node.kind) {
     case BoundKind::kCast: {

@@ -25,7 +25,9 @@ Result<ExprPtr> Rewrite(const ExprPtr& e, const RewriteFn& fn) {
 }
 
 void CollectColumns(const ExprPtr& e, std::set<std::string>* out) {
-  if (e->kind() == ExprKind::kColumn) out->insert(e->name());
+  if (e->kind() == ExprKind::kColumn && !IsLambdaParameter(e->name())) {
+    out->insert(e->name());
+  }
   for (const ExprPtr& c : e->children())
     CollectColumns(c, out);
 }

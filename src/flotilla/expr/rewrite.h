@@ -20,7 +20,11 @@ ExprPtr WithChildren(const Expression& e, std::vector<ExprPtr> children);
 using RewriteFn = std::function<Result<ExprPtr>(const ExprPtr&)>;
 Result<ExprPtr> Rewrite(const ExprPtr& e, const RewriteFn& fn);
 
-/// The column names `e` reads.
+/// Whether a column reference names a lambda's parameter (list_transform's body reads its
+/// elements as columns "__lambda<depth>_<k>"), not a column of the input.
+inline bool IsLambdaParameter(const std::string& name) { return name.rfind("__lambda", 0) == 0; }
+
+/// The column names `e` reads (of its input: lambda parameters left out).
 void CollectColumns(const ExprPtr& e, std::set<std::string>* out);
 std::set<std::string> Columns(const ExprPtr& e);
 

@@ -69,7 +69,9 @@ Result<PlanPtr> MergeProjects(const ProjectNode& outer) {
     while (!stack.empty()) {
       ExprPtr n = stack.back();
       stack.pop_back();
-      if (n->kind() == ExprKind::kColumn) ++uses[n->name()];
+      if (n->kind() == ExprKind::kColumn && !expr::IsLambdaParameter(n->name())) {
+        ++uses[n->name()];
+      }
       for (const ExprPtr& c : n->children())
         stack.push_back(c);
     }

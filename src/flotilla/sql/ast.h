@@ -40,6 +40,7 @@ enum class NodeKind {
   kExtract,       // EXTRACT(unit FROM args[0])
   kQuantified,    // args[0] op ANY|ALL (subquery): text = op, flag: ALL
   kRow,           // (args[0], args[1], ...): a row value, on the left of IN (subquery)
+  kLambda,        // names -> args[0]: a list function's lambda (x -> x + 1, (x, i) -> ...)
 };
 
 enum class LiteralKind { kNull, kBool, kInteger, kFloat, kString };

@@ -550,6 +550,31 @@ Result<NodePtr> Parser::Primary() {
   return NodePtr(n);
 }
 
+// A function argument: `x -> body`, `(x, i) -> body`, or an expression.
+Result<NodePtr> Parser::LambdaOrExpr() {
+  const int64_t at = Peek().offset;
+  std::vector<std::string> params;
+  if (AtIdentifier() && Peek(1).IsOperator("->")) {
+    params.push_back(Lower(Next().text));
+  } else if (Peek().IsOperator("(") && Peek(1).kind == TokenKind::kIdentifier &&
+             Peek(2).IsOperator(",") && Peek(3).kind == TokenKind::kIdentifier &&
+             Peek(4).IsOperator(")") && Peek(5).IsOperator("->")) {
+    Next();
+    params.push_back(Lower(Next().text));
+    Next();
+    params.push_back(Lower(Next().text));
+    Next();
+  } else {
+    return Expr();
+  }
+  Next();  // ->
+  auto lambda = Make(NodeKind::kLambda, at);
+  lambda->names = std::move(params);
+  FLOTILLA_ASSIGN_OR_RETURN(NodePtr body, Expr());
+  lambda->args.push_back(std::move(body));
+  return NodePtr(lambda);
+}
+
 Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
   Next();  // (
   auto n = Make(NodeKind::kFunction, at);
@@ -571,7 +596,7 @@ Result<NodePtr> Parser::FunctionCall(std::string name, int64_t at) {
         n->args.push_back(FieldName(Next()));
         Next();
       }
-      FLOTILLA_ASSIGN_OR_RETURN(NodePtr arg, Expr());
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr arg, LambdaOrExpr());
       n->args.push_back(std::move(arg));
     } while (Operator(","));
     if (Keywords("order", "by")) {

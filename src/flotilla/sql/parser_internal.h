@@ -133,6 +133,7 @@ class Parser {
   /// ([name] [PARTITION BY ...] [ORDER BY ...] [frame]), for OVER and the WINDOW clause.
   Result<std::shared_ptr<const WindowAst>> WindowSpecification();
 
+  Result<NodePtr> LambdaOrExpr();
   Result<NodePtr> FunctionCall(std::string name, int64_t at);
 
   // SQL's keyword-argument forms: substring(s FROM a FOR b), trim([BOTH|LEADING|TRAILING]

@@ -71,6 +71,13 @@ Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
   FLOTILLA_RETURN_NOT_OK(CheckStackDepth("the query"));
   switch (n.kind) {
     case NodeKind::kColumnRef: {
+      // A lambda's parameter hides columns of the same name, the innermost lambda's first.
+      if (n.names.size() == 1) {
+        for (auto it = lambda_params_.rbegin(); it != lambda_params_.rend(); ++it) {
+          auto param = it->find(n.names[0]);
+          if (param != it->end()) return expr::Column(param->second);
+        }
+      }
       bool found = false;
       FLOTILLA_ASSIGN_OR_RETURN(std::string field, ResolveColumn(n, *es.scope, &found));
       if (found) return expr::Column(field);
@@ -194,6 +201,9 @@ Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
     case NodeKind::kRow:
       return ErrorNear(n.offset, "row values (a, b) are only supported before IN (subquery)",
                        StatusCode::kNotImplemented);
+    case NodeKind::kLambda:
+      return ErrorNear(n.offset, "a lambda (x -> ...) is only allowed as the second argument of "
+                                 "list_transform or list_filter");
   }
   return Status::Internal("unknown expression");
 }
@@ -305,6 +315,7 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   std::string name = n.names[0];
   const bool aggregate = IsAggregateName(name);
   if (n.over) return TranslateWindow(n, es);
+  if (n.args.size() == 2 && n.args[1]->kind == NodeKind::kLambda) return TranslateLambdaCall(n, es);
   if ((name == "date_add" || name == "date_sub") && n.args.size() == 2 &&
       n.args[1]->kind == NodeKind::kInterval) {
     FLOTILLA_ASSIGN_OR_RETURN(auto parts, IntervalParts(*n.args[1]));
@@ -615,6 +626,45 @@ Result<int64_t> Planner::ConstantInt(const Node& n, const char* what) {
     return ErrorNear(n.offset, std::string(what) + " must be a constant integer");
   }
   return value->values<int64_t>()[0];
+}
+
+// list_transform(l, x -> f(x)) / list_filter(l, x -> p(x)), and (x, i) -> ... with the
+// element's 1-based position: the engine's call carries the body, whose parameters are columns
+// named `__lambda<depth>_<k>` (never a real column's name: names starting "__" are internal),
+// and the parameters' names: list_transform(l, body, '__lambda1_1'[, '__lambda1_2']).
+Result<ExprPtr> Planner::TranslateLambdaCall(const Node& n, ExprScope& es) {
+  static const std::map<std::string, std::string> kNames = {
+      {"list_transform", "list_transform"}, {"list_apply", "list_transform"},
+      {"array_transform", "list_transform"}, {"array_apply", "list_transform"},
+      {"apply", "list_transform"},          {"list_filter", "list_filter"},
+      {"array_filter", "list_filter"},      {"filter", "list_filter"},
+  };
+  auto function = kNames.find(n.names[0]);
+  if (function == kNames.end()) {
+    return ErrorNear(n.offset, n.names[0] + "() does not take a lambda; list_transform and "
+                                            "list_filter do",
+                     StatusCode::kNotImplemented);
+  }
+  const Node& lambda = *n.args[1];
+  FLOTILLA_ASSIGN_OR_RETURN(ExprPtr list, Translate(*n.args[0], es));
+  std::map<std::string, std::string> params;
+  std::vector<ExprPtr> args = {list, nullptr};
+  for (size_t k = 0; k < lambda.names.size(); ++k) {
+    const std::string internal = "__lambda" + std::to_string(lambda_params_.size() + 1) + "_" +
+                                 std::to_string(k + 1);
+    params[lambda.names[k]] = internal;
+    args.push_back(expr::Literal(internal));
+  }
+  lambda_params_.push_back(std::move(params));
+  Result<ExprPtr> body = Translate(*lambda.args[0], es);
+  lambda_params_.pop_back();
+  FLOTILLA_RETURN_NOT_OK(body.status());
+  const ExprPtr& b = *body;
+  if (expr::Contains(b, ExprKind::kAggregate) || expr::Contains(b, ExprKind::kWindow)) {
+    return ErrorNear(lambda.offset, "a lambda's body may not hold aggregates or window functions");
+  }
+  args[1] = b;
+  return expr::Call(function->second, std::move(args));
 }
 
 }  // namespace flotilla::sql::internal

@@ -539,7 +539,8 @@ Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Ou
         aggregates.push_back({n->name(), n->children(), name});
         return expr::Column(name);
       }
-      if (n->kind() == ExprKind::kColumn && !IsWindowName(n->name()) && !IsOuter(n->name())) {
+      if (n->kind() == ExprKind::kColumn && !IsWindowName(n->name()) && !IsOuter(n->name()) &&
+          !expr::IsLambdaParameter(n->name())) {
         return Status::Invalid("column '" + DisplayName(n->name(), *rel) +
                                "' must appear in the GROUP BY clause or be used in an aggregate "
                                "function");

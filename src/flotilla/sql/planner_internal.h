@@ -109,6 +109,8 @@ class Planner {
   Status Located(const Status& s, int64_t offset) const;
 
   std::string NewName(const std::string& prefix) { return prefix + std::to_string(next_id_++); }
+  // The parameters of the lambdas being translated, innermost last: name -> internal column.
+  std::vector<std::map<std::string, std::string>> lambda_params_;
 
   // --- FROM ---------------------------------------------------------------------------------
 
@@ -174,6 +176,7 @@ class Planner {
 
   Result<ExprPtr> TranslateBinary(const Node& n, ExprScope& es);
 
+  Result<ExprPtr> TranslateLambdaCall(const Node& n, ExprScope& es);
   Result<ExprPtr> TranslateFunction(const Node& n, ExprScope& es);
 
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);

@@ -10,6 +10,7 @@
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
+#include "flotilla/expr/rewrite.h"
 
 namespace flotilla::exec {
 
@@ -70,12 +71,6 @@ int64_t InMemoryScanTask::num_rows() const {
 
 namespace {
 
-void CollectColumns(const expr::ExprPtr& e, std::set<std::string>* names) {
-  if (e->kind() == expr::ExprKind::kColumn) names->insert(e->name());
-  for (const auto& child : e->children())
-    CollectColumns(child, names);
-}
-
 class ScanSource final : public Source {
  public:
   static constexpr size_t kMaxReadAhead = 8;
@@ -86,7 +81,7 @@ class ScanSource final : public Source {
     if (node.pushdowns.filter != nullptr && node.pushdowns.columns) {
       // The task reads the filter's columns too; they are dropped after filtering.
       std::set<std::string> needed;
-      CollectColumns(node.pushdowns.filter, &needed);
+      expr::CollectColumns(node.pushdowns.filter, &needed);
       std::vector<std::string> columns = *node.pushdowns.columns;
       for (const std::string& name : needed) {
         if (std::find(columns.begin(), columns.end(), name) == columns.end())

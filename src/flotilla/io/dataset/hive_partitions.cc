@@ -7,6 +7,7 @@
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
+#include "flotilla/expr/rewrite.h"
 #include "flotilla/expr/serialize.h"
 #include "flotilla/io/text/infer.h"
 #include "flotilla/io/text/packed.h"
@@ -77,11 +78,6 @@ void Conjuncts(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out) {
   } else {
     out->push_back(e);
   }
-}
-
-void Columns(const expr::ExprPtr& e, std::set<std::string>* names) {
-  if (e->kind() == expr::ExprKind::kColumn) names->insert(e->name());
-  for (const auto& child : e->children()) Columns(child, names);
 }
 
 // A file's task with its partition values appended as columns.
@@ -155,7 +151,7 @@ class PartitionedTask final : public exec::ScanTask {
     Conjuncts(filter, &conjuncts);
     for (const expr::ExprPtr& c : conjuncts) {
       std::set<std::string> names;
-      Columns(c, &names);
+      expr::CollectColumns(c, &names);
       if (names.empty()) continue;
       bool only_partitions = true;
       for (const std::string& n : names)
