@@ -25,6 +25,13 @@ exec::BatchFunction PythonBatchFunction(py::object function, TypePtr return_type
 /// A schema as [(name, type, nullable)].
 py::list SchemaFields(const Schema& schema);
 
+/// A column type from Python: a SQL type name or a flotilla.DataType's spec tuple
+/// (type_spec.cc); a bad one raises ValueError / TypeError.
+TypePtr TypeOf(const py::handle& type);
+
+/// parse_sql_type (type_spec.cc).
+void BindTypes(py::module_& m);
+
 /// The distributed runner's pieces (distributed.cc).
 void BindDistributed(py::module_& m);
 

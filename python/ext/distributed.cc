@@ -142,8 +142,8 @@ void BindDistributed(py::module_& m) {
       .def_property_readonly("id", &distributed::WorkerRuntime::id)
       .def_property_readonly("address", &distributed::WorkerRuntime::address)
       .def("register_udf", [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
-                              const std::string& return_type) {
-        w.RegisterUdf(name, PythonBatchFunction(fn, Check(sql::ParseTypeName(return_type))));
+                              py::object return_type) {
+        w.RegisterUdf(name, PythonBatchFunction(fn, TypeOf(return_type)));
       })
       .def("run_task", [](distributed::WorkerRuntime& w, py::bytes task) {
         std::string bytes = task;

@@ -146,15 +146,13 @@ py::list SchemaFields(const Schema& schema) {
 namespace {
 
 Result<RecordBatch> FromColumns(const std::vector<std::string>& names, const py::list& columns,
-                                const std::vector<std::optional<std::string>>& types) {
+                                const py::list& types) {
   std::vector<Field> fields;
   std::vector<Array> arrays;
   int64_t rows = -1;
   for (size_t i = 0; i < names.size(); ++i) {
     TypePtr type;
-    if (i < types.size() && types[i]) {
-      FLOTILLA_ASSIGN_OR_RETURN(type, sql::ParseTypeName(*types[i]));
-    }
+    if (i < types.size() && !types[i].is_none()) type = TypeOf(types[i]);
     auto array = ToArray(columns[i], type);
     if (!array.ok()) return array.status().WithContext("column '" + names[i] + "'");
     if (rows >= 0 && array->length() != rows) {
@@ -253,8 +251,8 @@ PYBIND11_MODULE(_flotilla, m) {
   m.def("col", [=](const std::string& name) { return cast_expr(expr::Column(name)); });
   m.def("lit", [=](py::object v) { return cast_expr(LiteralOf(v)); });
   m.def("alias", [=](E e, const std::string& name) { return cast_expr(expr::Alias(e, name)); });
-  m.def("cast", [=](E e, const std::string& type, bool try_cast) {
-    TypePtr t = Check(sql::ParseTypeName(type));
+  m.def("cast", [=](E e, py::object type, bool try_cast) {
+    TypePtr t = TypeOf(type);
     return cast_expr(try_cast ? expr::TryCast(e, t) : expr::Cast(e, t));
   });
   m.def("binary", [=](const std::string& op, E a, E b) {
@@ -388,9 +386,9 @@ PYBIND11_MODULE(_flotilla, m) {
       })
       .def("udf_project", [](const DataFrame& d, const std::string& name, py::object fn,
                              std::vector<E> args, std::vector<std::string> passthrough,
-                             const std::string& output, const std::string& return_type,
+                             const std::string& output, py::object return_type,
                              int concurrency) {
-        TypePtr type = Check(sql::ParseTypeName(return_type));
+        TypePtr type = TypeOf(return_type);
         return DataFrame(Check(exec::MakeUdfProject(d.plan(), name, PythonBatchFunction(fn, type),
                                                     Exprs(args), passthrough, output, type,
                                                     concurrency)));
@@ -445,7 +443,7 @@ PYBIND11_MODULE(_flotilla, m) {
 
   m.def("read_parquet", [](std::vector<std::string> paths) { return Check(DataFrame::ReadParquet(paths)); });
   m.def("read_csv", [](std::vector<std::string> paths, bool header, std::string delimiter,
-                       std::optional<std::vector<std::pair<std::string, std::string>>> schema) {
+                       std::optional<std::vector<std::pair<std::string, py::object>>> schema) {
     csv::CsvReadOptions o;
     o.parse.has_header = header;
     if (delimiter.size() != 1) throw py::value_error("delimiter must be one character");
@@ -454,14 +452,14 @@ PYBIND11_MODULE(_flotilla, m) {
       // Column names and SQL type names: nothing is inferred.
       std::vector<Field> fields;
       for (const auto& [name, type] : *schema)
-        fields.push_back({name, Check(sql::ParseTypeName(type)), true});
+        fields.push_back({name, TypeOf(type), true});
       o.schema = std::make_shared<Schema>(std::move(fields));
     }
     return Check(DataFrame::ReadCsv(paths, o));
   });
   m.def("read_json", [](std::vector<std::string> paths) { return Check(DataFrame::ReadJson(paths)); });
   m.def("from_columns", [](std::vector<std::string> names, py::list columns,
-                           std::vector<std::optional<std::string>> types) {
+                           py::list types) {
     RecordBatch batch = Check(FromColumns(names, columns, types));
     return Check(DataFrame::FromBatches(batch.schema(), {batch}));
   });
@@ -500,6 +498,7 @@ PYBIND11_MODULE(_flotilla, m) {
         });
       });
 
+  BindTypes(m);
   BindDistributed(m);
 
   // Every log line of this process carries `tag` (a worker's id).

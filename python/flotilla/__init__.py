@@ -9,13 +9,16 @@
 """
 
 from ._flotilla import set_execution_config as _set_execution_config
+from .datatype import DataType, Field, TimeUnit
 from .dataframe import (DataFrame, GroupedDataFrame, Schema, from_pandas, from_pydict,
-                        read_csv, read_json, read_parquet, sql)
+                        from_pylist, read_csv, read_json, read_parquet, sql, sql_expr)
 from .runner import set_runner_dask, set_runner_local
 from .expressions import (Expression, coalesce, col, dense_rank, lit,
                           monotonically_increasing_id, rank, row_number)
-from .udf import Series, UDFError, cls, func
+from .udf import Series, UDFError, cls, func, method
+from .udf_legacy import udf
 from .window import Window
+from . import functions
 
 __version__ = "0.1.0"
 
@@ -30,7 +33,9 @@ def set_execution_config(num_threads: int | None = None, default_morsel_size: in
 
 __all__ = [
     "DataFrame", "GroupedDataFrame", "Schema", "Expression", "Window", "Series", "UDFError",
+    "DataType", "Field", "TimeUnit",
     "col", "lit", "coalesce", "row_number", "rank", "dense_rank", "monotonically_increasing_id",
-    "read_parquet", "read_csv", "read_json", "from_pydict", "from_pandas", "sql",
-    "func", "cls", "set_execution_config", "set_runner_dask", "set_runner_local",
+    "read_parquet", "read_csv", "read_json", "from_pydict", "from_pylist", "from_pandas", "sql",
+    "sql_expr", "func", "cls", "method", "udf", "functions",
+    "set_execution_config", "set_runner_dask", "set_runner_local",
 ]

@@ -76,9 +76,9 @@ class _FlotillaWorker:
         self.runtime = _flotilla.WorkerRuntime(worker_id, token, host)
         if pool_udf is not None:
             # An actor-pool member: the class is instantiated once, here, when the query starts.
-            klass, args, kwargs, method, name, batch, dtype = cloudpickle.loads(pool_udf)
+            klass, args, kwargs, method, name, batch, dtype, options = cloudpickle.loads(pool_udf)
             instance = klass(*args, **kwargs)
-            fn = _Udf(getattr(instance, method), name, batch, dtype).batch_function()
+            fn = _Udf(getattr(instance, method), name, batch, dtype, **options).batch_function()
             self.runtime.register_udf(name, fn, dtype)
 
     def info(self):
@@ -286,7 +286,8 @@ class DaskRunner:
         for name, size in driver.pools():
             u = pools[name]
             p = u.pool
-            payload = cloudpickle.dumps((p.cls, p.args, p.kwargs, p.method, u.name, u.batch, u.return_dtype))
+            payload = cloudpickle.dumps((p.cls, p.args, p.kwargs, p.method, u.name, u.batch, u.return_dtype,
+                                         u.options()))
             request = self._dask_resources(name, getattr(p, "resources", {}), size)
             pending = []
             for k in range(size):

@@ -11,26 +11,34 @@ from . import _flotilla as _ext
 from . import runner as _runner
 from . import udf as _udf
 from . import window as _window
-from .expressions import Expression, _column_list, coalesce, col
+from .datatype import Field, _parse, engine_type
+from .expressions import Expression, _PlusCall, _column_list, coalesce, col
+from .sql_frames import _SqlCall, sql, sql_expr
 
 __all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json",
-           "from_pydict", "from_pandas", "sql"]
+           "from_pydict", "from_pylist", "from_pandas", "sql", "sql_expr"]
 
 
 class Schema:
-    """Column names and types."""
+    """Column names and types: iterating gives Fields, which unpack as (name, DataType)."""
 
     def __init__(self, fields):
-        self._fields = [(name, dtype) for name, dtype, _ in fields]
+        self._fields = [Field(name, _parse(dtype)) for name, dtype, _ in fields]
 
     def column_names(self) -> list:
-        return [n for n, _ in self._fields]
+        return [f.name for f in self._fields]
 
-    def __getitem__(self, name: str) -> str:
-        for n, t in self._fields:
-            if n == name:
-                return t
-        raise KeyError(name)
+    def __getitem__(self, name: str) -> Field:
+        for f in self._fields:
+            if f.name == name:
+                return f
+        raise KeyError(f"column '{name}' not found; the columns are {self.column_names()}")
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.column_names()
+
+    def to_pydict(self) -> dict:
+        return {f.name: f.dtype for f in self._fields}
 
     def __iter__(self):
         return iter(self._fields)
@@ -85,10 +93,15 @@ class DataFrame:
     def columns(self) -> list:
         return [col(n) for n in self.column_names]
 
-    def __getitem__(self, name: str) -> Expression:
+    def __getitem__(self, name) -> Expression:
+        if isinstance(name, (list, tuple)):
+            return self.select(*name)
         if name not in self.column_names:
             raise ValueError(f"column '{name}' not found; the columns are {self.column_names}")
         return col(name)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.column_names
 
     def __repr__(self) -> str:
         return f"DataFrame({', '.join(f'{n}: {t}' for n, t in self.schema())})"
@@ -111,7 +124,7 @@ class DataFrame:
                     continue
                 seen.add(name)
                 call = e._calls[name]
-                if isinstance(call, _udf._UdfCall):
+                if isinstance(call, (_udf._UdfCall, _PlusCall)):
                     for a in call.arguments:
                         visit(a)
                 elif isinstance(call, _window._WindowCall):
@@ -136,17 +149,41 @@ class DataFrame:
                     raise ValueError(f"window function {call.function}() needs .over(Window...)")
                 df = df.window([e._e for e in w._partition], [e._e for e in w._order], w._desc,
                                w._nulls_first, [call.spec()])
+            elif isinstance(call, _PlusCall):
+                types = {n: t for n, t, _ in df.schema()}
+                df = df.select([_ext.col(n) for n in df.column_names()] +
+                               [_ext.alias(call.expression(types), name)])
+            elif isinstance(call, _SqlCall):
+                session = _ext.Session()
+                session.register("this", df)
+                try:
+                    df = session.plan(f"SELECT *, ({call.text}) AS \"{name}\" FROM this")
+                except ValueError as e:
+                    raise ValueError(f"sql_expr({call.text!r}): {e}") from None
             else:
                 df = df.with_monotonic_id(name)
         return df, pools
 
     def _project(self, exprs: list) -> "DataFrame":
+        exprs = [e._named() for e in exprs]
         df, pools = self._lower(exprs)
         return self._wrap(df.select([e._e for e in exprs]), pools)
 
+    def _expand(self, columns) -> list:
+        """Column names and expressions with "*" standing for every column."""
+        out = []
+        for c in columns:
+            if isinstance(c, str) and c == "*":
+                out += [col(n) for n in self.column_names]
+            elif isinstance(c, (list, tuple)):
+                out += self._expand(c)
+            else:
+                out += _column_list([c])
+        return out
+
     # --- transformations ------------------------------------------------------------------------
     def select(self, *columns) -> "DataFrame":
-        return self._project(_column_list(columns))
+        return self._project(self._expand(columns))
 
     def with_column(self, name: str, expr: Expression) -> "DataFrame":
         return self.with_columns({name: expr})
@@ -162,9 +199,15 @@ class DataFrame:
         return self._project(exprs)
 
     def with_column_renamed(self, existing: str, new: str) -> "DataFrame":
-        if existing not in self.column_names:
-            raise ValueError(f"column '{existing}' not found; the columns are {self.column_names}")
-        return self.select(*[col(n).alias(new) if n == existing else col(n) for n in self.column_names])
+        return self.with_columns_renamed({existing: new})
+
+    def with_columns_renamed(self, renames: dict) -> "DataFrame":
+        """Columns renamed by {old: new}; the others kept, in order."""
+        for old in renames:
+            if old not in self.column_names:
+                raise ValueError(f"column '{old}' not found; the columns are {self.column_names}")
+        return self.select(*[col(n).alias(renames[n]) if n in renames else col(n)
+                             for n in self.column_names])
 
     def exclude(self, *names) -> "DataFrame":
         for n in names:
@@ -174,7 +217,7 @@ class DataFrame:
 
     def where(self, predicate) -> "DataFrame":
         if isinstance(predicate, str):  # a SQL condition
-            return sql(f"SELECT * FROM this WHERE {predicate}", this=self)
+            return sql(f"SELECT * FROM this WHERE {predicate}", register_globals=False, this=self)
         df, pools = self._lower([predicate])
         out = self._wrap(df.where(predicate._e), pools)
         return out if df is self._df else out.select(*self.column_names)
@@ -187,21 +230,47 @@ class DataFrame:
     group_by = groupby
 
     def agg(self, *aggregations) -> "DataFrame":
-        aggs = _column_list(aggregations)
+        aggs = [a._named() for a in _column_list(aggregations)]
         df, pools = self._lower(aggs)
         return self._wrap(df.agg([a._e for a in aggs]), pools)
 
-    def count(self) -> "DataFrame":
-        return self.agg(Expression(_ext.alias(_ext.aggregate("count_star", []), "count")))
+    def _each_column(self, fn: str, columns) -> "DataFrame":
+        names = [c if isinstance(c, str) else c.name() for c in columns] or self.column_names
+        return self.agg(*[getattr(col(n), fn)() for n in names])
+
+    def sum(self, *columns) -> "DataFrame":
+        """One row: each column's sum (every column when none are named)."""
+        return self._each_column("sum", columns)
+
+    def mean(self, *columns) -> "DataFrame": return self._each_column("mean", columns)
+    avg = mean
+    def min(self, *columns) -> "DataFrame": return self._each_column("min", columns)
+    def max(self, *columns) -> "DataFrame": return self._each_column("max", columns)
+    def stddev(self, *columns) -> "DataFrame": return self._each_column("stddev", columns)
+    def any_value(self, *columns) -> "DataFrame": return self._each_column("any_value", columns)
+    def agg_list(self, *columns) -> "DataFrame": return self._each_column("agg_list", columns)
+    def agg_set(self, *columns) -> "DataFrame": return self._each_column("agg_set", columns)
+    def agg_concat(self, *columns) -> "DataFrame": return self._each_column("agg_concat", columns)
+
+    def count(self, *columns) -> "DataFrame":
+        """One row: the number of rows as "count", or with columns named (or "*"), each
+        column's number of non-null values under its name."""
+        if not columns or columns == ("*",):
+            return self.agg(Expression(_ext.alias(_ext.aggregate("count_star", []), "count"),
+                                       name="count"))
+        return self._each_column("count", columns)
 
     def join(self, other: "DataFrame", on=None, left_on=None, right_on=None, how: str = "inner",
-             strategy: str | None = None) -> "DataFrame":
-        """Joins on equal keys: `on` (names in both) or `left_on` / `right_on`. how: inner, left,
-        right, outer, semi, anti, cross. strategy: hash, sort_merge, broadcast or None (auto).
-        With `on`, each key is one column (in a right or outer join, a key only the right side
-        has keeps its value)."""
+             strategy: str | None = None, prefix: str | None = None,
+             suffix: str | None = None) -> "DataFrame":
+        """Joins on equal keys: `on` (names or expressions in both) or `left_on` / `right_on`.
+        how: inner, left, right, outer, semi, anti, cross. strategy: hash, sort_merge, broadcast
+        or None (auto). With `on`, each key is one column (in a right or outer join, a key only
+        the right side has keeps its value). A right column whose name the left side also has
+        is renamed "right.<name>", or prefix + name + suffix when either is given."""
         if how == "cross":
-            return self._wrap(self._df.join(other._df, [], [], "cross", "auto"), other._pools)
+            joined = self._wrap(self._df.join(other._df, [], [], "cross", "auto"), other._pools)
+            return self._rename_right(joined, other, prefix, suffix, set())
         if on is not None:
             left_on = right_on = on
         if left_on is None or right_on is None:
@@ -210,19 +279,30 @@ class DataFrame:
         rk = _column_list([right_on] if not isinstance(right_on, (list, tuple)) else right_on)
         joined = self._df.join(other._df, [k._e for k in lk], [k._e for k in rk], how, strategy or "auto")
         out = self._wrap(joined, other._pools)
+        drop = set()
         if on is not None and how not in ("semi", "anti"):
             # One copy of each key column, as Daft: the right side's keys are dropped. In a right
             # or outer join a key only the right side has comes from there (as SQL's USING).
-            names = [k if isinstance(k, str) else None for k in ([on] if isinstance(on, str) else on)]
+            names = [k._name for k in lk if k._e.name() == k._name and k._name in other.column_names]
             right_names = [n for n in out.column_names if n.startswith("right.")]
-            drop = {f"right.{n}" for n in names if n and f"right.{n}" in right_names}
+            drop = {f"right.{n}" for n in names if f"right.{n}" in right_names}
             if drop:
                 keep = [n for n in out.column_names if n not in drop]
                 if how in ("right", "outer", "full"):
                     keep = [coalesce(col(n), col(f"right.{n}")).alias(n) if f"right.{n}" in drop
                             else n for n in keep]
                 out = out.select(*keep)
-        return out
+        return self._rename_right(out, other, prefix, suffix, drop)
+
+    def _rename_right(self, out: "DataFrame", other: "DataFrame", prefix, suffix, dropped):
+        if prefix is None and suffix is None:
+            return out
+        renames = {}
+        for n in other.column_names:
+            engine_name = f"right.{n}"
+            if engine_name in out.column_names and engine_name not in dropped:
+                renames[engine_name] = f"{prefix or ''}{n}{suffix or ''}"
+        return out.with_columns_renamed(renames) if renames else out
 
     def sort(self, by, desc=False, nulls_first=None) -> "DataFrame":
         keys = _column_list([by] if not isinstance(by, (list, tuple)) else by)
@@ -283,6 +363,84 @@ class DataFrame:
 
     def union(self, other: "DataFrame") -> "DataFrame":
         return self.concat(other).distinct()
+
+    def _set_operation(self, other: "DataFrame", operation: str) -> "DataFrame":
+        if len(self.column_names) != len(other.column_names):
+            raise ValueError(f"{operation.lower()}: the DataFrames have {len(self.column_names)} and "
+                             f"{len(other.column_names)} columns")
+        return sql(f"SELECT * FROM left_side {operation} SELECT * FROM right_side",
+                   register_globals=False, left_side=self, right_side=other)
+
+    def intersect(self, other: "DataFrame") -> "DataFrame":
+        """The distinct rows both DataFrames have (null equal to null)."""
+        return self._set_operation(other, "INTERSECT")
+
+    def intersect_all(self, other: "DataFrame") -> "DataFrame":
+        """Rows both have, each as many times as the smaller count."""
+        return self._set_operation(other, "INTERSECT ALL")
+
+    def except_distinct(self, other: "DataFrame") -> "DataFrame":
+        """The distinct rows of this DataFrame that `other` does not have."""
+        return self._set_operation(other, "EXCEPT")
+
+    def except_all(self, other: "DataFrame") -> "DataFrame":
+        """This DataFrame's rows less `other`'s, counting duplicates."""
+        return self._set_operation(other, "EXCEPT ALL")
+
+    def drop_null(self, *columns) -> "DataFrame":
+        """The rows with no null in `columns` (every column when none are named)."""
+        names = [c if isinstance(c, str) else c.name() for c in columns] or self.column_names
+        keep = None
+        for n in names:
+            cond = col(n).not_null()
+            keep = cond if keep is None else keep & cond
+        return self if keep is None else self.where(keep)
+
+    def drop_nan(self, *columns) -> "DataFrame":
+        """The rows with no NaN in the float columns among `columns` (all when none named)."""
+        names = [c if isinstance(c, str) else c.name() for c in columns] or self.column_names
+        types = self.schema().to_pydict()
+        keep = None
+        for n in names:
+            if not types[n].is_floating():
+                if columns:
+                    raise TypeError(f"drop_nan: column '{n}' is {types[n]!r}, not a float column")
+                continue
+            cond = ~col(n).float.is_nan()
+            cond = cond.fill_null(True)  # a null is not a NaN
+            keep = cond if keep is None else keep & cond
+        return self if keep is None else self.where(keep)
+
+    def describe(self) -> "DataFrame":
+        """The schema as rows: column_name and type."""
+        return from_pydict({"column_name": self.column_names,
+                            "type": [repr(f.dtype) for f in self.schema()]})
+
+    def summarize(self) -> "DataFrame":
+        """One row per column: column, type, min, max (as strings), count, count_nulls,
+        approx_count_distinct."""
+        aggs = []
+        for i, n in enumerate(self.column_names):
+            c = col(n)
+            aggs += [c.min().cast("string").alias(f"min{i}"), c.max().cast("string").alias(f"max{i}"),
+                     c.count().alias(f"count{i}"), c.is_null().if_else(1, 0).sum().alias(f"nulls{i}"),
+                     c.approx_count_distinct().alias(f"distinct{i}")]
+        row = self.agg(*aggs).to_pydict() if aggs else {}
+        names = self.column_names
+        return from_pydict({
+            "column": names,
+            "type": [repr(f.dtype) for f in self.schema()],
+            "min": [row[f"min{i}"][0] for i in range(len(names))],
+            "max": [row[f"max{i}"][0] for i in range(len(names))],
+            "count": [row[f"count{i}"][0] for i in range(len(names))],
+            "count_nulls": [row[f"nulls{i}"][0] or 0 for i in range(len(names))],
+            "approx_count_distinct": [row[f"distinct{i}"][0] for i in range(len(names))],
+        }, schema={"column": "string", "type": "string", "min": "string", "max": "string",
+                   "count": "uint64", "count_nulls": "uint64", "approx_count_distinct": "uint64"})
+
+    def num_partitions(self) -> int:
+        """How many partitions the query makes (it runs the query)."""
+        return sum(1 for _ in self.iter_partitions())
 
     def into_partitions(self, n: int) -> "DataFrame":
         return self._wrap(self._df.into_partitions(int(n)))
@@ -395,10 +553,10 @@ class DataFrame:
 class GroupedDataFrame:
     def __init__(self, df: DataFrame, keys: list):
         self._df = df
-        self._keys = keys
+        self._keys = [k._named() for k in keys]
 
     def agg(self, *aggregations) -> DataFrame:
-        aggs = _column_list(aggregations)
+        aggs = [a._named() for a in _column_list(aggregations)]
         df, pools = self._df._lower(self._keys + aggs)
         return self._df._wrap(df.groupby_agg([k._e for k in self._keys], [a._e for a in aggs]), pools)
 
@@ -409,11 +567,20 @@ class GroupedDataFrame:
 
     def sum(self, *columns): return self._each("sum", list(columns))
     def mean(self, *columns): return self._each("mean", list(columns))
+    avg = mean
     def min(self, *columns): return self._each("min", list(columns))
     def max(self, *columns): return self._each("max", list(columns))
+    def stddev(self, *columns): return self._each("stddev", list(columns))
+    def any_value(self, *columns): return self._each("any_value", list(columns))
+    def agg_list(self, *columns): return self._each("agg_list", list(columns))
+    def agg_set(self, *columns): return self._each("agg_set", list(columns))
+    def agg_concat(self, *columns): return self._each("agg_concat", list(columns))
 
-    def count(self) -> DataFrame:
-        return self.agg(Expression(_ext.alias(_ext.aggregate("count_star", []), "count")))
+    def count(self, *columns) -> DataFrame:
+        """Rows per group as "count", or each named column's non-null values per group."""
+        if columns:
+            return self._each("count", list(columns))
+        return self.agg(Expression(_ext.alias(_ext.aggregate("count_star", []), "count"), name="count"))
 
 
 def _paths(path) -> list:
@@ -427,12 +594,11 @@ def read_parquet(path) -> DataFrame:
     return DataFrame(_ext.read_parquet(_paths(path)))
 
 
-def read_csv(path, has_headers: bool = True, delimiter: str = ",", schema: dict | None = None) -> DataFrame:
-    """CSV files. `schema` ({"name": "bigint", ...}, SQL type names) turns inference off."""
-    from .expressions import _type_name
-
-    fields = None if schema is None else [(n, _type_name(t)) for n, t in schema.items()]
-    return DataFrame(_ext.read_csv(_paths(path), has_headers, delimiter, fields))
+def read_csv(path, has_headers: bool = True, delimiter: str | None = None,
+             schema: dict | None = None) -> DataFrame:
+    """CSV files. `schema` ({"name": DataType or type name, ...}) turns inference off."""
+    fields = None if schema is None else [(n, engine_type(t)) for n, t in schema.items()]
+    return DataFrame(_ext.read_csv(_paths(path), has_headers, delimiter or ",", fields))
 
 
 def read_json(path) -> DataFrame:
@@ -441,10 +607,28 @@ def read_json(path) -> DataFrame:
 
 
 def from_pydict(data: dict, schema: dict | None = None) -> DataFrame:
-    """Columns from lists or numpy arrays: {"a": [1, 2], "b": ["x", None]}."""
+    """Columns from lists or numpy arrays: {"a": [1, 2], "b": ["x", None]}. `schema` gives some
+    or all columns' types ({"a": DataType.int32()}); the others are inferred."""
+    if not isinstance(data, dict):
+        raise TypeError(f"from_pydict takes a dict of columns, got {type(data).__name__}")
     names = list(data)
-    types = [None if schema is None else schema.get(n) for n in names]
+    schema = dict(schema or {})
+    unknown = [n for n in schema if n not in data]
+    if unknown:
+        raise ValueError(f"from_pydict: schema names {unknown}, which are not columns of the data")
+    types = [engine_type(schema[n]) if n in schema else None for n in names]
     return DataFrame(_ext.from_columns(names, [data[n] for n in names], types))
+
+
+def from_pylist(rows: list, schema: dict | None = None) -> DataFrame:
+    """Rows as dicts: [{"a": 1, "b": "x"}, ...]; a key missing from a row is null there."""
+    names: dict = {}
+    for i, r in enumerate(rows):
+        if not isinstance(r, dict):
+            raise TypeError(f"from_pylist takes a list of dicts; row {i} is {type(r).__name__}")
+        for k in r:
+            names.setdefault(k, None)
+    return from_pydict({n: [r.get(n) for r in rows] for n in names}, schema=schema)
 
 
 def from_pandas(df) -> DataFrame:
@@ -457,19 +641,3 @@ def from_pandas(df) -> DataFrame:
             values = [None if (v is None or (isinstance(v, float) and v != v)) else v for v in values]
         columns.append(values)
     return DataFrame(_ext.from_columns(names, columns, [None] * len(names)))
-
-
-def sql(query: str, **dataframes) -> DataFrame:
-    """Runs SQL over DataFrames passed by name: sql("SELECT * FROM t", t=df)."""
-    session = _ext.Session()
-    pools = []
-    for name, df in dataframes.items():
-        if not isinstance(df, DataFrame):
-            raise TypeError(f"sql(): {name} must be a DataFrame")
-        session.register(name, df._df)
-        pools += list(df._pools)
-    runner = _runner.current()
-    if runner is not None:
-        # Uncorrelated scalar subqueries are answered while planning: on the same runner.
-        session.set_plan_runner(lambda plan: runner.collect(plan, pools))
-    return DataFrame(session.plan(query), pools)

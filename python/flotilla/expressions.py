@@ -32,29 +32,45 @@ def _to_expr(value: Any) -> "Expression":
 class Expression:
     """A lazily evaluated column expression."""
 
-    __slots__ = ("_e", "_window", "_agg", "_calls")
+    __slots__ = ("_e", "_window", "_agg", "_calls", "_name")
 
-    def __init__(self, e, window=None, agg=None, calls=None):
+    def __init__(self, e, window=None, agg=None, calls=None, name=None):
         self._e = e
         self._window = window  # a _WindowCall when this is a window function
         self._agg = agg  # (function, [argument Expressions]) when this is one aggregate call
         # The UDF and window calls (and id columns) this expression reads, by the placeholder
         # column each stands for; a DataFrame turns them into plan nodes before using it.
         self._calls = calls or {}
+        # The output column's name, as Daft names it: an alias, else the name of the first
+        # column the expression reads ("literal" for a constant).
+        self._name = name if name is not None else e.name()
 
     # --- naming and types -----------------------------------------------------------------------
     def alias(self, name: str) -> "Expression":
-        return Expression(_ext.alias(self._e, name), self._window, self._agg, self._calls)
+        return Expression(_ext.alias(self._e, name), self._window, self._agg, self._calls, name)
 
     def name(self) -> str:
-        return self._e.name()
+        """The column this expression makes: its alias, else the first column it reads."""
+        return self._name
 
-    def cast(self, dtype: str) -> "Expression":
-        """Cast to a SQL type name: "int64"/"bigint", "double", "decimal(15, 2)", "string"..."""
-        return Expression(_ext.cast(self._e, _type_name(dtype), False), calls=self._calls)
+    def _is_column(self) -> bool:
+        return self._e.columns() == [self._e.name()] and repr(self._e) == self._e.name()
 
-    def try_cast(self, dtype: str) -> "Expression":
-        return Expression(_ext.cast(self._e, _type_name(dtype), True), calls=self._calls)
+    def _is_string_literal(self) -> bool:
+        return self._name == "literal" and repr(self._e).startswith("'")
+
+    def _named(self) -> "Expression":
+        """This expression with its name() as the engine's output name (an alias if needed)."""
+        return self if self._e.name() == self._name else self.alias(self._name)
+
+    def cast(self, dtype) -> "Expression":
+        """Cast to a DataType, a SQL type name ("bigint", "decimal(15, 2)") or a Python type."""
+        return Expression(_ext.cast(self._e, _engine_type(dtype), False), calls=self._calls,
+                          name=self._name)
+
+    def try_cast(self, dtype) -> "Expression":
+        return Expression(_ext.cast(self._e, _engine_type(dtype), True), calls=self._calls,
+                          name=self._name)
 
     def __repr__(self) -> str:
         return repr(self._e)
@@ -63,10 +79,14 @@ class Expression:
     def _bin(self, op, other, reverse=False):
         other = _to_expr(other)
         a, b = (other, self) if reverse else (self, other)
-        return Expression(_ext.binary(op, a._e, b._e), calls=_merge(a, b))
+        return Expression(_ext.binary(op, a._e, b._e), calls=_merge(a, b), name=a._name)
 
-    def __add__(self, o): return self._bin("add", o)
-    def __radd__(self, o): return self._bin("add", o, True)
+    def __add__(self, o):
+        return _concat_or_add(self, o)
+
+    def __radd__(self, o):
+        return _concat_or_add(_to_expr(o), self)
+
     def __sub__(self, o): return self._bin("sub", o)
     def __rsub__(self, o): return self._bin("sub", o, True)
     def __mul__(self, o): return self._bin("mul", o)
@@ -88,8 +108,8 @@ class Expression:
     def __rand__(self, o): return self._bin("and", o, True)
     def __or__(self, o): return self._bin("or", o)
     def __ror__(self, o): return self._bin("or", o, True)
-    def __invert__(self): return Expression(_ext.not_(self._e), calls=self._calls)
-    def __neg__(self): return Expression(_ext.negate(self._e), calls=self._calls)
+    def __invert__(self): return Expression(_ext.not_(self._e), calls=self._calls, name=self._name)
+    def __neg__(self): return Expression(_ext.negate(self._e), calls=self._calls, name=self._name)
     def __abs__(self): return _call("abs", self)
     __hash__ = object.__hash__
 
@@ -97,18 +117,38 @@ class Expression:
         raise TypeError("an Expression has no truth value; use & | ~ instead of and / or / not")
 
     # --- predicates and conditionals ------------------------------------------------------------
-    def is_null(self) -> "Expression": return Expression(_ext.is_null(self._e), calls=self._calls)
-    def not_null(self) -> "Expression": return Expression(_ext.not_null(self._e), calls=self._calls)
+    def is_null(self) -> "Expression":
+        return Expression(_ext.is_null(self._e), calls=self._calls, name=self._name)
+    def not_null(self) -> "Expression":
+        return Expression(_ext.not_null(self._e), calls=self._calls, name=self._name)
     def is_in(self, values: Iterable[Any]) -> "Expression":
-        return Expression(_ext.is_in(self._e, list(values)), calls=self._calls)
+        if isinstance(values, Expression):
+            raise TypeError("is_in takes a list of values, not an Expression")
+        return Expression(_ext.is_in(self._e, list(values)), calls=self._calls, name=self._name)
     def between(self, lower, upper) -> "Expression":
         lo, hi = _to_expr(lower), _to_expr(upper)
-        return Expression(_ext.between(self._e, lo._e, hi._e), calls=_merge(self, lo, hi))
+        return Expression(_ext.between(self._e, lo._e, hi._e), calls=_merge(self, lo, hi),
+                          name=self._name)
     def fill_null(self, value) -> "Expression":
         return coalesce(self, value)
+    def fill_nan(self, value) -> "Expression":
+        return self.float.fill_nan(value)
+    def is_nan(self) -> "Expression": return self.float.is_nan()
+    def not_nan(self) -> "Expression": return self.float.not_nan()
+    def is_inf(self) -> "Expression": return self.float.is_inf()
+    def eq_null_safe(self, other) -> "Expression":
+        """Equal, with null equal to null (SQL's IS NOT DISTINCT FROM)."""
+        o = _to_expr(other)
+        both_null = self.is_null() & o.is_null()
+        return (both_null | (self.not_null() & o.not_null() & (self == o)).fill_null(False)).alias(self._name)
     def if_else(self, if_true, if_false) -> "Expression":
         a, b = _to_expr(if_true), _to_expr(if_false)
-        return Expression(_ext.if_else(self._e, a._e, b._e), calls=_merge(self, a, b))
+        return Expression(_ext.if_else(self._e, a._e, b._e), calls=_merge(self, a, b), name=a._name)
+    def apply(self, fn, return_dtype) -> "Expression":
+        """`fn` called on each non-null value: a row-wise UDF over this column."""
+        from .udf import func
+
+        return func(fn, return_dtype=return_dtype, name=getattr(fn, "__name__", "apply"))(self)
 
     # --- math -----------------------------------------------------------------------------------
     def abs(self): return _call("abs", self)
@@ -117,7 +157,16 @@ class Expression:
     def ceil(self): return _call("ceil", self)
     def sqrt(self): return _call("sqrt", self)
     def exp(self): return _call("exp", self)
-    def log(self, base=None): return _call("ln", self) if base is None else _call("log", base, self)
+    def log(self, base=None):
+        return _call("ln", self) if base is None else _call("log", base, self, name=self._name)
+    def log2(self): return _call("log2", self)
+    def log10(self): return _call("log10", self)
+    def ln(self): return _call("ln", self)
+    def sin(self): return _call("sin", self)
+    def cos(self): return _call("cos", self)
+    def tan(self): return _call("tan", self)
+    def cbrt(self): return _call("pow", self, 1.0 / 3.0)
+    def negate(self): return -self
     def sign(self): return _call("sign", self)
     def clip(self, lower, upper): return _call("clip", self, lower, upper)
     def hash(self): return _call("hash", self)
@@ -126,7 +175,14 @@ class Expression:
     def _aggregate(self, name, *args):
         arguments = [self] + [_to_expr(a) for a in args]
         return Expression(_ext.aggregate(name, [a._e for a in arguments]), agg=(name, arguments),
-                          calls=_merge(*arguments))
+                          calls=_merge(*arguments), name=self._name)
+
+    def _list_aggregate(self, function, *args, distinct=False):
+        """A list function over the group's values (median, percentiles, sets)."""
+        values = self._aggregate("list")
+        if distinct:
+            values = _call("list_distinct", values)
+        return _call(function, values, *args, name=self._name)
 
     def sum(self): return self._aggregate("sum")
     def mean(self): return self._aggregate("mean")
@@ -143,6 +199,27 @@ class Expression:
     def first(self): return self._aggregate("first")
     def last(self): return self._aggregate("last")
     def agg_list(self): return self._aggregate("list")
+    def agg_set(self):
+        """The group's distinct values as a list (null once among them when the group has
+        nulls; Daft leaves nulls out)."""
+        return _call("list_distinct", self._aggregate("list"), name=self._name)
+    def agg_concat(self):
+        """The group's strings joined with no separator."""
+        return self._aggregate("string_agg", "")
+    def median(self):
+        """The group's median (interpolated between the two middle values)."""
+        return self._list_aggregate("list_quantile_cont", 0.5)
+    def approx_percentiles(self, percentiles):
+        """A percentile (one float) or a list of them (a list per group), interpolated."""
+        if isinstance(percentiles, (list, tuple)):
+            return _list_of([self._list_aggregate("list_quantile_cont", float(p)) for p in percentiles],
+                            self._name)
+        return self._list_aggregate("list_quantile_cont", float(percentiles))
+    def product(self):
+        """The product of the group's non-null values (1 when there are none)."""
+        return _product(self)
+    def skew(self):
+        raise NotImplementedError("skew() is not supported yet")
     def bool_and(self): return self._aggregate("bool_and")
     def bool_or(self): return self._aggregate("bool_or")
     def string_agg(self, separator: str = ","): return self._aggregate("string_agg", separator)
@@ -169,9 +246,7 @@ class Expression:
             call = _WindowCall(name, args, window, None)
         else:
             raise ValueError(f"over() needs an aggregate or a window function, got {self!r}")
-        out = Expression(_ext.col(call.output), call, calls={call.output: call})
-        aliased = self._e.name() != repr(self._e)
-        return out.alias(self._e.name()) if aliased else out
+        return Expression(_ext.col(call.output), call, calls={call.output: call}, name=self._name)
 
     # --- namespaces -----------------------------------------------------------------------------
     @property
@@ -185,6 +260,27 @@ class Expression:
 
     @property
     def float(self) -> "FloatNamespace": return FloatNamespace(self)
+
+    @property
+    def struct(self) -> "StructNamespace": return StructNamespace(self)
+
+    def __getitem__(self, field: str) -> "Expression":
+        """A struct's field: col("s")["f"]."""
+        if not isinstance(field, str):
+            raise TypeError("expr[...] takes a struct field name; use .list.get(i) for list items")
+        return self.struct.get(field)
+
+    # --- Daft's methods for functions the namespaces also have ----------------------------------
+    def __getattr__(self, name: str):
+        # Daft spells many namespace functions as methods too (col("s").lower(),
+        # col("d").year()); the namespaces are looked in, in order.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for ns in (StringNamespace, DatetimeNamespace, ListNamespace):
+            fn = ns.__dict__.get(name)
+            if fn is not None:
+                return fn.__get__(ns(self))
+        raise AttributeError(f"'Expression' has no method {name!r}")
 
 
 def _column_list(columns) -> list:
@@ -202,14 +298,11 @@ def _column_list(columns) -> list:
     return out
 
 
-def _type_name(dtype: Any) -> str:
-    aliases = {
-        "int64": "bigint", "int32": "integer", "int16": "smallint", "int8": "tinyint",
-        "uint64": "ubigint", "uint32": "uinteger", "uint16": "usmallint", "uint8": "utinyint",
-        "float64": "double", "float32": "real", "string": "varchar", "utf8": "varchar",
-        "bool": "boolean", int: "bigint", float: "double", str: "varchar", bool: "boolean",
-    }
-    return aliases.get(dtype, dtype)
+def _engine_type(dtype: Any):
+    """A type as the engine's bindings take it (DataType, type name or Python type)."""
+    from .datatype import engine_type
+
+    return engine_type(dtype)
 
 
 def _merge(*exprs) -> dict:
@@ -219,32 +312,90 @@ def _merge(*exprs) -> dict:
     return calls
 
 
-def _call(name: str, *args) -> Expression:
+def _call(function: str, *args, name: str | None = None) -> Expression:
+    """Scalar function `function` over `args`; named after its first argument unless `name`."""
     exprs = [_to_expr(a) for a in args]
-    return Expression(_ext.call(name, [e._e for e in exprs]), calls=_merge(*exprs))
+    if name is None:
+        name = exprs[0]._name if exprs else function
+    return Expression(_ext.call(function, [e._e for e in exprs]), calls=_merge(*exprs), name=name)
+
+
+def _concat_or_add(a: "Expression", b) -> "Expression":
+    # `+` joins strings, as Daft's does: at once when a side is a string literal; when both sides
+    # are plain columns, by their types once the DataFrame is known (a _PlusCall); else it adds.
+    b = _to_expr(b)
+    if a._is_string_literal() or b._is_string_literal():
+        return _call("concat", a, b, name=a._name)
+    if a._is_column() and b._is_column():
+        call = _PlusCall(a, b)
+        calls = _merge(a, b)
+        calls[call.output] = call
+        return Expression(_ext.col(call.output), calls=calls, name=a._name)
+    return a._bin("add", b)
+
+
+class _PlusCall:
+    """`a + b` of two columns: concat if either is a string column, else add; its value is the
+    column `output` once planned (the DataFrame knows the columns' types)."""
+
+    _ids = iter(range(1 << 62))
+
+    def __init__(self, a: "Expression", b: "Expression"):
+        self.arguments = [a, b]
+        self.output = f"__plus_{next(_PlusCall._ids)}"
+
+    def expression(self, types: dict):
+        a, b = self.arguments
+        strings = any(types.get(x._e.name(), "").endswith("string") for x in (a, b))
+        if strings:
+            return _ext.call("concat", [a._e, b._e])
+        return _ext.binary("add", a._e, b._e)
+
+
+def _list_of(items: list, name: str) -> Expression:
+    return _call("list_value", *items, name=name)
+
+
+def _product(x: Expression) -> Expression:
+    # No product aggregate in the engine: |product| is exp(sum(ln|x|)), its sign the parity of the
+    # negative values, and zero when any value is zero; integer inputs are rounded back.
+    ln_abs = _call("ln", _call("abs", x.cast("double")))
+    magnitude = _call("exp", Expression(_ext.aggregate("sum", [_zero_safe(ln_abs, x)._e]),
+                                        calls=x._calls, name=x._name))
+    negatives = Expression(_ext.aggregate("sum", [(x < 0).if_else(1, 0)._e]), calls=x._calls)
+    zeros = Expression(_ext.aggregate("sum", [(x == 0).if_else(1, 0)._e]), calls=x._calls)
+    signed = (negatives % 2 == 1).if_else(-magnitude, magnitude)
+    return (coalesce(zeros, 0) > 0).if_else(lit(0.0), coalesce(signed, lit(1.0))).alias(x._name)
+
+
+def _zero_safe(ln_abs: Expression, x: Expression) -> Expression:
+    return (x == 0).if_else(lit(0.0), ln_abs)
 
 
 def col(name: str) -> Expression:
     """A reference to the column `name`."""
-    return Expression(_ext.col(name))
+    if not isinstance(name, str):
+        raise TypeError(f"col() takes a column name, got {type(name).__name__}")
+    return Expression(_ext.col(name), name=name)
 
 
 def lit(value: Any) -> Expression:
     """A constant: None, bool, int, float, str, bytes, date, datetime, Decimal."""
-    return Expression(_ext.lit(value))
+    return Expression(_ext.lit(value), name="literal")
 
 
 def coalesce(*args) -> Expression:
     """The first non-null argument."""
     exprs = [_to_expr(a) for a in args]
-    return Expression(_ext.coalesce([e._e for e in exprs]), calls=_merge(*exprs))
+    return Expression(_ext.coalesce([e._e for e in exprs]), calls=_merge(*exprs), name=exprs[0]._name)
 
 
-def _window_function(name: str, args) -> Expression:
+def _window_function(function: str, args) -> Expression:
     from .window import _WindowCall
 
-    call = _WindowCall(name, [_to_expr(a) for a in args], None, None)
-    return Expression(_ext.col(call.output), call, calls={call.output: call})
+    call = _WindowCall(function, [_to_expr(a) for a in args], None, None)
+    name = call.arguments[0]._name if call.arguments else function
+    return Expression(_ext.col(call.output), call, calls={call.output: call}, name=name)
 
 
 def row_number() -> Expression:
@@ -264,102 +415,10 @@ MONOTONIC_ID = "__monotonic_id"
 
 def monotonically_increasing_id() -> Expression:
     """Unique, increasing int64 ids (partition index * 2^36 + row), for with_column."""
-    return Expression(_ext.col(MONOTONIC_ID), calls={MONOTONIC_ID: MONOTONIC_ID})
+    return Expression(_ext.col(MONOTONIC_ID), calls={MONOTONIC_ID: MONOTONIC_ID}, name="id")
 
 
-class _Namespace:
-    __slots__ = ("_x",)
-
-    def __init__(self, x: Expression):
-        self._x = x
-
-
-class StringNamespace(_Namespace):
-    """String functions: ``col("s").str.lower()``."""
-
-    def lower(self): return _call("lower", self._x)
-    def upper(self): return _call("upper", self._x)
-    def length(self): return _call("length", self._x)
-    def strip(self): return _call("trim", self._x)
-    def lstrip(self): return _call("ltrim", self._x)
-    def rstrip(self): return _call("rtrim", self._x)
-    def reverse(self): return _call("reverse", self._x)
-    def contains(self, pattern): return _call("contains", self._x, pattern)
-    def startswith(self, prefix): return _call("starts_with", self._x, prefix)
-    def endswith(self, suffix): return _call("ends_with", self._x, suffix)
-    def concat(self, *others): return _call("concat", self._x, *others)
-    def substr(self, start: int, length: int | None = None):
-        # 0-based start, as Python slicing
-        if length is None:
-            return _call("substr", self._x, start + 1)
-        return _call("substr", self._x, start + 1, length)
-    def left(self, n): return _call("left", self._x, n)
-    def right(self, n): return _call("right", self._x, n)
-    def replace(self, old, new): return _call("replace", self._x, old, new)
-    def split(self, separator): return _call("split", self._x, separator)
-    def like(self, pattern): return _call("like", self._x, pattern)
-    def ilike(self, pattern): return _call("ilike", self._x, pattern)
-    def match(self, pattern): return _call("regexp_matches", self._x, pattern)
-    def extract(self, pattern, index: int = 0): return _call("regexp_extract", self._x, pattern, index)
-    def extract_all(self, pattern, index: int = 0):
-        return _call("regexp_extract_all", self._x, pattern, index)
-    def regexp_replace(self, pattern, replacement):
-        return _call("regexp_replace", self._x, pattern, replacement)
-    def lpad(self, length, pad=" "): return _call("lpad", self._x, length, pad)
-    def rpad(self, length, pad=" "): return _call("rpad", self._x, length, pad)
-    def repeat(self, n): return _call("repeat", self._x, n)
-    def find(self, substring): return _call("strpos", self._x, substring) - 1
-    def normalize(self, **options):
-        return _call("normalize_text", self._x) if not options else _call("normalize", self._x)
-    def to_date(self, fmt: str): return _call("to_date", self._x, fmt)
-    def to_datetime(self, fmt: str): return _call("strptime", self._x, fmt)
-
-
-class DatetimeNamespace(_Namespace):
-    """Date and time fields and arithmetic: ``col("d").dt.year()``."""
-
-    def year(self): return _call("year", self._x)
-    def month(self): return _call("month", self._x)
-    def day(self): return _call("day", self._x)
-    def hour(self): return _call("hour", self._x)
-    def minute(self): return _call("minute", self._x)
-    def second(self): return _call("second", self._x)
-    def day_of_week(self): return _call("day_of_week", self._x)
-    def day_of_year(self): return _call("day_of_year", self._x)
-    def quarter(self): return _call("quarter", self._x)
-    def week(self): return _call("week", self._x)
-    def date(self): return self._x.cast("date")
-    def truncate(self, unit: str): return _call("date_trunc", unit, self._x)
-    def strftime(self, fmt: str): return _call("strftime", self._x, fmt)
-    def add(self, count, unit: str): return _call("date_add", self._x, count, unit)
-    def sub(self, count, unit: str): return _call("date_sub", self._x, count, unit)
-
-
-class ListNamespace(_Namespace):
-    """List functions: ``col("xs").list.length()``."""
-
-    def length(self): return _call("list_length", self._x)
-    def lengths(self): return _call("list_length", self._x)
-    def get(self, index: int, default=None):
-        # 0-based, negative from the end, as Python
-        return _call("list_get", self._x, index) if default is None else coalesce(
-            _call("list_get", self._x, index), default)
-    def slice(self, start: int, end: int | None = None):
-        return _call("list_slice", self._x, start) if end is None else _call("list_slice", self._x, start, end)
-    def sum(self): return _call("list_sum", self._x)
-    def mean(self): return _call("list_mean", self._x)
-    def min(self): return _call("list_min", self._x)
-    def max(self): return _call("list_max", self._x)
-    def sort(self, desc: bool = False): return _call("list_sort", self._x, desc)
-    def distinct(self): return _call("list_distinct", self._x)
-    def contains(self, value): return _call("list_contains", self._x, value)
-    def join(self, separator: str): return _call("list_join", self._x, separator)
-
-
-class FloatNamespace(_Namespace):
-    """Float predicates: ``col("x").float.is_nan()``."""
-
-    def is_nan(self): return _call("isnan", self._x)
-    def is_inf(self): return _call("isinf", self._x)
-    def not_nan(self): return ~_call("isnan", self._x)
-    def fill_nan(self, value): return _call("isnan", self._x).if_else(value, self._x)
+# The namespaces (str, dt, list, float, struct) live beside this module; imported last because
+# they build on the functions above.
+from .expression_namespaces import (DatetimeNamespace, FloatNamespace, ListNamespace,  # noqa: E402
+                                    StringNamespace, StructNamespace)

@@ -12,7 +12,8 @@ from flotilla import col, lit
 def test_schema_and_columns(people):
     schema = people.schema()
     assert schema.column_names() == ["id", "name", "city", "score"]
-    assert schema["id"] == "int64" and schema["score"] == "float64" and schema["name"] == "string"
+    assert schema["id"].dtype == "int64" and schema["score"].dtype == "float64"
+    assert schema["name"].dtype == flotilla.DataType.string()
     assert people.column_names == ["id", "name", "city", "score"]
 
 

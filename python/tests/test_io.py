@@ -27,7 +27,7 @@ def test_csv_and_json(tmp_path):
     df = flotilla.read_csv(str(tmp_path / "a.csv"))
     assert df.to_pydict() == {"id": [1, 2], "name": ["x", None]}
     typed = flotilla.read_csv(str(tmp_path / "a.csv"), schema={"id": "double", "name": "string"})
-    assert typed.schema()["id"] == "float64" and typed.to_pydict()["id"] == [1.0, 2.0]
+    assert typed.schema()["id"].dtype == "float64" and typed.to_pydict()["id"] == [1.0, 2.0]
     (tmp_path / "b.csv").write_text("1;y\n")
     assert flotilla.read_csv(str(tmp_path / "b.csv"), has_headers=False, delimiter=";").count_rows() == 1
     (tmp_path / "c.json").write_text('{"a": 1, "b": "p"}\n{"a": 2}\n')
