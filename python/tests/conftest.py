@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import flotilla
+from tpch_compare import DATABASES, open_database
 
 
 @pytest.fixture
@@ -45,3 +46,10 @@ def tpch_directory(tmp_path_factory):
                     "--row-group-rows", "5000", "--out", str(directory)], check=True,
                    capture_output=True)
     return directory
+
+
+@pytest.fixture(scope="session", params=DATABASES)
+def tpch_database(request, tmp_path_factory):
+    """(directory, {name: DataFrame}) of one TPC-H database: the SQL corpus's tiny one, then
+    one of scale factor 0.02 written by the build's program (tpch_compare.py)."""
+    return open_database(request.param, tmp_path_factory)

@@ -6,131 +6,40 @@ the same order, numbers equal within a relative 1e-9 (decimals exactly when both
 The tables are the tiny TPC-H database of the SQL corpus (tests/sql/data/tpch, written by
 DuckDB), and a scale factor 0.02 database written by `flotilla tpch gen` (when the build's
 program is found); every query returns rows in both (an empty expected result fails). The
+databases and the comparison are tpch_compare.py's, shared with test_daft_tpch.py. The
 runner tpch/dataframe/run.py is checked too: its CSV is `flotilla sql --format csv`'s.
 """
 import csv
 import decimal
-import importlib.util
 import io
 import math
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 import flotilla
+from tpch_compare import (PROGRAM, ROOT, SQL_DIR, TINY, load_programs, query_difference,
+                          result_difference, sql_text, tables)
 
-ROOT = Path(os.environ.get("FLOTILLA_SOURCE_DIR") or Path(__file__).resolve().parents[2])
-SQL_DIR = ROOT / "tpch" / "queries"
 PROGRAMS = ROOT / "tpch" / "dataframe"
-TINY = ROOT / "tests" / "sql" / "data" / "tpch"
-TABLES = ["region", "nation", "supplier", "part", "partsupp", "customer", "orders", "lineitem"]
-# The build holds the package (BUILD/python/flotilla) and the program (BUILD/flotilla).
-PROGRAM = Path(flotilla.__file__).resolve().parents[2] / "flotilla"
-GENERATED_SF = "0.02"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"tpch_{name}", PROGRAMS / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-queries = _load("queries")
-
-
-def _tables(directory):
-    frames = {}
-    for name in TABLES:
-        path = Path(directory) / f"{name}.parquet"
-        frames[name] = flotilla.read_parquet(str(path if path.exists() else Path(directory) / name))
-    return frames
-
-
-@pytest.fixture(scope="module", params=["tiny", "generated"])
-def database(request, tmp_path_factory):
-    """(directory, {name: DataFrame}) of one TPC-H database."""
-    if request.param == "tiny":
-        directory = TINY
-    else:
-        if not PROGRAM.exists():
-            pytest.skip(f"{PROGRAM} not found: the generated database needs the build's program")
-        directory = tmp_path_factory.mktemp("tpch")
-        subprocess.run([str(PROGRAM), "tpch", "gen", "--sf", GENERATED_SF, "--out", str(directory)],
-                       check=True, capture_output=True)
-    return directory, _tables(directory)
-
-
-def _is_decimal_type(dtype):
-    return dtype.startswith("decimal")
-
-
-def _is_number(v):
-    return isinstance(v, (int, float, decimal.Decimal)) and not isinstance(v, bool)
-
-
-def _same_value(a, b, both_decimal):
-    """Whether a value of ours (a) equals the expected one (b)."""
-    if a is None or b is None:
-        return a is None and b is None
-    if both_decimal:
-        return a == b  # exactly (Decimal('1.10') == Decimal('1.1'))
-    if _is_number(a) and _is_number(b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a == b
-        x, y = float(a), float(b)
-        if math.isnan(x) or math.isnan(y):
-            return math.isnan(x) and math.isnan(y)
-        return math.isclose(x, y, rel_tol=1e-9, abs_tol=0.0)
-    return type(a) is type(b) and a == b
-
-
-def result_difference(actual, expected):
-    """None when DataFrame `actual` has `expected`'s column names and rows in the same order
-    (numbers within a relative 1e-9, decimals exact), else what differs."""
-    names, expected_names = actual.column_names, expected.column_names
-    if names != expected_names:
-        return f"columns {names}, expected {expected_names}"
-    types = [t for _, t in actual.schema()]
-    expected_types = [t for _, t in expected.schema()]
-    got, want = actual.to_pydict(), expected.to_pydict()
-    rows, expected_rows = len(got[names[0]]), len(want[names[0]])
-    if rows != expected_rows:
-        return f"{rows} rows, expected {expected_rows}"
-    if expected_rows == 0:
-        return "the expected result has no rows: the check would compare nothing with nothing"
-    for c, name in enumerate(names):
-        both_decimal = _is_decimal_type(types[c]) and _is_decimal_type(expected_types[c])
-        for r in range(rows):
-            a, b = got[name][r], want[name][r]
-            if not _same_value(a, b, both_decimal):
-                return (f"row {r + 1}, column {name} ({types[c]}, expected {expected_types[c]}): "
-                        f"{a!r}, expected {b!r}")
-    return None
-
-
-def _sql(number):
-    return (SQL_DIR / f"q{number:02d}.sql").read_text()
+queries = load_programs(PROGRAMS / "queries.py")
 
 
 @pytest.mark.parametrize("number", range(1, 23))
-def test_dataframe_query_matches_sql(database, number):
-    _, frames = database
-    actual = getattr(queries, f"q{number}")(lambda name: frames[name])
-    expected = flotilla.sql(_sql(number), **frames)
-    difference = result_difference(actual, expected)
+def test_dataframe_query_matches_sql(tpch_database, number):
+    _, frames = tpch_database
+    difference = query_difference(queries, number, frames)
     assert difference is None, f"q{number:02d}: {difference}"
 
 
 def test_comparison_fails_on_a_different_result():
-    """The comparison sees a changed parameter, a lost row, a renamed column and a last digit."""
-    frames = _tables(TINY)
-    q1 = flotilla.sql(_sql(1), **frames)
+    """The comparison sees a changed parameter, a lost row, a renamed column and a last digit;
+    a double that rounds to a decimal is equal to it."""
+    frames = tables(TINY)
+    q1 = flotilla.sql(sql_text(1), **frames)
     assert result_difference(q1, q1) is None
-    changed = flotilla.sql(_sql(1).replace("interval '90' day", "interval '100' day"), **frames)
+    changed = flotilla.sql(sql_text(1).replace("interval '90' day", "interval '100' day"), **frames)
     assert "sum_qty" in result_difference(changed, q1)
     assert "rows" in result_difference(q1.limit(2), q1)
     renamed = q1.with_column_renamed("count_order", "count")
@@ -143,6 +52,13 @@ def test_comparison_fails_on_a_different_result():
     cents = q1.with_column("sum_base_price", flotilla.col("sum_base_price")
                            + flotilla.lit(decimal.Decimal("0.01")))
     assert "sum_base_price" in result_difference(cents, q1)
+    # A double against a decimal (q14's promo_revenue has scale 6): equal when the double rounds
+    # to the decimal, different by more than half a unit of its last digit.
+    q14 = flotilla.sql(sql_text(14), **frames)
+    as_double = flotilla.col("promo_revenue").cast("float64")
+    assert result_difference(q14.select((as_double + 4e-7).alias("promo_revenue")), q14) is None
+    assert "promo_revenue" in result_difference(
+        q14.select((as_double + 6e-7).alias("promo_revenue")), q14)
 
 
 # --- the runner ----------------------------------------------------------------------------------
@@ -165,11 +81,11 @@ def _split_blocks(text):
 
 
 @pytest.mark.skipif(not PROGRAM.exists(), reason="needs the build's flotilla program")
-def test_run_py_csv_is_flotilla_sql_csv(database):
+def test_run_py_csv_is_flotilla_sql_csv(tpch_database):
     """run.py --format csv prints each query as `flotilla sql --format csv` prints the SQL
     query: the same text, except doubles computed in another order may differ in their last
     digits (within a relative 1e-9; when equal, their text is the same)."""
-    directory, frames = database
+    directory, frames = tpch_database
     out = _run("--tables", str(directory), "--format", "csv", "--threads", "2", "--timer")
     blocks = _split_blocks(out.stdout)
     assert sorted(blocks) == list(range(1, 23))
@@ -181,7 +97,7 @@ def test_run_py_csv_is_flotilla_sql_csv(database):
                              check=True, capture_output=True, text=True).stdout
         ours = list(csv.reader(io.StringIO("\n".join(blocks[number]) + "\n")))
         theirs = list(csv.reader(io.StringIO(sql)))
-        types = [t for _, t in flotilla.sql(_sql(number), **frames).schema()]
+        types = [t for _, t in flotilla.sql(sql_text(number), **frames).schema()]
         assert ours[0] == theirs[0], f"q{number:02d} header"
         assert len(ours) == len(theirs), f"q{number:02d} rows"
         assert len(theirs) > 1, f"q{number:02d} returns rows"
