@@ -11,7 +11,7 @@ CMAKE_FLAGS ?=
 TPCH_SF    ?= 1
 TPCH_DIR   ?= data/tpch-sf$(TPCH_SF)
 
-.PHONY: all deps configure build run test test-unit test-asan bench fuzz format clean
+.PHONY: all deps configure build run test test-unit test-asan bench fuzz wheel format clean
 
 all: build
 
@@ -75,8 +75,14 @@ fuzz: deps
 	    -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 || exit 1; \
 	done
 
+# The Python package as a wheel in dist/ (`pip install dist/flotilla-*.whl` in a virtual
+# environment of /usr/bin/python3), from this build's extension module with its debug information
+# stripped; `pip install .` writes the same wheel (python/packaging/flotilla_build.py).
+wheel: build
+	@/usr/bin/python3 python/packaging/flotilla_build.py --build-dir $(BUILD_DIR) --out dist
+
 format:
 	@find src tests bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-wheel dist
