@@ -174,20 +174,12 @@ class ListNamespace(_Namespace):
 
     def count(self, mode: str = "valid"):
         """Elements per list: "valid" (non-null, the default), "null" or "all"."""
-        if mode == "all":
-            return _call("list_length", self._x).cast("uint64")
-        if mode not in ("valid", "null"):
+        if mode not in ("valid", "null", "all"):
             raise ValueError(f"list.count mode is 'valid', 'null' or 'all', got {mode!r}")
-        # No engine kernel counts a list's nulls: a row-wise Python function does.
-        from .datatype import DataType
-        from .udf import func
-
-        want_null = mode == "null"
-
-        def count(xs):
-            return sum(1 for v in xs if (v is None) == want_null)
-
-        return func(count, return_dtype=DataType.uint64(), name=f"list_count_{mode}")(self._x)
+        length = _call("list_length", self._x)
+        valid = _call("list_count", self._x)
+        counted = {"all": length, "valid": valid, "null": length - valid}[mode]
+        return counted.cast("uint64")
 
     def get(self, index: int, default=None):
         # 0-based, negative from the end, as Python

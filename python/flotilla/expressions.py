@@ -200,8 +200,7 @@ class Expression:
     def last(self): return self._aggregate("last")
     def agg_list(self): return self._aggregate("list")
     def agg_set(self):
-        """The group's distinct values as a list (null once among them when the group has
-        nulls; Daft leaves nulls out)."""
+        """The group's distinct non-null values as a list."""
         return _call("list_distinct", self._aggregate("list"), name=self._name)
     def agg_concat(self):
         """The group's strings joined with no separator."""
@@ -216,8 +215,8 @@ class Expression:
                             self._name)
         return self._list_aggregate("list_quantile_cont", float(percentiles))
     def product(self):
-        """The product of the group's non-null values (1 when there are none)."""
-        return _product(self)
+        """The product of the group's non-null values, a float (null when there are none)."""
+        return self._aggregate("product")
     def skew(self):
         raise NotImplementedError("skew() is not supported yet")
     def bool_and(self): return self._aggregate("bool_and")
@@ -354,22 +353,6 @@ class _PlusCall:
 
 def _list_of(items: list, name: str) -> Expression:
     return _call("list_value", *items, name=name)
-
-
-def _product(x: Expression) -> Expression:
-    # No product aggregate in the engine: |product| is exp(sum(ln|x|)), its sign the parity of the
-    # negative values, and zero when any value is zero; integer inputs are rounded back.
-    ln_abs = _call("ln", _call("abs", x.cast("double")))
-    magnitude = _call("exp", Expression(_ext.aggregate("sum", [_zero_safe(ln_abs, x)._e]),
-                                        calls=x._calls, name=x._name))
-    negatives = Expression(_ext.aggregate("sum", [(x < 0).if_else(1, 0)._e]), calls=x._calls)
-    zeros = Expression(_ext.aggregate("sum", [(x == 0).if_else(1, 0)._e]), calls=x._calls)
-    signed = (negatives % 2 == 1).if_else(-magnitude, magnitude)
-    return (coalesce(zeros, 0) > 0).if_else(lit(0.0), coalesce(signed, lit(1.0))).alias(x._name)
-
-
-def _zero_safe(ln_abs: Expression, x: Expression) -> Expression:
-    return (x == 0).if_else(lit(0.0), ln_abs)
 
 
 def col(name: str) -> Expression:

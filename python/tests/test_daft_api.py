@@ -291,10 +291,12 @@ def test_list_building_aggregates(sales):
     assert out["cat"] == ["aaa", "bb", "c"]
     assert out["med"] == [3.0, 3.5, 4.0]
     assert out["pct"][0] == [1.0, 6.0]
-    assert out["prod"] == [pytest.approx(18), pytest.approx(10), pytest.approx(4)]
+    assert out["prod"] == [18.0, 10.0, 4.0]
     assert out["acd"] == [3, 2, 1]
     signs = daft.from_pydict({"x": [-2.0, 3.0, -0.5]}).agg(col("x").product()).to_pydict()
-    assert signs["x"][0] == pytest.approx(3.0)
+    assert signs["x"][0] == 3.0
+    with_nulls = daft.from_pydict({"k": [1, 1, 1, 1], "x": [2, None, 2, 5]})
+    assert with_nulls.groupby("k").agg(col("x").agg_set()).to_pydict()["x"] == [[2, 5]]
 
 
 def test_frame_utilities(sales):

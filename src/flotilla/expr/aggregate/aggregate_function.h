@@ -159,5 +159,6 @@ Status RegisterBoolAggregates(AggregateRegistry* registry);        // bool_and, 
 Status RegisterCollectAggregates(AggregateRegistry* registry);     // list, string_agg
 Status RegisterDistinctAggregates(AggregateRegistry* registry);    // count_distinct, approx
 Status RegisterPercentileAggregates(AggregateRegistry* registry);  // approx_percentile
+Status RegisterProductAggregate(AggregateRegistry* registry);      // product
 
 }  // namespace flotilla::expr

@@ -56,6 +56,7 @@ Status RegisterAggregateFunctions(AggregateRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(RegisterCollectAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterDistinctAggregates(registry));
   FLOTILLA_RETURN_NOT_OK(RegisterPercentileAggregates(registry));
+  FLOTILLA_RETURN_NOT_OK(RegisterProductAggregate(registry));
   return Status::OK();
 }
 

@@ -132,6 +132,8 @@ inline void ExpectSameResult(const Array& expected, const Array& actual, double 
     const double e = expected.values<double>()[i], a = actual.values<double>()[i];
     if (std::isnan(e)) {
       EXPECT_TRUE(std::isnan(a)) << "row " << i;
+    } else if (std::isinf(e)) {
+      EXPECT_EQ(e, a) << "row " << i;
     } else {
       EXPECT_NEAR(e, a, tolerance * std::max(1.0, std::abs(e))) << "row " << i;
     }

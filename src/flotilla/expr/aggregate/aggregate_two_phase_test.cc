@@ -94,6 +94,8 @@ std::vector<Case> AllCases() {
   }
   for (const TypePtr& t : numeric)
     cases.push_back({"approx_percentile", t, float64()});
+  for (const TypePtr& t : numeric)
+    cases.push_back({"product", t});
   cases.push_back({"bool_and", boolean()});
   cases.push_back({"bool_or", boolean()});
   cases.push_back({"string_agg", utf8(), utf8()});

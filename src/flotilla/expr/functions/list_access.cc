@@ -36,6 +36,19 @@ Result<Datum> LengthExec(const Args& args, int64_t num_rows) {
   });
 }
 
+// The non-null elements (DuckDB's list_count).
+Result<Datum> CountExec(const Args& args, int64_t num_rows) {
+  Int64Builder builder(int64());
+  const Array& lists = args[0].array();
+  const Array values = lists.child(0);
+  return MapRows(args, num_rows, &builder, [&](int64_t row) {
+    auto [first, end] = ListRange(lists, args[0].index(row));
+    int64_t valid = 0;
+    for (int64_t j = first; j < end; ++j) valid += values.IsNull(j) ? 0 : 1;
+    return builder.Append(valid);
+  });
+}
+
 // Element i, negative counting from the end, out of range giving null: 0-based as Python
 // (list_get), or 1-based as SQL (list_extract, where 0 is out of range).
 template <bool kOneBased>
@@ -255,6 +268,13 @@ Status RegisterListAccessFunctions(FunctionRegistry* r) {
                 return int64();
               },
               LengthExec}));
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"list_count", "Number of non-null elements in the list; null for a null list.", 1, 1,
+              [](const Types& t) -> Result<TypePtr> {
+                FLOTILLA_RETURN_NOT_OK(ExpectList("list_count", t, 0));
+                return int64();
+              },
+              CountExec}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"list_get",
        "Element i of the list (0-based; negative counts from the end); null when out of range or "

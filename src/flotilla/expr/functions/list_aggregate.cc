@@ -209,7 +209,7 @@ Result<Datum> ExtremeExec(const Args& args, int64_t num_rows) {
   });
 }
 
-// First occurrences in list order; all nulls count as one value, kept at the first null.
+// First occurrences in list order, nulls left out (as DuckDB's and Daft's).
 Result<Datum> DistinctExec(const Args& args, int64_t num_rows) {
   const Array& lists = args[0].array();
   const Array values = lists.child(0);
@@ -222,13 +222,8 @@ Result<Datum> DistinctExec(const Args& args, int64_t num_rows) {
     auto [first, end] = ListRange(lists, args[0].index(row));
     FLOTILLA_RETURN_NOT_OK(out->Append());
     seen.clear();
-    bool null_seen = false;
     for (int64_t j = first; j < end; ++j) {
-      if (values.IsNull(j)) {
-        if (!null_seen) FLOTILLA_RETURN_NOT_OK(out->value_builder()->AppendNull());
-        null_seen = true;
-        continue;
-      }
+      if (values.IsNull(j)) continue;
       auto [lo, hi] = seen.equal_range(hashes[j]);
       bool duplicate = std::any_of(lo, hi, [&](const auto& entry) {
         return values.Slice(entry.second, 1).Equals(values.Slice(j, 1));
@@ -385,8 +380,8 @@ Status RegisterListAggregateFunctions(FunctionRegistry* r) {
        1, [](const Types& t) { return ResolveOrderable("list_max", t); }, ExtremeExec<true>}));
   FLOTILLA_RETURN_NOT_OK(r->Add(
       {"list_distinct",
-       "The list without repeated elements, in order of first occurrence (one null kept if any); "
-       "null for a null list.",
+       "The list without repeated elements or nulls, in order of first occurrence; null for a "
+       "null list.",
        1, 1,
        [](const Types& t) -> Result<TypePtr> {
          FLOTILLA_RETURN_NOT_OK(ExpectList("list_distinct", t, 0));

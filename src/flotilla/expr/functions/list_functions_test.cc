@@ -210,10 +210,10 @@ TEST(ListAggregateTest, MinMax) {
 TEST(ListAggregateTest, Distinct) {
   auto l = Col(
       Lists(Ints({3, 1, 3, std::nullopt, 1, std::nullopt, 2}), {{{0, 7}}, {{0, 0}}, std::nullopt}));
-  EXPECT_EQ(CallToString("list_distinct", {l}), "[[3, 1, null, 2], [], null]");
+  EXPECT_EQ(CallToString("list_distinct", {l}), "[[3, 1, 2], [], null]");
   auto s = Col(Lists(Strings({"b", "a", "b", ""}), {{{0, 4}}}));
   EXPECT_EQ(CallToString("list_distinct", {s}), "[[b, a, ]]");
-  EXPECT_EQ(CallToString("list_distinct", {Col(FixedLists())}), "[[4, -1], null, [7, null]]");
+  EXPECT_EQ(CallToString("list_distinct", {Col(FixedLists())}), "[[4, -1], null, [7]]");
 }
 
 TEST(ListAggregateTest, Sort) {
