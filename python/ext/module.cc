@@ -52,7 +52,6 @@ Config& GlobalConfig() {
 exec::ExecOptions Options() {
   std::lock_guard<std::mutex> lock(GlobalConfig().mu);
   exec::ExecOptions o = GlobalConfig().options;
-  o.progress = o.progress < 0 ? 0 : o.progress;  // no progress bars unless asked for
   return o;
 }
 

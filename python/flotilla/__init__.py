@@ -27,7 +27,8 @@ def set_execution_config(num_threads: int | None = None, default_morsel_size: in
                          memory_limit: str | None = None, maintain_order: bool | None = None,
                          progress: bool | None = None) -> None:
     """Settings for every query of the process: threads, rows per morsel, memory budget
-    ('8GiB'), whether to keep input order, progress bars on stderr."""
+    ('8GiB'), whether to keep input order, progress bars on stderr (by default drawn when
+    stderr is a terminal and FLOTILLA_PROGRESS is not 0, as Daft's)."""
     _set_execution_config(num_threads, default_morsel_size, memory_limit, maintain_order, progress)
 
 
