@@ -346,6 +346,16 @@ Result<QueryPtr> Parser::Summarize(int64_t start) {
   return QueryPtr(q);
 }
 
+// An expression with its text as written (the name of a column it makes without an alias).
+Result<SelectItem> Parser::WrittenExpression() {
+  SelectItem item;
+  const int64_t start = Peek().offset;
+  FLOTILLA_ASSIGN_OR_RETURN(item.expr, Expr());
+  const Token& last = tokens_[pos_ - 1];
+  item.text = std::string(sql_.substr(start, last.offset + last.length - start));
+  return item;
+}
+
 Result<QueryPtr> Parser::Pivot() {
   auto q = std::make_shared<Query>();
   q->offset = Peek().offset;
@@ -366,11 +376,7 @@ Result<QueryPtr> Parser::Pivot() {
   } while (Operator(","));
   if (pivot && Keyword("using")) {
     do {
-      SelectItem item;
-      const int64_t start = Peek().offset;
-      FLOTILLA_ASSIGN_OR_RETURN(item.expr, Expr());
-      const Token& last = tokens_[pos_ - 1];
-      item.text = std::string(sql_.substr(start, last.offset + last.length - start));
+      FLOTILLA_ASSIGN_OR_RETURN(SelectItem item, WrittenExpression());
       if (Keyword("as")) {
         FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
       }
@@ -409,11 +415,7 @@ Status Parser::SelectList(SelectCore* core) {
     Keyword("all");
   }
   do {
-    SelectItem item;
-    const int64_t start = Peek().offset;
-    FLOTILLA_ASSIGN_OR_RETURN(item.expr, Expr());
-    const Token& last = tokens_[pos_ - 1];
-    item.text = std::string(sql_.substr(start, last.offset + last.length - start));
+    FLOTILLA_ASSIGN_OR_RETURN(SelectItem item, WrittenExpression());
     if (Keyword("as")) {
       FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
     } else if (AtIdentifier()) {

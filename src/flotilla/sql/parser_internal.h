@@ -75,6 +75,7 @@ class Parser {
   Result<SampleAst> SampleClause();
   Result<QueryPtr> Summarize(int64_t start);
   Result<QueryPtr> Pivot();
+  Result<SelectItem> WrittenExpression();
 
   Result<std::string> AliasName();
 
