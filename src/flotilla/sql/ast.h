@@ -168,6 +168,7 @@ struct PivotAst {
   std::vector<SelectItem> aggregates;  // USING (count(*) when none)
   std::vector<NodePtr> group_by;       // none: every column not in ON or the aggregates
   std::string name_column = "name", value_column = "value";  // UNPIVOT ... INTO
+  bool include_nulls = false;  // FROM t UNPIVOT INCLUDE NULLS (...): NULL values kept
 };
 
 enum class SetOpKind { kUnion, kIntersect, kExcept };

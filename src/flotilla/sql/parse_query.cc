@@ -576,9 +576,24 @@ Result<TableRefPtr> Parser::TablePrimary() {
       t->kind = TableRef::kNamed;
     }
   }
+  FLOTILLA_RETURN_NOT_OK(TableSuffixes(t.get()));
+  while (AtPivotClause()) {
+    // t PIVOT (...) / t UNPIVOT (...): a subquery over t, which may have an alias of its own.
+    auto pivoted = std::make_shared<TableRef>();
+    pivoted->kind = TableRef::kSubquery;
+    pivoted->offset = Peek().offset;
+    FLOTILLA_ASSIGN_OR_RETURN(pivoted->subquery, PivotClause(t));
+    FLOTILLA_RETURN_NOT_OK(TableSuffixes(pivoted.get()));
+    t = pivoted;
+  }
+  return TableRefPtr(t);
+}
+
+// A table's [AS] alias [(column aliases)] and TABLESAMPLE.
+Status Parser::TableSuffixes(TableRef* t) {
   if (Keyword("as")) {
     FLOTILLA_ASSIGN_OR_RETURN(t->alias, Identifier("an alias"));
-  } else if (AtIdentifier()) {
+  } else if (AtIdentifier() && !AtPivotClause()) {
     t->alias = Identifier("an alias").ValueOrDie();
   }
   if (!t->alias.empty() && Operator("(")) {
@@ -587,7 +602,65 @@ Result<TableRefPtr> Parser::TablePrimary() {
   if (Keyword("tablesample")) {
     FLOTILLA_ASSIGN_OR_RETURN(t->sample, SampleClause());
   }
-  return TableRefPtr(t);
+  return Status::OK();
+}
+
+bool Parser::AtPivotClause() const {
+  if (Peek().IsKeyword("pivot")) return Peek(1).IsOperator("(");
+  if (!Peek().IsKeyword("unpivot")) return false;
+  return Peek(1).IsOperator("(") || Peek(1).IsKeyword("include") || Peek(1).IsKeyword("exclude");
+}
+
+// The SQL standard's forms: PIVOT (agg [AS a], ... FOR col IN (values) [GROUP BY keys]) and
+// UNPIVOT [INCLUDE | EXCLUDE NULLS] (value FOR name IN (columns)).
+Result<QueryPtr> Parser::PivotClause(TableRefPtr source) {
+  auto q = std::make_shared<Query>();
+  q->offset = Peek().offset;
+  const bool pivot = Next().IsKeyword("pivot");
+  q->kind = pivot ? Query::kPivot : Query::kUnpivot;
+  auto p = std::make_shared<PivotAst>();
+  p->source = std::move(source);
+  if (!pivot && (Peek().IsKeyword("include") || Peek().IsKeyword("exclude"))) {
+    p->include_nulls = Next().IsKeyword("include");
+    FLOTILLA_RETURN_NOT_OK(ExpectKeyword("nulls"));
+  }
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+  if (pivot) {
+    do {
+      FLOTILLA_ASSIGN_OR_RETURN(SelectItem item, WrittenExpression());
+      if (Keyword("as")) {
+        FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
+      }
+      p->aggregates.push_back(std::move(item));
+    } while (Operator(","));
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(p->value_column, Identifier("the name of the value column"));
+  }
+  FLOTILLA_RETURN_NOT_OK(ExpectKeyword("for"));
+  if (pivot) {
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr on, Concat());
+    p->on.push_back(std::move(on));
+  } else {
+    FLOTILLA_ASSIGN_OR_RETURN(p->name_column, Identifier("the name of the name column"));
+  }
+  FLOTILLA_RETURN_NOT_OK(ExpectKeyword("in"));
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
+  std::vector<NodePtr> listed;
+  do {
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
+    listed.push_back(std::move(e));
+  } while (Operator(","));
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  (pivot ? p->in : p->on) = std::move(listed);
+  if (pivot && Keywords("group", "by")) {
+    do {
+      FLOTILLA_ASSIGN_OR_RETURN(NodePtr key, Expr());
+      p->group_by.push_back(std::move(key));
+    } while (Operator(","));
+  }
+  FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
+  q->pivot = std::move(p);
+  return QueryPtr(q);
 }
 
 }  // namespace flotilla::sql::internal

@@ -76,6 +76,9 @@ class Parser {
   Result<QueryPtr> Summarize(int64_t start);
   Result<QueryPtr> Pivot();
   Result<SelectItem> WrittenExpression();
+  Status TableSuffixes(TableRef* t);
+  bool AtPivotClause() const;
+  Result<QueryPtr> PivotClause(TableRefPtr source);
 
   Result<std::string> AliasName();
 

@@ -252,8 +252,10 @@ Result<Relation> Planner::PlanUnpivot(const Query& q) {
   FLOTILLA_RETURN_NOT_OK(Located(plan.status(), q.offset));
   plan = exec::MakeUnpivot(*plan, ids, values, p.name_column, p.value_column);
   FLOTILLA_RETURN_NOT_OK(Located(plan.status(), q.offset));
-  plan = exec::MakeFilter(*plan, expr::Not(expr::IsNull(expr::Column(p.value_column))));
-  FLOTILLA_RETURN_NOT_OK(Located(plan.status(), q.offset));
+  if (!p.include_nulls) {
+    plan = exec::MakeFilter(*plan, expr::Not(expr::IsNull(expr::Column(p.value_column))));
+    FLOTILLA_RETURN_NOT_OK(Located(plan.status(), q.offset));
+  }
   return OrderAndLimit(FromPlan(*plan, ""), q);
 }
 
