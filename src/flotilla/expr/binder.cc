@@ -30,7 +30,8 @@ bool IsTemporal(const DataType& t) {
 }
 
 bool IsLambdaFunction(const std::string& name) {
-  return name == "list_transform" || name == "list_filter";
+  return name == "list_transform" || name == "list_filter" || name == "list_reduce" ||
+         name == "list_reduce_from";
 }
 
 BoundPtr Node(BoundNode node) {
@@ -478,18 +479,25 @@ class Binder {
     return CallFunction(e->name(), std::move(args), text);
   }
 
-  // list_transform(list, body, 'element'[, 'position']) / list_filter(...): the body is bound
-  // against this binder's columns followed by the parameters, which name the element and its
-  // position (see the SQL planner's lambdas).
+  // list_transform(list, body, 'element'[, 'position']) / list_filter(...) /
+  // list_reduce(list, body, 'acc', 'element'[, 'position']) / list_reduce_from(list, body,
+  // initial, names...): the body is bound against this binder's columns followed by the
+  // parameters (see the SQL planner's lambdas); the evaluator supplies every parameter, used
+  // or not, in that order.
   Result<BoundPtr> BindLambda(const ExprPtr& e, const std::string& text) {
     const auto& c = e->children();
-    const bool shaped = (c.size() == 3 || c.size() == 4) &&
-                        std::all_of(c.begin() + 2, c.end(), [](const ExprPtr& p) {
+    const std::string& name = e->name();
+    const bool reduce = name == "list_reduce" || name == "list_reduce_from";
+    const size_t names_from = name == "list_reduce_from" ? 3 : 2;
+    const size_t min_params = reduce ? 2 : 1;
+    const bool shaped = c.size() >= names_from + min_params &&
+                        c.size() <= names_from + min_params + 1 &&
+                        std::all_of(c.begin() + names_from, c.end(), [](const ExprPtr& p) {
                           return p->kind() == ExprKind::kLiteral && IsString(*p->literal().type());
                         });
     if (!shaped) {
-      return Status::TypeError(e->name() + "() takes a list and a lambda: " + e->name() +
-                               "(l, x -> ...)" + In(text));
+      return Status::TypeError(name + "() takes a list and a lambda: " + name +
+                               (reduce ? "(l, (acc, x) -> ...)" : "(l, x -> ...)") + In(text));
     }
     FLOTILLA_ASSIGN_OR_RETURN(BoundPtr list, Bind(c[0]));
     FLOTILLA_ASSIGN_OR_RETURN(list, Decoded(std::move(list)));
@@ -497,26 +505,42 @@ class Binder {
       FLOTILLA_ASSIGN_OR_RETURN(list, CastTo(std::move(list), flotilla::list(null()), true, text));
     }
     if (list->type->id() != TypeId::kList) {
-      return Status::TypeError(e->name() + "() needs a list, got " + list->type->ToString() +
-                               In(text));
+      return Status::TypeError(name + "() needs a list, got " + list->type->ToString() + In(text));
     }
+    const TypePtr element = list->type->fields()[0].type;
+    std::vector<TypePtr> param_types = {element, int64()};
+    if (reduce) param_types = {element, element, int64()};
     std::vector<Field> fields = schema_.fields();
-    fields.push_back({std::string(c[2]->literal().GetView(0)), list->type->fields()[0].type, true});
-    if (c.size() == 4) fields.push_back({std::string(c[3]->literal().GetView(0)), int64(), true});
+    for (size_t k = names_from; k < c.size(); ++k) {
+      fields.push_back({std::string(c[k]->literal().GetView(0)), param_types[k - names_from], true});
+    }
     const Schema scope(std::move(fields));
     FLOTILLA_ASSIGN_OR_RETURN(BoundPtr body, Binder(scope).Bind(c[1]));
-    const bool filter = e->name() == "list_filter";
-    if (filter) {
+    std::vector<BoundPtr> children;
+    TypePtr type;
+    if (name == "list_filter") {
       // As DuckDB's: a number keeps its element when it is not zero.
       if (body->type->is_numeric()) {
         FLOTILLA_ASSIGN_OR_RETURN(body, CastTo(std::move(body), boolean(), true, text));
       }
       FLOTILLA_ASSIGN_OR_RETURN(body, RequireBool(std::move(body), "list_filter", text));
+      type = list->type;
+    } else if (reduce) {
+      // The accumulator keeps the element's type, as DuckDB's.
+      FLOTILLA_ASSIGN_OR_RETURN(body, CastTo(std::move(body), element, true, text));
+      type = element;
+    } else {
+      type = flotilla::list(body->type);
     }
-    BoundNode n{BoundKind::kLambda, filter ? list->type : flotilla::list(body->type),
-                {std::move(list), std::move(body)}};
+    children = {std::move(list), std::move(body)};
+    if (name == "list_reduce_from") {
+      FLOTILLA_ASSIGN_OR_RETURN(BoundPtr initial, Bind(c[2]));
+      FLOTILLA_ASSIGN_OR_RETURN(initial, CastTo(std::move(initial), element, true, text));
+      children.push_back(std::move(initial));
+    }
+    BoundNode n{BoundKind::kLambda, type, std::move(children)};
     n.column_index = schema_.num_fields();
-    n.name = e->name();
+    n.name = name;
     n.text = text;
     return Node(std::move(n));
   }

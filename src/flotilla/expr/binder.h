@@ -55,7 +55,8 @@ enum class BoundKind {
   kWindow,     // placeholder: evaluation is NotImplemented
   // name (list_transform | list_filter) over children[0], a list, with children[1], the
   // lambda's body, bound against the input's columns followed by the element and its 1-based
-  // position (column_index is the number of input columns).
+  // position (column_index is the number of input columns); list_reduce[_from]: the body reads
+  // the accumulator, the element and its position, children[2] is the initial value.
   kLambda,
 };
 

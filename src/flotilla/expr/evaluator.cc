@@ -476,6 +476,121 @@ Result<Datum> EvaluateLambda(const BoundNode& node, const RecordBatch& batch) {
   return Wrap(scalar, std::move(out));
 }
 
+Result<Array> Int64Array(const std::vector<int64_t>& values) {
+  Int64Builder builder(int64());
+  FLOTILLA_RETURN_NOT_OK(builder.AppendValues(values.data(), static_cast<int64_t>(values.size())));
+  return builder.Finish();
+}
+
+// list_reduce: the accumulator starts as the first element (or the initial value) and becomes
+// the body over (accumulator, next element, its position), step by step for all of a batch's
+// lists at once: step s evaluates the body once over the rows whose lists are longer than s.
+// A null list gives null; an empty one the initial value, or an error without one (as DuckDB).
+Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
+  const int inputs = node.column_index;
+  std::vector<bool> read(static_cast<size_t>(inputs));
+  InputColumnsRead(*node.children[1], inputs, &read);
+  const bool has_initial = node.children.size() == 3;
+  FLOTILLA_ASSIGN_OR_RETURN(Datum list_datum, Evaluate(*node.children[0], batch));
+  Datum initial_datum;
+  if (has_initial) {
+    FLOTILLA_ASSIGN_OR_RETURN(initial_datum, Evaluate(*node.children[2], batch));
+  }
+  const bool scalar = list_datum.is_scalar() && (!has_initial || initial_datum.is_scalar()) &&
+                      std::none_of(read.begin(), read.end(), [](bool b) { return b; });
+  const int64_t n = scalar ? 1 : batch.num_rows();
+  FLOTILLA_ASSIGN_OR_RETURN(Array lists, list_datum.ToColumn(n));
+  const Array elements = lists.child(0);
+  auto length = [&](int64_t row) { return lists.ValueOffset(row + 1) - lists.ValueOffset(row); };
+
+  std::vector<int64_t> active;
+  for (int64_t row = 0; row < n; ++row) {
+    if (lists.IsNull(row)) continue;
+    if (!has_initial && length(row) == 0) {
+      return Status::Invalid("list_reduce() of an empty list (give an initial value)");
+    }
+    active.push_back(row);
+  }
+  int64_t step = has_initial ? 0 : 1;
+  Array acc;
+  if (has_initial) {
+    FLOTILLA_ASSIGN_OR_RETURN(Array initial, initial_datum.ToColumn(n));
+    FLOTILLA_ASSIGN_OR_RETURN(Array rows, Int64Array(active));
+    FLOTILLA_ASSIGN_OR_RETURN(acc, Take(initial, rows));
+  } else {
+    std::vector<int64_t> firsts;
+    for (int64_t row : active) firsts.push_back(lists.ValueOffset(row));
+    FLOTILLA_ASSIGN_OR_RETURN(Array at, Int64Array(firsts));
+    FLOTILLA_ASSIGN_OR_RETURN(acc, Take(elements, at));
+  }
+  // Finished accumulators, and for each row where its value ended up (-1: a null list).
+  std::vector<Array> finished;
+  int64_t finished_rows = 0;
+  std::vector<int64_t> result_at(static_cast<size_t>(n), -1);
+  std::vector<Field> fields;
+  for (int i = 0; i < inputs; ++i) fields.push_back(batch.schema()->field(i));
+  fields.push_back({"accumulator", node.type, true});
+  fields.push_back({"element", elements.type(), true});
+  fields.push_back({"position", int64(), true});
+  const auto schema = std::make_shared<Schema>(std::move(fields));
+  while (!active.empty()) {
+    std::vector<int64_t> done_at, go_at, go_rows, next, positions;
+    for (size_t k = 0; k < active.size(); ++k) {
+      const int64_t row = active[k];
+      if (length(row) == step) {
+        result_at[static_cast<size_t>(row)] = finished_rows + static_cast<int64_t>(done_at.size());
+        done_at.push_back(static_cast<int64_t>(k));
+      } else {
+        go_at.push_back(static_cast<int64_t>(k));
+        go_rows.push_back(row);
+        next.push_back(lists.ValueOffset(row) + step);
+        positions.push_back(step + 1);
+      }
+    }
+    if (!done_at.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(Array at, Int64Array(done_at));
+      FLOTILLA_ASSIGN_OR_RETURN(Array done, Take(acc, at));
+      finished_rows += done.length();
+      finished.push_back(std::move(done));
+    }
+    if (go_rows.empty()) break;
+    const int64_t m = static_cast<int64_t>(go_rows.size());
+    FLOTILLA_ASSIGN_OR_RETURN(Array rows, Int64Array(go_rows));
+    std::vector<Array> columns;
+    for (int i = 0; i < inputs; ++i) {
+      if (read[static_cast<size_t>(i)]) {
+        FLOTILLA_ASSIGN_OR_RETURN(Array repeated, Take(batch.column(i), rows));
+        columns.push_back(std::move(repeated));
+      } else {
+        FLOTILLA_ASSIGN_OR_RETURN(Array unused, Array::MakeNull(batch.column(i).type(), m));
+        columns.push_back(std::move(unused));
+      }
+    }
+    FLOTILLA_ASSIGN_OR_RETURN(Array go, Int64Array(go_at));
+    FLOTILLA_ASSIGN_OR_RETURN(Array acc_go, Take(acc, go));
+    FLOTILLA_ASSIGN_OR_RETURN(Array at_next, Int64Array(next));
+    FLOTILLA_ASSIGN_OR_RETURN(Array x, Take(elements, at_next));
+    FLOTILLA_ASSIGN_OR_RETURN(Array position, Int64Array(positions));
+    columns.push_back(std::move(acc_go));
+    columns.push_back(std::move(x));
+    columns.push_back(std::move(position));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch scope, RecordBatch::Make(schema, std::move(columns), m));
+    FLOTILLA_ASSIGN_OR_RETURN(Datum body, Evaluate(*node.children[1], scope));
+    FLOTILLA_ASSIGN_OR_RETURN(acc, body.ToColumn(m));
+    active = std::move(go_rows);
+    ++step;
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(Array values, finished.empty() ? Array::MakeNull(node.type, 0)
+                                                           : Concat(finished));
+  Int64Builder at(int64());
+  for (int64_t i : result_at) {
+    FLOTILLA_RETURN_NOT_OK(i < 0 ? at.AppendNull() : at.Append(i));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(Array indices, at.Finish());
+  FLOTILLA_ASSIGN_OR_RETURN(Array out, Take(values, indices));
+  return Wrap(scalar, std::move(out));
+}
+
 }  // namespace
 
 Result<Datum> Evaluate(const BoundNode& node, const RecordBatch& batch) {
@@ -501,7 +616,8 @@ Result<Datum> Evaluate(const BoundNode& node, const RecordBatch& batch) {
   if (node.kind == BoundKind::kCase) return EvaluateCase(node, batch);
   if (node.kind == BoundKind::kCoalesce) return EvaluateCoalesce(node, batch);
   if (node.kind == BoundKind::kLambda) {
-    Result<Datum> out = EvaluateLambda(node, batch);
+    const bool reduce = node.name == "list_reduce" || node.name == "list_reduce_from";
+    Result<Datum> out = reduce ? EvaluateReduce(node, batch) : EvaluateLambda(node, batch);
     if (!out.ok()) return out.status().WithContext("in `" + node.text + "`");
     return out;
   }

@@ -550,20 +550,25 @@ Result<NodePtr> Parser::Primary() {
   return NodePtr(n);
 }
 
-// A function argument: `x -> body`, `(x, i) -> body`, or an expression.
+// A function argument: `x -> body`, `(x, y, ...) -> body`, or an expression.
 Result<NodePtr> Parser::LambdaOrExpr() {
   const int64_t at = Peek().offset;
   std::vector<std::string> params;
   if (AtIdentifier() && Peek(1).IsOperator("->")) {
     params.push_back(Lower(Next().text));
-  } else if (Peek().IsOperator("(") && Peek(1).kind == TokenKind::kIdentifier &&
-             Peek(2).IsOperator(",") && Peek(3).kind == TokenKind::kIdentifier &&
-             Peek(4).IsOperator(")") && Peek(5).IsOperator("->")) {
+  } else if (Peek().IsOperator("(")) {
+    // (a, b, c) -> ...: identifiers separated by commas, then ") ->".
+    int k = 1;
+    while (Peek(k).kind == TokenKind::kIdentifier && Peek(k + 1).IsOperator(",")) k += 2;
+    if (Peek(k).kind != TokenKind::kIdentifier || !Peek(k + 1).IsOperator(")") ||
+        !Peek(k + 2).IsOperator("->")) {
+      return Expr();
+    }
     Next();
-    params.push_back(Lower(Next().text));
-    Next();
-    params.push_back(Lower(Next().text));
-    Next();
+    for (int i = 1; i <= k; i += 2) {
+      params.push_back(Lower(Next().text));
+      Next();  // , or )
+    }
   } else {
     return Expr();
   }

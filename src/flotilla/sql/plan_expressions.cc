@@ -315,7 +315,7 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   std::string name = n.names[0];
   const bool aggregate = IsAggregateName(name);
   if (n.over) return TranslateWindow(n, es);
-  if (n.args.size() == 2 && n.args[1]->kind == NodeKind::kLambda) return TranslateLambdaCall(n, es);
+  if (n.args.size() >= 2 && n.args[1]->kind == NodeKind::kLambda) return TranslateLambdaCall(n, es);
   if ((name == "date_add" || name == "date_sub") && n.args.size() == 2 &&
       n.args[1]->kind == NodeKind::kInterval) {
     FLOTILLA_ASSIGN_OR_RETURN(auto parts, IntervalParts(*n.args[1]));
@@ -628,27 +628,46 @@ Result<int64_t> Planner::ConstantInt(const Node& n, const char* what) {
   return value->values<int64_t>()[0];
 }
 
-// list_transform(l, x -> f(x)) / list_filter(l, x -> p(x)), and (x, i) -> ... with the
-// element's 1-based position: the engine's call carries the body, whose parameters are columns
-// named `__lambda<depth>_<k>` (never a real column's name: names starting "__" are internal),
-// and the parameters' names: list_transform(l, body, '__lambda1_1'[, '__lambda1_2']).
+// list_transform(l, x -> f(x)) / list_filter(l, x -> p(x)) with (x, i) -> ... for the
+// element's 1-based position, and list_reduce(l, (acc, x[, i]) -> f[, initial]): the engine's
+// call carries the body, whose parameters are columns named `__lambda<depth>_<k>` (never a
+// real column's name: names starting "__" are internal), and the parameters' names:
+// list_transform(l, body, '__lambda1_1'[, '__lambda1_2']); list_reduce_from(l, body, initial,
+// names...) when an initial value is given.
 Result<ExprPtr> Planner::TranslateLambdaCall(const Node& n, ExprScope& es) {
   static const std::map<std::string, std::string> kNames = {
       {"list_transform", "list_transform"}, {"list_apply", "list_transform"},
       {"array_transform", "list_transform"}, {"array_apply", "list_transform"},
       {"apply", "list_transform"},          {"list_filter", "list_filter"},
       {"array_filter", "list_filter"},      {"filter", "list_filter"},
+      {"list_reduce", "list_reduce"},       {"array_reduce", "list_reduce"},
+      {"reduce", "list_reduce"},
   };
   auto function = kNames.find(n.names[0]);
   if (function == kNames.end()) {
-    return ErrorNear(n.offset, n.names[0] + "() does not take a lambda; list_transform and "
-                                            "list_filter do",
+    return ErrorNear(n.offset, n.names[0] + "() does not take a lambda; list_transform, "
+                                            "list_filter and list_reduce do",
                      StatusCode::kNotImplemented);
   }
+  const bool reduce = function->second == "list_reduce";
   const Node& lambda = *n.args[1];
+  const size_t min_params = reduce ? 2 : 1;
+  if (lambda.names.size() < min_params || lambda.names.size() > min_params + 1 ||
+      n.args.size() > (reduce ? 3u : 2u)) {
+    return ErrorNear(lambda.offset,
+                     reduce ? "list_reduce(l, (acc, x[, i]) -> ...[, initial]) takes a lambda of "
+                              "two or three parameters"
+                            : n.names[0] + "(l, x -> ...) takes a lambda of one or two parameters");
+  }
   FLOTILLA_ASSIGN_OR_RETURN(ExprPtr list, Translate(*n.args[0], es));
-  std::map<std::string, std::string> params;
   std::vector<ExprPtr> args = {list, nullptr};
+  std::string name = function->second;
+  if (n.args.size() == 3) {
+    FLOTILLA_ASSIGN_OR_RETURN(ExprPtr initial, Translate(*n.args[2], es));
+    args.push_back(initial);
+    name = "list_reduce_from";
+  }
+  std::map<std::string, std::string> params;
   for (size_t k = 0; k < lambda.names.size(); ++k) {
     const std::string internal = "__lambda" + std::to_string(lambda_params_.size() + 1) + "_" +
                                  std::to_string(k + 1);
@@ -664,7 +683,7 @@ Result<ExprPtr> Planner::TranslateLambdaCall(const Node& n, ExprScope& es) {
     return ErrorNear(lambda.offset, "a lambda's body may not hold aggregates or window functions");
   }
   args[1] = b;
-  return expr::Call(function->second, std::move(args));
+  return expr::Call(name, std::move(args));
 }
 
 }  // namespace flotilla::sql::internal
