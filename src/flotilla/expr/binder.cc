@@ -470,6 +470,11 @@ class Binder {
   Result<BoundPtr> BindCall(const ExprPtr& e, const std::string& text) {
     if (IsLambdaFunction(e->name())) return BindLambda(e, text);
     FLOTILLA_ASSIGN_OR_RETURN(auto args, BindAll(e->children(), 0));
+    // a || b of lists (SQL's || is concat).
+    if (e->name() == "concat" && args.size() == 2 &&
+        (args[0]->type->id() == TypeId::kList || args[1]->type->id() == TypeId::kList)) {
+      return CallFunction("list_concat", std::move(args), text);
+    }
     // Operators called by name get the same coercions as the operator syntax.
     for (int op = 0; op <= static_cast<int>(BinaryOp::kOr); ++op) {
       if (args.size() == 2 && e->name() == BinaryOpFunctionName(static_cast<BinaryOp>(op))) {

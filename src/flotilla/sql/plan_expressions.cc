@@ -425,6 +425,7 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
   }
   if (name == "dayofyear") name = "day_of_year";
   if (name == "struct_extract") name = "struct_get";
+  if (name == "list_cat" || name == "array_concat" || name == "array_cat") name = "list_concat";
   if (name == "string_split" || name == "str_split" || name == "string_to_array") name = "split";
   if ((name == "monthname" || name == "dayname") && args.size() == 1) {
     return expr::Call("strftime", {args[0], expr::Literal(name == "monthname" ? "%B" : "%A")});

@@ -33,7 +33,8 @@ bool IsNested(const DataType& t) {
 }
 
 // One column's row of the summary, over the table kSummarized.
-std::string SummaryQuery(const std::string& name, const std::string& field, const DataType& t) {
+std::string SummaryQuery(const std::string& name, const std::string& field, const DataType& t,
+                         size_t position) {
   const std::string c = Quoted(field, '"');
   const bool number = t.is_numeric() || t.id() == TypeId::kDecimal128;
   const bool ordered = !IsNested(t) && t.id() != TypeId::kNull;
@@ -48,13 +49,13 @@ std::string SummaryQuery(const std::string& name, const std::string& field, cons
       "SELECT {} AS column_name, {} AS column_type, {} AS min, {} AS max, {} AS approx_unique, "
       "{} AS avg, {} AS std, {} AS q25, {} AS q50, {} AS q75, count(*) AS count, "
       "CASE WHEN count(*) = 0 THEN NULL ELSE "
-      "CAST(100.0 - 100.0 * count({}) / count(*) AS DECIMAL(9,2)) END AS null_percentage "
-      "FROM {}",
+      "CAST(100.0 - 100.0 * count({}) / count(*) AS DECIMAL(9,2)) END AS null_percentage, "
+      "{} AS __position FROM {}",
       Quoted(name, '\''), Quoted(SqlTypeName(t), '\''), ordered ? text("min(" + c + ")") : none,
       ordered ? text("max(" + c + ")") : none,
       ordered ? "approx_count_distinct(" + c + ")" : "CAST(NULL AS BIGINT)",
       number ? text("avg(" + c + ")") : none, number ? text("stddev_samp(" + c + ")") : none,
-      quartile("0.25"), quartile("0.5"), quartile("0.75"), c, kSummarized);
+      quartile("0.25"), quartile("0.5"), quartile("0.75"), c, position, kSummarized);
 }
 
 }  // namespace
@@ -75,7 +76,7 @@ Result<Relation> Planner::PlanSummarize(const Query& q) {
     const ScopeColumn& column = input.columns[i];
     if (column.hidden) continue;
     const std::string sql =
-        SummaryQuery(column.name, column.field, *schema.field(static_cast<int>(i)).type);
+        SummaryQuery(column.name, column.field, *schema.field(static_cast<int>(i)).type, i);
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Statement> statements, Parse(sql));
     PlannerContext context = ctx_;
     context.sql = sql;
@@ -89,13 +90,16 @@ Result<Relation> Planner::PlanSummarize(const Query& q) {
     rows.push_back(planned->plan);
   }
   if (rows.empty()) return ErrorNear(q.offset, "SUMMARIZE: the input has no columns");
-  Relation out;
-  if (rows.size() == 1) {
-    out.plan = rows[0];
-  } else {
-    FLOTILLA_ASSIGN_OR_RETURN(out.plan, exec::MakeConcat(std::move(rows)));
+  // The rows in column order whatever order the concatenation yields them in.
+  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr plan, rows.size() == 1 ? Result<PlanPtr>(rows[0])
+                                                           : exec::MakeConcat(std::move(rows)));
+  FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeSort(plan, {{expr::Column("__position")}}));
+  std::vector<ExprPtr> columns;
+  for (const Field& f : plan->schema()->fields()) {
+    if (f.name != "__position") columns.push_back(expr::Column(f.name));
   }
-  return FromPlan(out.plan, "");
+  FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeProject(plan, std::move(columns)));
+  return FromPlan(plan, "");
 }
 
 }  // namespace flotilla::sql::internal

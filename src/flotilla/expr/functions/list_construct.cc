@@ -1,5 +1,5 @@
-// Building lists and structs from values: SQL's [a, b, c] (list_value) and {'k': v} /
-// struct_pack(k := v). Null elements stay elements; the result itself is never null.
+// Building lists and structs from values: SQL's [a, b, c] (list_value), list_concat, and
+// {'k': v} / struct_pack(k := v). Null elements stay elements; the result itself is never null.
 
 #include <cctype>
 #include <set>
@@ -41,6 +41,33 @@ Result<Datum> ListValueExec(const Args& args, int64_t num_rows) {
   if (args.empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(Array out, builder->Finish());
     return Datum::Scalar(std::move(out));
+  }
+  return FinishDatum(builder.get(), args);
+}
+
+Result<TypePtr> ResolveListConcat(const Types& t) {
+  // The binder has cast both arguments to one type (ScalarFunction::unify_arguments).
+  if (t[0]->id() == TypeId::kNull) return list(null());
+  if (t[0]->id() != TypeId::kList) return ArgumentTypeError("list_concat", 0, "a list", t[0]);
+  return t[0];
+}
+
+// The elements of the first list, then the second's; a null list counts as empty (as DuckDB).
+Result<Datum> ListConcatExec(const Args& args, int64_t num_rows) {
+  const int64_t n = OutputRows(args, num_rows);
+  const TypePtr type = args[0].type()->id() == TypeId::kNull ? list(null()) : args[0].type();
+  FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(type));
+  auto* lists = static_cast<ListBuilder*>(builder.get());
+  FLOTILLA_RETURN_NOT_OK(lists->Reserve(n));
+  for (int64_t row = 0; row < n; ++row) {
+    FLOTILLA_RETURN_NOT_OK(lists->Append());
+    for (const Datum& a : args) {
+      const Array& l = a.array();
+      const int64_t i = a.index(row);
+      if (l.type_id() == TypeId::kNull || l.IsNull(i)) continue;
+      auto [first, end] = ListRange(l, i);
+      FLOTILLA_RETURN_NOT_OK(lists->value_builder()->AppendArraySlice(l.child(0), first, end - first));
+    }
   }
   return FinishDatum(builder.get(), args);
 }
@@ -101,6 +128,13 @@ Status RegisterListConstructFunctions(FunctionRegistry* r) {
       0, -1, ResolveListValue, ListValueExec};
   list_value.unify_arguments = true;
   FLOTILLA_RETURN_NOT_OK(r->Add(std::move(list_value)));
+  ScalarFunction list_concat{
+      "list_concat",
+      "list_concat(a, b): a's elements, then b's, cast to one type (SQL's a || b of lists); a "
+      "null list counts as empty.",
+      2, 2, ResolveListConcat, ListConcatExec};
+  list_concat.unify_arguments = true;
+  FLOTILLA_RETURN_NOT_OK(r->Add(std::move(list_concat)));
   ScalarFunction struct_pack{
       "struct_pack",
       "struct_pack('name', value, ...): a struct with one field per pair (SQL's {'name': value} "
