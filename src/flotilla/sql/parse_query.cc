@@ -356,6 +356,27 @@ Result<SelectItem> Parser::WrittenExpression() {
   return item;
 }
 
+// PIVOT's aggregates: agg [AS alias], ...
+Status Parser::PivotAggregates(PivotAst* p) {
+  do {
+    FLOTILLA_ASSIGN_OR_RETURN(SelectItem item, WrittenExpression());
+    if (Keyword("as")) {
+      FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
+    }
+    p->aggregates.push_back(std::move(item));
+  } while (Operator(","));
+  return Status::OK();
+}
+
+// PIVOT's GROUP BY keys (after GROUP BY).
+Status Parser::PivotKeys(PivotAst* p) {
+  do {
+    FLOTILLA_ASSIGN_OR_RETURN(NodePtr key, Expr());
+    p->group_by.push_back(std::move(key));
+  } while (Operator(","));
+  return Status::OK();
+}
+
 Result<QueryPtr> Parser::Pivot() {
   auto q = std::make_shared<Query>();
   q->offset = Peek().offset;
@@ -375,19 +396,10 @@ Result<QueryPtr> Parser::Pivot() {
     p->on.push_back(std::move(on));
   } while (Operator(","));
   if (pivot && Keyword("using")) {
-    do {
-      FLOTILLA_ASSIGN_OR_RETURN(SelectItem item, WrittenExpression());
-      if (Keyword("as")) {
-        FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
-      }
-      p->aggregates.push_back(std::move(item));
-    } while (Operator(","));
+    FLOTILLA_RETURN_NOT_OK(PivotAggregates(p.get()));
   }
   if (pivot && Keywords("group", "by")) {
-    do {
-      FLOTILLA_ASSIGN_OR_RETURN(NodePtr key, Expr());
-      p->group_by.push_back(std::move(key));
-    } while (Operator(","));
+    FLOTILLA_RETURN_NOT_OK(PivotKeys(p.get()));
   }
   if (!pivot && Keyword("into")) {
     FLOTILLA_RETURN_NOT_OK(ExpectKeyword("name"));
@@ -626,13 +638,7 @@ Result<QueryPtr> Parser::PivotClause(TableRefPtr source) {
   }
   FLOTILLA_RETURN_NOT_OK(ExpectOperator("("));
   if (pivot) {
-    do {
-      FLOTILLA_ASSIGN_OR_RETURN(SelectItem item, WrittenExpression());
-      if (Keyword("as")) {
-        FLOTILLA_ASSIGN_OR_RETURN(item.alias, AliasName());
-      }
-      p->aggregates.push_back(std::move(item));
-    } while (Operator(","));
+    FLOTILLA_RETURN_NOT_OK(PivotAggregates(p.get()));
   } else {
     FLOTILLA_ASSIGN_OR_RETURN(p->value_column, Identifier("the name of the value column"));
   }
@@ -653,10 +659,7 @@ Result<QueryPtr> Parser::PivotClause(TableRefPtr source) {
   FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
   (pivot ? p->in : p->on) = std::move(listed);
   if (pivot && Keywords("group", "by")) {
-    do {
-      FLOTILLA_ASSIGN_OR_RETURN(NodePtr key, Expr());
-      p->group_by.push_back(std::move(key));
-    } while (Operator(","));
+    FLOTILLA_RETURN_NOT_OK(PivotKeys(p.get()));
   }
   FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
   q->pivot = std::move(p);

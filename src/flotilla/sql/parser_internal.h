@@ -75,6 +75,8 @@ class Parser {
   Result<SampleAst> SampleClause();
   Result<QueryPtr> Summarize(int64_t start);
   Result<QueryPtr> Pivot();
+  Status PivotAggregates(PivotAst* p);
+  Status PivotKeys(PivotAst* p);
   Result<SelectItem> WrittenExpression();
   Status TableSuffixes(TableRef* t);
   bool AtPivotClause() const;
