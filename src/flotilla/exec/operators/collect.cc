@@ -72,7 +72,8 @@ struct LimitState final : GlobalState {
   std::mutex mutex;
   SequencedBatches pending;
   std::vector<RecordBatch> kept;  // in order, at most offset + limit rows
-  int64_t rows = 0;
+  int64_t rows = 0;               // in `kept`
+  int64_t rows_received = 0;      // in every morsel consumed, in order or not
   std::atomic<bool> satisfied{false};
 };
 
@@ -92,7 +93,15 @@ class LimitSink final : public SinkOperator {
   Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
     auto* state = static_cast<LimitState*>(global);
     std::lock_guard<std::mutex> lock(state->mutex);
-    if (state->satisfied) return Status::OK();
+    const int64_t wanted = limit_ < 0 ? INT64_MAX : offset_ + limit_;
+    if (state->rows >= wanted) return Status::OK();
+    for (const RecordBatch& batch : input.batches) state->rows_received += batch.num_rows();
+    // Sources hand out sequence numbers in increasing order, so every morsel not yet taken
+    // from the source comes after every morsel received. Once the received ones hold enough
+    // rows, the answer lies among them and the morsels still being processed (which arrive
+    // before the run ends): the source need not be read further, even in order while an
+    // early morsel is still on its way.
+    if (state->rows_received >= wanted) state->satisfied = true;
     std::vector<MorselOutput> ready;
     if (ordered_) {
       state->pending.Add(std::move(input));
@@ -100,7 +109,6 @@ class LimitSink final : public SinkOperator {
     } else {
       ready.push_back(std::move(input));
     }
-    const int64_t wanted = limit_ < 0 ? INT64_MAX : offset_ + limit_;
     for (MorselOutput& output : ready) {
       for (RecordBatch& batch : output.batches) {
         if (state->rows >= wanted) break;
@@ -109,7 +117,6 @@ class LimitSink final : public SinkOperator {
         state->rows += take;
       }
     }
-    if (state->rows >= wanted) state->satisfied = true;
     return Status::OK();
   }
 
