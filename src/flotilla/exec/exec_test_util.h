@@ -2,6 +2,7 @@
 // Test helpers for the local engine: small batches, plans run under several thread counts and
 // morsel sizes, and row-level comparison of results.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -112,6 +113,25 @@ inline void ExpectPlanRows(const PlanPtr& plan, const RecordBatch& expected, boo
     ExpectRows(*result, expected, check_order, mode.ToString());
   }
 }
+
+/// A fresh directory for one test's spill files, removed with everything in it at the end.
+class ScopedSpillDir {
+ public:
+  explicit ScopedSpillDir(const std::string& name)
+      : path_(::testing::TempDir() + "/" + name + "_" + std::to_string(::getpid())) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ScopedSpillDir() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ScopedSpillDir(const ScopedSpillDir&) = delete;
+  ScopedSpillDir& operator=(const ScopedSpillDir&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
 
 /// Runs `plan` in every mode under a `budget_bytes` memory budget with spill files under
 /// `spill_dir`, and expects `expected`'s rows (in order when `ordered`, in the modes that keep

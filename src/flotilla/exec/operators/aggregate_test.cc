@@ -97,8 +97,8 @@ TEST(AggregateOperator, SpillsUnderASmallBudgetWithTheSameResult) {
                   .ValueOrDie();
   auto expected = RunToBatch(plan, OptionsFor({1, 131072, true})).ValueOrDie();
   ASSERT_EQ(expected.num_rows(), 20000);
-  const std::string spill_dir = ::testing::TempDir() + "/aggregate_spill_test_" + std::to_string(::getpid());
-  std::filesystem::create_directories(spill_dir);
+  const ScopedSpillDir spill("aggregate_spill_test");
+  const std::string& spill_dir = spill.path();
   ExpectSameRowsWhenSpilling(plan, expected, false, 256 * 1024, spill_dir, 1000);
 }
 

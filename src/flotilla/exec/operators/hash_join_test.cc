@@ -150,8 +150,8 @@ TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
 TEST(HashJoinOperator, GraceJoinSpillsUnderASmallBudgetWithTheSameResult) {
   const Side left = RandomSide(2500, 300, 4);
   const Side right = RandomSide(2000, 400, 5);
-  const std::string spill_dir = ::testing::TempDir() + "/join_spill_test_" + std::to_string(::getpid());
-  std::filesystem::create_directories(spill_dir);
+  const ScopedSpillDir spill("join_spill_test");
+  const std::string& spill_dir = spill.path();
   for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
                         JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
                         JoinType::kRightAnti}) {

@@ -116,8 +116,8 @@ TEST(SortOperator, SpillsUnderASmallBudgetWithTheSameResultAndCleansUp) {
                        {{Column("a"), false, false}, {Column("b"), true, true}})
                   .ValueOrDie();
   const RecordBatch expected = ToBatch(ReferenceSort(rows));
-  const std::string spill_dir = ::testing::TempDir() + "/sort_spill_test_" + std::to_string(::getpid());
-  std::filesystem::create_directories(spill_dir);
+  const ScopedSpillDir spill("sort_spill_test");
+  const std::string& spill_dir = spill.path();
   // Equal keys come back in input order even across spilled runs.
   ExpectSameRowsWhenSpilling(plan, expected, true, 64 * 1024, spill_dir);
 }

@@ -130,9 +130,8 @@ TEST(WindowOperator, SpillsUnderASmallBudgetWithTheSameRowsAndCleansUp) {
       {"sum", {Column("v")}, std::nullopt, "running"},
       {"lag", {Column("v")}, std::nullopt, "prev"},
   };
-  const std::string spill_dir =
-      ::testing::TempDir() + "/window_spill_test_" + std::to_string(::getpid());
-  std::filesystem::create_directories(spill_dir);
+  const ScopedSpillDir spill("window_spill_test");
+  const std::string& spill_dir = spill.path();
   for (bool partitioned : {true, false}) {
     auto plan = MakeWindow(MemorySource(chunks),
                            partitioned ? std::vector<expr::ExprPtr>{Column("g")}
