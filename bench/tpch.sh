@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# TPC-H: the 22 queries through `flotilla sql` next to DuckDB on the same Parquet files, written
-# once by `flotilla tpch gen` and kept between runs.
+# TPC-H: the 22 queries through `flotilla sql` next to DuckDB on the same Parquet files,
+# written once by `flotilla tpch gen` (and copied by DuckDB) and kept between runs.
 #
 #   bench/tpch.sh [BUILD_DIR]        # BUILD_DIR: build
 #
 # Environment: SF (1), THREADS (2), REPEATS (3), DATA (/tmp/flotilla-tpch-sf$SF; generated when
-# it has no lineitem), QUERIES ("1 6 9": a subset), MEMORY_LIMIT (e.g. 8GiB: our --memory-limit
+# it has no lineitem), FILES (duckdb: the tables as DuckDB writes them, copied once into
+# $DATA-duckdb, the files most users have; flotilla: our writer's files in $DATA), QUERIES ("1 6 9": a subset), MEMORY_LIMIT (e.g. 8GiB: our --memory-limit
 # and DuckDB's memory_limit), PY=1 (also time the Python DataFrame programs,
 # tpch/dataframe/run.py). Each engine runs each query REPEATS times in one process (ours: the
 # query repeated in one `flotilla sql --timer` script, each statement timed from parsing to its
@@ -39,6 +40,14 @@ if [[ ! -f $data/lineitem.parquet && ! -d $data/lineitem ]]; then
   [[ -d $data ]] && rmdir "$data"
   mv "$partial" "$data"
 fi
+case ${FILES:-duckdb} in
+  duckdb)
+    node "$here/duckdb_copy_tables.mjs" --from "$data" --to "$data-duckdb" \
+      --tables customer,lineitem,nation,orders,part,partsupp,region,supplier
+    data="$data-duckdb" ;;
+  flotilla) ;;
+  *) echo "tpch: FILES is duckdb or flotilla, not ${FILES}" >&2; exit 2 ;;
+esac
 python=()
 if [[ ${PY:-0} == 1 ]]; then
   [[ -f $root/tpch/dataframe/run.py ]] || { echo "tpch: tpch/dataframe/run.py not found" >&2; exit 2; }

@@ -1,7 +1,6 @@
 #include "flotilla/common/memory_pool.h"
 
 #include <malloc.h>
-#include <sys/mman.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -11,12 +10,6 @@ namespace flotilla {
 namespace {
 // A shared non-null address for zero-byte allocations, so callers never see nullptr.
 alignas(kBufferAlignment) uint8_t kZeroSizeArea[kBufferAlignment];
-
-// Large buffers (sort keys, hash tables, concatenated columns) are written once from end to
-// end right after allocation; with 4 KiB pages a fifth of that time goes to page faults.
-// Aligned to, and advised as, transparent huge pages they fault once per 2 MiB.
-constexpr int64_t kHugePage = int64_t{2} << 20;
-constexpr int64_t kHugeAllocation = int64_t{4} << 20;
 }  // namespace
 
 Status MemoryPool::Reserve(int64_t bytes) {
@@ -40,15 +33,15 @@ Status MemoryPool::Allocate(int64_t size, uint8_t** out) {
     return Status::OK();
   }
   FLOTILLA_RETURN_NOT_OK(Reserve(size));
+  // No transparent huge pages (MADV_HUGEPAGE): where the kernel defragments on fault for
+  // regions that ask for them (Debian's default), a fragmented machine stalls the first touch of
+  // a large buffer for compaction, and a query's time doubled at random.
   void* p = nullptr;
-  const bool huge = size >= kHugeAllocation;
-  if (posix_memalign(&p, huge ? kHugePage : kBufferAlignment, static_cast<size_t>(size)) != 0) {
+  if (posix_memalign(&p, kBufferAlignment, static_cast<size_t>(size)) != 0) {
     allocated_.fetch_sub(size, std::memory_order_relaxed);
     return Status::OutOfMemory("the system refused an allocation of " + std::to_string(size) +
                                " bytes");
   }
-  // Advisory: a kernel without transparent huge pages keeps small pages.
-  if (huge) madvise(p, static_cast<size_t>(size & ~(kHugePage - 1)), MADV_HUGEPAGE);
   allocations_.fetch_add(1, std::memory_order_relaxed);
   *out = static_cast<uint8_t*>(p);
   return Status::OK();

@@ -46,9 +46,8 @@ void NormalizeColumn(const Array& a, uint64_t* keys) {
   }
 }
 
-// Uninitialised scratch from the pool (accounted, huge pages when large): the sort writes
-// every element before reading it, and zeroing tens of megabytes first would cost as much as a
-// radix pass.
+// Uninitialised scratch from the pool (accounted): the sort writes every element before reading
+// it, and zeroing tens of megabytes first would cost as much as a radix pass.
 class Scratch {
  public:
   static Result<Scratch> Make(size_t n, MemoryPool* pool) {
