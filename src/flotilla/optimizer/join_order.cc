@@ -1,10 +1,10 @@
 // Join ordering. A region of inner and cross joins is flattened into its inputs and the
-// conditions between them, then rebuilt greedily from the estimated sizes: the largest input
-// first (it is only ever probed), then at each step the input connected by equalities whose join
-// is estimated smallest (it becomes the hash table; the estimate divides the product of the
-// sizes by the larger distinct count of the most selective key, so a join on a low-cardinality
-// column such as a nation key is not taken for a key join), and an unconnected input only when
-// nothing connected is left (a cross join). Each condition is applied at the first join where
+// conditions between them, then rebuilt greedily from the estimated sizes (greedy operator
+// ordering): of the parts joined so far, the two connected by equalities whose join is estimated
+// smallest are joined next, the larger probing the smaller's hash table (the estimate divides the
+// product of the sizes by the larger distinct count of the most selective key, so a join on a
+// low-cardinality column such as a nation key is not taken for a key join); unconnected parts
+// are cross joined only when nothing connected is left. The trees may be bushy. Each condition is applied at the first join where
 // all its columns are present: equalities across the two sides become keys, the rest residuals. A
 // projection restores the region's column names and order, which depend on the join order
 // (a clashing right name is "right.x").
@@ -124,6 +124,72 @@ double KeyDistinct(const Region& region, const ExprPtr& key, double rows) {
   return std::max(distinct, 1.0);
 }
 
+// Part of a region joined so far: its plan, the inputs in it, each input column's name in
+// the plan's output, and its estimated rows.
+struct Component {
+  PlanPtr plan;
+  std::set<size_t> inputs;
+  std::map<std::string, std::string> names;  // token -> name
+  double rows = 0;
+};
+
+// The estimated rows of joining `a` and `b` on the unused equalities between them: the product
+// of their rows divided by the larger distinct count of the most selective key. -1 when no
+// equality connects them.
+double JoinEstimate(const Region& region, const std::vector<bool>& used, const Component& a,
+                    const Component& b) {
+  double distinct = 0;
+  for (size_t c = 0; c < region.conditions.size(); ++c) {
+    if (used[c]) continue;
+    auto sides = SplitEquality(region.conditions[c], a.inputs, b.inputs);
+    if (!sides) continue;
+    distinct = std::max({distinct, KeyDistinct(region, sides->first, a.rows),
+                         KeyDistinct(region, sides->second, b.rows)});
+  }
+  return distinct == 0 ? -1 : a.rows * b.rows / distinct;
+}
+
+// `probe` joined with `build` (the hash table) on every unused condition over their inputs:
+// equalities across the two become keys, the rest residuals.
+Result<Component> JoinComponents(const Region& region, std::vector<bool>* used,
+                                 const Component& probe, const Component& build) {
+  Component out;
+  out.inputs = probe.inputs;
+  out.inputs.insert(build.inputs.begin(), build.inputs.end());
+  out.names = probe.names;
+  const std::vector<std::string> right_out =
+      RightOutputNames(*probe.plan->schema(), *build.plan->schema());
+  std::map<std::string, std::string> build_position;  // build's column name -> joined name
+  for (int i = 0; i < build.plan->schema()->num_fields(); ++i)
+    build_position[build.plan->schema()->field(i).name] = right_out[static_cast<size_t>(i)];
+  for (const auto& [token, name] : build.names)
+    out.names[token] = build_position.at(name);
+  std::vector<ExprPtr> left_keys, right_keys, residual;
+  for (size_t c = 0; c < region.conditions.size(); ++c) {
+    if ((*used)[c] || !Within(InputsOf(region.conditions[c]), out.inputs)) continue;
+    (*used)[c] = true;
+    if (auto sides = SplitEquality(region.conditions[c], probe.inputs, build.inputs)) {
+      left_keys.push_back(expr::RenameColumns(sides->first, probe.names));
+      right_keys.push_back(expr::RenameColumns(sides->second, build.names));
+    } else {
+      residual.push_back(expr::RenameColumns(region.conditions[c], out.names));
+    }
+  }
+  if (left_keys.empty()) {
+    FLOTILLA_ASSIGN_OR_RETURN(out.plan, MakeCrossJoin(probe.plan, build.plan));
+    if (!residual.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(out.plan, MakeFilter(out.plan, expr::JoinConjuncts(residual)));
+    }
+    return out;
+  }
+  FLOTILLA_RETURN_NOT_OK(
+      CoerceJoinKeys(*probe.plan->schema(), *build.plan->schema(), &left_keys, &right_keys));
+  FLOTILLA_ASSIGN_OR_RETURN(out.plan,
+                            MakeHashJoin(probe.plan, build.plan, left_keys, right_keys,
+                                         JoinType::kInner, expr::JoinConjuncts(residual)));
+  return out;
+}
+
 Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_tokens,
                         const Schema& output_schema) {
   const size_t n = region.inputs.size();
@@ -140,84 +206,50 @@ Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_to
                               MakeFilter(region.inputs[i], expr::RenameColumns(region.conditions[c], names)));
     used[c] = true;
   }
-  std::vector<double> rows(n);
-  for (size_t i = 0; i < n; ++i)
-    rows[i] = EstimateRows(*region.inputs[i]);
-  size_t first = 0;
-  for (size_t i = 1; i < n; ++i)
-    if (rows[i] > rows[first]) first = i;
-  PlanPtr current = region.inputs[first];
-  std::map<std::string, std::string> names;  // token -> its name in `current`
-  for (const Field& f : current->schema()->fields())
-    names[Token(first, f.name)] = f.name;
-  std::set<size_t> joined = {first};
-  double current_rows = rows[first];
-  while (joined.size() < n) {
-    // The input whose join with what is built so far is estimated smallest; the smaller input
-    // among equals. Unconnected inputs only when nothing connected is left.
-    std::optional<size_t> next;
-    double next_rows = 0;
-    for (size_t candidate = 0; candidate < n; ++candidate) {
-      if (joined.count(candidate)) continue;
-      double distinct = 0;  // of the most selective key, 0: not connected
-      std::set<size_t> with = joined;
-      with.insert(candidate);
-      for (size_t c = 0; c < region.conditions.size(); ++c) {
-        if (used[c] || !Within(InputsOf(region.conditions[c]), with)) continue;
-        auto sides = SplitEquality(region.conditions[c], joined, {candidate});
-        if (!sides) continue;
-        distinct = std::max({distinct, KeyDistinct(region, sides->first, current_rows),
-                             KeyDistinct(region, sides->second, rows[candidate])});
-      }
-      if (distinct == 0) continue;
-      const double estimate = current_rows * rows[candidate] / distinct;
-      if (!next || estimate < next_rows ||
-          (estimate == next_rows && rows[candidate] < rows[*next])) {
-        next = candidate;
-        next_rows = estimate;
-      }
-    }
-    if (!next) {
-      for (size_t i = 0; i < n; ++i)
-        if (!joined.count(i) && (!next || rows[i] < rows[*next])) next = i;
-      next_rows = current_rows * rows[*next];
-    }
-    current_rows = next_rows;
-    const size_t j = *next;
-    const PlanPtr& right = region.inputs[j];
-    std::map<std::string, std::string> right_names;
-    for (const Field& f : right->schema()->fields())
-      right_names[Token(j, f.name)] = f.name;
-    std::map<std::string, std::string> after = names;
-    const std::vector<std::string> right_out = RightOutputNames(*current->schema(), *right->schema());
-    for (int i = 0; i < right->schema()->num_fields(); ++i)
-      after[Token(j, right->schema()->field(i).name)] = right_out[i];
-    std::set<size_t> with = joined;
-    with.insert(j);
-    std::vector<ExprPtr> left_keys, right_keys, residual;
-    for (size_t c = 0; c < region.conditions.size(); ++c) {
-      if (used[c] || !Within(InputsOf(region.conditions[c]), with)) continue;
-      used[c] = true;
-      if (auto sides = SplitEquality(region.conditions[c], joined, {j})) {
-        left_keys.push_back(expr::RenameColumns(sides->first, names));
-        right_keys.push_back(expr::RenameColumns(sides->second, right_names));
-      } else {
-        residual.push_back(expr::RenameColumns(region.conditions[c], after));
-      }
-    }
-    if (left_keys.empty()) {
-      FLOTILLA_ASSIGN_OR_RETURN(current, MakeCrossJoin(current, right));
-      if (!residual.empty()) {
-        FLOTILLA_ASSIGN_OR_RETURN(current, MakeFilter(current, expr::JoinConjuncts(residual)));
-      }
-    } else {
-      FLOTILLA_RETURN_NOT_OK(CoerceJoinKeys(*current->schema(), *right->schema(), &left_keys, &right_keys));
-      FLOTILLA_ASSIGN_OR_RETURN(current, MakeHashJoin(current, right, left_keys, right_keys,
-                                                      JoinType::kInner, expr::JoinConjuncts(residual)));
-    }
-    names = std::move(after);
-    joined = std::move(with);
+  // Greedy operator ordering: every input starts as a component of its own; the two connected
+  // components whose join is estimated smallest are joined, until one is left. Unlike a chain
+  // from the largest input, this lets a dimension filtered through another (orders of the
+  // customers of one nation) be joined first and built as one small table.
+  std::vector<Component> components;
+  for (size_t i = 0; i < n; ++i) {
+    Component c{region.inputs[i], {i}, {}, EstimateRows(*region.inputs[i])};
+    for (const Field& f : c.plan->schema()->fields())
+      c.names[Token(i, f.name)] = f.name;
+    components.push_back(std::move(c));
   }
+  while (components.size() > 1) {
+    std::optional<std::pair<size_t, size_t>> best;
+    double best_rows = 0;
+    for (size_t a = 0; a < components.size(); ++a) {
+      for (size_t b = a + 1; b < components.size(); ++b) {
+        const double estimate = JoinEstimate(region, used, components[a], components[b]);
+        if (estimate < 0) continue;  // not connected
+        if (!best || estimate < best_rows) {
+          best = std::make_pair(a, b);
+          best_rows = estimate;
+        }
+      }
+    }
+    if (!best) {
+      // Nothing connected is left: a cross join of the two smallest components.
+      std::vector<size_t> order(components.size());
+      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      std::sort(order.begin(), order.end(),
+                [&](size_t x, size_t y) { return components[x].rows < components[y].rows; });
+      best = std::make_pair(std::min(order[0], order[1]), std::max(order[0], order[1]));
+      best_rows = components[order[0]].rows * components[order[1]].rows;
+    }
+    // The larger component probes: the hash join builds its right input.
+    size_t probe = best->first, build = best->second;
+    if (components[probe].rows < components[build].rows) std::swap(probe, build);
+    FLOTILLA_ASSIGN_OR_RETURN(
+        Component joined, JoinComponents(region, &used, components[probe], components[build]));
+    joined.rows = best_rows;
+    components[best->first] = std::move(joined);
+    components.erase(components.begin() + static_cast<std::ptrdiff_t>(best->second));
+  }
+  const PlanPtr& current = components[0].plan;
+  const std::map<std::string, std::string>& names = components[0].names;
   std::vector<ExprPtr> project;
   bool identity = static_cast<int>(output_tokens.size()) == current->schema()->num_fields();
   for (size_t i = 0; i < output_tokens.size(); ++i) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "flotilla/exec/exec_test_util.h"
+#include "flotilla/expr/rewrite.h"
 
 namespace flotilla::optimizer {
 namespace {
@@ -218,6 +219,47 @@ TEST(Optimizer, JoinOrderTellsKeysFromLowCardinalityColumns) {
             "      Scan: 2 task(s) [a, ...]\n"
             "      Scan: 2 task(s) [a, ...]\n"
             "    Scan: 2 task(s) [a, ...]\n");
+}
+
+TEST(Optimizer, JoinOrderBuildsAFilteredChainOfDimensionsAsOneTable) {
+  // FROM f, o, c, n WHERE f.ok = o.ok AND o.ck = c.ck AND c.nk = n.nk AND n.name = 'x': the
+  // filter on n shrinks c and through it o, so f probes one table of o joined with c and n
+  // (built first) rather than joining o whole and filtering after.
+  std::vector<std::optional<int64_t>> f_ok, o_ok, o_ck, c_ck, c_nk, n_nk;
+  std::vector<std::optional<std::string>> name;
+  for (int i = 0; i < 400; ++i) f_ok.push_back(i % 100);
+  for (int i = 0; i < 100; ++i) {
+    o_ok.push_back(i);
+    o_ck.push_back(i % 50);
+  }
+  for (int i = 0; i < 50; ++i) {
+    c_ck.push_back(i);
+    c_nk.push_back(i % 5);
+  }
+  for (int i = 0; i < 5; ++i) {
+    n_nk.push_back(i);
+    name.push_back(std::string(1, static_cast<char>('v' + i)));
+  }
+  auto f = ScanOf(Batch({{"f_ok", I64(f_ok)}}));
+  auto o = ScanOf(Batch({{"o_ok", I64(o_ok)}, {"o_ck", I64(o_ck)}}));
+  auto c = ScanOf(Batch({{"c_ck", I64(c_ck)}, {"c_nk", I64(c_nk)}}));
+  auto n = ScanOf(Batch({{"n_nk", I64(n_nk)}, {"name", Strs(name)}}));
+  auto all = MakeCrossJoin(MakeCrossJoin(MakeCrossJoin(f, o).ValueOrDie(), c).ValueOrDie(), n)
+                 .ValueOrDie();
+  auto plan = MakeFilter(all, expr::JoinConjuncts(
+                                  {expr::Equal(Column("f_ok"), Column("o_ok")),
+                                   expr::Equal(Column("o_ck"), Column("c_ck")),
+                                   expr::Equal(Column("c_nk"), Column("n_nk")),
+                                   expr::Equal(Column("name"), Literal(std::string("x")))}))
+                  .ValueOrDie();
+  EXPECT_EQ(Optimized(plan),
+            "HashJoin (inner): f_ok = o_ok\n"
+            "  Scan: 2 task(s) [a, ...]\n"
+            "  HashJoin (inner): o_ck = c_ck\n"
+            "    Scan: 2 task(s) [a, ...]\n"
+            "    HashJoin (inner): c_nk = n_nk\n"
+            "      Scan: 2 task(s) [a, ...]\n"
+            "      Scan: 2 task(s) [a, ...] filter name = 'x'\n");
 }
 
 TEST(Optimizer, ConditionsSharedByEveryBranchOfAnOrBecomeJoinKeys) {
