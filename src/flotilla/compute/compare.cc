@@ -1,6 +1,8 @@
 #include "flotilla/compute/compare.h"
 
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <string>
 
 #include "flotilla/columnar/decimal.h"
@@ -29,16 +31,33 @@ Result<Array> Loop(CompareOp op, const Array& left, const Array& right, int64_t 
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr validity, IntersectValidity({l, r}, n, &null_count));
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr bits, AllocateBitmap(n));
   uint8_t* out = bits->mutable_data();
-  // Eight results a byte, without a branch per row.
-  auto run = [&](auto pred) {
+  // Eight results a byte, without a branch per row. The strides (0 for a broadcast constant)
+  // are compile-time constants, so a comparison of two columns or of a column with a constant
+  // is a loop the compiler vectorizes.
+  auto run_strided = [&](auto pred, auto left_stride, auto right_stride) {
+    constexpr int64_t kL = decltype(left_stride)::value, kR = decltype(right_stride)::value;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
       unsigned byte = 0;
-      for (int k = 0; k < 8; ++k) byte |= static_cast<unsigned>(pred(cmp(l.at(i + k), r.at(i + k)))) << k;
+      for (int k = 0; k < 8; ++k)
+        byte |= static_cast<unsigned>(pred(cmp((i + k) * kL, (i + k) * kR))) << k;
       out[i / 8] = static_cast<uint8_t>(byte);
     }
     for (; i < n; ++i) {
-      if (pred(cmp(l.at(i), r.at(i)))) bit_util::SetBit(out, i);
+      if (pred(cmp(i * kL, i * kR))) bit_util::SetBit(out, i);
+    }
+  };
+  auto run = [&](auto pred) {
+    using One = std::integral_constant<int64_t, 1>;
+    using Zero = std::integral_constant<int64_t, 0>;
+    if (l.stride == 1 && r.stride == 1) {
+      run_strided(pred, One{}, One{});
+    } else if (l.stride == 1) {
+      run_strided(pred, One{}, Zero{});
+    } else if (r.stride == 1) {
+      run_strided(pred, Zero{}, One{});
+    } else {
+      run_strided(pred, Zero{}, Zero{});
     }
   };
   switch (op) {
@@ -77,6 +96,18 @@ Result<Array> Decimals(CompareOp op, const Array& left, const Array& right, int6
   const Int128* a = left.values<Int128>();
   const Int128* b = right.values<Int128>();
   const int32_t s1 = left.type()->scale(), s2 = right.type()->scale();
+  // A column of at most 18 digits against a constant (`l_quantity < 24`): every value fits in
+  // the low 64 bits of its 128, so comparing those is exact and twice as cheap.
+  if (right.length() == 1 && n != 1 && s2 <= s1 && left.type()->precision() <= 18) {
+    Int128 constant;
+    if (!__builtin_mul_overflow(b[0], PowerOfTen(s1 - s2), &constant) &&
+        constant == static_cast<int64_t>(constant)) {
+      const auto* words = reinterpret_cast<const int64_t*>(a);  // little-endian: low word first
+      const auto c = static_cast<int64_t>(constant);
+      return Loop(op, left, right, n,
+                  [words, c](int64_t i, int64_t) { return ThreeWay(words[2 * i], c); });
+    }
+  }
   if (s1 == s2) {
     return Loop(op, left, right, n, [a, b](int64_t i, int64_t j) { return ThreeWay(a[i], b[j]); });
   }
@@ -94,6 +125,33 @@ Result<Array> Decimals(CompareOp op, const Array& left, const Array& right, int6
     if (__builtin_mul_overflow(a[i], fa, &x)) return a[i] < 0 ? -1 : 1;
     if (__builtin_mul_overflow(b[j], fb, &y)) return b[j] < 0 ? 1 : -1;
     return ThreeWay(x, y);
+  });
+}
+
+// Strings and binaries: the offsets and bytes are read directly, not through a call per row,
+// and equality compares lengths before bytes.
+template <typename Offset>
+Result<Array> Binary(CompareOp op, const Array& left, const Array& right, int64_t n) {
+  const Offset* lo = left.values<Offset>();
+  const Offset* ro = right.values<Offset>();
+  const BufferPtr& ld = left.data()->buffers[2];
+  const BufferPtr& rd = right.data()->buffers[2];
+  const char* lb = ld ? reinterpret_cast<const char*>(ld->data()) : "";
+  const char* rb = rd ? reinterpret_cast<const char*>(rd->data()) : "";
+  auto view = [](const Offset* offsets, const char* bytes, int64_t i) {
+    return std::string_view(bytes + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]));
+  };
+  if (op == CompareOp::kEqual || op == CompareOp::kNotEqual) {
+    // 0 when equal, 1 when not: Loop's predicates read it as a three-way result.
+    return Loop(op, left, right, n, [=](int64_t i, int64_t j) {
+      const Offset length = lo[i + 1] - lo[i];
+      if (length != ro[j + 1] - ro[j]) return 1;
+      return std::memcmp(lb + lo[i], rb + ro[j], static_cast<size_t>(length)) == 0 ? 0 : 1;
+    });
+  }
+  return Loop(op, left, right, n, [=](int64_t i, int64_t j) {
+    const int c = view(lo, lb, i).compare(view(ro, rb, j));
+    return c < 0 ? -1 : (c > 0 ? 1 : 0);
   });
 }
 
@@ -160,6 +218,12 @@ Result<Array> Compare(CompareOp op, const Array& left, const Array& right, int64
       return Loop(op, left, right, n, [&](int64_t i, int64_t j) {
         return ThreeWay<int>(left.BoolValue(i), right.BoolValue(j));
       });
+    case TypeId::kString:
+    case TypeId::kBinary:
+      return Binary<int32_t>(op, left, right, n);
+    case TypeId::kLargeString:
+    case TypeId::kLargeBinary:
+      return Binary<int64_t>(op, left, right, n);
     default:
       return Loop(op, left, right, n, [&](int64_t i, int64_t j) {
         int c = left.GetView(i).compare(right.GetView(j));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 #include "flotilla/compute/boolean.h"
@@ -56,6 +57,50 @@ TEST(CompareTest, StringsBoolsDatesDecimals) {
   EXPECT_ARRAYS_EQUAL(Bools({false, true, false}), Cmp(CompareOp::kLess, d1, d2));
   auto big = Decimals(38, 0, {"99999999999999999999999999999999999999"});
   EXPECT_ARRAYS_EQUAL(Bools({true}), Cmp(CompareOp::kGreater, big, Decimals(5, 4, {"9.9999"})));
+}
+
+TEST(CompareTest, ColumnsAgainstConstantsAndSlices) {
+  // Each shape (column with column, column with constant, constant with column) and a slice
+  // that starts mid-buffer, on 19 rows so the tail after the groups of eight is covered.
+  std::vector<std::optional<std::string>> words, decimals;
+  for (int i = 0; i < 19; ++i) {
+    words.push_back(std::string(static_cast<size_t>(i % 4), static_cast<char>('a' + i % 3)));
+    decimals.push_back(std::to_string(i % 7 - 3) + ".5" + std::to_string(i % 10));
+  }
+  words[5] = std::nullopt;
+  const Array s = Strs(words).Slice(2);
+  const Array d = Decimals(15, 2, decimals).Slice(2);
+  auto expect = [](const Array& got, const std::function<std::optional<bool>(int64_t)>& want) {
+    ASSERT_EQ(got.length(), 17);
+    for (int64_t i = 0; i < got.length(); ++i) {
+      const std::optional<bool> w = want(i);
+      ASSERT_EQ(got.IsValid(i), w.has_value()) << "row " << i;
+      if (w) {
+        EXPECT_EQ(got.BoolValue(i), *w) << "row " << i;
+      }
+    }
+  };
+  auto word = [&](int64_t i) { return words[static_cast<size_t>(i + 2)]; };
+  expect(Cmp(CompareOp::kEqual, s, Strs({"bb"})), [&](int64_t i) -> std::optional<bool> {
+    if (!word(i)) return std::nullopt;
+    return *word(i) == "bb";
+  });
+  expect(Cmp(CompareOp::kLess, Strs({"bb"}), s), [&](int64_t i) -> std::optional<bool> {
+    if (!word(i)) return std::nullopt;
+    return std::string("bb") < *word(i);
+  });
+  expect(Cmp(CompareOp::kNotEqual, s, s.Slice(0)), [&](int64_t i) -> std::optional<bool> {
+    if (!word(i)) return std::nullopt;
+    return false;
+  });
+  // 1.5 at scale 1 and -1 at scale 0 are rescaled to the column's scale 2.
+  auto value = [&](int64_t i) { return std::stod(*decimals[static_cast<size_t>(i + 2)]); };
+  expect(Cmp(CompareOp::kGreaterEqual, d, Decimals(2, 1, {"1.5"})),
+         [&](int64_t i) -> std::optional<bool> { return value(i) >= 1.5; });
+  expect(Cmp(CompareOp::kLess, d, Decimals(1, 0, {"-1"})),
+         [&](int64_t i) -> std::optional<bool> { return value(i) < -1.0; });
+  expect(Cmp(CompareOp::kEqual, d, Decimals(3, 2, {"-2.58"})),
+         [&](int64_t i) -> std::optional<bool> { return value(i) == -2.58; });
 }
 
 TEST(CompareTest, TypeMismatchIsAnError) {
