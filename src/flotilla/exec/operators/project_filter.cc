@@ -1,8 +1,8 @@
 // Project and filter: expression evaluation over each morsel.
-#include "flotilla/compute/filter.h"
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
+#include "flotilla/expr/predicate_filter.h"
 
 namespace flotilla::exec {
 
@@ -37,28 +37,21 @@ class ProjectOperator final : public IntermediateOperator {
 
 class FilterOperator final : public IntermediateOperator {
  public:
-  FilterOperator(SchemaPtr schema, expr::BoundExpression predicate)
+  FilterOperator(SchemaPtr schema, expr::PredicateFilter predicate)
       : schema_(std::move(schema)), predicate_(std::move(predicate)) {}
   std::string name() const override { return "Filter"; }
   const SchemaPtr& output_schema() const override { return schema_; }
 
   Status Execute(const RecordBatch& input, GlobalState*, ThreadState*,
                  std::vector<RecordBatch>* out) const override {
-    FLOTILLA_ASSIGN_OR_RETURN(expr::Datum mask, expr::Evaluate(predicate_, input));
-    if (mask.is_scalar()) {
-      const Array& value = mask.array();
-      if (value.IsValid(0) && value.type_id() == TypeId::kBool && value.BoolValue(0))
-        out->push_back(input);
-      return Status::OK();
-    }
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch filtered, Filter(input, mask.array()));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch filtered, predicate_.Apply(input));
     if (filtered.num_rows() > 0) out->push_back(std::move(filtered));
     return Status::OK();
   }
 
  private:
   SchemaPtr schema_;
-  expr::BoundExpression predicate_;
+  expr::PredicateFilter predicate_;
 };
 
 }  // namespace
@@ -75,8 +68,10 @@ Result<std::unique_ptr<IntermediateOperator>> MakeProjectOperator(const ProjectN
 }
 
 Result<std::unique_ptr<IntermediateOperator>> MakeFilterOperator(const FilterNode& node) {
-  FLOTILLA_ASSIGN_OR_RETURN(auto bound, expr::Bind(node.predicate, *node.schema()));
-  return std::unique_ptr<IntermediateOperator>(new FilterOperator(node.schema(), std::move(bound)));
+  FLOTILLA_ASSIGN_OR_RETURN(auto predicate,
+                            expr::PredicateFilter::Make(node.predicate, *node.schema()));
+  return std::unique_ptr<IntermediateOperator>(
+      new FilterOperator(node.schema(), std::move(predicate)));
 }
 
 }  // namespace flotilla::exec

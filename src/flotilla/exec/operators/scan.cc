@@ -6,10 +6,8 @@
 #include <mutex>
 #include <set>
 
-#include "flotilla/compute/filter.h"
 #include "flotilla/exec/operators/operators.h"
-#include "flotilla/expr/binder.h"
-#include "flotilla/expr/evaluator.h"
+#include "flotilla/expr/predicate_filter.h"
 #include "flotilla/expr/rewrite.h"
 
 namespace flotilla::exec {
@@ -146,10 +144,9 @@ class ScanSource final : public Source {
     std::vector<RecordBatch> out;
     for (RecordBatch& batch : batches) {
       if (node_.pushdowns.filter != nullptr) {
-        FLOTILLA_ASSIGN_OR_RETURN(auto bound, expr::Bind(node_.pushdowns.filter, *batch.schema()));
-        FLOTILLA_ASSIGN_OR_RETURN(expr::Datum mask, expr::Evaluate(bound, batch));
-        FLOTILLA_ASSIGN_OR_RETURN(Array column, mask.ToColumn(batch.num_rows()));
-        FLOTILLA_ASSIGN_OR_RETURN(batch, Filter(batch, column));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            auto predicate, expr::PredicateFilter::Make(node_.pushdowns.filter, *batch.schema()));
+        FLOTILLA_ASSIGN_OR_RETURN(batch, predicate.Apply(batch));
       }
       if (node_.pushdowns.columns) {
         std::vector<int> indices;
