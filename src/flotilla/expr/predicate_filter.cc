@@ -19,7 +19,8 @@ int64_t CountTrue(const Array& mask) {
   if (validity == nullptr) return bit_util::CountSetBits(values, mask.offset(), n);
   int64_t count = 0;
   for (int64_t i = 0; i < n; ++i)
-    count += bit_util::GetBit(values, mask.offset() + i) && bit_util::GetBit(validity, mask.offset() + i);
+    count += bit_util::GetBit(values, mask.offset() + i) &&
+             bit_util::GetBit(validity, mask.offset() + i);
   return count;
 }
 

@@ -17,7 +17,8 @@ using namespace flotilla::testing;  // NOLINT
 // 0..99 with every seventh value null.
 RecordBatch Numbers() {
   std::vector<std::optional<int64_t>> v;
-  for (int64_t i = 0; i < 100; ++i) v.push_back(i % 7 == 3 ? std::nullopt : std::optional(i));
+  for (int64_t i = 0; i < 100; ++i)
+    v.push_back(i % 7 == 3 ? std::nullopt : std::optional(i));
   return RecordBatch::FromColumns({{"v", I64(v)}}).ValueOrDie();
 }
 

@@ -5,6 +5,7 @@ namespace flotilla::optimizer {
 Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan) {
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr p, FoldConstants(plan));
   FLOTILLA_ASSIGN_OR_RETURN(p, PushDownFilters(p));
+  FLOTILLA_ASSIGN_OR_RETURN(p, ReduceAggregateInputs(p));
   FLOTILLA_ASSIGN_OR_RETURN(p, PushDownSemiJoins(p));
   FLOTILLA_ASSIGN_OR_RETURN(p, ReorderJoins(p));
   FLOTILLA_ASSIGN_OR_RETURN(p, PushDownFilters(p));

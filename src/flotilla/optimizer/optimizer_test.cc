@@ -227,7 +227,8 @@ TEST(Optimizer, JoinOrderBuildsAFilteredChainOfDimensionsAsOneTable) {
   // (built first) rather than joining o whole and filtering after.
   std::vector<std::optional<int64_t>> f_ok, o_ok, o_ck, c_ck, c_nk, n_nk;
   std::vector<std::optional<std::string>> name;
-  for (int i = 0; i < 400; ++i) f_ok.push_back(i % 100);
+  for (int i = 0; i < 400; ++i)
+    f_ok.push_back(i % 100);
   for (int i = 0; i < 100; ++i) {
     o_ok.push_back(i);
     o_ck.push_back(i % 50);
@@ -246,12 +247,12 @@ TEST(Optimizer, JoinOrderBuildsAFilteredChainOfDimensionsAsOneTable) {
   auto n = ScanOf(Batch({{"n_nk", I64(n_nk)}, {"name", Strs(name)}}));
   auto all = MakeCrossJoin(MakeCrossJoin(MakeCrossJoin(f, o).ValueOrDie(), c).ValueOrDie(), n)
                  .ValueOrDie();
-  auto plan = MakeFilter(all, expr::JoinConjuncts(
-                                  {expr::Equal(Column("f_ok"), Column("o_ok")),
-                                   expr::Equal(Column("o_ck"), Column("c_ck")),
-                                   expr::Equal(Column("c_nk"), Column("n_nk")),
-                                   expr::Equal(Column("name"), Literal(std::string("x")))}))
-                  .ValueOrDie();
+  auto plan =
+      MakeFilter(all, expr::JoinConjuncts({expr::Equal(Column("f_ok"), Column("o_ok")),
+                                           expr::Equal(Column("o_ck"), Column("c_ck")),
+                                           expr::Equal(Column("c_nk"), Column("n_nk")),
+                                           expr::Equal(Column("name"), Literal(std::string("x")))}))
+          .ValueOrDie();
   EXPECT_EQ(Optimized(plan),
             "HashJoin (inner): f_ok = o_ok\n"
             "  Scan: 2 task(s) [a, ...]\n"
@@ -260,6 +261,41 @@ TEST(Optimizer, JoinOrderBuildsAFilteredChainOfDimensionsAsOneTable) {
             "    HashJoin (inner): c_nk = n_nk\n"
             "      Scan: 2 task(s) [a, ...]\n"
             "      Scan: 2 task(s) [a, ...] filter name = 'x'\n");
+}
+
+TEST(Optimizer, AnAggregateJoinedOnItsGroupKeysAggregatesOnlyTheKeysTheOtherSideHas) {
+  // o LEFT JOIN (SELECT k AS kk, sum(v) FROM x GROUP BY k) ON ok = kk, with o filtered to a
+  // few keys: x is semi joined with o's keys before it is aggregated.
+  std::vector<std::optional<int64_t>> ok, flag, k, v;
+  for (int i = 0; i < 40; ++i) {
+    ok.push_back(i);
+    flag.push_back(i % 10);
+  }
+  for (int i = 0; i < 1000; ++i) {
+    k.push_back(i % 50);
+    v.push_back(i);
+  }
+  auto o = MakeFilter(ScanOf(Batch({{"ok", I64(ok)}, {"flag", I64(flag)}})),
+                      expr::Equal(Column("flag"), Literal(int64_t{3})))
+               .ValueOrDie();
+  auto x = ScanOf(Batch({{"k", I64(k)}, {"v", I64(v)}}));
+  auto sums = MakeAggregate(x, {expr::Alias(Column("k"), "kk")}, {{"sum", {Column("v")}, "s"}})
+                  .ValueOrDie();
+  auto join = MakeHashJoin(o, sums, {Column("ok")}, {Column("kk")}, JoinType::kLeft).ValueOrDie();
+  const std::string text = Optimized(join);
+  EXPECT_NE(text.find("HashJoin (semi): k = ok"), std::string::npos) << text;
+  // An outer side not well under the aggregate's input: reading it twice would cost more.
+  auto small =
+      ScanOf(Batch({{"k", I64(std::vector<std::optional<int64_t>>(k.begin(), k.begin() + 60))},
+                    {"v", I64(std::vector<std::optional<int64_t>>(v.begin(), v.begin() + 60))}}));
+  auto small_sums =
+      MakeAggregate(small, {expr::Alias(Column("k"), "kk")}, {{"sum", {Column("v")}, "s"}})
+          .ValueOrDie();
+  auto other = MakeHashJoin(ScanOf(Batch({{"ok", I64(ok)}, {"flag", I64(flag)}})), small_sums,
+                            {Column("ok")}, {Column("kk")}, JoinType::kLeft)
+                   .ValueOrDie();
+  const std::string unreduced = Optimized(other);
+  EXPECT_EQ(unreduced.find("semi"), std::string::npos) << unreduced;
 }
 
 TEST(Optimizer, ConditionsSharedByEveryBranchOfAnOrBecomeJoinKeys) {
