@@ -62,6 +62,37 @@ TEST(PredicateFilter, ConjunctsOfEverySelectivityKeepTheRowsAllOfThemAccept) {
   EXPECT_TRUE(Apply(And(Less(v, lit(0)), Greater(v, lit(10)))).empty());
 }
 
+TEST(PredicateFilter, LaterConjunctsReadTheirOwnColumnsOfTheRowsLeft) {
+  // Columns read by no conjunct, by the first only and by later ones; the rows kept come back
+  // with every column, in order.
+  std::vector<std::optional<int64_t>> a, b, c;
+  std::vector<std::optional<std::string>> s;
+  for (int64_t i = 0; i < 200; ++i) {
+    a.push_back(i);
+    b.push_back(i % 10 == 0 ? std::nullopt : std::optional(i % 13));
+    c.push_back(-i);
+    s.push_back(std::string(1, static_cast<char>('a' + i % 3)));
+  }
+  const RecordBatch batch =
+      RecordBatch::FromColumns({{"a", I64(a)}, {"b", I64(b)}, {"c", I64(c)}, {"s", Strs(s)}})
+          .ValueOrDie();
+  auto filter = PredicateFilter::Make(And(And(Less(Column("a"), Literal(int64_t{150})),
+                                              GreaterEqual(Column("b"), Literal(int64_t{4}))),
+                                          Equal(Column("s"), Literal("b"))),
+                                      *batch.schema())
+                    .ValueOrDie();
+  const RecordBatch out = filter.Apply(batch).ValueOrDie();
+  ASSERT_EQ(out.num_columns(), 4);
+  std::vector<int64_t> want;
+  for (int64_t i = 0; i < 150; ++i)
+    if (i % 10 != 0 && i % 13 >= 4 && i % 3 == 1) want.push_back(i);
+  EXPECT_EQ(Values(out), want);
+  for (int64_t r = 0; r < out.num_rows(); ++r) {
+    EXPECT_EQ(out.column(2).values<int64_t>()[r], -want[static_cast<size_t>(r)]);
+    EXPECT_EQ(out.column(3).GetView(r), "b");
+  }
+}
+
 TEST(PredicateFilter, ANonBooleanPredicateIsATypeError) {
   const RecordBatch batch = Numbers();
   auto filter = PredicateFilter::Make(Column("v"), *batch.schema());
