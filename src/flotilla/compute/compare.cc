@@ -39,6 +39,7 @@ Result<Array> Loop(CompareOp op, const Array& left, const Array& right, int64_t 
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
       unsigned byte = 0;
+#pragma GCC unroll 8
       for (int k = 0; k < 8; ++k)
         byte |= static_cast<unsigned>(pred(cmp((i + k) * kL, (i + k) * kR))) << k;
       out[i / 8] = static_cast<uint8_t>(byte);
