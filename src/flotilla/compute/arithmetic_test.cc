@@ -115,6 +115,28 @@ TEST(ArithmeticTest, DecimalValuesWithMixedScales) {
                       Apply(ArithmeticOp::kMod, a, b));
 }
 
+TEST(ArithmeticTest, DecimalsWithoutNullsOfAtMost18DigitsInEveryShape) {
+  // Without nulls and within 18 digits the kernel takes its 64-bit loop; the values are
+  // worked by hand, for column with column, column with constant and constant with column.
+  auto a = Decimals(15, 2, {"1.50", "-2.25", "9999999999999.99", "0.00"});
+  auto b = Decimals(15, 2, {"-2.00", "0.05", "9999999999999.99", "-0.01"});
+  EXPECT_ARRAYS_EQUAL(
+      Decimals(31, 4, {"-3.0000", "-0.1125", "99999999999999800000000000.0001", "0.0000"}),
+      Apply(ArithmeticOp::kMultiply, a, b));
+  EXPECT_ARRAYS_EQUAL(Decimals(16, 2, {"-0.50", "-2.20", "19999999999999.98", "-0.01"}),
+                      Apply(ArithmeticOp::kAdd, a, b));
+  auto one = Decimals(1, 0, {"1"});
+  auto discount = Decimals(15, 2, {"0.05", "0.10", "0.00"});
+  EXPECT_ARRAYS_EQUAL(Decimals(16, 2, {"0.95", "0.90", "1.00"}),
+                      Apply(ArithmeticOp::kSubtract, one, discount));
+  EXPECT_ARRAYS_EQUAL(Decimals(16, 2, {"-0.95", "-0.90", "-1.00"}),
+                      Apply(ArithmeticOp::kSubtract, discount, one));
+  // Different scales: 12.34 + 0.006 at scale 3.
+  EXPECT_ARRAYS_EQUAL(Decimals(17, 3, {"12.346", "-12.334"}),
+                      Apply(ArithmeticOp::kAdd, Decimals(15, 2, {"12.34", "-12.34"}),
+                            Decimals(4, 3, {"0.006"})));
+}
+
 TEST(ArithmeticTest, DecimalRoundingDivisionByZeroAndOverflow) {
   // 2 / 3 at scale 6 rounds half away from zero: 0.666667; -2 / 3 -> -0.666667.
   auto q = Apply(ArithmeticOp::kDivide, Decimals(1, 0, {"2", "-2", "1"}),
