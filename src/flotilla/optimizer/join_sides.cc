@@ -1,6 +1,7 @@
-// Join sides: the hash join builds a table of its right input, so an inner join puts the input
-// estimated smaller on the right (a projection puts the swapped join's columns back in their
-// order and names), and a semi or anti join whose left input is estimated smaller becomes a
+// Join sides: the hash join builds a table of its right input, so an inner or outer join puts
+// the input estimated smaller on the right (a projection puts the swapped join's columns back in
+// their order and names; a left join becomes a right join and the reverse), and a semi or anti
+// join whose left input is estimated smaller becomes a
 // right semi or anti join of the swapped inputs, which builds that input and keeps its rows.
 #include <map>
 
@@ -19,7 +20,8 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
   if (out->kind() != PlanKind::kHashJoin) return out;
   const auto& join = static_cast<const JoinNode&>(*out);
   if (join.type != JoinType::kInner && join.type != JoinType::kSemi &&
-      join.type != JoinType::kAnti) {
+      join.type != JoinType::kAnti && join.type != JoinType::kLeft &&
+      join.type != JoinType::kRight && join.type != JoinType::kFull) {
     return out;
   }
   const PlanPtr& left = out->children()[0];
@@ -37,17 +39,24 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
   for (int i = 0; i < rs.num_fields(); ++i)
     old_to_new[old_right[i]] = rs.field(i).name;
   ExprPtr residual = join.residual ? expr::RenameColumns(join.residual, old_to_new) : nullptr;
-  if (join.type != JoinType::kInner) {
+  if (join.type == JoinType::kSemi || join.type == JoinType::kAnti) {
     // A semi or anti join of a smaller left side builds that side instead: a right semi or
     // anti join, whose output is the same rows under the same names.
     const JoinType type = join.type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
     return MakeHashJoin(right, left, join.right_keys, join.left_keys, type, residual,
                         join.null_equal, join.strategy);
   }
+  // An outer join keeps the same side's unmatched rows from the other position: a left join
+  // of a small left input builds it as a right join (its unmatched rows come out at the end).
+  JoinType type = join.type;
+  if (type == JoinType::kLeft) {
+    type = JoinType::kRight;
+  } else if (type == JoinType::kRight) {
+    type = JoinType::kLeft;
+  }
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr swapped,
-                            MakeHashJoin(right, left, join.right_keys, join.left_keys,
-                                         JoinType::kInner, residual, join.null_equal,
-                                         join.strategy));
+                            MakeHashJoin(right, left, join.right_keys, join.left_keys, type,
+                                         residual, join.null_equal, join.strategy));
   std::vector<ExprPtr> project;
   for (const Field& f : out->schema()->fields()) {
     const std::string& now = old_to_new.at(f.name);

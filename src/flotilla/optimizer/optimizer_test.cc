@@ -187,12 +187,15 @@ TEST(Optimizer, ConditionsOnTheNullFilledSideOfAnOuterJoinStayAbove) {
                            {Column("cust")}, JoinType::kLeft);
   auto plan = MakeFilter(*join, expr::And(expr::IsNull(Column("name")),
                                           expr::Greater(Column("id"), Literal(int64_t{1}))));
+  // The filtered orders (estimated 1.5 rows) are the smaller side: the left join becomes a
+  // right join that builds them.
   EXPECT_EQ(Optimized(*plan),
             "Filter: name IS NULL\n"
-            "  HashJoin (left): cust = cust\n"
-            "    Filter: id > 1\n"
-            "      InMemorySource: 1 partition(s), 6 rows\n"
-            "    InMemorySource: 1 partition(s), 2 rows\n");
+            "  Project: id, right.cust AS cust, total, cust AS right.cust, name\n"
+            "    HashJoin (right): cust = cust\n"
+            "      InMemorySource: 1 partition(s), 2 rows\n"
+            "      Filter: id > 1\n"
+            "        InMemorySource: 1 partition(s), 6 rows\n");
 }
 
 TEST(Optimizer, JoinOrderTellsKeysFromLowCardinalityColumns) {
