@@ -10,6 +10,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "flotilla/compute/arithmetic.h"
 #include "flotilla/expr/aggregate/accumulator_support.h"
 
 namespace flotilla::expr {
@@ -98,7 +99,8 @@ bool SumDecimals(const uint8_t* raw, int64_t n, Int128* out) {
       total.low += static_cast<uint64_t>(s);
       continue;
     }
-    for (int64_t i = b; i < e; ++i) total.Add(raw + i * 16);
+    for (int64_t i = b; i < e; ++i)
+      total.Add(raw + i * 16);
   }
   return total.Total(out);
 }
@@ -130,6 +132,17 @@ class SumAccumulator : public GroupedAccumulator {
     }
     int64_t stopped;
     if constexpr (std::is_same_v<In, Int128>) {
+      if (SumsCannotOverflow(a, num_rows)) {
+        const uint8_t* raw = a.raw_values() + a.offset() * 16;
+        (void)ForEachValid(a, num_rows, [&](int64_t i) {
+          Int128 v;
+          std::memcpy(&v, raw + i * 16, 16);
+          ++counts_[group_ids[i]];
+          sums_[group_ids[i]] += v;
+          return true;
+        });
+        return Status::OK();
+      }
       stopped =
           ForEachValid(a, num_rows, [&](int64_t i) { return Add(group_ids[i], DecimalAt(a, i)); });
     } else {
@@ -142,6 +155,7 @@ class SumAccumulator : public GroupedAccumulator {
 
   Status Merge(const GroupedAccumulator& other, const uint32_t* group_map) override {
     const auto& o = static_cast<const SumAccumulator&>(other);
+    bound_ = kDecimal38Limit;  // merged sums are checked row by row from here on
     for (int64_t g = 0; g < o.num_groups_; ++g) {
       FLOTILLA_RETURN_NOT_OK(
           MergeOne(group_map[g], o.sums_[g], kFloat ? o.Comp(g) : 0.0, o.counts_[g]));
@@ -168,6 +182,7 @@ class SumAccumulator : public GroupedAccumulator {
   Status MergePartial(const std::vector<Array>& state, const uint32_t* group_ids,
                       int64_t n) override {
     FLOTILLA_RETURN_NOT_OK(CheckPartialState(name_, state, kFloat ? 3 : 2, n));
+    bound_ = kDecimal38Limit;
     const int64_t* counts = state.back().values<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
       Acc sum;
@@ -241,6 +256,22 @@ class SumAccumulator : public GroupedAccumulator {
     } else {
       return !__builtin_add_overflow(sums_[g], v, &sums_[g]);
     }
+  }
+
+  // Whether adding the batch's decimals to any group's sum without a test per row is safe: the
+  // type bounds each value below 10^precision, and `bound_` every sum so far, so no sum can
+  // pass 10^38 while the bound stays below it. Then the bound grows by the batch's worst case.
+  bool SumsCannotOverflow(const Array& a, int64_t n) {
+    if constexpr (kWide) {
+      const int32_t precision = a.type()->precision();
+      if (a.type_id() != TypeId::kDecimal128 || precision > 28 || n >= (int64_t{1} << 31))
+        return false;
+      const Int128 most = Int128{n} * compute::PowerOfTen(precision);  // below 2^125
+      if (bound_ + most >= kDecimal38Limit) return false;
+      bound_ += most;
+      return true;
+    }
+    return false;
   }
 
   // Two values below 10^38 in magnitude can still sum past 2^127, hence the overflow test.
@@ -335,6 +366,7 @@ class SumAccumulator : public GroupedAccumulator {
   std::vector<Acc> sums_;
   std::vector<double> compensation_;
   std::vector<int64_t> counts_;
+  Int128 bound_ = 0;  // no decimal sum's magnitude is above it (see SumsCannotOverflow)
 };
 
 Status CheckSummable(const std::string& name, const std::vector<TypePtr>& args) {
