@@ -13,6 +13,7 @@ Result<exec::PlanPtr> Optimize(const exec::PlanPtr& plan) {
   FLOTILLA_ASSIGN_OR_RETURN(p, ChooseJoinSides(p));
   // Last, so it sees the final shape (top-N, swapped joins) and every filter's columns.
   FLOTILLA_ASSIGN_OR_RETURN(p, PushDownProjections(p));
+  FLOTILLA_ASSIGN_OR_RETURN(p, ShareSubexpressions(p));
   FLOTILLA_ASSIGN_OR_RETURN(p, SimplifyProjections(p));
   return p;
 }

@@ -22,7 +22,9 @@
 //     from file metadata);
 //  7. projection pushdown (projection_pushdown.cc): every node keeps only the columns someone
 //     above reads, down to the columns a scan decodes;
-//  8. projection simplification (simplify_projections.cc): identity projections go, renames of
+//  8. shared subexpressions (shared_subexpressions.cc): an expression repeated across an
+//     aggregate's arguments is computed once by a projection below it;
+//  9. projection simplification (simplify_projections.cc): identity projections go, renames of
 //     an aggregation's outputs become its names, stacked projections merge.
 #include "flotilla/exec/plan/physical_plan.h"
 
@@ -42,6 +44,8 @@ Result<exec::PlanPtr> ReorderJoins(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownLimits(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> ChooseJoinSides(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> PushDownProjections(const exec::PlanPtr& plan);
+/// A subexpression written in several aggregate arguments is computed once, below them.
+Result<exec::PlanPtr> ShareSubexpressions(const exec::PlanPtr& plan);
 Result<exec::PlanPtr> SimplifyProjections(const exec::PlanPtr& plan);
 
 }  // namespace flotilla::optimizer

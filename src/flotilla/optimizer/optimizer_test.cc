@@ -301,6 +301,19 @@ TEST(Optimizer, AnAggregateJoinedOnItsGroupKeysAggregatesOnlyTheKeysTheOtherSide
   EXPECT_EQ(unreduced.find("semi"), std::string::npos) << unreduced;
 }
 
+TEST(Optimizer, AnExpressionInSeveralAggregatesIsComputedOnce) {
+  auto scan = ScanOf(Orders());
+  auto price = [] { return expr::Multiply(Column("total"), Column("id")); };
+  auto plan = MakeAggregate(scan, {Column("cust")},
+                            {{"sum", {price()}, "a"},
+                             {"max", {expr::Add(price(), Literal(int64_t{1}))}, "b"},
+                             {"sum", {Column("total")}, "c"}})
+                  .ValueOrDie();
+  const std::string text = Optimized(plan);
+  EXPECT_NE(text.find("total * id AS __shared0"), std::string::npos) << text;
+  EXPECT_NE(text.find("max(__shared0 + 1) AS b"), std::string::npos) << text;
+}
+
 TEST(Optimizer, ConditionsSharedByEveryBranchOfAnOrBecomeJoinKeys) {
   // (cust = right.cust AND total > 10) OR (cust = right.cust AND name = 'ann'): the key is
   // taken out of the OR, and each side is filtered by what the OR implies for it.
