@@ -4,10 +4,10 @@
 // smallest are joined next, the larger probing the smaller's hash table (the estimate divides the
 // product of the sizes by the larger distinct count of the most selective key, so a join on a
 // low-cardinality column such as a nation key is not taken for a key join); unconnected parts
-// are cross joined only when nothing connected is left. The trees may be bushy. Each condition is applied at the first join where
-// all its columns are present: equalities across the two sides become keys, the rest residuals. A
-// projection restores the region's column names and order, which depend on the join order
-// (a clashing right name is "right.x").
+// are cross joined only when nothing connected is left. The trees may be bushy. Each condition
+// is applied at the first join where all its columns are present: equalities across the two
+// sides become keys, the rest residuals. A projection restores the region's column names and
+// order, which depend on the join order (a clashing right name is "right.x").
 //
 // Inside the region every column is named by a token "\x1e<input>\x1e<column>", so conditions
 // written at any level of the original tree can be moved to any level of the new one.
