@@ -19,7 +19,8 @@ int ThreeWay(T a, T b) {
     const bool na = std::isnan(a), nb = std::isnan(b);
     if (na || nb) return na == nb ? 0 : (na ? 1 : -1);
   }
-  return a < b ? -1 : (b < a ? 1 : 0);
+  // Branch-free, so the comparison loops compile to flag sets rather than jumps.
+  return static_cast<int>(b < a) - static_cast<int>(a < b);
 }
 
 // Runs `cmp(left_pos, right_pos) -> int` over every row. The op switch sits outside the loop
@@ -38,11 +39,15 @@ Result<Array> Loop(CompareOp op, const Array& left, const Array& right, int64_t 
     constexpr int64_t kL = decltype(left_stride)::value, kR = decltype(right_stride)::value;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
-      unsigned byte = 0;
+      // One 0/1 byte per row, then the eight bytes' low bits gathered into one byte by a
+      // multiplication (byte k lands on bit k of the top byte).
+      uint8_t flags[8];
 #pragma GCC unroll 8
       for (int k = 0; k < 8; ++k)
-        byte |= static_cast<unsigned>(pred(cmp((i + k) * kL, (i + k) * kR))) << k;
-      out[i / 8] = static_cast<uint8_t>(byte);
+        flags[k] = static_cast<uint8_t>(pred(cmp((i + k) * kL, (i + k) * kR)));
+      uint64_t word;
+      std::memcpy(&word, flags, 8);
+      out[i / 8] = static_cast<uint8_t>((word * 0x0102040810204080ull) >> 56);
     }
     for (; i < n; ++i) {
       if (pred(cmp(i * kL, i * kR))) bit_util::SetBit(out, i);
