@@ -56,4 +56,4 @@ if [[ ${PY:-0} == 1 ]]; then
 fi
 node "$here/tpch_duckdb.mjs" --flotilla "$build/flotilla" --data "$data" \
   --queries "$root/tpch/queries" --threads "${THREADS:-2}" --repeats "${REPEATS:-3}" \
-  --only "${QUERIES:-}" --memory "${MEMORY_LIMIT:-}" "${python[@]}"
+  --only "${QUERIES:-}" --memory "${MEMORY_LIMIT:-}" --sf "$sf" "${python[@]}"
