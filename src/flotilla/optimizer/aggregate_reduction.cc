@@ -29,8 +29,8 @@ std::optional<std::string> PlainColumn(const ExprPtr& e) {
 }
 
 // Key columns named in `node`'s output, followed down to the smallest part of `node` that
-// still carries all of them (through filters, projections that pass them on, inner joins and
-// the kept side of semi and anti joins). Returns that part and the keys' names in it.
+// still carries all of them (through filters, projections that pass them on, inner and cross
+// joins and the kept side of semi and anti joins). Returns that part and the keys' names in it.
 std::pair<PlanPtr, std::vector<std::string>> SmallestCarrier(const PlanPtr& node,
                                                              std::vector<std::string> keys) {
   std::pair<PlanPtr, std::vector<std::string>> best{node, keys};
@@ -57,8 +57,12 @@ std::pair<PlanPtr, std::vector<std::string>> SmallestCarrier(const PlanPtr& node
         }
         break;
       }
-      case PlanKind::kHashJoin: {
-        const auto& j = static_cast<const JoinNode&>(*at);
+      case PlanKind::kHashJoin:
+      case PlanKind::kCrossJoin: {
+        // A cross join keeps both sides' rows as an inner join does.
+        const JoinType type = at->kind() == PlanKind::kCrossJoin
+                                  ? JoinType::kInner
+                                  : static_cast<const JoinNode&>(*at).type;
         const PlanPtr& left = at->children()[0];
         const PlanPtr& right = at->children()[1];
         auto carries = [&](const PlanPtr& side) {
@@ -67,17 +71,17 @@ std::pair<PlanPtr, std::vector<std::string>> SmallestCarrier(const PlanPtr& node
           return true;
         };
         const bool left_kept =
-            j.type == JoinType::kInner || j.type == JoinType::kSemi || j.type == JoinType::kAnti;
+            type == JoinType::kInner || type == JoinType::kSemi || type == JoinType::kAnti;
         if (left_kept && carries(left)) {
           next = left;
-        } else if (j.type == JoinType::kInner && carries(right)) {
+        } else if (type == JoinType::kInner && carries(right)) {
           // Only when the right side's columns keep their names in the join's output.
           const auto out = RightOutputNames(*left->schema(), *right->schema());
           bool unrenamed = true;
           for (const std::string& k : keys)
             unrenamed &= out[static_cast<size_t>(right->schema()->GetFieldIndex(k))] == k;
           if (unrenamed) next = right;
-        } else if ((j.type == JoinType::kRightSemi || j.type == JoinType::kRightAnti) &&
+        } else if ((type == JoinType::kRightSemi || type == JoinType::kRightAnti) &&
                    carries(right)) {
           next = right;
         }
