@@ -91,13 +91,21 @@ Status Trim(std::string_view s, const std::string_view* chars, TrimSide side, st
   return Status::OK();
 }
 
-/// Characters [first, last) of `s` (0-based, clamped).
-void AppendCharRange(std::string_view s, int64_t first, int64_t last, std::string* out) {
-  std::vector<size_t> bounds;
+/// Characters [first, last) of `s` (0-based, clamped), whose length in characters is `chars`.
+void AppendCharRange(std::string_view s, int64_t chars, int64_t first, int64_t last,
+                     std::string* out) {
+  first = std::clamp<int64_t>(first, 0, chars);
+  last = std::clamp<int64_t>(last, first, chars);
+  if (chars == static_cast<int64_t>(s.size())) {  // ASCII: a character is a byte
+    out->append(s.substr(static_cast<size_t>(first), static_cast<size_t>(last - first)));
+    return;
+  }
+  // Reused across rows: one allocation per thread, not one per value.
+  thread_local std::vector<size_t> bounds;
   CharBoundaries(s, &bounds);
-  const int64_t n = static_cast<int64_t>(bounds.size()) - 1;
-  first = std::clamp<int64_t>(first, 0, n);
-  last = std::clamp<int64_t>(last, first, n);
+  const auto n = static_cast<int64_t>(bounds.size()) - 1;
+  first = std::min(first, n);
+  last = std::min(last, n);
   out->append(s.substr(bounds[first], bounds[last] - bounds[first]));
 }
 
@@ -126,7 +134,7 @@ Status Substr(const std::vector<Datum>& args, int64_t row, std::string* out) {
   const int64_t n = CountChars(s);
   if (start < 0) start = SaturatingAdd(n + 1, start);
   if (args.size() > 2) end = SaturatingAdd(start, end);
-  AppendCharRange(s, SaturatingAdd(start, -1), SaturatingAdd(end, -1), out);
+  AppendCharRange(s, n, SaturatingAdd(start, -1), SaturatingAdd(end, -1), out);
   return Status::OK();
 }
 
@@ -137,9 +145,9 @@ Status LeftRight(const std::vector<Datum>& args, int64_t row, bool left, std::st
   int64_t k = IntegerAt(args[1], row);
   int64_t keep = k >= 0 ? std::min(k, n) : std::max<int64_t>(0, SaturatingAdd(n, k));
   if (left) {
-    AppendCharRange(s, 0, keep, out);
+    AppendCharRange(s, n, 0, keep, out);
   } else {
-    AppendCharRange(s, n - keep, n, out);
+    AppendCharRange(s, n, n - keep, n, out);
   }
   return Status::OK();
 }
