@@ -72,12 +72,6 @@ void ForEachMaskWord(const Array& mask, Fn&& fn) {
   }
 }
 
-int64_t CountSelected(const Array& mask) {
-  int64_t count = 0;
-  ForEachMaskWord(mask, [&](int64_t, uint64_t word) { count += std::popcount(word); });
-  return count;
-}
-
 template <typename Pos>
 Result<Array> BuildPositions(const Array& mask, int64_t count, const TypePtr& type,
                              MemoryPool* pool) {
@@ -110,6 +104,12 @@ Result<Array> PositionsFromMask(const Array& mask, int64_t count, MemoryPool* po
 }
 
 }  // namespace
+
+int64_t CountSelected(const Array& mask) {
+  int64_t count = 0;
+  ForEachMaskWord(mask, [&](int64_t, uint64_t word) { count += std::popcount(word); });
+  return count;
+}
 
 Result<Array> SelectedPositions(const Array& mask, MemoryPool* pool) {
   FLOTILLA_RETURN_NOT_OK(CheckMask(mask, mask.valid() ? mask.length() : 0));

@@ -18,6 +18,9 @@ Result<Array> Filter(const Array& values, const Array& mask,
 Result<RecordBatch> Filter(const RecordBatch& batch, const Array& mask,
                            MemoryPool* pool = DefaultMemoryPool());
 
+/// Rows where the bool `mask` is true and not null.
+int64_t CountSelected(const Array& mask);
+
 /// The positions (uint32 when the mask has at most 2^32 rows, else uint64) where `mask` is true
 /// and not null. The building block of Filter, usable as a selection vector.
 Result<Array> SelectedPositions(const Array& mask, MemoryPool* pool = DefaultMemoryPool());

@@ -4,7 +4,6 @@
 #include <set>
 #include <string>
 
-#include "flotilla/common/bit_util.h"
 #include "flotilla/compute/boolean.h"
 #include "flotilla/compute/filter.h"
 #include "flotilla/compute/take.h"
@@ -13,20 +12,6 @@
 
 namespace flotilla::expr {
 namespace {
-
-// Rows where the mask is true and not null.
-int64_t CountTrue(const Array& mask) {
-  const int64_t n = mask.length();
-  const uint8_t* values = mask.raw_values();
-  const uint8_t* validity = mask.null_count() > 0 ? mask.validity() : nullptr;
-  if (validity == nullptr) return bit_util::CountSetBits(values, mask.offset(), n);
-  int64_t count = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    count += bit_util::GetBit(values, mask.offset() + i) &&
-             bit_util::GetBit(validity, mask.offset() + i);
-  }
-  return count;
-}
 
 // The positions of `indices` (into a batch) at `positions` (into those rows).
 Result<Array> Compose(const std::optional<Array>& indices, const Array& positions) {
@@ -94,7 +79,7 @@ Result<RecordBatch> PredicateFilter::Apply(const RecordBatch& batch) const {
       if (pending) {
         FLOTILLA_ASSIGN_OR_RETURN(mask, compute::KleeneAnd(*pending, mask, rows.num_rows()));
       }
-      const int64_t kept = CountTrue(mask);
+      const int64_t kept = CountSelected(mask);
       if (kept == 0) return batch.Slice(0, 0);
       if (kept == rows.num_rows()) {
         pending.reset();

@@ -34,6 +34,7 @@ std::optional<std::string> PlainColumn(const ExprPtr& e) {
 std::pair<PlanPtr, std::vector<std::string>> SmallestCarrier(const PlanPtr& node,
                                                              std::vector<std::string> keys) {
   std::pair<PlanPtr, std::vector<std::string>> best{node, keys};
+  double best_rows = EstimateRows(*node);
   PlanPtr at = node;
   while (true) {
     std::optional<PlanPtr> next;
@@ -42,14 +43,12 @@ std::pair<PlanPtr, std::vector<std::string>> SmallestCarrier(const PlanPtr& node
         next = at->children()[0];
         break;
       case PlanKind::kProject: {
-        const auto& p = static_cast<const ProjectNode&>(*at);
+        const auto passed = PassedOnColumns(static_cast<const ProjectNode&>(*at));
         std::vector<std::string> renamed;
         for (const std::string& k : keys) {
-          const int i = at->schema()->GetFieldIndex(k);
-          if (i < 0) break;
-          auto c = PlainColumn(p.expressions[static_cast<size_t>(i)]);
-          if (!c) break;
-          renamed.push_back(*c);
+          auto it = passed.find(k);
+          if (it == passed.end()) break;
+          renamed.push_back(it->second);
         }
         if (renamed.size() == keys.size()) {
           keys = std::move(renamed);
@@ -92,7 +91,10 @@ std::pair<PlanPtr, std::vector<std::string>> SmallestCarrier(const PlanPtr& node
     }
     if (!next) return best;
     at = *next;
-    if (EstimateRows(*at) < EstimateRows(*best.first)) best = {at, keys};
+    if (const double rows = EstimateRows(*at); rows < best_rows) {
+      best = {at, keys};
+      best_rows = rows;
+    }
   }
 }
 
@@ -108,11 +110,11 @@ Result<std::optional<PlanPtr>> Reduce(const PlanPtr& side, const std::vector<Exp
     names.push_back(PlainColumn(k));
   PlanPtr at = side;
   while (at->kind() == PlanKind::kProject) {
-    const auto& p = static_cast<const ProjectNode&>(*at);
+    const auto passed = PassedOnColumns(static_cast<const ProjectNode&>(*at));
     for (auto& name : names) {
       if (!name) continue;
-      const int i = at->schema()->GetFieldIndex(*name);
-      name = i < 0 ? std::nullopt : PlainColumn(p.expressions[static_cast<size_t>(i)]);
+      auto it = passed.find(*name);
+      name = it == passed.end() ? std::nullopt : std::optional<std::string>(it->second);
     }
     path.push_back(at);
     at = at->children()[0];

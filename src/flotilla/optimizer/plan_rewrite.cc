@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "flotilla/expr/rewrite.h"
+
 namespace flotilla::optimizer {
 
 using namespace exec;  // NOLINT: node types and builders
@@ -94,6 +96,16 @@ Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> child
     }
   }
   return Status::Internal(std::string("cannot rebuild ") + PlanKindName(node.kind()));
+}
+
+std::map<std::string, std::string> PassedOnColumns(const ProjectNode& project) {
+  std::map<std::string, std::string> names;
+  for (size_t i = 0; i < project.expressions.size(); ++i) {
+    const expr::ExprPtr& e = expr::Unaliased(project.expressions[i]);
+    if (e->kind() == expr::ExprKind::kColumn)
+      names[project.schema()->field(static_cast<int>(i)).name] = e->name();
+  }
+  return names;
 }
 
 double EstimateRows(const PlanNode& node) {

@@ -1,5 +1,7 @@
 #pragma once
 // Rebuilding plan nodes during optimization.
+#include <map>
+#include <string>
 #include <vector>
 
 #include "flotilla/exec/plan/physical_plan.h"
@@ -23,6 +25,10 @@ Result<exec::PlanPtr> MapChildren(const exec::PlanPtr& node, Rule&& rule) {
   if (!changed) return node;
   return WithNewChildren(*node, std::move(children));
 }
+
+/// For each output column of `project` that passes an input column on (renamed or not): its
+/// name -> the input column's name.
+std::map<std::string, std::string> PassedOnColumns(const exec::ProjectNode& project);
 
 /// Estimated output rows (from scan metadata and fixed selectivities), -1 when unknown.
 double EstimateRows(const exec::PlanNode& node);

@@ -16,7 +16,6 @@ namespace flotilla::optimizer {
 namespace {
 
 using namespace exec;  // NOLINT
-using expr::ExprKind;
 using expr::ExprPtr;
 
 struct Filtering {
@@ -35,12 +34,7 @@ bool Reads(const Schema& schema, const std::vector<ExprPtr>& keys) {
 // (renamed or not).
 std::optional<std::vector<ExprPtr>> ThroughProject(const ProjectNode& p,
                                                    const std::vector<ExprPtr>& keys) {
-  std::map<std::string, std::string> names;
-  for (size_t i = 0; i < p.expressions.size(); ++i) {
-    const ExprPtr& e = expr::Unaliased(p.expressions[i]);
-    if (e->kind() == ExprKind::kColumn)
-      names[p.schema()->field(static_cast<int>(i)).name] = e->name();
-  }
+  const std::map<std::string, std::string> names = PassedOnColumns(p);
   std::vector<ExprPtr> out;
   for (const ExprPtr& k : keys) {
     for (const std::string& c : expr::Columns(k))
