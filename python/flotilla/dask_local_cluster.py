@@ -19,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import NamedTuple
 
 # How long the scheduler may take to start and write its address.
 _START_SECONDS = 60
@@ -39,6 +40,14 @@ def _die_with_parent():
         _prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+class _Process(NamedTuple):
+    """A program the cluster started: what it is ("scheduler", "workers"), which also names its
+    log file, and its process."""
+
+    what: str
+    popen: subprocess.Popen
+
+
 class LocalProcessCluster:
     """`n_workers` Dask worker processes of `threads_per_worker` threads and their scheduler, every
     server of theirs (scheduler, workers, nannies, HTTP) listening on 127.0.0.1 only. `address`
@@ -46,7 +55,7 @@ class LocalProcessCluster:
 
     def __init__(self, n_workers: int, threads_per_worker: int, resources: dict | None = None):
         self._dir = tempfile.mkdtemp(prefix="flotilla-dask-")
-        self._procs = []
+        self._procs: list[_Process] = []
         scheduler_file = os.path.join(self._dir, "scheduler.json")
         env = dict(os.environ)
         # The workers import this package (its actors) wherever it was found here.
@@ -76,19 +85,19 @@ class LocalProcessCluster:
 
     def _start(self, env, command, what):
         log = open(os.path.join(self._dir, f"{what}.log"), "wb")
-        self._procs.append((what, subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL,
-                                                   stdout=log, stderr=subprocess.STDOUT,
-                                                   preexec_fn=_die_with_parent)))
+        popen = subprocess.Popen(command, env=env, stdin=subprocess.DEVNULL, stdout=log,
+                                 stderr=subprocess.STDOUT, preexec_fn=_die_with_parent)
+        self._procs.append(_Process(what, popen))
         log.close()
 
     def _wait_for_address(self, scheduler_file) -> str:
         deadline = time.monotonic() + _START_SECONDS
         while time.monotonic() < deadline:
-            what, proc = self._procs[0]
-            if proc.poll() is not None:
+            scheduler = self._procs[0]
+            if scheduler.popen.poll() is not None:
                 raise RuntimeError(f"the Dask scheduler ({sys.executable} -m "
                                    f"distributed.cli.dask_scheduler) exited with code "
-                                   f"{proc.returncode}: {self.log_tail(what)}")
+                                   f"{scheduler.popen.returncode}: {self.log_tail(scheduler.what)}")
             try:
                 with open(scheduler_file) as f:
                     return json.load(f)["address"]
@@ -107,20 +116,20 @@ class LocalProcessCluster:
 
     def exited(self) -> str | None:
         """What has exited already ('workers', 'scheduler'), or None while all run."""
-        for what, proc in self._procs:
-            if proc.poll() is not None:
-                return what
+        for p in self._procs:
+            if p.popen.poll() is not None:
+                return p.what
         return None
 
     def close(self):
         # Workers first (their nannies stop them), then the scheduler.
-        for _, proc in reversed(self._procs):
-            if proc.poll() is None:
-                proc.terminate()
+        for p in reversed(self._procs):
+            if p.popen.poll() is None:
+                p.popen.terminate()
             try:
-                proc.wait(timeout=10)
+                p.popen.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+                p.popen.kill()
+                p.popen.wait()
         self._procs = []
         shutil.rmtree(self._dir, ignore_errors=True)

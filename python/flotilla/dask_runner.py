@@ -19,6 +19,8 @@ import secrets
 import sys
 import threading
 import time
+from typing import Any, NamedTuple
+from urllib.parse import urlparse
 
 import cloudpickle
 
@@ -27,6 +29,7 @@ os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 
 from . import _flotilla as _ext
 from .dask_local_cluster import LocalProcessCluster
+from .udf import _PoolMember
 
 _query_ids = itertools.count(1)
 
@@ -44,21 +47,32 @@ def _flight_host(dask_address: str | None = None) -> str:
     if configured:
         return configured
     if dask_address:
-        from urllib.parse import urlparse
-
         host = urlparse(dask_address).hostname
         if host:
             return f"[{host}]" if ":" in host else host  # an IPv6 address in gRPC's form
     return "127.0.0.1"
 
 
+class _WorkerInfo(NamedTuple):
+    """What a worker's actor says of itself."""
+
+    id: str
+    flight_address: str
+    pid: int
+
+
+class _UdfFunction(NamedTuple):
+    """A UDF as a worker registers it: the engine finds it by name."""
+
+    name: str
+    fn: Any
+    return_dtype: Any
+
+
 class _FlotillaWorker:
     """Lives on a Dask worker: one WorkerRuntime, the query's UDFs registered on it."""
 
-    def __init__(self, token: str, worker_id: str, pool_udf: bytes | None = None):
-        from . import _flotilla
-        from .udf import _Udf
-
+    def __init__(self, token: str, worker_id: str, pool_member: bytes | None = None):
         # The engine uses the threads Dask gave this worker, not every core of the machine:
         # workers sharing a machine would otherwise oversubscribe it.
         host = _flight_host()
@@ -68,25 +82,24 @@ class _FlotillaWorker:
             worker = get_worker()
             state = getattr(worker, "state", None)
             threads = state.nthreads if state is not None else worker.nthreads
-            _flotilla.set_execution_config(threads, None, None, None, None)
+            _ext.set_execution_config(threads, None, None, None, None)
             host = _flight_host(worker.address)
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
-        _flotilla.set_log_tag(worker_id)
-        self.runtime = _flotilla.WorkerRuntime(worker_id, token, host)
-        if pool_udf is not None:
+        _ext.set_log_tag(worker_id)
+        self.runtime = _ext.WorkerRuntime(worker_id, token, host)
+        if pool_member is not None:
             # An actor-pool member: the class is instantiated once, here, when the query starts.
-            klass, args, kwargs, method, name, batch, dtype, options = cloudpickle.loads(pool_udf)
-            instance = klass(*args, **kwargs)
-            fn = _Udf(getattr(instance, method), name, batch, dtype, **options).batch_function()
-            self.runtime.register_udf(name, fn, dtype)
+            member: _PoolMember = cloudpickle.loads(pool_member)
+            self.runtime.register_udf(member.udf_name, member.batch_function(), member.return_dtype)
 
-    def info(self):
-        return self.runtime.id, self.runtime.address, os.getpid()
+    def info(self) -> _WorkerInfo:
+        return _WorkerInfo(self.runtime.id, self.runtime.address, os.getpid())
 
     def register_udfs(self, payload: bytes):
-        for name, fn, dtype in cloudpickle.loads(payload):
-            self.runtime.register_udf(name, fn, dtype)
+        udfs: list[_UdfFunction] = cloudpickle.loads(payload)
+        for u in udfs:
+            self.runtime.register_udf(u.name, u.fn, u.return_dtype)
 
     def run_task(self, task: bytes) -> bytes:
         return self.runtime.run_task(task)
@@ -113,6 +126,24 @@ def _by_value(fn):
             cloudpickle.register_pickle_by_value(module)
         except (ValueError, AttributeError):
             pass
+
+
+class _Worker(NamedTuple):
+    """A Dask worker as the runner uses it: its actor and what the actor said of itself."""
+
+    actor: Any
+    id: str
+    flight_address: str
+    pid: int
+
+
+class _WriteTarget(NamedTuple):
+    """Where and how a query's result is written, in place of being returned."""
+
+    root: str
+    format: str
+    partition_by: list
+    compression: str | None
 
 
 class DaskRunner:
@@ -155,7 +186,7 @@ class DaskRunner:
         # A sort of at most this many rows (estimated) runs in one task (0: always range split).
         self.gather_sort_rows = gather_sort_rows
         self.subscribers = []  # callables receiving every task event as a dict
-        self.workers = {}  # Dask worker address -> (actor, worker id, flight address, pid)
+        self.workers: dict[str, _Worker] = {}  # by Dask worker address
         self._dropped = {}  # Dask worker address -> when its calls failed
         self._refresh_workers()
 
@@ -164,7 +195,7 @@ class DaskRunner:
         """Starts an actor on every Dask worker that has none; forgets departed workers.
         Returns (added, removed) worker ids."""
         live = set(self.client.scheduler_info()["workers"])
-        removed = [self.workers.pop(a)[1] for a in list(self.workers) if a not in live]
+        removed = [self.workers.pop(a).id for a in list(self.workers) if a not in live]
         added = []
         now = time.monotonic()
         for address in sorted(live - set(self.workers)):
@@ -175,12 +206,12 @@ class DaskRunner:
                 actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None, actor=True,
                                            workers=[address], allow_other_workers=False,
                                            pure=False).result(timeout=60)
-                wid, flight, pid = actor.info().result(timeout=60)
+                info = actor.info().result(timeout=60)
             except Exception:  # noqa: BLE001 - a worker that cannot host an actor is left out
                 self._dropped[address] = time.monotonic()
                 continue
-            self.workers[address] = (actor, wid, flight, pid)
-            added.append(wid)
+            self.workers[address] = _Worker(actor, info.id, info.flight_address, info.pid)
+            added.append(info.id)
         return added, removed
 
     def subscribe(self, fn) -> None:
@@ -191,7 +222,7 @@ class DaskRunner:
 
     def worker_pids(self) -> dict:
         """Dask worker address -> the pid of its process (tests kill one)."""
-        return {a: w[3] for a, w in self.workers.items()}
+        return {a: w.pid for a, w in self.workers.items()}
 
     def _wait_for_workers(self, n: int):
         deadline = time.monotonic() + _WORKERS_START_SECONDS
@@ -217,7 +248,17 @@ class DaskRunner:
         """The number of rows `df` has, from the result partitions' metadata: no rows travel."""
         return self.run(df, udfs, count_only=True)
 
-    def explain(self, df) -> str:
+    def explain(self, df, udfs=(), analyze: bool = False) -> str:
+        """The plan as built and as optimized (with analyze, run in this process, with its
+        runtime statistics), then the pipeline nodes it runs as on the cluster."""
+        text = df.explain(analyze)
+        try:
+            nodes = self._pipeline_nodes(df)
+        except Exception as e:  # noqa: BLE001 - an operator not distributed yet: say which
+            nodes = f"{e}\n"
+        return text + "\n== Distributed plan (pipeline nodes) ==\n" + nodes
+
+    def _pipeline_nodes(self, df) -> str:
         """The pipeline nodes the engine DataFrame `df` runs as here, one per line."""
         return _ext.explain_distributed(df, self.broadcast_join_bytes, self.gather_sort_rows,
                                         self.scan_task_min_bytes, self.scan_task_max_bytes,
@@ -227,7 +268,23 @@ class DaskRunner:
         """The rows of the engine DataFrame `df`, as one batch."""
         return _ext.concat_batches(self.run(df, udfs))
 
-    def run(self, df, udfs=(), write=None, on_result=None, count_only=False):
+    def partitions(self, df, udfs=()):
+        """The result partitions of `df` as batches, in order."""
+        return self.run(df, udfs)
+
+    def write(self, df, udfs, root: str, fmt: str, partition_by: list, compression):
+        """Writes the rows of `df` as files under `root`, each worker its own; returns a batch
+        listing the files."""
+        return _ext.concat_batches(self.run(df, udfs, write=_WriteTarget(root, fmt, partition_by,
+                                                                         compression)))
+
+    def answer_subqueries(self, session, udfs=()) -> None:
+        """Has the planner of SQL session `session` run the plans it needs answered (uncorrelated
+        scalar subqueries) on the cluster."""
+        session.set_plan_runner(lambda plan: self.collect(plan, udfs))
+
+    def run(self, df, udfs=(), write: _WriteTarget | None = None, on_result=None,
+            count_only=False):
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
         (with count_only, their number of rows)."""
         query_id = next(_query_ids)
@@ -243,8 +300,8 @@ class DaskRunner:
         if self.gather_sort_rows is not None:
             kw.update(gather_sort_rows=self.gather_sort_rows)
         if write is not None:
-            root, fmt, cols, compression = write
-            kw.update(write_root=root, format=fmt, partition_by=list(cols), compression=compression)
+            kw.update(write_root=write.root, format=write.format,
+                      partition_by=list(write.partition_by), compression=write.compression)
         self._refresh_workers()
         # Each worker runs one task at a time (on all its threads): a task per worker at least.
         driver = _ext.QueryDriver(df, query_id, min_source_tasks=max(1, len(self.workers)), **kw)
@@ -253,17 +310,17 @@ class DaskRunner:
         for u in udfs:
             if u.pool is None:
                 _by_value(u.fn)
-                plain.append((u.name, u.batch_function(), u.return_dtype))
+                plain.append(_UdfFunction(u.name, u.batch_function(), u.return_dtype))
             else:
                 _by_value(u.pool.cls)
                 pools[u.name] = u
         payload = cloudpickle.dumps(plain)
         actors = {}  # worker id -> actor
-        for actor, wid, _, _ in self.workers.values():
+        for w in self.workers.values():
             if plain:
-                actor.register_udfs(payload).result()
-            driver.add_worker(wid, 1.0, "")
-            actors[wid] = actor
+                w.actor.register_udfs(payload).result()
+            driver.add_worker(w.id, 1.0, "")
+            actors[w.id] = w.actor
         # The pools' actors live as long as their futures: held until the query ends.
         pool_futures = self._start_pools(driver, pools, actors)  # noqa: F841
         backend = _DaskBackend(self, actors, payload if plain else None)
@@ -285,10 +342,8 @@ class DaskRunner:
         futures = []
         for name, size in driver.pools():
             u = pools[name]
-            p = u.pool
-            payload = cloudpickle.dumps((p.cls, p.args, p.kwargs, p.method, u.name, u.batch, u.return_dtype,
-                                         u.options()))
-            request = self._dask_resources(name, getattr(p, "resources", {}), size)
+            payload = cloudpickle.dumps(_PoolMember.of(u))
+            request = self._dask_resources(name, getattr(u.pool, "resources", {}), size)
             pending = []
             for k in range(size):
                 wid = f"pool-{name}-{k}-{secrets.token_hex(2)}"
@@ -317,6 +372,13 @@ class DaskRunner:
         return {"GPU": gpus}
 
 
+class _Pending(NamedTuple):
+    """A task sent to a worker, until its call returns."""
+
+    worker: str
+    future: Any
+
+
 class _DaskBackend:
     """The query loop's backend (python/ext/distributed.cc, PyBackend): tasks as actor calls,
     worker changes from the Dask scheduler."""
@@ -325,7 +387,7 @@ class _DaskBackend:
         self.runner = runner
         self.actors = actors  # worker id -> actor
         self.udf_payload = udf_payload
-        self.pending = {}  # task id -> (worker id, actor future)
+        self.pending: dict[int, _Pending] = {}  # by task id
         self.lost = []  # found gone since the last wait
         self.last_check = time.monotonic()
         # Set on the client's event loop when a task's call returns: wait sleeps until then
@@ -337,7 +399,7 @@ class _DaskBackend:
         if actor is None:
             return False
         fut = actor.run_task(task)
-        self.pending[task_id] = (worker, fut)
+        self.pending[task_id] = _Pending(worker, fut)
 
         async def notify():
             try:
@@ -359,17 +421,17 @@ class _DaskBackend:
         while True:
             self.ready.clear()
             finished = []
-            for task_id, (wid, fut) in list(self.pending.items()):
-                if not fut.done():
+            for task_id, task in list(self.pending.items()):
+                if not task.future.done():
                     continue
                 del self.pending[task_id]
                 try:
-                    finished.append((task_id, wid, fut.result()))
+                    finished.append((task_id, task.worker, task.future.result()))
                 except Exception:  # noqa: BLE001 - the worker (process) failed, not the task
                     # Taken out at once, before the scheduler's heartbeat notices: its tasks are
                     # re-queued elsewhere and what it held is recomputed. If it is in fact alive,
                     # a later refresh starts a new actor on it.
-                    self._drop(wid)
+                    self._drop(task.worker)
             joined = []
             now = time.monotonic()
             if now - self.last_check > 0.5:
@@ -384,7 +446,7 @@ class _DaskBackend:
     def _drop(self, wid):
         runner = self.runner
         for address, w in list(runner.workers.items()):
-            if w[1] == wid:
+            if w.id == wid:
                 del runner.workers[address]
                 runner._dropped[address] = time.monotonic()
         self._forget(wid)
@@ -392,8 +454,8 @@ class _DaskBackend:
     def _forget(self, wid):
         if self.actors.pop(wid, None) is not None:
             self.lost.append(wid)
-        for task_id, (owner, _) in list(self.pending.items()):
-            if owner == wid:
+        for task_id, task in list(self.pending.items()):
+            if task.worker == wid:
                 del self.pending[task_id]
 
     def _refresh(self):
@@ -403,7 +465,7 @@ class _DaskBackend:
             self._forget(wid)
         joined = []
         for wid in added:
-            actor = next(w[0] for w in self.runner.workers.values() if w[1] == wid)
+            actor = next(w.actor for w in self.runner.workers.values() if w.id == wid)
             if self.udf_payload is not None:
                 actor.register_udfs(self.udf_payload).result()
             self.actors[wid] = actor

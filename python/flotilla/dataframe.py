@@ -5,15 +5,15 @@ to_pydict, to_pandas, count_rows, write_*, iter_partitions, explain(analyze=True
 from __future__ import annotations
 
 import os
-from typing import Any, Iterable, Iterator
+from typing import Iterator
 
 from . import _flotilla as _ext
 from . import runner as _runner
 from . import udf as _udf
-from . import window as _window
 from .datatype import Field, _parse, engine_type
 from .expressions import Expression, _PlusCall, _column_list, coalesce, col
 from .sql_frames import _SqlCall, sql, sql_expr
+from .window_spec import _WindowCall
 
 __all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json",
            "from_pydict", "from_pylist", "from_pandas", "sql", "sql_expr"]
@@ -127,7 +127,7 @@ class DataFrame:
                 if isinstance(call, (_udf._UdfCall, _PlusCall)):
                     for a in call.arguments:
                         visit(a)
-                elif isinstance(call, _window._WindowCall):
+                elif isinstance(call, _WindowCall):
                     for a in call.arguments:
                         visit(a)
                     if call.window is not None:
@@ -143,7 +143,7 @@ class DataFrame:
                 df = df.udf_project(u.name, u.batch_function(), [a._e for a in call.arguments],
                                     list(df.column_names()), name, u.return_dtype, u.concurrency)
                 pools.append(u)  # what a worker needs to run it, and a pool to start
-            elif isinstance(call, _window._WindowCall):
+            elif isinstance(call, _WindowCall):
                 w = call.window
                 if w is None:
                     raise ValueError(f"window function {call.function}() needs .over(Window...)")
@@ -452,21 +452,9 @@ class DataFrame:
         return self._wrap(self._df.with_monotonic_id(column_name))
 
     # --- actions --------------------------------------------------------------------------------
-    def _start(self):
-        if _runner.current() is not None:
-            return  # the distributed runner starts actor pools on the cluster
-        for u in self._pools:
-            if u.pool is not None:
-                u.pool.start()
-
     def _batch(self):
         if self._result is None:
-            self._start()
-            runner = _runner.current()
-            if runner is not None:
-                self._result = runner.collect(self._df, self._pools)
-            else:
-                self._result = self._df.collect()
+            self._result = _runner.current().collect(self._df, self._pools)
         return self._result
 
     def collect(self) -> "DataFrame":
@@ -497,17 +485,10 @@ class DataFrame:
     def count_rows(self) -> int:
         if self._result is not None:
             return self._result.num_rows
-        runner = _runner.current()
-        if runner is not None:
-            return runner.count_rows(self._df, self._pools)
-        self._start()
-        return self._df.count_rows()
+        return _runner.current().count_rows(self._df, self._pools)
 
     def iter_partitions(self) -> Iterator[Partition]:
-        self._start()
-        runner = _runner.current()
-        batches = runner.run(self._df, self._pools) if runner is not None else self._df.partitions()
-        for batch in batches:
+        for batch in _runner.current().partitions(self._df, self._pools):
             yield Partition(batch)
 
     def iter_rows(self) -> Iterator[dict]:
@@ -517,26 +498,13 @@ class DataFrame:
         """The plan as built and as optimized (and with analyze=True the runtime statistics of a
         local run); with the distributed runner set, also the pipeline nodes it runs the query
         as. Printed and returned."""
-        if analyze:
-            self._start()
-        text = self._df.explain(analyze)
-        if _runner.current() is not None:
-            try:
-                nodes = _runner.current().explain(self._df)
-            except Exception as e:  # noqa: BLE001 - an operator not distributed yet: say which
-                nodes = f"{e}\n"
-            text += "\n== Distributed plan (pipeline nodes) ==\n" + nodes
+        text = _runner.current().explain(self._df, self._pools, analyze)
         print(text)
         return text
 
     def _write(self, root: str, fmt: str, partition_cols, compression) -> "DataFrame":
         cols = [] if partition_cols is None else [c if isinstance(c, str) else c.name() for c in partition_cols]
-        self._start()
-        runner = _runner.current()
-        if runner is not None:
-            files = _ext.concat_batches(runner.run(self._df, self._pools, write=(os.fspath(root), fmt, cols, compression)))
-        else:
-            files = self._df.write(os.fspath(root), fmt, cols, compression)
+        files = _runner.current().write(self._df, self._pools, os.fspath(root), fmt, cols, compression)
         return from_pydict(files.to_pydict())
 
     def write_parquet(self, root: str, partition_cols=None, compression: str | None = None) -> "DataFrame":

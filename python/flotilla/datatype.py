@@ -9,8 +9,12 @@ Python type (int, float, str, bool, bytes).
 
 from __future__ import annotations
 
+import collections.abc
 import datetime as _datetime
 import decimal as _decimal
+import typing
+
+from . import _flotilla as _ext
 
 __all__ = ["DataType", "Field", "TimeUnit"]
 
@@ -142,8 +146,6 @@ class DataType(str):
     @staticmethod
     def from_sql(name: str) -> "DataType":
         """The type a SQL type name stands for ("bigint", "decimal(15,2)", "varchar[]")."""
-        from . import _flotilla as _ext
-
         return _parse(_ext.parse_sql_type(name))
 
     # --- inspection -----------------------------------------------------------------------------
@@ -264,10 +266,8 @@ def to_datatype(dtype) -> DataType:
         raise TypeError(f"no column type for Python type {dtype.__name__}")
     if isinstance(dtype, str):
         return _parse_name(dtype)
-    import typing
-
     origin = typing.get_origin(dtype)
-    if origin in (list, tuple) or origin is getattr(__import__("collections.abc").abc, "Sequence"):
+    if origin in (list, tuple, collections.abc.Sequence):
         args = typing.get_args(dtype)
         if args:
             return DataType.list(to_datatype(args[0]))
@@ -284,8 +284,6 @@ def _parse_name(name: str) -> DataType:
         return _parse(name)
     except ValueError:
         pass
-    from . import _flotilla as _ext
-
     return _parse(_ext.parse_sql_type(_SQL_ALIASES.get(name, name)))
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .expressions import Expression, _call, _to_expr, coalesce, lit
+from .expressions import Expression, _call, _to_expr, coalesce
 
 
 class _Namespace:

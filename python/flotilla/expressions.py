@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from . import _flotilla as _ext
+from .datatype import engine_type
+from .window_spec import _WindowCall, _WindowSpec
 
 __all__ = [
     "Expression",
@@ -65,11 +67,11 @@ class Expression:
 
     def cast(self, dtype) -> "Expression":
         """Cast to a DataType, a SQL type name ("bigint", "decimal(15, 2)") or a Python type."""
-        return Expression(_ext.cast(self._e, _engine_type(dtype), False), calls=self._calls,
+        return Expression(_ext.cast(self._e, engine_type(dtype), False), calls=self._calls,
                           name=self._name)
 
     def try_cast(self, dtype) -> "Expression":
-        return Expression(_ext.cast(self._e, _engine_type(dtype), True), calls=self._calls,
+        return Expression(_ext.cast(self._e, engine_type(dtype), True), calls=self._calls,
                           name=self._name)
 
     def __repr__(self) -> str:
@@ -146,7 +148,7 @@ class Expression:
         return Expression(_ext.if_else(self._e, a._e, b._e), calls=_merge(self, a, b), name=a._name)
     def apply(self, fn, return_dtype) -> "Expression":
         """`fn` called on each non-null value: a row-wise UDF over this column."""
-        from .udf import func
+        from .udf import func  # udf.py builds on this module, so it cannot be imported above
 
         return func(fn, return_dtype=return_dtype, name=getattr(fn, "__name__", "apply"))(self)
 
@@ -234,9 +236,7 @@ class Expression:
 
     def over(self, window) -> "Expression":
         """This aggregate (or window function) over a Window."""
-        from .window import Window, _WindowCall
-
-        if not isinstance(window, Window):
+        if not isinstance(window, _WindowSpec):
             raise TypeError("over() takes a flotilla.Window")
         if self._window is not None:
             call = self._window.with_window(window)
@@ -295,13 +295,6 @@ def _column_list(columns) -> list:
         else:
             raise TypeError(f"expected a column name or an Expression, got {type(c).__name__}")
     return out
-
-
-def _engine_type(dtype: Any):
-    """A type as the engine's bindings take it (DataType, type name or Python type)."""
-    from .datatype import engine_type
-
-    return engine_type(dtype)
 
 
 def _merge(*exprs) -> dict:
@@ -374,8 +367,6 @@ def coalesce(*args) -> Expression:
 
 
 def _window_function(function: str, args) -> Expression:
-    from .window import _WindowCall
-
     call = _WindowCall(function, [_to_expr(a) for a in args], None, None)
     name = call.arguments[0]._name if call.arguments else function
     return Expression(_ext.col(call.output), call, calls={call.output: call}, name=name)

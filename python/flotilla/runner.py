@@ -1,19 +1,70 @@
 """Which runner executes queries: the embedded local engine (the default) or the distributed
 runner on a Dask cluster (`set_runner_dask`, or FLOTILLA_RUNNER=dask[=ADDRESS] in the
-environment, read when the first query runs)."""
+environment, read when the first query runs).
+
+Both answer the same calls, each taking an engine DataFrame and the query's UDFs (whose actor
+pools start with the query): collect, count_rows, partitions, write, explain,
+answer_subqueries and close.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
 
-_runner = None
+
+class LocalRunner:
+    """Queries run in this process on the embedded engine."""
+
+    def collect(self, df, udfs=()):
+        """The rows of the engine DataFrame `df`, as one batch."""
+        _start_pools(udfs)
+        return df.collect()
+
+    def count_rows(self, df, udfs=()) -> int:
+        _start_pools(udfs)
+        return df.count_rows()
+
+    def partitions(self, df, udfs=()):
+        """The result partitions of `df` as batches, in order."""
+        _start_pools(udfs)
+        return df.partitions()
+
+    def write(self, df, udfs, root: str, fmt: str, partition_by: list, compression):
+        """Writes the rows of `df` as files under `root`; returns a batch listing the files."""
+        _start_pools(udfs)
+        return df.write(root, fmt, partition_by, compression)
+
+    def explain(self, df, udfs=(), analyze: bool = False) -> str:
+        """The plan as built and as optimized (with analyze, run, with its runtime statistics)."""
+        if analyze:
+            _start_pools(udfs)
+        return df.explain(analyze)
+
+    def answer_subqueries(self, session, udfs=()) -> None:
+        """Nothing to do: a SQL session answers its planner's subqueries on this engine itself."""
+
+    def close(self) -> None:
+        """Nothing to stop."""
+
+
+def _start_pools(udfs) -> None:
+    # Every instance of the query's actor pools is created before the query starts, not when its
+    # first batch arrives. (The distributed runner starts them on the cluster.)
+    for u in udfs:
+        if u.pool is not None:
+            u.pool.start()
+
+
+_runner = LocalRunner()
 _from_env_checked = False
 
 
 def current():
-    """The distributed runner in use, or None for the local engine."""
+    """The runner queries run on: a LocalRunner unless a distributed one was set."""
     global _from_env_checked
-    if _runner is None and not _from_env_checked:
+    if not _from_env_checked:
         _from_env_checked = True
         spec = os.environ.get("FLOTILLA_RUNNER", "local")
         if spec == "dask" or spec.startswith("dask="):
@@ -27,9 +78,8 @@ def set_runner_local() -> None:
     """Queries run in this process on the local engine (the default)."""
     global _runner, _from_env_checked
     _from_env_checked = True
-    if _runner is not None:
-        _runner.close()
-    _runner = None
+    _runner.close()
+    _runner = LocalRunner()
 
 
 def set_runner_dask(address: str | None = None, n_workers: int | None = None, **options):
@@ -38,18 +88,16 @@ def set_runner_dask(address: str | None = None, n_workers: int | None = None, **
     own (dask_local_cluster.py), so a script may call this at its top level. Returns the runner."""
     global _runner, _from_env_checked
     try:
-        import distributed  # noqa: F401
+        importlib.import_module("distributed")  # first: the error below says how to install it
     except ImportError:
-        import sys
-
         raise ModuleNotFoundError(
             f"the Dask runner needs Dask's 'distributed' package, which this interpreter "
             f"({sys.executable}) cannot import: run with Debian's /usr/bin/python3 and "
             f"`apt-get install python3-distributed`") from None
+    # Imported only now: the distributed runner needs packages the local one does not.
     from .dask_runner import DaskRunner
 
     _from_env_checked = True
-    if _runner is not None:
-        _runner.close()
+    _runner.close()
     _runner = DaskRunner(address=address, n_workers=n_workers, **options)
     return _runner

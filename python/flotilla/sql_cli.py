@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         for d in a.tables:
             session.register_directory(d)
         runner = flotilla.set_runner_dask(address=a.runner[5:] or None, n_workers=a.workers)
-        session.set_plan_runner(runner.collect)
+        runner.answer_subqueries(session)
         text = _render(*session.execute(a.query), a.format)
         if a.output:
             # Under a hidden temporary name beside it, renamed when complete, as the engine's

@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import inspect
 import re
+from typing import TYPE_CHECKING
 
 from . import _flotilla as _ext
 from . import runner as _runner
 from .expressions import Expression
+
+if TYPE_CHECKING:
+    from .dataframe import DataFrame
 
 __all__ = ["sql", "sql_expr"]
 
@@ -42,10 +46,8 @@ def sql(query: str, register_globals: bool = True, **dataframes) -> DataFrame:
             raise TypeError(f"sql(): {name} must be a DataFrame")
         session.register(name, df._df)
         pools += list(df._pools)
-    runner = _runner.current()
-    if runner is not None:
-        # Uncorrelated scalar subqueries are answered while planning: on the same runner.
-        session.set_plan_runner(lambda plan: runner.collect(plan, pools))
+    # Uncorrelated scalar subqueries are answered while planning: on the same runner.
+    _runner.current().answer_subqueries(session, pools)
     return DataFrame(session.plan(query), pools)
 
 

@@ -43,10 +43,11 @@ import itertools
 import queue
 import threading
 import typing
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import _flotilla as _ext
-from .datatype import DataType, engine_type, to_datatype
+from .datatype import DataType, _parse, engine_type, to_datatype
 from .expressions import Expression
 
 __all__ = ["func", "cls", "method", "Series", "UDFError"]
@@ -112,8 +113,6 @@ class Series:
         return self._column.dtype if self._column is not None else "object"
 
     def datatype(self) -> DataType:
-        from .datatype import _parse
-
         return _parse(self.dtype)
 
     def __repr__(self) -> str:
@@ -157,18 +156,19 @@ class _Template:
 
     def __init__(self, args: tuple, kwargs: dict):
         self.args = [None if isinstance(a, Expression) else a for a in args]
-        self.slots = [("pos", i) for i, a in enumerate(args) if isinstance(a, Expression)]
         self.kwargs = {k: None if isinstance(v, Expression) else v for k, v in kwargs.items()}
-        self.slots += [("kw", k) for k, v in kwargs.items() if isinstance(v, Expression)]
-        self.has_constants = len(self.slots) != len(args) + len(kwargs)
+        # The Expressions' places, in the order their values come: positions, then names.
+        self.positions = [i for i, a in enumerate(args) if isinstance(a, Expression)]
+        self.keywords = [k for k, v in kwargs.items() if isinstance(v, Expression)]
+        self.has_constants = len(self.positions) + len(self.keywords) != len(args) + len(kwargs)
 
     def fill(self, values):
         args, kwargs = list(self.args), dict(self.kwargs)
-        for (kind, where), v in zip(self.slots, values):
-            if kind == "pos":
-                args[where] = v
-            else:
-                kwargs[where] = v
+        values = list(values)
+        for i, v in zip(self.positions, values):
+            args[i] = v
+        for k, v in zip(self.keywords, values[len(self.positions):]):
+            kwargs[k] = v
         return args, kwargs
 
 
@@ -197,7 +197,7 @@ class _Udf:
                 raise TypeError(f"UDF '{self.label}' needs at least one Expression argument (a column)")
             return self.fn(*args, **kwargs)  # on plain values: run now, as Daft
         name = self.name
-        if template.has_constants or len(template.slots) != len(args):
+        if template.has_constants or template.keywords:
             name = f"{self.name}#{next(_ids)}"
         bound = _Udf(self.fn, name, self.batch, self.return_dtype, self.concurrency, self.pool,
                      self.batch_size, template, self.label)
@@ -348,6 +348,33 @@ class _ActorPool:
             return getattr(instance, self.method)(*values, **kwargs)
         finally:
             self.instances.put(instance)
+
+
+@dataclass(frozen=True)
+class _PoolMember:
+    """One instance of an actor pool's class as another process (a Dask actor) hosts it: how to
+    create the instance, and the UDF that calls its method."""
+
+    cls: type
+    args: tuple
+    kwargs: dict
+    method: str
+    udf_name: str
+    batch: bool
+    return_dtype: Any
+    options: dict
+
+    @staticmethod
+    def of(udf: _Udf) -> "_PoolMember":
+        pool = udf.pool
+        return _PoolMember(pool.cls, pool.args, pool.kwargs, pool.method, udf.name, udf.batch,
+                           udf.return_dtype, udf.options())
+
+    def batch_function(self) -> Callable:
+        """A new instance's method, as the engine calls the UDF."""
+        instance = self.cls(*self.args, **self.kwargs)
+        return _Udf(getattr(instance, self.method), self.udf_name, self.batch, self.return_dtype,
+                    **self.options).batch_function()
 
 
 class _MethodOptions:

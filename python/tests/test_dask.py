@@ -1,4 +1,4 @@
-"""The distributed runner on a real Dask LocalCluster of 2 worker processes: every operator it
+"""The distributed runner on a real Dask cluster of 2 worker processes: every operator it
 distributes gives the local engine's result on the same data; a killed worker is recovered."""
 
 import json
@@ -10,6 +10,7 @@ import pytest
 import flotilla
 from flotilla import col
 from flotilla import _flotilla as _ext
+from flotilla.runner import LocalRunner
 
 pytest.importorskip("distributed")
 
@@ -32,10 +33,7 @@ def dask(tmp_path_factory):
 
 def local(df):
     """The local engine's result, whatever runner is set."""
-    for u in df._pools:
-        if u.pool is not None:
-            u.pool.start()
-    return df._df.collect().to_pydict()
+    return LocalRunner().collect(df._df, df._pools).to_pydict()
 
 
 def same(df, ordered=True):
@@ -482,7 +480,7 @@ def test_a_worker_killed_after_a_map_task_is_recovered(dask):
     def kill_after_first_map_task(e):
         events.append(e)
         if not killed and e["event"] == "completed" and e["node_name"].endswith("-> Repartition"):
-            pid = next(w[3] for w in runner.workers.values() if w[1] == e["worker"])
+            pid = next(w.pid for w in runner.workers.values() if w.id == e["worker"])
             os.kill(pid, signal.SIGKILL)
             killed.append(e["worker"])
 

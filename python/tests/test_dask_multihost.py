@@ -126,7 +126,7 @@ def test_workers_on_separate_hosts_exchange_data(hosts):
         assert got["s"] == [sum(v for v in range(2000) if v % 7 == k) for k in range(7)]
         assert got["name"] == [f"n{i}" for i in range(7)]
         # Each worker's Flight server is at its own host's address.
-        flight_hosts = sorted(flight.rsplit(":", 1)[0] for _, _, flight, _ in runner.workers.values())
+        flight_hosts = sorted(w.flight_address.rsplit(":", 1)[0] for w in runner.workers.values())
         assert flight_hosts == sorted(hosts.addresses), flight_hosts
     finally:
         if runner is not None:

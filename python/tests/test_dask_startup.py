@@ -112,7 +112,7 @@ def test_a_local_cluster_listens_on_loopback_only():
         assert sorted(rows.to_pydict()["n"]) == [1, 1, 2]  # a shuffle ran: Flight servers up
         listening = _listening_sockets()
         seen = []
-        for root in [proc.pid for _, proc in runner.cluster._procs]:
+        for root in [p.popen.pid for p in runner.cluster._procs]:
             for pid in _tree(root):
                 try:
                     fds = os.listdir(f"/proc/{pid}/fd")
