@@ -82,7 +82,7 @@ wheel: build
 	@/usr/bin/python3 python/packaging/flotilla_build.py --build-dir $(BUILD_DIR) --out dist
 
 format:
-	@find src tests bench fuzz -name '*.h' -o -name '*.cc' | xargs clang-format -i
+	@bash scripts/check_format.sh --fix
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_DIR) $(FUZZ_DIR) build-wheel dist

@@ -25,7 +25,7 @@
 
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/expr/expression.h"
 #include "flotilla/io/parquet/scan_task.h"
 #include "flotilla/io/parquet/writer.h"

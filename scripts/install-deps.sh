@@ -6,6 +6,7 @@ set -euo pipefail
 PACKAGES=(
   cmake ninja-build ccache g++ make pkg-config
   clang libclang-rt-14-dev            # libFuzzer and sanitizer runtimes
+  clang-format-14                     # the pinned formatting, checked by `make test`
   libzstd-dev liblz4-dev libxxhash-dev
   libsnappy-dev zlib1g-dev libbrotli-dev  # Parquet codecs (zstd and lz4 above too)
   libsimdjson-dev                     # newline-delimited JSON

@@ -155,12 +155,7 @@ void BindDistributed(py::module_& m) {
         return py::bytes(result);
       })
       .def("drop_query", &distributed::WorkerRuntime::DropQuery)
-      .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
-      .def("store_stats", [](distributed::WorkerRuntime& w) {
-        distributed::PartitionStoreStats s = w.store().stats();
-        return py::dict(py::arg("partitions") = s.partitions, py::arg("memory_bytes") = s.memory_bytes,
-                        py::arg("spilled_bytes") = s.spilled_bytes, py::arg("spills") = s.spills);
-      });
+      .def("cancel_task", &distributed::WorkerRuntime::CancelTask);
 
   py::class_<distributed::QueryDriver>(m, "QueryDriver")
       .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
@@ -257,7 +252,7 @@ void BindDistributed(py::module_& m) {
     if (scan_task_min_bytes) grouping.min_bytes = *scan_task_min_bytes;
     if (scan_task_max_bytes) grouping.max_bytes = *scan_task_max_bytes;
     grouping.min_tasks = std::max(1, workers);
-    o.task_slots = grouping.min_tasks;
+    o.concurrent_tasks = grouping.min_tasks;
     return distributed::DistributedPlanToString(
         Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)), &grouping);
   }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none(),

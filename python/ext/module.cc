@@ -21,7 +21,7 @@
 #include "flotilla/io/stream.h"
 #include "flotilla/dataframe/dataframe.h"
 #include "flotilla/exec/memory/memory_manager.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/sql/parser.h"
 #include "flotilla/sql/session.h"
@@ -38,7 +38,7 @@ struct Config {
   std::mutex mu;
   exec::ExecOptions options;
   // Replaced pools and budgets are kept: a query started before the change still uses them.
-  std::vector<std::unique_ptr<exec::ThreadPool>> pools;
+  std::vector<std::unique_ptr<flotilla::ThreadPool>> pools;
   std::vector<std::unique_ptr<exec::MemoryManager>> memories;
 };
 
@@ -66,7 +66,7 @@ void SetExecutionConfig(std::optional<int> num_threads, std::optional<int64_t> m
     // for already is kept: a long-lived process (a Dask worker serving runner after runner)
     // would otherwise gain threads with every call.
     if (c.options.pool == nullptr || c.options.pool->num_threads() != *num_threads) {
-      c.pools.push_back(std::make_unique<exec::ThreadPool>(*num_threads));
+      c.pools.push_back(std::make_unique<flotilla::ThreadPool>(*num_threads));
       c.options.pool = c.pools.back().get();
     }
   }
@@ -236,9 +236,6 @@ PYBIND11_MODULE(_flotilla, m) {
       .def("columns", [](const std::shared_ptr<expr::Expression>& e) {
         auto names = expr::Columns(e);
         return std::vector<std::string>(names.begin(), names.end());
-      })
-      .def("is_aggregate", [](const std::shared_ptr<expr::Expression>& e) {
-        return expr::Contains(e, expr::ExprKind::kAggregate);
       });
   // Every expression the Python API builds: deeper trees than any pass may recurse on are
   // refused where they are made, with the chain still short enough to unwind.
@@ -265,9 +262,6 @@ PYBIND11_MODULE(_flotilla, m) {
   m.def("aggregate", [=](const std::string& name, std::vector<E> args) {
     return cast_expr(expr::Aggregate(name, Exprs(args)));
   });
-  m.def("window_function", [=](const std::string& name, std::vector<E> args) {
-    return cast_expr(expr::Window(name, Exprs(args)));
-  });
   m.def("is_null", [=](E e) { return cast_expr(expr::IsNull(e)); });
   m.def("not_null", [=](E e) { return cast_expr(expr::IsNotNull(e)); });
   m.def("is_in", [=](E e, py::list values) {
@@ -279,7 +273,6 @@ PYBIND11_MODULE(_flotilla, m) {
   m.def("between", [=](E e, E lo, E hi) { return cast_expr(expr::Between(e, lo, hi)); });
   m.def("if_else", [=](E c, E a, E b) { return cast_expr(expr::IfElse(c, a, b)); });
   m.def("coalesce", [=](std::vector<E> args) { return cast_expr(expr::Coalesce(Exprs(args))); });
-  m.def("function_names", [] { return expr::DefaultRegistry().Names(); });
 
   // A column handed to a batch UDF.
   py::class_<Array>(m, "Column")
@@ -412,15 +405,7 @@ PYBIND11_MODULE(_flotilla, m) {
         std::vector<RecordBatch> out;
         for (const MicroPartition& p : result.partitions) {
           std::vector<RecordBatch> batches(p.batches().begin(), p.batches().end());
-          if (batches.empty()) {
-            out.push_back(Check(RecordBatch::Make(result.schema, [&] {
-              std::vector<Array> cols;
-              for (const Field& f : result.schema->fields()) cols.push_back(Check(Array::MakeEmpty(f.type)));
-              return cols;
-            }(), 0)));
-          } else {
-            out.push_back(Check(ConcatBatches(batches)));
-          }
+          out.push_back(Check(ConcatBatches(result.schema, batches)));
         }
         return out;
       })

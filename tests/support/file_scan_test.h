@@ -30,7 +30,7 @@ class FileScanTest : public ::testing::Test {
     return path;
   }
 
-  static Result<RecordBatch> Scan(const io::FileScan& scan, exec::ScanPushdowns pushdowns = {}) {
+  static Result<RecordBatch> Scan(const io::FileScan& scan, io::ScanPushdowns pushdowns = {}) {
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan,
                               exec::MakeScan(scan.schema, scan.tasks, std::move(pushdowns)));
     FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan));

@@ -4,7 +4,7 @@
 
 #include "flotilla/cli/commands.h"
 #include "flotilla/cli/signals.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 
 int main(int argc, char** argv) {
   using namespace flotilla;
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
   // The one rule SET threads applies too.
   const CLI::Validator threads_check(
       [](std::string& value) {
-        const Status st = exec::CheckThreadCount(value);
+        const Status st = flotilla::CheckThreadCount(value);
         return st.ok() ? std::string() : st.message();
       },
       "1..1024");

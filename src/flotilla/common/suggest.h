@@ -7,9 +7,6 @@
 
 namespace flotilla {
 
-/// ASCII lower case, for case-insensitive names (functions, units, options).
-std::string AsciiLower(std::string_view text);
-
 /// Levenshtein distance, case-insensitive.
 size_t EditDistance(std::string_view a, std::string_view b);
 

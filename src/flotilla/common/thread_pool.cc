@@ -1,11 +1,11 @@
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <string>
 
-namespace flotilla::exec {
+namespace flotilla {
 
 Status CheckThreadCount(const std::string& text) {
   char* end = nullptr;
@@ -164,4 +164,4 @@ bool TaskGroup::cancelled() const {
   return state_->cancelled.load();
 }
 
-}  // namespace flotilla::exec
+}  // namespace flotilla

@@ -22,7 +22,7 @@
 
 #include "flotilla/common/status.h"
 
-namespace flotilla::exec {
+namespace flotilla {
 
 /// The thread counts a user may ask for (SET threads, --threads): 1..1024.
 Status CheckThreadCount(const std::string& text);
@@ -88,4 +88,4 @@ class TaskGroup {
   std::shared_ptr<State> state_;
 };
 
-}  // namespace flotilla::exec
+}  // namespace flotilla

@@ -1,4 +1,4 @@
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <thread>
 #include <vector>
 
-namespace flotilla::exec {
+namespace flotilla {
 namespace {
 
 TEST(ThreadPoolTest, RunsEveryTask) {
@@ -166,4 +166,4 @@ TEST(ParallelForTest, ReturnsTheFirstErrorAndRunsSeriallyOutsideAPool) {
 }
 
 }  // namespace
-}  // namespace flotilla::exec
+}  // namespace flotilla

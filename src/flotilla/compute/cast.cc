@@ -19,10 +19,6 @@ namespace {
 
 constexpr int64_t kSecondsPerDay = 86400;
 
-bool IsString(const DataType& t) {
-  return t.id() == TypeId::kString || t.id() == TypeId::kLargeString;
-}
-
 // Calls f(T{}) with the C type of a numeric type id.
 template <typename F>
 Result<Array> VisitNumeric(TypeId id, F&& f) {
@@ -131,7 +127,7 @@ Result<Array> CastLoop(const Array& in, const TypePtr& to, const CastOptions& op
       continue;
     }
     if (options.safe) {
-      const bool quote = IsString(*in.type());
+      const bool quote = in.type()->is_string();
       const std::string text = quote ? "'" + in.ValueToString(i) + "'" : in.ValueToString(i);
       return Status::Invalid("cannot cast " + in.type()->ToString() + " value " + text + " (row " +
                              std::to_string(i) + ") to " + to->ToString());
@@ -164,7 +160,7 @@ Result<Array> CastToNumber(const Array& in, const TypePtr& to, const CastOptions
       }
     });
   }
-  if (IsString(from)) {
+  if (from.is_string()) {
     return CastLoop<Out>(in, to, options, [&](int64_t i, Out* o) {
       if constexpr (std::is_floating_point_v<Out>) {
         double d;
@@ -205,7 +201,7 @@ Result<Array> CastToDecimal(const Array& in, const TypePtr& to, const CastOption
       return RescaleDecimal(v[i], from.scale(), s, p, o);
     });
   }
-  if (IsString(from)) {
+  if (from.is_string()) {
     return CastLoop<Int128>(in, to, options, [&](int64_t i, Int128* o) {
       return ParseDecimal(in.GetView(i), p, s, o);
     });
@@ -224,7 +220,7 @@ Result<Array> CastToDecimal(const Array& in, const TypePtr& to, const CastOption
 }
 
 Result<Array> CastToBool(const Array& in, const TypePtr& to, const CastOptions& options) {
-  if (IsString(*in.type())) {
+  if (in.type()->is_string()) {
     return CastLoop<bool>(in, to, options,
                           [&](int64_t i, bool* o) { return ParseBool(in.GetView(i), o); });
   }
@@ -239,7 +235,7 @@ Result<Array> CastToBool(const Array& in, const TypePtr& to, const CastOptions& 
 }
 
 Result<Array> CastToDate(const Array& in, const TypePtr& to, const CastOptions& options) {
-  if (IsString(*in.type())) {
+  if (in.type()->is_string()) {
     return CastLoop<int32_t>(in, to, options,
                              [&](int64_t i, int32_t* o) { return ParseDate32(in.GetView(i), o); });
   }
@@ -252,7 +248,7 @@ Result<Array> CastToDate(const Array& in, const TypePtr& to, const CastOptions& 
 
 Result<Array> CastToTimestamp(const Array& in, const TypePtr& to, const CastOptions& options) {
   const TimeUnit unit = to->unit();
-  if (IsString(*in.type())) {
+  if (in.type()->is_string()) {
     return CastLoop<int64_t>(in, to, options, [&](int64_t i, int64_t* o) {
       return ParseTimestamp(in.GetView(i), unit, o);
     });
@@ -304,9 +300,9 @@ void AppendText(const Array& in, int64_t i, std::string* out, bool nested = fals
   const DataType& t = *in.type();
   if (in.IsNull(i)) {
     out->append("NULL");
-  } else if (IsString(t) && nested) {
+  } else if (t.is_string() && nested) {
     AppendNestedString(in.GetView(i), out);
-  } else if (IsString(t)) {
+  } else if (t.is_string()) {
     out->append(in.GetView(i));
   } else if (t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList) {
     const Array values = in.child(0);
@@ -383,7 +379,7 @@ bool CanCast(const DataType& from, const DataType& to) {
     return from.value_type()->Equals(to) || CanCast(*from.value_type(), to);
   }
   const bool from_number = from.is_numeric() || from.id() == TypeId::kDecimal128;
-  const bool from_string = IsString(from);
+  const bool from_string = from.is_string();
   switch (to.id()) {
     case TypeId::kList:
       return from.id() == TypeId::kList && CanCast(*from.fields()[0].type, *to.fields()[0].type);

@@ -186,4 +186,11 @@ Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches, Memor
   return RecordBatch::Make(schema, std::move(columns), rows);
 }
 
+Result<RecordBatch> ConcatBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
+                                  MemoryPool* pool) {
+  if (batches.empty()) return RecordBatch::MakeEmpty(schema);
+  if (batches.size() == 1) return batches[0];
+  return ConcatBatches(batches, pool);
+}
+
 }  // namespace flotilla

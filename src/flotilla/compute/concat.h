@@ -19,5 +19,9 @@ Result<Array> Concat(const std::vector<Array>& arrays, MemoryPool* pool = Defaul
 /// The rows of `batches` one after another; all must have the same schema.
 Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches,
                                   MemoryPool* pool = DefaultMemoryPool());
+/// Like ConcatBatches, and an empty batch of `schema` when there are no batches; one batch is
+/// returned as it is.
+Result<RecordBatch> ConcatBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
+                                  MemoryPool* pool = DefaultMemoryPool());
 
 }  // namespace flotilla

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <string>
 
+#include "flotilla/common/ascii.h"
+
 namespace flotilla::compute {
 namespace {
 
@@ -17,13 +19,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) != b[i]) return false;
-  }
-  return true;
-}
 
 // Reads exactly 1..max_digits digits at `*pos`.
 bool ReadNumber(std::string_view s, size_t* pos, int max_digits, int64_t* out) {
@@ -181,10 +176,10 @@ bool ParseDecimal(std::string_view text, int32_t precision, int32_t scale, Int12
 bool ParseBool(std::string_view text, bool* out) {
   std::string_view t = Trim(text);
   for (const char* s : {"true", "t", "yes", "y", "on", "1"}) {
-    if (EqualsIgnoreCase(t, s)) return *out = true;
+    if (AsciiEqualsIgnoreCase(t, s)) return *out = true;
   }
   for (const char* s : {"false", "f", "no", "n", "off", "0"}) {
-    if (EqualsIgnoreCase(t, s)) {
+    if (AsciiEqualsIgnoreCase(t, s)) {
       *out = false;
       return true;
     }

@@ -111,13 +111,7 @@ Result<std::vector<RecordBatch>> ScatterByPartition(const RecordBatch& batch,
     // All rows in one partition: hand the input over instead of copying it.
     if (n > 0 && starts[p + 1] == n) {
       // Fresh empty columns, so that the empty partitions do not keep the input alive.
-      std::vector<Array> columns;
-      for (const Field& field : batch.schema()->fields()) {
-        FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(field.type));
-        columns.push_back(std::move(empty));
-      }
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty,
-                                RecordBatch::Make(batch.schema(), std::move(columns), 0));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty, RecordBatch::MakeEmpty(batch.schema()));
       std::vector<RecordBatch> out(num_partitions, empty);
       out[p] = batch;
       return out;

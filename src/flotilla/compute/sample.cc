@@ -64,15 +64,6 @@ Result<RecordBatch> GatherRows(const RecordBatch& batch, const std::vector<uint6
   return RecordBatch::Make(batch.schema(), std::move(columns), indices.length());
 }
 
-Result<RecordBatch> EmptyBatch(const SchemaPtr& schema) {
-  std::vector<Array> columns;
-  for (const Field& field : schema->fields()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(field.type));
-    columns.push_back(std::move(empty));
-  }
-  return RecordBatch::Make(schema, std::move(columns), 0);
-}
-
 // A candidate of the without-replacement sample: its key, then its position among the held
 // rows in arrival order (the tie-break).
 using KeyedRow = std::pair<uint64_t, uint64_t>;
@@ -304,7 +295,7 @@ Status ReservoirSampler::CompactSlots() {
 }
 
 Result<RecordBatch> ReservoirSampler::Finish() {
-  if (rows_seen_ == 0 || sample_size_ == 0) return EmptyBatch(schema_);
+  if (rows_seen_ == 0 || sample_size_ == 0) return RecordBatch::MakeEmpty(schema_);
   if (with_replacement_) {
     FLOTILLA_RETURN_NOT_OK(CompactSlots());
   } else {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/gather.h"
 
 namespace flotilla {
@@ -77,6 +78,27 @@ Result<RecordBatch> Take(const RecordBatch& batch, const Array& indices, MemoryP
     columns.push_back(std::move(taken));
   }
   return RecordBatch::Make(batch.schema(), std::move(columns), indices.length());
+}
+
+Result<Array> TakeIndices(const std::vector<int64_t>& indices) {
+  const int64_t n = static_cast<int64_t>(indices.size());
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
+  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
+  BufferPtr validity;
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t index = indices[static_cast<size_t>(i)];
+    out[i] = index < 0 ? 0 : index;
+    if (index < 0) FLOTILLA_RETURN_NOT_OK(compute::SetNull(&validity, i, n, &nulls));
+  }
+  return compute::MakeFixedWidthArray(int64(), n, std::move(validity), nulls, std::move(values));
+}
+
+Result<Array> TakeIndices(int64_t n, const std::function<int64_t(int64_t)>& at) {
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
+  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
+  for (int64_t i = 0; i < n; ++i) out[i] = at(i);
+  return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
 }
 
 }  // namespace flotilla

@@ -1,6 +1,10 @@
 #pragma once
 // Take: select rows by position (a gather), e.g. to apply the output of a sort or a join.
 
+#include <cstdint>
+#include <functional>
+#include <vector>
+
 #include "flotilla/columnar/array.h"
 #include "flotilla/columnar/record_batch.h"
 
@@ -18,5 +22,11 @@ Result<Array> Take(const Array& values, const Array& indices,
 /// Take applied to every column of `batch` (the indices are checked once).
 Result<RecordBatch> Take(const RecordBatch& batch, const Array& indices,
                          MemoryPool* pool = DefaultMemoryPool());
+
+/// `indices` as an int64 index array for Take, where a negative index is a null (Take gives a
+/// null row there: the unmatched side of an outer join).
+Result<Array> TakeIndices(const std::vector<int64_t>& indices);
+/// An int64 index array of `n` indices, index i being `at(i)` (no nulls).
+Result<Array> TakeIndices(int64_t n, const std::function<int64_t(int64_t)>& at);
 
 }  // namespace flotilla

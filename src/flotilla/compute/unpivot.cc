@@ -6,7 +6,7 @@
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/gather.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla {
 namespace {
@@ -47,7 +47,7 @@ Result<TypePtr> ValueType(const RecordBatch& batch, const std::vector<int>& valu
   type = decoded(type);
   for (size_t i = 1; i < value_columns.size(); ++i) {
     const Field& field = schema.field(value_columns[i]);
-    TypePtr common = expr::CommonType(type, decoded(field.type), expr::CoercionPurpose::kUnify);
+    TypePtr common = CommonType(type, decoded(field.type), CoercionPurpose::kUnify);
     if (!common) {
       return Status::TypeError(fmt::format(
           "Unpivot: value column '{}' is {}, which has no common type with {} (the type of {}); "

@@ -21,7 +21,7 @@ namespace flotilla {
 /// `variable_name` as non-null utf8, then `value_name`, nullable. The value column's type is
 /// the value columns' type when they all have one type; otherwise the common type of their
 /// types, folded left to right, under the implicit conversions of CASE/COALESCE branches
-/// (expr::CommonType with CoercionPurpose::kUnify: integers widen, integers and floats meet in a
+/// (CommonType with CoercionPurpose::kUnify: integers widen, integers and floats meet in a
 /// float, decimals meet in a decimal that holds both, strings in large_utf8, ...; a dictionary
 /// column counts as its value type), and every value column is cast to it. TypeError naming the
 /// columns and types when there is no common type, or a cast error naming the value that does not

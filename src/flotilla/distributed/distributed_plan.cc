@@ -563,7 +563,7 @@ class Translator {
         n.source->kind() == exec::PlanKind::kScan
             ? static_cast<const exec::ScanNode&>(*n.source).tasks.size()
             : static_cast<const exec::InMemorySourceNode&>(*n.source).partitions.size();
-    const int want = std::max(options_.task_slots, concurrency);
+    const int want = std::max(options_.concurrent_tasks, concurrency);
     if (tasks == 0 || tasks >= static_cast<size_t>(want)) return input;
     PipelineNode p = NewNode(NodeKind::kIntoPartitions, {input}, n.schema);
     p.num_partitions = want;
@@ -912,13 +912,13 @@ std::string DistributedPlanToString(const DistributedPlan& plan, const ScanGroup
   return out;
 }
 
-std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
-    const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
+std::vector<std::vector<std::shared_ptr<const io::ScanTask>>> GroupScanTasks(
+    const std::vector<std::shared_ptr<const io::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes, int min_groups) {
   // As many groups as min_bytes allows (and max_bytes asks), of equal size: each task goes to
   // the group its middle byte falls in, so no group is a leftover that every worker waits for.
-  std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> groups;
-  std::vector<std::shared_ptr<const exec::ScanTask>> known;
+  std::vector<std::vector<std::shared_ptr<const io::ScanTask>>> groups;
+  std::vector<std::shared_ptr<const io::ScanTask>> known;
   auto place_known = [&] {
     int64_t total = 0;
     for (const auto& t : known) total += t->size_bytes();
@@ -963,7 +963,7 @@ Result<exec::PlanPtr> BuildFragment(const PipelineNode& node, exec::PlanPtr leaf
     if (step.build) {
       FLOTILLA_ASSIGN_OR_RETURN(plan, step.build(plan, task));
     } else {
-      FLOTILLA_ASSIGN_OR_RETURN(plan, optimizer::WithNewChildren(*step.op, {plan}));
+      FLOTILLA_ASSIGN_OR_RETURN(plan, exec::WithNewChildren(*step.op, {plan}));
     }
   }
   return plan;

@@ -141,7 +141,7 @@ struct DistributedPlanOptions {
   /// The tasks the cluster runs at once (the driver sets it: DriverOptions::min_source_tasks).
   /// A UDF over a source of fewer tasks gets its rows split into this many partitions first
   /// (an actor pool's: at least one per actor), so no worker idles beside the heavy part.
-  int task_slots = 1;
+  int concurrent_tasks = 1;
 };
 
 /// Translates an optimized plan. NotImplemented naming the operator for one not distributed yet.
@@ -179,8 +179,8 @@ std::string DistributedPlanToString(const DistributedPlan& plan,
 /// Groups of consecutive scan tasks of about equal size: as many as `min_bytes` per group allows
 /// (at least `min_groups`, more when `max_bytes` asks for them; never more than the tasks).
 /// Tasks of unknown size stand alone.
-std::vector<std::vector<std::shared_ptr<const exec::ScanTask>>> GroupScanTasks(
-    const std::vector<std::shared_ptr<const exec::ScanTask>>& tasks, int64_t min_bytes,
+std::vector<std::vector<std::shared_ptr<const io::ScanTask>>> GroupScanTasks(
+    const std::vector<std::shared_ptr<const io::ScanTask>>& tasks, int64_t min_bytes,
     int64_t max_bytes, int min_groups = 1);
 
 /// The plan a task of `node` runs over `leaf` (its input: a scan, or the partitions it reads).

@@ -52,16 +52,16 @@ TEST(EventsTest, AnUnwritableLogIsAnErrorNamingThePath) {
 TEST(EventsTest, ProgressDrawsOneLinePerNodeAndRedrawsInPlace) {
   std::FILE* f = std::tmpfile();
   ProgressDisplay display(f);
-  display.Update({{"Scan -> Filter", 3, 12, 30000, 2}, {"ShuffleRead", 0, 4, 0, 0}}, 1.0);
+  display.Update({{"Scan -> Filter", 3, 12, 30000, 2}, {"Exchange", 0, 4, 0, 0}}, 1.0);
   std::string first = ReadAll(f);
   EXPECT_NE(first.find("[1/2] Scan -> Filter  3/12 tasks (2 running)  30.0k rows  1.0s\n"),
             std::string::npos)
       << first;
-  EXPECT_NE(first.find("[2/2] ShuffleRead  0/4 tasks  0 rows  1.0s\n"), std::string::npos) << first;
+  EXPECT_NE(first.find("[2/2] Exchange  0/4 tasks  0 rows  1.0s\n"), std::string::npos) << first;
   // Within 100 ms nothing is drawn; a final frame always is, moving up over the two lines.
-  display.Update({{"Scan -> Filter", 4, 12, 40000, 1}, {"ShuffleRead", 0, 4, 0, 0}}, 1.05);
+  display.Update({{"Scan -> Filter", 4, 12, 40000, 1}, {"Exchange", 0, 4, 0, 0}}, 1.05);
   EXPECT_EQ(ReadAll(f), first);
-  display.Update({{"Scan -> Filter", 12, 12, 1200000, 0}, {"ShuffleRead", 4, 4, 7, 0}}, 1.06, true);
+  display.Update({{"Scan -> Filter", 12, 12, 1200000, 0}, {"Exchange", 4, 4, 7, 0}}, 1.06, true);
   std::string all = ReadAll(f);
   EXPECT_NE(all.find("\x1b[1A\x1b[2K\x1b[1A\x1b[2K[1/2] Scan -> Filter  12/12 tasks  1.2M rows"),
             std::string::npos);

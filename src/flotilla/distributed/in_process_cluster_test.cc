@@ -237,7 +237,7 @@ TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {
   PlanPtr udf = exec::MakeUdfProject(one, "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
                     .ValueOrDie();
   DistributedPlanOptions two;
-  two.task_slots = 2;
+  two.concurrent_tasks = 2;
   const std::string text = DistributedPlanToString(PlanDistributed(udf, two).ValueOrDie());
   EXPECT_NE(text.find("[1] IntoPartitions -> UdfProject (2 partitions) <- [0], added: 1 source "
                       "task(s) split so the UDF runs 2 at once"),
@@ -252,7 +252,7 @@ TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {
     }
   }
   EXPECT_EQ(workers.size(), 2u) << "both workers ran the UDF";
-  // A source with a task per slot already is left as it is.
+  // A source with a task per concurrent task already is left as it is.
   EXPECT_EQ(DistributedPlanToString(PlanDistributed(
                 exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
                     .ValueOrDie(), two).ValueOrDie())
@@ -420,14 +420,14 @@ TEST(DistributedRecoveryTest, LosingEveryWorkerIsAClearErrorNotAHang) {
 
 TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
   auto task = [](int64_t bytes) {
-    struct Sized final : exec::ScanTask {
+    struct Sized final : io::ScanTask {
       explicit Sized(int64_t b) : b(b) {}
-      Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns&) const override { return std::vector<RecordBatch>{}; }
+      Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override { return std::vector<RecordBatch>{}; }
       int64_t size_bytes() const override { return b; }
       std::string ToString() const override { return "sized"; }
       int64_t b;
     };
-    return std::shared_ptr<const exec::ScanTask>(std::make_shared<Sized>(bytes));
+    return std::shared_ptr<const io::ScanTask>(std::make_shared<Sized>(bytes));
   };
   auto sizes = [](const auto& groups) {
     std::vector<size_t> out;
@@ -440,7 +440,7 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
                                /*min=*/30, /*max=*/1000);
   EXPECT_EQ(sizes(groups), (std::vector<size_t>{3, 1, 1, 1, 1, 1}));
   // Thirteen tasks of 10 at a minimum of 40: three groups of 4-5, not three of 4 and a leftover.
-  std::vector<std::shared_ptr<const exec::ScanTask>> even(13, task(10));
+  std::vector<std::shared_ptr<const io::ScanTask>> even(13, task(10));
   EXPECT_EQ(sizes(GroupScanTasks(even, 40, 1000)), (std::vector<size_t>{4, 5, 4}));
   // A maximum below the minimum's share asks for more groups.
   EXPECT_EQ(sizes(GroupScanTasks(even, 1000, 25)), (std::vector<size_t>{2, 2, 2, 3, 2, 2}));

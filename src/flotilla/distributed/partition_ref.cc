@@ -41,7 +41,7 @@ std::string PartitionScanTask::ToString() const {
 }
 
 Result<std::vector<RecordBatch>> PartitionScanTask::Read(
-    const exec::ScanPushdowns& pushdowns) const {
+    const io::ScanPushdowns& pushdowns) const {
   std::vector<RecordBatch> rows;
   if (pieces_.empty()) return rows;
   if (fetch_ == nullptr) {
@@ -97,9 +97,9 @@ Result<std::string> PartitionScanTask::Serialize() const {
   return input.SerializeAsString();
 }
 
-void RegisterPartitionScanTasks(exec::PlanResolver* resolver, PartitionFetcher fetch) {
-  resolver->scan_tasks["partition"] =
-      [fetch](std::string_view bytes) -> Result<std::shared_ptr<const exec::ScanTask>> {
+void RegisterPartitionScanTasks(io::ScanTaskRegistry* registry, PartitionFetcher fetch) {
+  (*registry)["partition"] =
+      [fetch](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     proto::PartitionInput input;
     if (!input.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return Status::Invalid("malformed partition scan task");

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "flotilla/distributed/partition_store.h"
-#include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::exec {
 struct PlanResolver;
@@ -46,14 +46,14 @@ using PartitionFetcher = std::function<Result<std::vector<StoredPartition>>(
 /// The Flight ticket naming several partitions of one worker: their ids, one per line.
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs);
 
-class PartitionScanTask final : public exec::ScanTask {
+class PartitionScanTask final : public io::ScanTask {
  public:
   /// `pieces` (all held by one worker), whose rows have `schema`. Without a fetcher (on the
   /// driver, which only describes tasks) Read fails.
   PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
                     PartitionFetcher fetch = nullptr, bool keep = false);
 
-  Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override;
+  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override;
   int64_t num_rows() const override;
   int64_t size_bytes() const override;
   std::string ToString() const override;
@@ -70,6 +70,6 @@ class PartitionScanTask final : public exec::ScanTask {
 };
 
 /// Lets DeserializePlan rebuild partition scan tasks that read through `fetch`.
-void RegisterPartitionScanTasks(exec::PlanResolver* resolver, PartitionFetcher fetch);
+void RegisterPartitionScanTasks(io::ScanTaskRegistry* registry, PartitionFetcher fetch);
 
 }  // namespace flotilla::distributed

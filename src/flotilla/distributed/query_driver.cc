@@ -32,7 +32,7 @@ double QueryDriver::Now() const {
 Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan,
                                                        DriverOptions options) {
   std::unique_ptr<QueryDriver> d(new QueryDriver(std::move(options)));
-  d->options_.plan.task_slots = std::max(1, d->options_.min_source_tasks);
+  d->options_.plan.concurrent_tasks = std::max(1, d->options_.min_source_tasks);
   FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan, d->options_.plan));
   if (d->options_.write) {
     if (d->options_.write->root.empty()) return Status::Invalid("distributed write: no root");
@@ -481,7 +481,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
 
 Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
                                           ReadOrder order, bool keep) const {
-  std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
+  std::vector<std::shared_ptr<const io::ScanTask>> tasks;
   std::vector<const InputPart*> parts;
   for (const InputPart& p : slot.inputs) {
     if (p.side == side) parts.push_back(&p);
@@ -619,9 +619,9 @@ std::vector<int64_t> QueryDriver::TakeCancelled() { return std::exchange(cancell
 
 std::vector<PartitionRef> QueryDriver::TakeReadyResults() { return std::exchange(ready_, {}); }
 
-void QueryDriver::MarkFetched(const std::string& ref_id) {
+Status QueryDriver::MarkFetched(const std::string& ref_id) {
   auto it = result_slot_.find(ref_id);
-  if (it == result_slot_.end()) return;
+  if (it == result_slot_.end()) return Status::OK();
   Slot& slot = slots_[it->second];
   result_slot_.erase(it);
   // An output since lost (and its task re-run) does not count.
@@ -630,7 +630,7 @@ void QueryDriver::MarkFetched(const std::string& ref_id) {
                   [&](const PartitionRef& r) { return r.id == ref_id; })) {
     slot.fetched += 1;
   }
-  (void)Advance();
+  return Advance();
 }
 
 std::vector<PartitionRef> QueryDriver::ResultOrder() const {

@@ -47,8 +47,9 @@ struct DriverOptions {
   int64_t scan_task_min_bytes = ScanGrouping{}.min_bytes;
   int64_t scan_task_max_bytes = ScanGrouping{}.max_bytes;
   /// A file source is split into at least this many tasks when its files have as many row
-  /// groups, however small they are, so every worker has work at once. 0: the backend's task
-  /// slots (the in-process cluster's workers x tasks each; the Dask backend's workers).
+  /// groups, however small they are, so every worker has work at once. 0: the tasks the
+  /// backend runs at once (the in-process cluster's workers x tasks each; the Dask backend's
+  /// workers).
   int min_source_tasks = 0;
   std::optional<WriteSpec> write;
   Resources task_request{1, 0, 0};
@@ -110,7 +111,7 @@ class QueryDriver final : private TaskGraph {
   /// Result partitions that became available since the last call.
   std::vector<PartitionRef> TakeReadyResults();
   /// The driver holds the result partition now (its worker may go away).
-  void MarkFetched(const std::string& ref_id);
+  Status MarkFetched(const std::string& ref_id);
   /// The result partitions in result order (complete once finished() with OK status).
   std::vector<PartitionRef> ResultOrder() const;
 
@@ -123,12 +124,14 @@ class QueryDriver final : private TaskGraph {
   int num_workers() const { return scheduler_.num_workers(); }
 
  private:
+  // A slot is the one word for a task as the driver plans it: a place in a node's output that
+  // one task fills, whatever attempts it takes (each attempt is a scheduler task).
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
   struct Slot {
     int64_t id = 0;
     int node = 0;        // its pipeline node
     int64_t index = 0;   // among its node's tasks
-    std::vector<std::shared_ptr<const exec::ScanTask>> scan;
+    std::vector<std::shared_ptr<const io::ScanTask>> scan;
     exec::PlanPtr leaf;  // an in-memory source's partition
     std::vector<InputPart> inputs;
     SlotState state = SlotState::kWaiting;
@@ -172,7 +175,7 @@ class QueryDriver final : private TaskGraph {
   }
   int64_t OutputRows(int64_t slot) const override { return slots_[slot].outputs[0].num_rows; }
   int64_t NewSlot(int node, std::vector<InputPart> inputs) override;
-  void SetScan(int64_t slot, std::vector<std::shared_ptr<const exec::ScanTask>> scan) override {
+  void SetScan(int64_t slot, std::vector<std::shared_ptr<const io::ScanTask>> scan) override {
     slots_[slot].scan = std::move(scan);
   }
   void SetLeaf(int64_t slot, exec::PlanPtr leaf) override { slots_[slot].leaf = std::move(leaf); }

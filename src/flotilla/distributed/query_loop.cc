@@ -104,13 +104,13 @@ class QueryLoop {
   Status FetchReady() {
     for (const PartitionRef& ref : driver_.TakeReadyResults()) {
       if (!options_.fetch_results) {
-        driver_.MarkFetched(ref.id);
+        FLOTILLA_RETURN_NOT_OK(driver_.MarkFetched(ref.id));
         continue;
       }
       Result<StoredPartition> p = FlightGet(ref.address, options_.token, ref.id);
       if (p.ok()) {
         fetched_[ref.id] = p.MoveValueUnsafe();
-        driver_.MarkFetched(ref.id);
+        FLOTILLA_RETURN_NOT_OK(driver_.MarkFetched(ref.id));
         continue;
       }
       if (p.status().code() != StatusCode::kIOError) return p.status();

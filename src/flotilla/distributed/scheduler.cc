@@ -46,7 +46,7 @@ struct QueueKey {
   }
 };
 
-// `seq` is the join order, not the slot: slots are reused after a worker leaves, and a worker
+// `seq` is the join order, not the index: indices are reused after a worker leaves, and a worker
 // that rejoins must not jump ahead of the ones that stayed.
 struct LoadKey {
   double load;
@@ -97,7 +97,7 @@ struct Task {
   uint32_t pool = 0;
   Group* group = nullptr;  // while queued
   uint32_t worker = kNone;
-  uint32_t slot = 0;  // position in the worker's `running`, for O(1) removal
+  uint32_t running_index = 0;  // position in the worker's `running`, for O(1) removal
 
   QueueKey key(uint32_t index) const {
     return {spec.query_id, -static_cast<int64_t>(spec.node_rank), spec.task_id, index};
@@ -196,7 +196,7 @@ struct Scheduler::Impl {
   std::vector<Task> tasks;
   std::unordered_map<int64_t, uint32_t> task_index;
   std::vector<Worker> workers;
-  std::vector<uint32_t> free_slots;
+  std::vector<uint32_t> free_worker_indices;
   std::unordered_map<std::string, uint32_t> worker_index;
   std::deque<Pool> pools;  // a deque: tasks point into their pool's groups
   std::unordered_map<std::string, uint32_t> pool_index;
@@ -287,7 +287,7 @@ struct Scheduler::Impl {
     Worker& worker = workers[w];
     task.state = TaskState::kRunning;
     task.worker = w;
-    task.slot = static_cast<uint32_t>(worker.running.size());
+    task.running_index = static_cast<uint32_t>(worker.running.size());
     worker.running.push_back(t);
     Resources used = worker.used;
     used += task.spec.request;
@@ -299,8 +299,8 @@ struct Scheduler::Impl {
     Task& task = tasks[t];
     Worker& worker = workers[task.worker];
     uint32_t moved = worker.running.back();
-    worker.running[task.slot] = moved;
-    tasks[moved].slot = task.slot;
+    worker.running[task.running_index] = moved;
+    tasks[moved].running_index = task.running_index;
     worker.running.pop_back();
     Resources used = worker.used;
     used -= task.spec.request;
@@ -413,14 +413,14 @@ Scheduler::~Scheduler() = default;
 Status Scheduler::AddWorker(const WorkerSpec& spec) {
   Impl& s = *impl_;
   FLOTILLA_RETURN_NOT_OK(CheckAmounts(spec.capacity, "worker '" + spec.id + "' capacity"));
-  uint32_t w = s.free_slots.empty() ? static_cast<uint32_t>(s.workers.size()) : s.free_slots.back();
+  uint32_t w = s.free_worker_indices.empty() ? static_cast<uint32_t>(s.workers.size()) : s.free_worker_indices.back();
   if (!s.worker_index.try_emplace(spec.id, w).second) {
     return Status::Invalid("worker '" + spec.id + "' already joined the cluster");
   }
-  if (s.free_slots.empty()) {
+  if (s.free_worker_indices.empty()) {
     s.workers.emplace_back();
   } else {
-    s.free_slots.pop_back();
+    s.free_worker_indices.pop_back();
   }
   Worker& worker = s.workers[w];
   worker.spec = spec;
@@ -451,7 +451,7 @@ Result<std::vector<int64_t>> Scheduler::RemoveWorker(const std::string& worker_i
   s.UnindexWorker(w);
   s.worker_index.erase(it);
   s.workers[w] = Worker{};
-  s.free_slots.push_back(w);
+  s.free_worker_indices.push_back(w);
   std::sort(task_ids.begin(), task_ids.end());
   return task_ids;
 }
@@ -558,21 +558,6 @@ Status Scheduler::Cancel(int64_t task_id) {
     return Status::OK();
   }
   task.state = TaskState::kCancelled;
-  return Status::OK();
-}
-
-Status Scheduler::Resubmit(int64_t task_id) {
-  Impl& s = *impl_;
-  FLOTILLA_ASSIGN_OR_RETURN(uint32_t t, s.TaskIndex(task_id));
-  Task& task = s.tasks[t];
-  if (task.state != TaskState::kCompleted) {
-    return Status::Invalid(TaskName(task_id) + " is " + StateName(task.state) +
-                           ": only a completed task can be resubmitted");
-  }
-  // A new run gets a new attempt number so a late report from the lost run can be told apart;
-  // the output was lost with a worker, not by the task, so the attempt limit does not apply.
-  ++task.attempt;
-  s.Enqueue(t);
   return Status::OK();
 }
 

@@ -91,8 +91,6 @@ class Scheduler {
   /// A queued or running task is dropped (a satisfied limit, a failed query). Its resources
   /// are freed; the caller stops the running attempt. No-op for a finished task.
   Status Cancel(int64_t task_id);
-  /// A completed task must run again (its output was lost with a worker): back to the queue.
-  Status Resubmit(int64_t task_id);
 
   TaskState state(int64_t task_id) const;
   /// The worker running the task (empty when it is not running).

@@ -347,26 +347,6 @@ TEST(SchedulerTest, CancelDropsQueuedAndRunningTasks) {
   EXPECT_TRUE(s.Schedule().empty());
 }
 
-TEST(SchedulerTest, ResubmitRunsACompletedTaskAgain) {
-  Scheduler s;
-  s.AddWorker(MakeWorker("w", 1)).Check();
-  TaskSpec t = MakeTask(1);
-  t.max_attempts = 1;
-  s.Submit(t).Check();
-  EXPECT_EQ(s.Resubmit(1).code(), StatusCode::kInvalid);  // queued
-  ASSERT_EQ(s.Schedule().size(), 1u);
-  EXPECT_EQ(s.Resubmit(1).code(), StatusCode::kInvalid);  // running
-  s.TaskCompleted(1).Check();
-
-  s.Resubmit(1).Check();
-  EXPECT_EQ(s.state(1), TaskState::kQueued);
-  std::vector<Assignment> a = s.Schedule();
-  ASSERT_EQ(a.size(), 1u);
-  EXPECT_EQ(a[0].attempt, 2);
-  s.TaskCompleted(1).Check();
-  EXPECT_EQ(s.state(1), TaskState::kCompleted);
-}
-
 TEST(SchedulerTest, UnknownAndDuplicateIdsAreErrors) {
   Scheduler s;
   s.AddWorker(MakeWorker("w", 1)).Check();
@@ -381,7 +361,6 @@ TEST(SchedulerTest, UnknownAndDuplicateIdsAreErrors) {
   EXPECT_EQ(s.TaskCompleted(99).code(), StatusCode::kKeyError);
   EXPECT_EQ(s.TaskFailed(99, true).status().code(), StatusCode::kKeyError);
   EXPECT_EQ(s.Cancel(99).code(), StatusCode::kKeyError);
-  EXPECT_EQ(s.Resubmit(99).code(), StatusCode::kKeyError);
   EXPECT_EQ(s.worker_of(99), "");
   EXPECT_EQ(s.attempt(99), 0);
 

@@ -256,12 +256,12 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   };
 
   exec::PlanResolver resolver;
-  parquet::RegisterParquetScanTasks(&resolver);
-  csv::RegisterCsvScanTasks(&resolver);
-  json::RegisterJsonScanTasks(&resolver);
-  io::RegisterHivePartitionTasks(&resolver);
-  exec::RegisterRangeScanTasks(&resolver);
-  RegisterPartitionScanTasks(&resolver, [this, &note_lost](const std::vector<PartitionRef>& refs,
+  parquet::RegisterParquetScanTasks(&resolver.scan_tasks);
+  csv::RegisterCsvScanTasks(&resolver.scan_tasks);
+  json::RegisterJsonScanTasks(&resolver.scan_tasks);
+  io::RegisterHivePartitionTasks(&resolver.scan_tasks);
+  exec::RegisterRangeScanTasks(&resolver.scan_tasks);
+  RegisterPartitionScanTasks(&resolver.scan_tasks, [this, &note_lost](const std::vector<PartitionRef>& refs,
                                                           bool keep) {
     Result<std::vector<StoredPartition>> p = Fetch(refs, keep);
     if (!p.ok() && (p.status().code() == StatusCode::kIOError ||

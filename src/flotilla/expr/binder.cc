@@ -5,7 +5,7 @@
 
 #include "flotilla/common/suggest.h"
 #include "flotilla/compute/cast.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 
 namespace flotilla::expr {
@@ -22,12 +22,6 @@ std::string In(const std::string& text) {
   return " in `" + text + "`";
 }
 
-bool IsString(const DataType& t) {
-  return t.id() == TypeId::kString || t.id() == TypeId::kLargeString;
-}
-bool IsTemporal(const DataType& t) {
-  return t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp;
-}
 
 bool IsLambdaFunction(const std::string& name) {
   return name == "list_transform" || name == "list_filter" || name == "list_reduce" ||
@@ -206,11 +200,11 @@ class Binder {
       return Status::TypeError("cannot compare " + l.ToString() + " with " + r.ToString() +
                                In(text));
     };
-    if (IsTemporal(l) && IsString(r)) {
+    if (l.is_date_or_timestamp() && r.is_string()) {
       if ((*right)->kind != BoundKind::kLiteral) return mismatch();
       return CoerceSide(right, (*left)->type, *left, text);
     }
-    if (IsTemporal(r) && IsString(l)) {
+    if (r.is_date_or_timestamp() && l.is_string()) {
       if ((*left)->kind != BoundKind::kLiteral) return mismatch();
       return CoerceSide(left, (*right)->type, *right, text);
     }
@@ -498,7 +492,7 @@ class Binder {
     const bool shaped = c.size() >= names_from + min_params &&
                         c.size() <= names_from + min_params + 1 &&
                         std::all_of(c.begin() + names_from, c.end(), [](const ExprPtr& p) {
-                          return p->kind() == ExprKind::kLiteral && IsString(*p->literal().type());
+                          return p->kind() == ExprKind::kLiteral && p->literal().type()->is_string();
                         });
     if (!shaped) {
       return Status::TypeError(name + "() takes a list and a lambda: " + name +

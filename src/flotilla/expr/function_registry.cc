@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 
 namespace flotilla::expr {

@@ -4,13 +4,13 @@
 #include <memory>
 #include <vector>
 
-#include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::io {
 
 struct FileScan {
   SchemaPtr schema;
-  std::vector<std::shared_ptr<const exec::ScanTask>> tasks;
+  std::vector<std::shared_ptr<const io::ScanTask>> tasks;
 };
 
 }  // namespace flotilla::io

@@ -3,14 +3,17 @@
 // range of a file...), each read on its own, in parallel with the others, in task order.
 #include <cstdint>
 #include <memory>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/expr/expression.h"
 
-namespace flotilla::exec {
+namespace flotilla::io {
 
 /// What a scan may skip. `columns` (names of the file schema, in output order) is applied
 /// exactly by every task; `filter` and `limit` are hints a task may use to read less (statistics
@@ -40,8 +43,8 @@ class ScanTask {
   /// For plans and errors: "parquet 'a.parquet' row groups [0, 4)".
   virtual std::string ToString() const = 0;
 
-  /// Plan serialization (plan_serde.h): a task that can travel to a worker names its kind (the
-  /// key its reader registers a factory under in PlanResolver::scan_tasks; empty: none)...
+  /// Plan serialization (exec/plan/plan_serde.h): a task that can travel to a worker names its
+  /// kind (the key its reader registers a factory under in a ScanTaskRegistry; empty: none)...
   virtual std::string kind() const { return ""; }
   /// ...and writes the bytes that factory reads back. NotImplemented naming the task by default.
   virtual Result<std::string> Serialize() const {
@@ -65,4 +68,11 @@ class InMemoryScanTask final : public ScanTask {
   std::string name_;
 };
 
-}  // namespace flotilla::exec
+/// Reads back one kind of scan task from the bytes its ScanTask::Serialize() wrote.
+using ScanTaskFactory =
+    std::function<Result<std::shared_ptr<const ScanTask>>(std::string_view bytes)>;
+
+/// Scan task readers by ScanTask::kind() ("parquet", ...): each file format registers its own.
+using ScanTaskRegistry = std::map<std::string, ScanTaskFactory, std::less<>>;
+
+}  // namespace flotilla::io

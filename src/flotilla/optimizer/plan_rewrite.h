@@ -8,10 +8,6 @@
 
 namespace flotilla::optimizer {
 
-/// `node` with `children` in place of its own, rebuilt by its Make* function (so it is checked
-/// again against the new children's schemas).
-Result<exec::PlanPtr> WithNewChildren(const exec::PlanNode& node, std::vector<exec::PlanPtr> children);
-
 /// Applies `rule` to every child of `node` and rebuilds it when one changed.
 template <typename Rule>
 Result<exec::PlanPtr> MapChildren(const exec::PlanPtr& node, Rule&& rule) {
@@ -23,7 +19,7 @@ Result<exec::PlanPtr> MapChildren(const exec::PlanPtr& node, Rule&& rule) {
     children.push_back(std::move(r));
   }
   if (!changed) return node;
-  return WithNewChildren(*node, std::move(children));
+  return exec::WithNewChildren(*node, std::move(children));
 }
 
 /// For each output column of `project` that passes an input column on (renamed or not): its

@@ -1,16 +1,12 @@
 #include "flotilla/sql/catalog.h"
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 
 namespace flotilla::sql {
 namespace {
 
-std::string Key(const std::string& name) {
-  std::string key = name;
-  for (char& c : key)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return key;
-}
+std::string Key(const std::string& name) { return AsciiLower(name); }
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 #include "flotilla/sql/lexer.h"
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/io/text/utf8.h"
 #include "flotilla/sql/source_error.h"
 
@@ -221,14 +222,7 @@ const char* TokenKindName(TokenKind kind) {
 }
 
 bool Token::IsKeyword(std::string_view keyword) const {
-  if (kind != TokenKind::kIdentifier || text.size() != keyword.size()) return false;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char a = text[i], b = keyword[i];
-    if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
-    if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
-    if (a != b) return false;
-  }
-  return true;
+  return kind == TokenKind::kIdentifier && AsciiEqualsIgnoreCase(text, keyword);
 }
 
 Result<std::vector<Token>> Tokenize(std::string_view sql) { return Lexer(sql).Run(); }

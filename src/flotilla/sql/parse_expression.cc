@@ -2,6 +2,7 @@
 #include <array>
 #include <string>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/stack_depth.h"
 #include "flotilla/expr/expression.h"
 #include "flotilla/sql/parser_internal.h"
@@ -222,7 +223,7 @@ Result<NodePtr> Parser::Predicate() {
       FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
     } else if (Peek().IsKeyword("like") || Peek().IsKeyword("ilike") ||
                Peek().IsKeyword("similar") || Peek().IsKeyword("glob")) {
-      std::string op = Upper(Next().text);
+      std::string op = AsciiUpper(Next().text);
       if (op == "SIMILAR") {
         FLOTILLA_RETURN_NOT_OK(ExpectKeyword("to"));
         op = "SIMILAR TO";
@@ -233,7 +234,7 @@ Result<NodePtr> Parser::Predicate() {
         if (op != "LIKE" && op != "ILIKE")
           return Error(tokens_[pos_ - 1], "ESCAPE belongs to LIKE");
         auto call = Make(NodeKind::kFunction, at);
-        call->names = {Lower(op)};
+        call->names = {AsciiLower(op)};
         FLOTILLA_ASSIGN_OR_RETURN(NodePtr escape, Concat());
         call->args = {left, pattern, escape};
         like = call;
@@ -463,7 +464,7 @@ Result<NodePtr> Parser::Primary() {
     if (t.IsKeyword("true") || t.IsKeyword("false")) {
       auto n = Make(NodeKind::kLiteral, at);
       n->literal = LiteralKind::kBool;
-      n->text = Lower(Next().text);
+      n->text = AsciiLower(Next().text);
       return NodePtr(n);
     }
     if (t.IsKeyword("case")) return CaseExpr();
@@ -497,7 +498,7 @@ Result<NodePtr> Parser::Primary() {
       if (unit.kind != TokenKind::kIdentifier && unit.kind != TokenKind::kString) {
         return Error(unit, "expected a date part (YEAR, MONTH, DAY, ...)");
       }
-      n->text = Lower(Next().text);
+      n->text = AsciiLower(Next().text);
       FLOTILLA_RETURN_NOT_OK(ExpectKeyword("from"));
       FLOTILLA_ASSIGN_OR_RETURN(NodePtr input, Expr());
       FLOTILLA_RETURN_NOT_OK(ExpectOperator(")"));
@@ -512,7 +513,7 @@ Result<NodePtr> Parser::Primary() {
     if ((t.IsKeyword("date") || t.IsKeyword("timestamp") || t.IsKeyword("time")) &&
         Peek(1).kind == TokenKind::kString) {
       auto n = Make(NodeKind::kTypedLiteral, at);
-      const std::string word = Lower(Next().text);
+      const std::string word = AsciiLower(Next().text);
       n->type = word == "date"        ? date32()
                 : word == "timestamp" ? timestamp(TimeUnit::kMicro)
                                       : time64(TimeUnit::kMicro);
@@ -525,7 +526,7 @@ Result<NodePtr> Parser::Primary() {
   }
   // A name: column, table.column, table.*, or a function call.
   std::vector<std::string> names;
-  names.push_back(t.kind == TokenKind::kQuotedIdentifier ? Next().text : Lower(Next().text));
+  names.push_back(t.kind == TokenKind::kQuotedIdentifier ? Next().text : AsciiLower(Next().text));
   while (Peek().IsOperator(".")) {
     Next();
     if (Peek().IsOperator("*")) {
@@ -539,7 +540,7 @@ Result<NodePtr> Parser::Primary() {
     if (part.kind == TokenKind::kQuotedIdentifier) {
       names.push_back(Next().text);
     } else if (part.kind == TokenKind::kIdentifier) {
-      names.push_back(Lower(Next().text));
+      names.push_back(AsciiLower(Next().text));
     } else {
       return Error(part, "expected a column name after '.'");
     }
@@ -555,7 +556,7 @@ Result<NodePtr> Parser::LambdaOrExpr() {
   const int64_t at = Peek().offset;
   std::vector<std::string> params;
   if (AtIdentifier() && Peek(1).IsOperator("->")) {
-    params.push_back(Lower(Next().text));
+    params.push_back(AsciiLower(Next().text));
   } else if (Peek().IsOperator("(")) {
     // (a, b, c) -> ...: identifiers separated by commas, then ") ->".
     int k = 1;
@@ -566,7 +567,7 @@ Result<NodePtr> Parser::LambdaOrExpr() {
     }
     Next();
     for (int i = 1; i <= k; i += 2) {
-      params.push_back(Lower(Next().text));
+      params.push_back(AsciiLower(Next().text));
       Next();  // , or )
     }
   } else {
@@ -668,7 +669,7 @@ Result<std::shared_ptr<const WindowAst>> Parser::WindowSpecification() {
 Result<NodePtr> Parser::SpecialCall() {
   const Token& name = Next();
   const int64_t at = name.offset;
-  const std::string word = Lower(name.text);
+  const std::string word = AsciiLower(name.text);
   Next();  // (
   auto n = Make(NodeKind::kFunction, at);
   if (word == "position") {
@@ -801,7 +802,7 @@ Result<NodePtr> Parser::IntervalLiteral() {
     return Error(q, "expected the interval's quantity: INTERVAL '3' DAY or INTERVAL '3 days'");
   }
   if (Peek().kind == TokenKind::kIdentifier && !IsReserved(Peek())) {
-    n->unit = Lower(Peek().text);
+    n->unit = AsciiLower(Peek().text);
     static constexpr std::array kUnits = {
         "year",        "years",        "month",       "months",       "day",     "days",    "hour",
         "hours",       "minute",       "minutes",     "second",       "seconds", "week",    "weeks",

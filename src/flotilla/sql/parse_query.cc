@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/sql/parser_internal.h"
 #include "flotilla/sql/source_error.h"
 
@@ -441,7 +442,7 @@ Status Parser::SelectList(SelectCore* core) {
 Result<std::string> Parser::AliasName() {
   // After AS even a reserved word or a string may name a column.
   const Token& t = Peek();
-  if (t.kind == TokenKind::kIdentifier) return Lower(Next().text);
+  if (t.kind == TokenKind::kIdentifier) return AsciiLower(Next().text);
   if (t.kind == TokenKind::kQuotedIdentifier || t.kind == TokenKind::kString) return Next().text;
   return Error(t, "expected an alias");
 }
@@ -576,7 +577,7 @@ Result<TableRefPtr> Parser::TablePrimary() {
           if ((Peek().kind == TokenKind::kIdentifier ||
                Peek().kind == TokenKind::kQuotedIdentifier) &&
               (Peek(1).IsOperator("=") || Peek(1).IsOperator(":="))) {
-            arg.name = Lower(Next().text);
+            arg.name = AsciiLower(Next().text);
             Next();
           }
           FLOTILLA_ASSIGN_OR_RETURN(arg.value, Expr());

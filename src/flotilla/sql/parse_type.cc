@@ -2,6 +2,7 @@
 #include <array>
 #include <string>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/sql/parser_internal.h"
 #include "flotilla/sql/source_error.h"
 
@@ -18,7 +19,7 @@ Result<TypePtr> Parser::TypeName() {
   if (t.kind != TokenKind::kIdentifier && t.kind != TokenKind::kQuotedIdentifier) {
     return Error(t, "expected a type name");
   }
-  const std::string name = Lower(Next().text);
+  const std::string name = AsciiLower(Next().text);
   TypePtr type;
   if (name == "boolean" || name == "bool") {
     type = boolean();

@@ -4,25 +4,13 @@
 #include <array>
 #include <string>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/sql/parser_internal.h"
 #include "flotilla/sql/source_error.h"
 
 namespace flotilla::sql {
 namespace internal {
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return out;
-}
-
-std::string Upper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  return out;
-}
 
 constexpr std::array kReserved = {
     "all",    "and",   "anti",     "as",         "asc",     "between", "by",        "case",
@@ -37,7 +25,7 @@ constexpr std::array kReserved = {
 
 bool IsReserved(const Token& t) {
   if (t.kind != TokenKind::kIdentifier) return false;
-  const std::string lower = Lower(t.text);
+  const std::string lower = AsciiLower(t.text);
   return std::find(kReserved.begin(), kReserved.end(), lower) != kReserved.end();
 }
 
@@ -111,7 +99,7 @@ Status Parser::Error(const Token& at, const std::string& message) const {
 
 Status Parser::ExpectKeyword(std::string_view k) {
   if (Keyword(k)) return Status::OK();
-  return Error(Peek(), "expected " + Upper(k));
+  return Error(Peek(), "expected " + AsciiUpper(k));
 }
 
 Status Parser::ExpectOperator(std::string_view op) {
@@ -122,7 +110,7 @@ Status Parser::ExpectOperator(std::string_view op) {
 Result<std::string> Parser::Identifier(const char* what) {
   const Token& t = Peek();
   if (t.kind == TokenKind::kQuotedIdentifier) return Next().text;
-  if (t.kind == TokenKind::kIdentifier && !IsReserved(t)) return Lower(Next().text);
+  if (t.kind == TokenKind::kIdentifier && !IsReserved(t)) return AsciiLower(Next().text);
   return Error(t, std::string("expected ") + what);
 }
 
@@ -312,7 +300,7 @@ Result<Statement> Parser::CopyFrom(Statement s, std::string table) {
   std::string format;
   auto ends_with = [&](std::string_view suffix) {
     return path->text.size() >= suffix.size() &&
-           Lower(path->text.substr(path->text.size() - suffix.size())) == suffix;
+           AsciiLower(path->text.substr(path->text.size() - suffix.size())) == suffix;
   };
   if (ends_with(".parquet")) format = "parquet";
   if (ends_with(".json") || ends_with(".jsonl") || ends_with(".ndjson")) format = "json";
@@ -323,7 +311,7 @@ Result<Statement> Parser::CopyFrom(Statement s, std::string table) {
       if (!o.value || o.value->kind != NodeKind::kLiteral) {
         return ErrorAt(sql_, s.offset, "COPY FROM: FORMAT takes parquet, csv or json");
       }
-      format = Lower(o.value->text);
+      format = AsciiLower(o.value->text);
       continue;
     }
     if (name == "delimiter" || name == "sep") name = "delim";
@@ -361,7 +349,7 @@ Status Parser::CopyOptions(Statement* statement) {
           // FORMAT parquet: a bare word is a string value.
           auto n = Make(NodeKind::kLiteral, Peek().offset);
           n->literal = LiteralKind::kString;
-          n->text = Lower(Next().text);
+          n->text = AsciiLower(Next().text);
           option.value = n;
         } else {
           FLOTILLA_ASSIGN_OR_RETURN(option.value, Expr());

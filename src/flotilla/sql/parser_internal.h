@@ -14,8 +14,6 @@
 
 namespace flotilla::sql::internal {
 
-std::string Lower(std::string_view s);
-std::string Upper(std::string_view s);
 /// Words that end an expression or a table reference, so they never become an alias written
 /// without AS.
 bool IsReserved(const Token& t);

@@ -7,6 +7,7 @@
 
 #include <re2/re2.h>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/sql/planner_internal.h"
 
 namespace flotilla::sql::internal {
@@ -66,7 +67,7 @@ Result<std::vector<Planner::ChosenColumn>> Planner::ColumnsChosen(const Node& ca
       if (!visible(c)) continue;
       bool excluded = false;
       for (size_t k = 0; k < call.exclude.size(); ++k) {
-        if (Lower(call.exclude[k]) == Lower(c.name)) excluded = used[k] = true;
+        if (AsciiLower(call.exclude[k]) == AsciiLower(c.name)) excluded = used[k] = true;
       }
       if (!excluded) chosen.push_back({ref(c), c.name});
     }
@@ -98,7 +99,7 @@ Result<std::vector<Planner::ChosenColumn>> Planner::ColumnsChosen(const Node& ca
       }
       const ScopeColumn* found = nullptr;
       for (const ScopeColumn& c : from.columns)
-        if (visible(c) && Lower(c.name) == Lower(name->text)) found = &c;
+        if (visible(c) && AsciiLower(c.name) == AsciiLower(name->text)) found = &c;
       if (found == nullptr) {
         return ErrorNear(name->offset, "COLUMNS: no column '" + name->text + "'",
                          StatusCode::kKeyError);

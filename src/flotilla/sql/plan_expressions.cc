@@ -4,13 +4,12 @@
 #include <set>
 
 #include "flotilla/columnar/builder.h"
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/stack_depth.h"
 #include "flotilla/common/suggest.h"
-#include "flotilla/compute/cast.h"
-#include "flotilla/compute/concat.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
@@ -31,8 +30,8 @@ Result<std::string> Planner::ResolveColumn(const Node& n, const Relation& scope,
   for (int pass = 0; pass < 2 && matches.empty(); ++pass) {
     for (size_t i = 0; i < scope.columns.size(); ++i) {
       const ScopeColumn& c = scope.columns[i];
-      if (!table.empty() ? c.table != table && Lower(c.table) != Lower(table) : c.hidden) continue;
-      if (pass == 0 ? c.name == name : Lower(c.name) == Lower(name)) matches.push_back(i);
+      if (!table.empty() ? c.table != table && AsciiLower(c.table) != AsciiLower(table) : c.hidden) continue;
+      if (pass == 0 ? c.name == name : AsciiLower(c.name) == AsciiLower(name)) matches.push_back(i);
     }
   }
   if (matches.size() > 1) {
@@ -253,7 +252,7 @@ Result<std::pair<ExprPtr, std::string>> Planner::IntervalParts(const Node& n) {
     if (space == std::string::npos) {
       return ErrorNear(n.offset, "an INTERVAL needs a unit: INTERVAL '3' DAY");
     }
-    unit = Lower(quantity.substr(space + 1));
+    unit = AsciiLower(quantity.substr(space + 1));
     quantity = quantity.substr(0, space);
   }
   char* end = nullptr;

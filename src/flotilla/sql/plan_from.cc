@@ -4,12 +4,11 @@
 #include <random>
 #include <set>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
-#include "flotilla/compute/cast.h"
-#include "flotilla/compute/concat.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
@@ -318,7 +317,7 @@ Result<size_t> Planner::FindUsing(const Relation& r, const std::string& name, co
     if (!r.columns[i].hidden && r.columns[i].name == name) return i;
   std::optional<size_t> found;
   for (size_t i = 0; i < r.columns.size(); ++i) {
-    if (r.columns[i].hidden || Lower(r.columns[i].name) != Lower(name)) continue;
+    if (r.columns[i].hidden || AsciiLower(r.columns[i].name) != AsciiLower(name)) continue;
     if (found) {
       return ErrorNear(offset, "USING column '" + name + "' is ambiguous on the " + side +
                                    " side: '" + r.columns[*found].name + "' and '" +

@@ -14,8 +14,9 @@
 
 #include <fmt/format.h>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/compute/cast.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/sql/planner_internal.h"
 
 namespace flotilla::sql::internal {
@@ -60,7 +61,7 @@ NodePtr AsText(NodePtr e) {
 
 // The column names `n` reads (lower case), to leave them out of the default GROUP BY.
 void ColumnsRead(const Node& n, std::set<std::string>* out) {
-  if (n.kind == NodeKind::kColumnRef) out->insert(Lower(n.names.back()));
+  if (n.kind == NodeKind::kColumnRef) out->insert(AsciiLower(n.names.back()));
   for (const NodePtr& a : n.args)
     if (a) ColumnsRead(*a, out);
   for (const NodePtr* p : {&n.operand, &n.otherwise, &n.filter})
@@ -153,7 +154,7 @@ Result<Relation> Planner::PlanPivot(const Query& q) {
     for (const NodePtr& on : p.on) ColumnsRead(*on, &used);
     for (const SelectItem& a : aggregates) ColumnsRead(*a.expr, &used);
     for (const ScopeColumn& c : source.columns) {
-      if (c.hidden || used.count(Lower(c.name))) continue;
+      if (c.hidden || used.count(AsciiLower(c.name))) continue;
       auto ref = MakeNode(NodeKind::kColumnRef, q.offset);
       ref->names = {c.name};
       core->group_by.push_back(ref);
@@ -214,7 +215,7 @@ Result<Relation> Planner::PlanUnpivot(const Query& q) {
     for (const std::string& name : names) {
       const ScopeColumn* found = nullptr;
       for (const ScopeColumn& c : source.columns)
-        if (!c.hidden && Lower(c.name) == Lower(name)) found = &c;
+        if (!c.hidden && AsciiLower(c.name) == AsciiLower(name)) found = &c;
       if (found == nullptr) {
         return ErrorNear(on->offset, "UNPIVOT: no column '" + name + "'", StatusCode::kKeyError);
       }
@@ -228,7 +229,7 @@ Result<Relation> Planner::PlanUnpivot(const Query& q) {
   TypePtr type = type_of(*folded[0]);
   for (const ScopeColumn* c : folded) {
     const TypePtr t = type_of(*c);
-    TypePtr common = t->Equals(*type) ? type : expr::CommonType(type, t, expr::CoercionPurpose::kUnify);
+    TypePtr common = t->Equals(*type) ? type : CommonType(type, t, CoercionPurpose::kUnify);
     if (!common) {
       return ErrorNear(q.offset, "UNPIVOT: column '" + c->name + "' is " + t->ToString() +
                                      ", which does not share a type with " + type->ToString());

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/sql/planner_internal.h"
 
 namespace flotilla::sql::internal {

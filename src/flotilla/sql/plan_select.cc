@@ -3,12 +3,13 @@
 #include <optional>
 #include <set>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
@@ -47,7 +48,7 @@ Result<NodePtr> Planner::WithAliases(const NodePtr& n,
   if (n->kind == NodeKind::kColumnRef && n->names.size() == 1) {
     bool found = false;
     FLOTILLA_RETURN_NOT_OK(ResolveColumn(*n, scope, &found).status());
-    auto alias = aliases.find(Lower(n->names[0]));
+    auto alias = aliases.find(AsciiLower(n->names[0]));
     return found || alias == aliases.end() ? n : alias->second;  // a column of the FROM first
   }
   // Operands and window specifications (DuckDB's `QUALIFY rank() OVER (ORDER BY alias)`);
@@ -92,7 +93,7 @@ Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore&
       const std::string table = n.names.empty() ? "" : n.names[0];
       bool any = false;
       // EXCLUDE and REPLACE name columns as written, whatever their case.
-      auto named = [](const std::string& a, const std::string& b) { return Lower(a) == Lower(b); };
+      auto named = [](const std::string& a, const std::string& b) { return AsciiLower(a) == AsciiLower(b); };
       std::vector<bool> used_exclude(n.exclude.size()), used_replace(n.replace.size());
       for (const ScopeColumn& c : from.columns) {
         if (c.hidden || (!table.empty() && c.table != table)) continue;
@@ -208,7 +209,7 @@ Result<Relation> Planner::PlanSelect(const SelectCore& written, const Query& q) 
     ExprScope qs{&rel, aggregated, true, nullptr, "QUALIFY"};
     std::map<std::string, NodePtr> aliases;
     for (const SelectItem& item : s.items)
-      if (!item.alias.empty()) aliases.emplace(Lower(item.alias), item.expr);
+      if (!item.alias.empty()) aliases.emplace(AsciiLower(item.alias), item.expr);
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr node, WithAliases(s.qualify, aliases, rel));
     FLOTILLA_ASSIGN_OR_RETURN(qualify, Translate(*node, qs));
   }
@@ -738,7 +739,7 @@ Result<Relation> Planner::PlanValues(const Query& q) {
         type = v.type();
         continue;
       }
-      TypePtr common = expr::CommonType(type, v.type(), expr::CoercionPurpose::kUnify);
+      TypePtr common = CommonType(type, v.type(), CoercionPurpose::kUnify);
       if (!common) {
         return ErrorNear(q.values[0][c]->offset, "VALUES column " + std::to_string(c + 1) +
                                                      " mixes " + type->ToString() + " and " +
@@ -811,7 +812,7 @@ Result<Relation> Planner::PlanSetOperation(const Query& q) {
   for (int i = 0; i < ls.num_fields(); ++i) {
     const TypePtr& a = ls.field(i).type;
     const TypePtr& b = rs.field(i).type;
-    TypePtr type = a->Equals(*b) ? a : expr::CommonType(a, b, expr::CoercionPurpose::kUnify);
+    TypePtr type = a->Equals(*b) ? a : CommonType(a, b, CoercionPurpose::kUnify);
     if (!type) {
       return ErrorNear(q.offset, std::string(op) + ": column " + std::to_string(i + 1) + " is " +
                                      a->ToString() + " on the left and " + b->ToString() +

@@ -3,11 +3,9 @@
 #include <set>
 
 #include "flotilla/common/suggest.h"
-#include "flotilla/compute/cast.h"
-#include "flotilla/compute/concat.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"

@@ -6,11 +6,9 @@
 
 #include "flotilla/common/stack_depth.h"
 #include "flotilla/common/suggest.h"
-#include "flotilla/compute/cast.h"
-#include "flotilla/compute/concat.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
@@ -20,12 +18,6 @@
 
 namespace flotilla::sql {
 namespace internal {
-
-std::string Lower(std::string s) {
-  for (char& c : s)
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  return s;
-}
 
 Relation FromPlan(PlanPtr plan, const std::string& table) {
   Relation r;

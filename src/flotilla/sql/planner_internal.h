@@ -32,7 +32,6 @@ inline bool IsOuter(const std::string& name) {
   return !name.empty() && name[0] == kOuterMarker;
 }
 
-std::string Lower(std::string s);
 
 struct ScopeColumn {
   std::string table;    // the qualifier: alias or table name (may be empty)

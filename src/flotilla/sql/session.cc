@@ -6,6 +6,7 @@
 #include <set>
 
 #include "flotilla/columnar/builder.h"
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/io/dataset/dataset_writer.h"
 #include "flotilla/io/format_writer.h"
@@ -64,9 +65,9 @@ Session::~Session() = default;
 
 Status Session::Set(const std::string& name, const std::string& value) {
   if (name == "threads" || name == "worker_threads") {
-    FLOTILLA_RETURN_NOT_OK(exec::CheckThreadCount(value));
+    FLOTILLA_RETURN_NOT_OK(CheckThreadCount(value));
     const int n = std::atoi(value.c_str());
-    pool_ = std::make_unique<exec::ThreadPool>(n);
+    pool_ = std::make_unique<ThreadPool>(n);
     options_.pool = pool_.get();
     return Status::OK();
   }

@@ -18,7 +18,7 @@
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/sql/ast.h"
 #include "flotilla/sql/catalog.h"
 
@@ -94,7 +94,7 @@ class Session {
   exec::ExecOptions options_;
   bool optimize_ = true;
   PlanRunner plan_runner_;
-  std::unique_ptr<exec::ThreadPool> pool_;
+  std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<exec::MemoryManager> memory_;
 };
 

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/exec/plan/range_scan.h"
 #include "flotilla/io/csv/scan_task.h"
@@ -15,24 +16,15 @@
 namespace flotilla::sql {
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  if (s.size() < suffix.size()) return false;
-  for (size_t i = 0; i < suffix.size(); ++i) {
-    char c = s[s.size() - suffix.size() + i];
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    if (c != suffix[i]) return false;
-  }
-  return true;
-}
 
 enum class Format { kParquet, kCsv, kJson, kUnknown };
 
 Format FormatOfPath(std::string_view path) {
-  if (EndsWith(path, ".parquet") || EndsWith(path, ".parq")) return Format::kParquet;
-  if (EndsWith(path, ".csv") || EndsWith(path, ".tsv") || EndsWith(path, ".txt")) {
+  if (AsciiEndsWithIgnoreCase(path, ".parquet") || AsciiEndsWithIgnoreCase(path, ".parq")) return Format::kParquet;
+  if (AsciiEndsWithIgnoreCase(path, ".csv") || AsciiEndsWithIgnoreCase(path, ".tsv") || AsciiEndsWithIgnoreCase(path, ".txt")) {
     return Format::kCsv;
   }
-  if (EndsWith(path, ".json") || EndsWith(path, ".jsonl") || EndsWith(path, ".ndjson")) {
+  if (AsciiEndsWithIgnoreCase(path, ".json") || AsciiEndsWithIgnoreCase(path, ".jsonl") || AsciiEndsWithIgnoreCase(path, ".ndjson")) {
     return Format::kJson;
   }
   return Format::kUnknown;
@@ -175,7 +167,7 @@ Result<exec::PlanPtr> PlanPathScan(const std::string& path, std::string_view sql
                        "read_parquet(), read_csv() or read_json()");
   }
   csv::CsvReadOptions csv;
-  if (EndsWith(path, ".tsv")) csv.parse.delimiter = '\t';
+  if (AsciiEndsWithIgnoreCase(path, ".tsv")) csv.parse.delimiter = '\t';
   auto plan = Plan(format, {path}, csv, {});
   if (!plan.ok()) return ErrorAt(sql, offset, plan.status().message(), plan.status().code());
   return plan;

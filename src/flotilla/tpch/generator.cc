@@ -9,7 +9,7 @@
 #include <future>
 #include <thread>
 
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/io/fs/atomic_write.h"
 #include "flotilla/io/parquet/writer.h"
 
@@ -33,7 +33,7 @@ int64_t ChunkUnits(Table table) {
 
 /// Writes units [begin, end) of `table` to one Parquet file, generating up to `window` chunks
 /// ahead on `pool` while this thread hands finished chunks to the writer in order.
-Status WriteFile(exec::ThreadPool& pool, Table table, const Scale& scale, int64_t begin,
+Status WriteFile(ThreadPool& pool, Table table, const Scale& scale, int64_t begin,
                  int64_t end, const std::string& path,
                  const parquet::ParquetWriteOptions& write_options, int64_t* rows) {
   const int64_t chunk = ChunkUnits(table);
@@ -103,7 +103,7 @@ Result<std::vector<GeneratedTable>> GenerateTables(const GenerateOptions& option
   const int threads = options.threads > 0
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  exec::ThreadPool pool(threads);
+  ThreadPool pool(threads);
   parquet::ParquetWriteOptions write_options;
   write_options.encode_threads = threads;
   write_options.row_group_rows = options.row_group_rows;

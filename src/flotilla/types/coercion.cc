@@ -1,8 +1,8 @@
-#include "flotilla/expr/coercion.h"
+#include "flotilla/types/coercion.h"
 
 #include <algorithm>
 
-namespace flotilla::expr {
+namespace flotilla {
 namespace {
 
 TypePtr SignedOfWidth(int bytes) {
@@ -119,4 +119,4 @@ TypePtr CommonType(const TypePtr& a, const TypePtr& b, CoercionPurpose purpose) 
   return nullptr;
 }
 
-}  // namespace flotilla::expr
+}  // namespace flotilla

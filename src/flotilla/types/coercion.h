@@ -1,9 +1,10 @@
 #pragma once
-// Implicit type coercion rules used by the binder (documented in binder.h).
+// Implicit type coercion rules: the binder applies them (documented in expr/binder.h), unpivot
+// and the list functions unify types with them.
 
 #include "flotilla/types/data_type.h"
 
-namespace flotilla::expr {
+namespace flotilla {
 
 enum class CoercionPurpose {
   kArithmetic,  // two decimals stay as they are: the kernel's precision rules apply
@@ -22,4 +23,4 @@ TypePtr IntegerAsDecimal(const DataType& integer_type);
 /// Decimal digits needed by every value of an integer type (int32 -> 10), 0 for other types.
 int32_t IntegerDecimalDigits(TypeId id);
 
-}  // namespace flotilla::expr
+}  // namespace flotilla

@@ -79,6 +79,10 @@ class DataType {
   bool is_signed_integer() const { return id_ >= TypeId::kInt8 && id_ <= TypeId::kInt64; }
   bool is_floating() const { return id_ == TypeId::kFloat32 || id_ == TypeId::kFloat64; }
   bool is_numeric() const { return is_integer() || is_floating(); }
+  bool is_string() const { return id_ == TypeId::kString || id_ == TypeId::kLargeString; }
+  bool is_date_or_timestamp() const {
+    return id_ == TypeId::kDate32 || id_ == TypeId::kTimestamp;
+  }
   /// String/binary with int32 or int64 offsets.
   bool is_binary_like() const {
     return id_ == TypeId::kString || id_ == TypeId::kBinary || id_ == TypeId::kLargeString ||

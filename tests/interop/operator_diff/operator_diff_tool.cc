@@ -33,7 +33,7 @@
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/expr/expression.h"
 #include "tables.h"
 #include "tests/support/canonical_json.h"
@@ -616,10 +616,10 @@ std::vector<RunMode> ModesFor(const Case& c) {
   return modes;
 }
 
-exec::ThreadPool* PoolOf(int threads) {
-  static std::map<int, std::unique_ptr<exec::ThreadPool>> pools;
+flotilla::ThreadPool* PoolOf(int threads) {
+  static std::map<int, std::unique_ptr<flotilla::ThreadPool>> pools;
   auto& pool = pools[threads];
-  if (pool == nullptr) pool = std::make_unique<exec::ThreadPool>(threads);
+  if (pool == nullptr) pool = std::make_unique<flotilla::ThreadPool>(threads);
   return pool.get();
 }
 

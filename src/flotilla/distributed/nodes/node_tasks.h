@@ -48,7 +48,7 @@ class TaskGraph {
   /// driver adds); returns its number.
   virtual int64_t NewSlot(int node, std::vector<InputPart> inputs) = 0;
   /// A source task's input: scan tasks, or an in-memory partition as a plan.
-  virtual void SetScan(int64_t slot, std::vector<std::shared_ptr<const exec::ScanTask>> scan) = 0;
+  virtual void SetScan(int64_t slot, std::vector<std::shared_ptr<const io::ScanTask>> scan) = 0;
   virtual void SetLeaf(int64_t slot, exec::PlanPtr leaf) = 0;
   virtual void Cancel(int64_t slot, const std::string& why) = 0;
 

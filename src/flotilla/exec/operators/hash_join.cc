@@ -18,7 +18,6 @@
 #include <mutex>
 
 #include "flotilla/compute/concat.h"
-#include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/filter.h"
 #include "flotilla/compute/partition.h"
 #include "flotilla/compute/take.h"
@@ -89,34 +88,6 @@ std::vector<bool> NeverMatch(const std::vector<Array>& keys, const std::vector<b
     }
   }
   return out;
-}
-
-Result<Array> IndexArray(const std::vector<int64_t>& indices) {
-  // -1 is a null index: Take gives a null row there (the outer side of an outer join).
-  const int64_t n = static_cast<int64_t>(indices.size());
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
-  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-  BufferPtr validity;
-  int64_t nulls = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    out[i] = indices[static_cast<size_t>(i)] < 0 ? 0 : indices[static_cast<size_t>(i)];
-    if (indices[static_cast<size_t>(i)] < 0) {
-      FLOTILLA_RETURN_NOT_OK(compute::SetNull(&validity, i, n, &nulls));
-    }
-  }
-  return compute::MakeFixedWidthArray(int64(), n, std::move(validity), nulls, std::move(values));
-}
-
-Result<RecordBatch> ConcatOrEmpty(const SchemaPtr& schema,
-                                  const std::vector<RecordBatch>& batches) {
-  if (batches.size() == 1) return batches[0];
-  if (!batches.empty()) return ConcatBatches(batches);
-  std::vector<Array> columns;
-  for (const Field& f : schema->fields()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
-    columns.push_back(std::move(empty));
-  }
-  return RecordBatch::Make(schema, std::move(columns), 0);
 }
 
 /// The table over `build`. Rows with a null in a key whose null_equal flag is off are left out.
@@ -264,7 +235,7 @@ class HashJoinBuild final : public SinkOperator {
     for (auto& [seq, b] : state->batches)
       batches.push_back(std::move(b));
     state->batches.clear();
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch build, ConcatOrEmpty(schema_, batches));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch build, ConcatBatches(schema_, batches));
     FLOTILLA_RETURN_NOT_OK(
         BuildTable(std::move(build), keys_, null_equal_, track_matches_, &bridge.table));
     state->reservation.ForceResize(SliceBytes(bridge.table.build) +
@@ -381,7 +352,7 @@ class HashJoinProbe final : public IntermediateOperator {
         for (int64_t i = 0; i < n; ++i)
           if (has[static_cast<size_t>(i)] == (type_ == JoinType::kSemi)) rows.push_back(i);
         if (rows.empty()) return Status::OK();
-        FLOTILLA_ASSIGN_OR_RETURN(Array indices, IndexArray(rows));
+        FLOTILLA_ASSIGN_OR_RETURN(Array indices, TakeIndices(rows));
         FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, Take(input, indices));
         out->push_back(std::move(batch));
         return Status::OK();
@@ -429,7 +400,7 @@ class HashJoinProbe final : public IntermediateOperator {
       }
       bridge_->build_partitions[static_cast<size_t>(p)].clear();
       JoinTable table;
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, ConcatOrEmpty(build_schema_, build));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, ConcatBatches(build_schema_, build));
       build.clear();
       FLOTILLA_RETURN_NOT_OK(BuildTable(std::move(rows), build_keys_, null_equal_,
                                         MarksBuildRows(type_), &table));
@@ -477,7 +448,7 @@ class HashJoinProbe final : public IntermediateOperator {
       }
     }
     if (right.empty()) return Status::OK();
-    FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
+    FLOTILLA_ASSIGN_OR_RETURN(Array r, TakeIndices(right));
     std::vector<Array> columns;
     if (type_ == JoinType::kRight || type_ == JoinType::kFull) {
       // The left columns are all null.
@@ -511,8 +482,8 @@ class HashJoinProbe final : public IntermediateOperator {
   Result<RecordBatch> Joined(const JoinTable& bridge, const RecordBatch& input,
                              const std::vector<int64_t>& left,
                              const std::vector<int64_t>& right) const {
-    FLOTILLA_ASSIGN_OR_RETURN(Array l, IndexArray(left));
-    FLOTILLA_ASSIGN_OR_RETURN(Array r, IndexArray(right));
+    FLOTILLA_ASSIGN_OR_RETURN(Array l, TakeIndices(left));
+    FLOTILLA_ASSIGN_OR_RETURN(Array r, TakeIndices(right));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch probe, Take(input, l));
     std::vector<Array> columns = probe.columns();
     FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(bridge, r, &columns));

@@ -28,7 +28,6 @@
 
 #include "flotilla/compute/cast.h"
 #include "flotilla/compute/concat.h"
-#include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/row_comparator.h"
 #include "flotilla/compute/take.h"
 #include "flotilla/exec/operators/operators.h"
@@ -39,21 +38,6 @@
 namespace flotilla::exec {
 
 namespace {
-
-/// An int64 index array; -1 becomes a null index (Take gives a null row there).
-Result<Array> IndexArray(const std::vector<int64_t>& indices) {
-  const int64_t n = static_cast<int64_t>(indices.size());
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
-  auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-  BufferPtr validity;
-  int64_t nulls = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    const int64_t index = indices[static_cast<size_t>(i)];
-    out[i] = index < 0 ? 0 : index;
-    if (index < 0) FLOTILLA_RETURN_NOT_OK(compute::SetNull(&validity, i, n, &nulls));
-  }
-  return compute::MakeFixedWidthArray(int64(), n, std::move(validity), nulls, std::move(values));
-}
 
 /// One sorted input: its current batch, that batch's keys, and a position in it.
 class SideCursor {
@@ -366,7 +350,7 @@ class MergeJoinSource final : public Source {
       }
       return Status::OK();
     }
-    FLOTILLA_ASSIGN_OR_RETURN(Array index, IndexArray(indices));
+    FLOTILLA_ASSIGN_OR_RETURN(Array index, TakeIndices(indices));
     for (int c = 0; c < num_columns; ++c) {
       FLOTILLA_ASSIGN_OR_RETURN(Array column, Take(batch.column(c), index));
       columns->push_back(std::move(column));

@@ -53,23 +53,12 @@ Result<RecordBatch> BoundSortKeys::Strip(const RecordBatch& extended) const {
 
 namespace {
 
-// `batches` as one batch (an empty one of `schema` when there are none).
-Result<RecordBatch> ConcatOrEmpty(const SchemaPtr& schema, const std::vector<RecordBatch>& batches) {
-  if (batches.size() == 1) return batches[0];
-  if (!batches.empty()) return ConcatBatches(batches);
-  std::vector<Array> columns;
-  for (const Field& f : schema->fields()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(f.type));
-    columns.push_back(std::move(empty));
-  }
-  return RecordBatch::Make(schema, std::move(columns), 0);
-}
 
 }  // namespace
 
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
                                 const std::vector<SortKey>& keys, int64_t max_rows) {
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatOrEmpty(schema, batches));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(schema, batches));
   if (all.num_rows() == 0) return all;
   FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
   if (max_rows >= 0 && max_rows < order.length()) order = order.Slice(0, max_rows);
@@ -80,7 +69,7 @@ Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
                                              const std::vector<RecordBatch>& batches,
                                              const std::vector<SortKey>& keys, ThreadPool* pool,
                                              int64_t piece_rows) {
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatOrEmpty(schema, batches));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(schema, batches));
   if (all.num_rows() == 0) return std::vector<RecordBatch>{all};
   FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
   // The gather reads rows in random order, so it is memory-bound per thread: every thread

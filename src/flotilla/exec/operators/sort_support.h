@@ -7,7 +7,7 @@
 #include "flotilla/compute/row_comparator.h"
 #include "flotilla/exec/memory/spill_file.h"
 #include "flotilla/exec/pipeline/operator.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/exec/plan/physical_plan.h"
 #include "flotilla/expr/binder.h"
 

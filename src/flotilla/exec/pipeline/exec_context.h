@@ -8,7 +8,7 @@
 
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/memory/spill_file.h"
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 
 namespace flotilla::exec {
 

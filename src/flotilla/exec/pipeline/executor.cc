@@ -371,15 +371,7 @@ Result<RecordBatch> QueryResult::ToBatch() const {
   for (const MicroPartition& partition : partitions)
     for (const RecordBatch& batch : partition.batches())
       batches.push_back(batch);
-  if (batches.empty()) {
-    std::vector<Array> columns;
-    for (const Field& field : schema->fields()) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array empty, Array::MakeEmpty(field.type));
-      columns.push_back(std::move(empty));
-    }
-    return RecordBatch::Make(schema, std::move(columns), 0);
-  }
-  return ConcatBatches(batches);
+  return ConcatBatches(schema, batches);
 }
 
 Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan, const ExecOptions& options) {

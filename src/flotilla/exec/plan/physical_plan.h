@@ -16,11 +16,16 @@
 
 #include "flotilla/columnar/micro_partition.h"
 #include "flotilla/compute/row_comparator.h"
-#include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/scan_task.h"
 #include "flotilla/exec/window/window_kernels.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
+
+// Scans read io's scan tasks; the plan names them as its own.
+using io::InMemoryScanTask;
+using io::ScanPushdowns;
+using io::ScanTask;
 
 enum class PlanKind {
   kInMemorySource,
@@ -463,5 +468,9 @@ Result<PlanPtr> MakeRepartitionByRange(PlanPtr input, int num_partitions,
                                        std::vector<SortSpec> keys,
                                        std::optional<RecordBatch> boundaries = std::nullopt);
 Result<PlanPtr> MakeIntoPartitions(PlanPtr input, int num_partitions);
+
+/// `node` with `children` in place of its own, rebuilt by its Make* function (so it is checked
+/// again against the new children's schemas). Plan rewrites (optimizer/, distributed/) use it.
+Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> children);
 
 }  // namespace flotilla::exec

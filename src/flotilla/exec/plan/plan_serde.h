@@ -31,16 +31,12 @@ namespace flotilla::exec {
 /// destroying a plan recurse once per level.
 inline constexpr int kMaxPlanDepth = 500;
 
-/// Reads back one kind of scan task from the bytes its ScanTask::Serialize() wrote.
-using ScanTaskFactory =
-    std::function<Result<std::shared_ptr<const ScanTask>>(std::string_view bytes)>;
-
 /// What the receiving side supplies for the parts of a plan that are code.
 struct PlanResolver {
   /// UDFs by UdfProjectNode::function_name.
   std::map<std::string, BatchFunction, std::less<>> udfs;
   /// Scan task readers by ScanTask::kind() ("parquet", ...). "memory" is built in.
-  std::map<std::string, ScanTaskFactory, std::less<>> scan_tasks;
+  io::ScanTaskRegistry scan_tasks;
 };
 
 /// The bytes of a flotilla.proto.Plan. Errors: Invalid for a null plan or one deeper than

@@ -6,7 +6,7 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/exec/plan/plan_serde.h"
-#include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::exec {
 namespace {
@@ -101,8 +101,8 @@ Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t 
   return MakeScan(schema, std::move(tasks));
 }
 
-void RegisterRangeScanTasks(PlanResolver* resolver) {
-  resolver->scan_tasks["range"] =
+void RegisterRangeScanTasks(io::ScanTaskRegistry* registry) {
+  (*registry)["range"] =
       [](std::string_view bytes) -> Result<std::shared_ptr<const ScanTask>> {
     const size_t newline = bytes.find('\n');
     long long first = 0, count = 0, step = 0;

@@ -9,8 +9,6 @@
 
 namespace flotilla::exec {
 
-struct PlanResolver;
-
 inline constexpr int64_t kRangeTaskRows = int64_t{1} << 20;
 
 /// A scan of one int64 column `column` holding start, start + step, ... up to `stop`
@@ -19,6 +17,6 @@ Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t 
                               int64_t step, bool inclusive);
 
 /// Lets serialized plans carry range tasks (kind "range").
-void RegisterRangeScanTasks(PlanResolver* resolver);
+void RegisterRangeScanTasks(io::ScanTaskRegistry* registry);
 
 }  // namespace flotilla::exec

@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 

@@ -12,6 +12,7 @@
 
 #include "flotilla/compute/arithmetic.h"
 #include "flotilla/expr/aggregate/accumulator_support.h"
+#include "flotilla/expr/aggregate/sum_arithmetic.h"
 
 namespace flotilla::expr {
 namespace {
@@ -23,10 +24,6 @@ using aggregate_internal::ForEachValid;
 using aggregate_internal::GrowTo;
 using aggregate_internal::MakeFixedWidthArray;
 using aggregate_internal::VisitPrimitive;
-
-// The largest decimal128(38, s) magnitude is 10^38 - 1.
-constexpr Int128 kDecimal38Limit =
-    static_cast<Int128>(10000000000000000000ull) * static_cast<Int128>(10000000000000000000ull);
 
 // Exact sums without a 128-bit add per value: a block whose values all lie within +-2^53 sums
 // exactly in 64-bit lanes, which vectorize (the range test is an OR of shifted values); any
@@ -225,12 +222,7 @@ class SumAccumulator : public GroupedAccumulator {
   }
 
  private:
-  // The compensated float sum. Once the running sum is infinite or NaN the compensation holds
-  // inf - inf = NaN, so it is left out: sum(-inf, 1) is -inf, not NaN.
-  double Total(int64_t g) const {
-    const double s = sums_[g];
-    return std::isfinite(s) ? s + compensation_[g] : s;
-  }
+  double Total(int64_t g) const { return CompensatedTotal(sums_[g], compensation_[g]); }
 
   double Comp(int64_t g) const {
     if constexpr (kFloat) return compensation_[g];
@@ -241,15 +233,7 @@ class SumAccumulator : public GroupedAccumulator {
   bool Add(uint32_t g, Acc v) {
     ++counts_[g];
     if constexpr (kFloat) {
-      // Neumaier: the low-order bits lost by the addition go into the compensation.
-      const double s = sums_[g];
-      const double t = s + v;
-      if (std::abs(s) >= std::abs(v)) {
-        compensation_[g] += (s - t) + v;
-      } else {
-        compensation_[g] += (v - t) + s;
-      }
-      sums_[g] = t;
+      CompensatedAdd(&sums_[g], &compensation_[g], v);
       return true;
     } else if constexpr (kWide) {
       return AddWide(&sums_[g], v);
@@ -277,8 +261,7 @@ class SumAccumulator : public GroupedAccumulator {
   // Two values below 10^38 in magnitude can still sum past 2^127, hence the overflow test.
   static bool AddWide(Int128* sum, Int128 v) {
     Int128 t;
-    if (__builtin_add_overflow(*sum, v, &t) || t >= kDecimal38Limit || t <= -kDecimal38Limit)
-      return false;
+    if (__builtin_add_overflow(*sum, v, &t) || !FitsDecimal38(t)) return false;
     *sum = t;
     return true;
   }

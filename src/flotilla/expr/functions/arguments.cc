@@ -1,6 +1,7 @@
 #include "flotilla/expr/functions/arguments.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 
 namespace flotilla::expr::functions {
@@ -13,8 +14,7 @@ Status ArgumentTypeError(std::string_view function, size_t index, std::string_vi
 }
 
 bool IsStringOrNull(const DataType& type) {
-  return type.id() == TypeId::kString || type.id() == TypeId::kLargeString ||
-         type.id() == TypeId::kNull;
+  return type.is_string() || type.id() == TypeId::kNull;
 }
 bool IsIntegerOrNull(const DataType& type) {
   return type.is_integer() || type.id() == TypeId::kNull;
@@ -68,27 +68,35 @@ Result<TypePtr> ResolveSignature(std::string_view function, const std::vector<Ty
   return large ? large_utf8() : utf8();
 }
 
-int64_t IntegerAt(const Array& array, int64_t i) {
-  switch (array.type_id()) {
-    case TypeId::kInt8:
-      return array.values<int8_t>()[i];
-    case TypeId::kInt16:
-      return array.values<int16_t>()[i];
-    case TypeId::kInt32:
-      return array.values<int32_t>()[i];
-    case TypeId::kInt64:
-      return array.values<int64_t>()[i];
-    case TypeId::kUInt8:
-      return array.values<uint8_t>()[i];
-    case TypeId::kUInt16:
-      return array.values<uint16_t>()[i];
-    case TypeId::kUInt32:
-      return array.values<uint32_t>()[i];
-    case TypeId::kUInt64:
-      return static_cast<int64_t>(array.values<uint64_t>()[i]);
-    default:
-      return 0;
+int64_t IntegerBitsAt(const Array& array, int64_t i) {
+  return VisitNumericType(
+      array.type_id(),
+      [&](auto tag) { return static_cast<int64_t>(array.values<decltype(tag)>()[i]); },
+      [] { return int64_t{0}; });
+}
+
+Result<int64_t> IntegerAt(const Datum& d, int64_t row, std::string_view function) {
+  const Array& a = d.array();
+  const int64_t i = d.index(row);
+  if (a.type_id() == TypeId::kUInt64) {
+    const uint64_t v = a.values<uint64_t>()[i];
+    if (v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Status::Invalid(std::string(function) + "(): integer argument " + std::to_string(v) +
+                             " is out of the int64 range");
+    }
+  } else if (!a.type()->is_integer()) {
+    return Status::Internal(std::string(function) + "(): integer argument of type " +
+                            a.type()->ToString());
   }
+  return IntegerBitsAt(a, i);
+}
+
+double DoubleAt(const Datum& d, int64_t row) {
+  const Array& a = d.array();
+  const int64_t i = d.index(row);
+  return DispatchNumeric(a.type_id(), [&](auto tag) {
+    return static_cast<double>(a.values<decltype(tag)>()[i]);
+  });
 }
 
 bool AllScalar(const std::vector<Datum>& args) {
@@ -103,6 +111,10 @@ bool AnyNull(const std::vector<Datum>& args, int64_t row) {
     if (a.IsNull(row)) return true;
   }
   return false;
+}
+
+Datum MakeOutput(const std::vector<Datum>& args, Array result) {
+  return AllScalar(args) ? Datum::Scalar(std::move(result)) : Datum::Column(std::move(result));
 }
 
 Result<PropagatedNulls> PropagateNulls(const std::vector<Datum>& args, int64_t n) {
@@ -143,13 +155,12 @@ Result<Datum> MakeFixedWidthDatum(const std::vector<Datum>& args, TypePtr type, 
   data->length = n;
   data->null_count = nulls.null_count;
   data->buffers = {std::move(nulls.bitmap), std::move(values)};
-  Array out(std::move(data));
-  return AllScalar(args) ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));
+  return MakeOutput(args, Array(std::move(data)));
 }
 
 Result<Datum> FinishDatum(ArrayBuilder* builder, const std::vector<Datum>& args) {
   FLOTILLA_ASSIGN_OR_RETURN(Array out, builder->Finish());
-  return AllScalar(args) ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));
+  return MakeOutput(args, std::move(out));
 }
 
 }  // namespace flotilla::expr::functions

@@ -1,7 +1,7 @@
 #pragma once
-// Shared plumbing for the string, hash and list kernels: argument type checks that produce the
-// registry's TypeError wording, typed reads of one row of a Datum, and the row loop that
-// broadcasts scalars and returns a scalar only when every argument is one.
+// Shared plumbing of the scalar function families: argument type checks that produce the
+// registry's TypeError wording, typed reads of one row of a Datum, and the row loops that
+// broadcast scalars and return a scalar only when every argument is one.
 
 #include <cstdint>
 #include <string>
@@ -10,6 +10,7 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/datum.h"
+#include "flotilla/types/type_dispatch.h"
 
 namespace flotilla::expr::functions {
 
@@ -47,11 +48,14 @@ Result<TypePtr> ResolveSignature(std::string_view function, const std::vector<Ty
 inline std::string_view ViewAt(const Datum& d, int64_t row) {
   return d.array().GetView(d.index(row));
 }
-/// Any integer type widened to int64 (uint64 above INT64_MAX wraps; callers range-check).
-int64_t IntegerAt(const Array& array, int64_t i);
-inline int64_t IntegerAt(const Datum& d, int64_t row) {
-  return IntegerAt(d.array(), d.index(row));
-}
+/// A parameter (a count, position, index, seed) of any integer type as int64; a uint64 above
+/// INT64_MAX is an Invalid error naming `function`. The caller has checked the row is not null.
+Result<int64_t> IntegerAt(const Datum& d, int64_t row, std::string_view function);
+/// An integer value's bits widened to int64: uint64 is reinterpreted, not range-checked, for
+/// callers that read list elements and dispatch on the signedness themselves.
+int64_t IntegerBitsAt(const Array& array, int64_t i);
+/// Row `row` of a numeric datum as double (integers converted). Not null.
+double DoubleAt(const Datum& d, int64_t row);
 inline bool BoolAt(const Datum& d, int64_t row) {
   return d.array().BoolValue(d.index(row));
 }
@@ -62,6 +66,8 @@ inline int64_t OutputRows(const std::vector<Datum>& args, int64_t num_rows) {
   return AllScalar(args) ? 1 : num_rows;
 }
 bool AnyNull(const std::vector<Datum>& args, int64_t row);
+/// `result` as a scalar Datum when every argument is a scalar, else as a column.
+Datum MakeOutput(const std::vector<Datum>& args, Array result);
 /// Finishes `builder` into a scalar Datum when every argument is a scalar, else a column.
 Result<Datum> FinishDatum(ArrayBuilder* builder, const std::vector<Datum>& args);
 
@@ -132,6 +138,13 @@ Result<Datum> MapRows(const std::vector<Datum>& args, int64_t num_rows, ArrayBui
     }
   }
   return FinishDatum(builder, args);
+}
+
+/// Calls `f(T{})` with the C type of a numeric TypeId (integers and floats); other ids are
+/// a caller bug and call `f(double{})`: callers resolve types first.
+template <typename F>
+decltype(auto) DispatchNumeric(TypeId id, F&& f) {
+  return VisitNumericType(id, f, [&]() -> decltype(auto) { return f(double{}); });
 }
 
 }  // namespace flotilla::expr::functions

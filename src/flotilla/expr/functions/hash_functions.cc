@@ -50,9 +50,11 @@ Result<MinHashParameters> ReadMinHashParameters(const std::vector<Array>& consta
     }
   }
   MinHashParameters p;
-  p.num_hashes = IntegerAt(constants[1], 0);
-  p.ngram_size = IntegerAt(constants[2], 0);
-  if (constants.size() > 3) p.seed = static_cast<uint64_t>(IntegerAt(constants[3], 0));
+  // A uint64 above INT64_MAX reads as negative: the range checks below refuse it, naming the
+  // value as given. A seed keeps all 64 bits.
+  p.num_hashes = IntegerBitsAt(constants[1], 0);
+  p.ngram_size = IntegerBitsAt(constants[2], 0);
+  if (constants.size() > 3) p.seed = static_cast<uint64_t>(IntegerBitsAt(constants[3], 0));
   if (p.num_hashes < 1 || p.num_hashes > kMaxMinHashes) {
     return Status::Invalid("minhash() needs num_hashes (argument 2) between 1 and " +
                            std::to_string(kMaxMinHashes) + ", got " +
@@ -94,7 +96,7 @@ Result<Datum> HashExec(const std::vector<Datum>& args, int64_t num_rows) {
         FLOTILLA_RETURN_NOT_OK(builder.AppendNull());
         continue;
       }
-      seed = static_cast<uint64_t>(IntegerAt(args[1], row));
+      seed = static_cast<uint64_t>(IntegerBitsAt(args[1].array(), args[1].index(row)));
     }
     // Combine(seed, V) of compute/hash.h: the 8 little-endian bytes of V hashed with the seed.
     uint64_t v = value_hashes[static_cast<size_t>(args[0].index(row))];

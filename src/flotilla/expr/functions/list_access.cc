@@ -58,7 +58,7 @@ Result<Datum> GetExec(const Args& args, int64_t num_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(ElementType(*lists.type())));
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
     auto [first, end] = ListRange(lists, args[0].index(row));
-    int64_t i = IntegerAt(args[1], row);
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t i, IntegerAt(args[1], row, kOneBased ? "list_extract" : "list_get"));
     if (kOneBased) {
       if (i == 0) return builder->AppendNull();
       if (i > 0) i -= 1;
@@ -101,8 +101,13 @@ Result<Datum> SliceRows(const Args& args, int64_t num_rows, Bounds&& bounds) {
 Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
   return SliceRows(args, num_rows, [&](int64_t n, int64_t row) -> Result<SliceBounds> {
     auto clamp = [n](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + n : i, 0, n); };
-    return SliceBounds{clamp(IntegerAt(args[1], row)),
-                       args.size() > 2 ? clamp(IntegerAt(args[2], row)) : n, 1};
+    FLOTILLA_ASSIGN_OR_RETURN(const int64_t begin, IntegerAt(args[1], row, "list_slice"));
+    int64_t end = n;
+    if (args.size() > 2) {
+      FLOTILLA_ASSIGN_OR_RETURN(end, IntegerAt(args[2], row, "list_slice"));
+      end = clamp(end);
+    }
+    return SliceBounds{clamp(begin), end, 1};
   });
 }
 
@@ -111,8 +116,12 @@ Result<Datum> SliceExec(const Args& args, int64_t num_rows) {
 // optional step (positive) takes every step-th element from the first.
 Result<Datum> SliceOneBasedExec(const Args& args, int64_t num_rows) {
   return SliceRows(args, num_rows, [&](int64_t n, int64_t row) -> Result<SliceBounds> {
-    const int64_t b = IntegerAt(args[1], row), e = IntegerAt(args[2], row);
-    const int64_t step = args.size() > 3 ? IntegerAt(args[3], row) : 1;
+    FLOTILLA_ASSIGN_OR_RETURN(const int64_t b, IntegerAt(args[1], row, "array_slice"));
+    FLOTILLA_ASSIGN_OR_RETURN(const int64_t e, IntegerAt(args[2], row, "array_slice"));
+    int64_t step = 1;
+    if (args.size() > 3) {
+      FLOTILLA_ASSIGN_OR_RETURN(step, IntegerAt(args[3], row, "array_slice"));
+    }
     if (step <= 0) {
       return Status::Invalid("array_slice(): the step must be positive, got " +
                              std::to_string(step));
@@ -169,7 +178,7 @@ bool ElementEquals(const Array& values, int64_t j, const Array& needle, int64_t 
     bool b_big = b.id() == TypeId::kUInt64 && needle.values<uint64_t>()[r] > INT64_MAX;
     if (a_big || b_big)
       return a_big && b_big && values.values<uint64_t>()[j] == needle.values<uint64_t>()[r];
-    return IntegerAt(values, j) == IntegerAt(needle, r);
+    return IntegerBitsAt(values, j) == IntegerBitsAt(needle, r);
   }
   if (a.is_numeric() && b.is_numeric()) {
     auto as_double = [](const Array& x, int64_t i) {
@@ -181,7 +190,7 @@ bool ElementEquals(const Array& values, int64_t j, const Array& needle, int64_t 
         case TypeId::kUInt64:
           return static_cast<double>(x.values<uint64_t>()[i]);
         default:
-          return static_cast<double>(IntegerAt(x, i));
+          return static_cast<double>(IntegerBitsAt(x, i));
       }
     };
     return as_double(values, j) == as_double(needle, r);

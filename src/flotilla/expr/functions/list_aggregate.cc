@@ -70,7 +70,7 @@ int64_t SignedAt(const Array& a, int64_t i) {
     case TypeId::kTime64:
       return a.values<int64_t>()[i];
     default:
-      return IntegerAt(a, i);
+      return IntegerBitsAt(a, i);
   }
 }
 }  // namespace
@@ -132,8 +132,8 @@ Result<Datum> SumExec(const Args& args, int64_t num_rows, TypePtr type) {
         sum += DoubleAt(values, j);
       } else {
         Acc v = std::is_signed_v<Acc>
-                    ? static_cast<Acc>(IntegerAt(values, j))
-                    : static_cast<Acc>(static_cast<uint64_t>(IntegerAt(values, j)));
+                    ? static_cast<Acc>(IntegerBitsAt(values, j))
+                    : static_cast<Acc>(static_cast<uint64_t>(IntegerBitsAt(values, j)));
         if (__builtin_add_overflow(sum, v, &sum)) {
           return Status::Invalid("list_sum() overflows " + builder.type()->ToString() + " at row " +
                                  std::to_string(row));
@@ -184,7 +184,7 @@ Result<Datum> MeanExec(const Args& args, int64_t num_rows) {
       sum += e.id() == TypeId::kDecimal128 ? static_cast<double>(DecimalValueAt(values, j)) / unit
              : e.is_floating()             ? DoubleAt(values, j)
              : e.id() == TypeId::kUInt64 ? static_cast<double>(values.values<uint64_t>()[j])
-                                         : static_cast<double>(IntegerAt(values, j));
+                                         : static_cast<double>(IntegerBitsAt(values, j));
     }
     return count ? builder.Append(sum / static_cast<double>(count)) : builder.AppendNull();
   });

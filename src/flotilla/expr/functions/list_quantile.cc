@@ -35,7 +35,7 @@ Result<double> QuantileAt(const Datum& q, int64_t row, std::string_view function
   double v = t.id() == TypeId::kDecimal128
                  ? static_cast<double>(DecimalValueAt(a, i)) / std::pow(10.0, t.scale())
              : t.is_floating() ? DoubleAt(a, i)
-                               : static_cast<double>(IntegerAt(a, i));
+                               : static_cast<double>(IntegerBitsAt(a, i));
   if (!(v >= 0.0 && v <= 1.0)) {
     char text[32];
     std::snprintf(text, sizeof(text), "%g", v);
@@ -125,7 +125,7 @@ double AsDouble(const Array& values, int64_t j) {
   const DataType& t = *values.type();
   if (t.is_floating()) return DoubleAt(values, j);
   if (t.id() == TypeId::kUInt64) return static_cast<double>(values.values<uint64_t>()[j]);
-  return static_cast<double>(IntegerAt(values, j));
+  return static_cast<double>(IntegerBitsAt(values, j));
 }
 Int128 AsExact(const Array& values, int64_t j) {
   switch (values.type_id()) {

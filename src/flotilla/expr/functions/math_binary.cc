@@ -4,19 +4,19 @@
 #include <numbers>
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/expr/functions/elementwise.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/math_kernels.h"
 
 namespace flotilla::expr::math {
 namespace {
 
-using elementwise::ArgumentTypeError;
-using elementwise::MakeOutput;
-using elementwise::OutputRows;
+using functions::ArgumentTypeError;
+using functions::MakeOutput;
+using functions::OutputRows;
 
 Status CheckNumbers(std::string_view name, const std::vector<TypePtr>& types) {
   for (size_t i = 0; i < types.size(); ++i) {
-    if (!types[i]->is_numeric()) return ArgumentTypeError(name, "a number", types[i], i);
+    if (!types[i]->is_numeric()) return ArgumentTypeError(name, i, "a number", types[i]);
   }
   return Status::OK();
 }
@@ -28,7 +28,7 @@ Result<Datum> MapDoubles(const std::vector<Datum>& args, int64_t num_rows, Compu
   DoubleBuilder out(float64());
   FLOTILLA_RETURN_NOT_OK(out.Reserve(rows));
   for (int64_t r = 0; r < rows; ++r) {
-    if (elementwise::AnyNull(args, r)) {
+    if (functions::AnyNull(args, r)) {
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
@@ -48,14 +48,14 @@ Result<TypePtr> ResolveLog(const std::vector<TypePtr>& types) {
 
 Result<Datum> ExecLog(const std::vector<Datum>& args, int64_t num_rows) {
   return MapDoubles(args, num_rows, [&](int64_t r) -> Result<double> {
-    const double x = elementwise::DoubleAt(args.back(), r);
+    const double x = functions::DoubleAt(args.back(), r);
     // As DuckDB: logarithms of zero and negative numbers are errors; NaN propagates.
     if (x <= 0) {
       return Status::Invalid(x == 0 ? "log(): cannot take the logarithm of zero"
                                     : "log(): cannot take the logarithm of a negative number");
     }
     if (args.size() == 1) return std::log10(x);
-    const double base = elementwise::DoubleAt(args[0], r);
+    const double base = functions::DoubleAt(args[0], r);
     if (base <= 0 || base == 1) {
       return Status::Invalid("log(): the base must be positive and not 1, got " +
                              std::to_string(base));
@@ -71,7 +71,7 @@ Result<TypePtr> ResolvePow(const std::vector<TypePtr>& types) {
 
 Result<Datum> ExecPow(const std::vector<Datum>& args, int64_t num_rows) {
   return MapDoubles(args, num_rows, [&](int64_t r) -> Result<double> {
-    return std::pow(elementwise::DoubleAt(args[0], r), elementwise::DoubleAt(args[1], r));
+    return std::pow(functions::DoubleAt(args[0], r), functions::DoubleAt(args[1], r));
   });
 }
 

@@ -9,17 +9,17 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/cast.h"
-#include "flotilla/expr/coercion.h"
-#include "flotilla/expr/functions/elementwise.h"
+#include "flotilla/types/coercion.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/math_kernels.h"
 
 namespace flotilla::expr::math {
 namespace {
 
-using elementwise::ArgumentTypeError;
-using elementwise::DispatchNumeric;
-using elementwise::MakeOutput;
-using elementwise::OutputRows;
+using functions::ArgumentTypeError;
+using functions::DispatchNumeric;
+using functions::MakeOutput;
+using functions::OutputRows;
 
 template <typename T>
 struct ValueLess {
@@ -61,8 +61,8 @@ Result<Datum> WithLess(const TypePtr& type, F&& f) {
 }
 
 bool Orderable(const DataType& t) {
-  return t.is_numeric() || t.id() == TypeId::kDecimal128 || t.id() == TypeId::kDate32 ||
-         t.id() == TypeId::kTimestamp || elementwise::IsStringType(t);
+  return t.is_numeric() || t.id() == TypeId::kDecimal128 || t.is_date_or_timestamp() ||
+         t.is_string();
 }
 
 /// The type every argument converts to, by the binder's CASE/COALESCE rules (coercion.h):
@@ -72,10 +72,10 @@ Result<TypePtr> CommonType(std::string_view name, const std::vector<TypePtr>& ty
   TypePtr common = types[0];
   for (size_t i = 0; i < types.size(); ++i) {
     if (!Orderable(*types[i])) {
-      return ArgumentTypeError(name, "numbers, decimals, dates, timestamps or strings", types[i],
-                               i);
+      return ArgumentTypeError(name, i, "numbers, decimals, dates, timestamps or strings",
+                               types[i]);
     }
-    TypePtr next = expr::CommonType(common, types[i], CoercionPurpose::kUnify);
+    TypePtr next = flotilla::CommonType(common, types[i], CoercionPurpose::kUnify);
     if (next == nullptr) {
       return Status::TypeError(std::string(name) + "() cannot compare " + common->ToString() +
                                " with " + types[i]->ToString() + " (argument " +
@@ -167,7 +167,7 @@ Result<Datum> ExecClip(const std::vector<Datum>& raw_args, int64_t num_rows) {
     const Array& lo = args[1].array();
     const Array& hi = args[2].array();
     for (int64_t r = 0; r < rows; ++r) {
-      if (elementwise::AnyNull(args, r)) {
+      if (functions::AnyNull(args, r)) {
         FLOTILLA_RETURN_NOT_OK(builder->AppendNull());
         continue;
       }

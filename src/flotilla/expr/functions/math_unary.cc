@@ -9,16 +9,16 @@
 #include <utility>
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/expr/functions/elementwise.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/math_kernels.h"
 
 namespace flotilla::expr::math {
 namespace {
 
-using elementwise::ArgumentTypeError;
-using elementwise::DispatchNumeric;
-using elementwise::MakeOutput;
-using elementwise::OutputRows;
+using functions::ArgumentTypeError;
+using functions::DispatchNumeric;
+using functions::MakeOutput;
+using functions::OutputRows;
 
 constexpr std::string_view FloatOpName(FloatOp op) {
   constexpr std::string_view kNames[] = {"sqrt", "exp", "ln", "log10", "log2", "sin", "cos", "tan"};
@@ -68,7 +68,7 @@ Result<Datum> MapRows(const std::vector<Datum>& args, int64_t num_rows, const Ty
   FLOTILLA_RETURN_NOT_OK(builder->Reserve(rows));
   const Datum& in = args[0];
   for (int64_t r = 0; r < rows; ++r) {
-    if (args.size() > 1 ? elementwise::AnyNull(args, r) : in.IsNull(r)) {
+    if (args.size() > 1 ? functions::AnyNull(args, r) : in.IsNull(r)) {
       FLOTILLA_RETURN_NOT_OK(builder->AppendNull());
       continue;
     }
@@ -118,7 +118,7 @@ Int128 RoundToMultiple(Int128 v, Int128 factor, Mode mode) {
 template <FloatOp Op>
 Result<TypePtr> ResolveFloatOpFn(const std::vector<TypePtr>& types) {
   if (!IsNumericOrDecimal(*types[0])) {
-    return ArgumentTypeError(FloatOpName(Op), "a number", types[0], 0);
+    return ArgumentTypeError(FloatOpName(Op), 0, "a number", types[0]);
   }
   return float64();
 }
@@ -179,7 +179,7 @@ TypePtr WholeNumberType(const TypePtr& type) {
 template <RoundOp Op>
 Result<TypePtr> ResolveRoundOpFn(const std::vector<TypePtr>& types) {
   if (!IsNumericOrDecimal(*types[0])) {
-    return ArgumentTypeError(RoundOpName(Op), "a number", types[0], 0);
+    return ArgumentTypeError(RoundOpName(Op), 0, "a number", types[0]);
   }
   return WholeNumberType(types[0]);
 }
@@ -254,7 +254,7 @@ ExecFn RoundOpExecutor(RoundOp op) {
 }
 
 Result<TypePtr> ResolveAbs(const std::vector<TypePtr>& types) {
-  if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("abs", "a number", types[0], 0);
+  if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("abs", 0, "a number", types[0]);
   return types[0];
 }
 
@@ -285,7 +285,7 @@ Result<Datum> ExecAbs(const std::vector<Datum>& args, int64_t num_rows) {
 }
 
 Result<TypePtr> ResolveSign(const std::vector<TypePtr>& types) {
-  if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("sign", "a number", types[0], 0);
+  if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("sign", 0, "a number", types[0]);
   return types[0]->is_floating() ? types[0] : int8();
 }
 
@@ -317,7 +317,7 @@ TypePtr RoundResultType(const TypePtr& x, const Datum* digits) {
   if (x->id() != TypeId::kDecimal128) return x;
   if (digits == nullptr) return WholeNumberType(x);
   if (!digits->is_scalar() || digits->IsNull(0)) return x;
-  Result<int64_t> d = elementwise::IntegerAt(*digits, 0, "round");
+  Result<int64_t> d = functions::IntegerAt(*digits, 0, "round");
   if (!d.ok()) return x;
   const int64_t scale = std::clamp<int64_t>(*d, 0, x->scale());
   return decimal128(x->precision(), static_cast<int32_t>(scale));
@@ -327,9 +327,9 @@ TypePtr RoundResultType(const TypePtr& x, const Datum* digits) {
 
 Result<TypePtr> ResolveRound(const std::vector<TypePtr>& types,
                              const std::vector<Array>& literals) {
-  if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("round", "a number", types[0], 0);
+  if (!IsNumericOrDecimal(*types[0])) return ArgumentTypeError("round", 0, "a number", types[0]);
   if (types.size() > 1 && !types[1]->is_integer()) {
-    return ArgumentTypeError("round", "an integer number of digits", types[1], 1);
+    return ArgumentTypeError("round", 1, "an integer number of digits", types[1]);
   }
   if (types.size() == 1) return RoundResultType(types[0], nullptr);
   if (literals.size() > 1 && literals[1].valid()) {
@@ -347,7 +347,7 @@ Result<Datum> ExecRound(const std::vector<Datum>& args, int64_t num_rows) {
   const Int128 rescale = PowerOfTen(type->scale() - out_type->scale());
   auto digits_at = [&](int64_t row) -> Result<int64_t> {
     if (args.size() < 2) return int64_t{0};
-    return elementwise::IntegerAt(args[1], row, "round");
+    return functions::IntegerAt(args[1], row, "round");
   };
   Result<Datum> out = Status::Internal("unreached");
   FLOTILLA_RETURN_NOT_OK(VisitInput(in, [&](auto tag, const auto* values) -> Status {

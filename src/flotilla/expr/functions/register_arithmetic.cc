@@ -4,7 +4,7 @@
 
 #include "flotilla/compute/arithmetic.h"
 #include "flotilla/expr/function_registry.h"
-#include "flotilla/expr/functions/elementwise_call.h"
+#include "flotilla/expr/functions/arguments.h"
 
 namespace flotilla::expr {
 namespace {
@@ -18,10 +18,10 @@ Result<TypePtr> ResolveArithmetic(const std::vector<TypePtr>& types) {
 
 template <ArithmeticOp op>
 Result<Datum> ExecArithmetic(const std::vector<Datum>& args, int64_t num_rows) {
-  const int64_t n = ElementwiseLength(args, num_rows);
+  const int64_t n = functions::OutputRows(args, num_rows);
   FLOTILLA_ASSIGN_OR_RETURN(Array out,
                             compute::Arithmetic(op, args[0].array(), args[1].array(), n));
-  return WrapResult(args, std::move(out));
+  return functions::MakeOutput(args, std::move(out));
 }
 
 Result<TypePtr> ResolveNegate(const std::vector<TypePtr>& types) {
@@ -32,7 +32,7 @@ Result<TypePtr> ResolveNegate(const std::vector<TypePtr>& types) {
 
 Result<Datum> ExecNegate(const std::vector<Datum>& args, int64_t num_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(Array out, compute::Negate(args[0].array()));
-  return WrapResult(args, std::move(out));
+  return functions::MakeOutput(args, std::move(out));
 }
 
 template <ArithmeticOp op>

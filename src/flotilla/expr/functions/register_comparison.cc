@@ -4,7 +4,7 @@
 #include "flotilla/compute/boolean.h"
 #include "flotilla/compute/compare.h"
 #include "flotilla/expr/function_registry.h"
-#include "flotilla/expr/functions/elementwise_call.h"
+#include "flotilla/expr/functions/arguments.h"
 
 namespace flotilla::expr {
 namespace {
@@ -18,9 +18,9 @@ Result<TypePtr> ResolveCompare(const std::vector<TypePtr>& types) {
 
 template <CompareOp op>
 Result<Datum> ExecCompare(const std::vector<Datum>& args, int64_t num_rows) {
-  const int64_t n = ElementwiseLength(args, num_rows);
+  const int64_t n = functions::OutputRows(args, num_rows);
   FLOTILLA_ASSIGN_OR_RETURN(Array out, compute::Compare(op, args[0].array(), args[1].array(), n));
-  return WrapResult(args, std::move(out));
+  return functions::MakeOutput(args, std::move(out));
 }
 
 Result<TypePtr> ResolveLogic(const std::vector<TypePtr>& types) {
@@ -35,16 +35,16 @@ Result<TypePtr> ResolveLogic(const std::vector<TypePtr>& types) {
 
 template <bool kIsAnd>
 Result<Datum> ExecLogic(const std::vector<Datum>& args, int64_t num_rows) {
-  const int64_t n = ElementwiseLength(args, num_rows);
+  const int64_t n = functions::OutputRows(args, num_rows);
   FLOTILLA_ASSIGN_OR_RETURN(Array out,
                             kIsAnd ? compute::KleeneAnd(args[0].array(), args[1].array(), n)
                                    : compute::KleeneOr(args[0].array(), args[1].array(), n));
-  return WrapResult(args, std::move(out));
+  return functions::MakeOutput(args, std::move(out));
 }
 
 Result<Datum> ExecNot(const std::vector<Datum>& args, int64_t num_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(Array out, compute::Not(args[0].array()));
-  return WrapResult(args, std::move(out));
+  return functions::MakeOutput(args, std::move(out));
 }
 
 template <CompareOp op>

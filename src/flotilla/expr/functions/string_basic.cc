@@ -121,10 +121,10 @@ int64_t SaturatingAdd(int64_t a, int64_t b) {
 // length 3 yields two characters, as in SQLite and DuckDB.
 Status Substr(const std::vector<Datum>& args, int64_t row, std::string* out) {
   std::string_view s = ViewAt(args[0], row);
-  int64_t start = IntegerAt(args[1], row);
+  FLOTILLA_ASSIGN_OR_RETURN(int64_t start, IntegerAt(args[1], row, "substr"));
   int64_t end = std::numeric_limits<int64_t>::max();
   if (args.size() > 2) {
-    int64_t length = IntegerAt(args[2], row);
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t length, IntegerAt(args[2], row, "substr"));
     if (length < 0) {
       return Status::Invalid("substr() length must not be negative, got " + std::to_string(length) +
                              " at row " + std::to_string(row));
@@ -142,7 +142,7 @@ Status Substr(const std::vector<Datum>& args, int64_t row, std::string* out) {
 Status LeftRight(const std::vector<Datum>& args, int64_t row, bool left, std::string* out) {
   std::string_view s = ViewAt(args[0], row);
   const int64_t n = CountChars(s);
-  int64_t k = IntegerAt(args[1], row);
+  FLOTILLA_ASSIGN_OR_RETURN(int64_t k, IntegerAt(args[1], row, left ? "left" : "right"));
   int64_t keep = k >= 0 ? std::min(k, n) : std::max<int64_t>(0, SaturatingAdd(n, k));
   if (left) {
     AppendCharRange(s, n, 0, keep, out);
@@ -155,7 +155,7 @@ Status LeftRight(const std::vector<Datum>& args, int64_t row, bool left, std::st
 // Pads (or truncates) to `length` characters, cycling through the fill characters.
 Status Pad(const std::vector<Datum>& args, int64_t row, bool left, std::string* out) {
   std::string_view s = ViewAt(args[0], row);
-  int64_t length = IntegerAt(args[1], row);
+  FLOTILLA_ASSIGN_OR_RETURN(int64_t length, IntegerAt(args[1], row, left ? "lpad" : "rpad"));
   std::string_view fill = args.size() > 2 ? ViewAt(args[2], row) : std::string_view(" ");
   if (length <= 0) return Status::OK();
   std::vector<size_t> bounds;
@@ -241,7 +241,8 @@ Result<Datum> Repeat(const std::vector<Datum>& args, int64_t num_rows) {
   std::string buffer;
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
     std::string_view s = ViewAt(args[0], row);
-    int64_t times = std::max<int64_t>(0, IntegerAt(args[1], row));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t times, IntegerAt(args[1], row, "repeat"));
+    times = std::max<int64_t>(0, times);
     FLOTILLA_RETURN_NOT_OK(
         CheckValueSize("repeat() at row " + std::to_string(row), times, s.size()));
     buffer.clear();
@@ -363,7 +364,7 @@ Status RegisterBasicStringFunctions(FunctionRegistry* r) {
          return MapStrings(a, n, [](const Args& x, int64_t row, std::string* out) {
            const std::string_view s = ViewAt(x[0], row);
            const std::string_view delim = ViewAt(x[1], row);
-           const int64_t k = IntegerAt(x[2], row);
+           FLOTILLA_ASSIGN_OR_RETURN(const int64_t k, IntegerAt(x[2], row, "split_part"));
            std::vector<std::string_view> parts;
            if (delim.empty()) {
              parts.push_back(s);
@@ -399,7 +400,7 @@ Status RegisterBasicStringFunctions(FunctionRegistry* r) {
        },
        [](const Args& a, int64_t n) {
          return MapStrings(a, n, [](const Args& x, int64_t row, std::string* out) {
-           const int64_t c = IntegerAt(x[0], row);
+           FLOTILLA_ASSIGN_OR_RETURN(const int64_t c, IntegerAt(x[0], row, "chr"));
            if (c < 0 || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) {
              return Status::Invalid("chr(): " + std::to_string(c) + " is not a Unicode code point");
            }

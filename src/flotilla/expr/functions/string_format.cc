@@ -35,8 +35,7 @@ Result<TypePtr> ResolveFormat(const char* name, const Types& t) {
 // Numbers and bools pass as themselves (decimals as doubles); anything else as its text.
 Result<Datum> Printable(const Datum& d) {
   const DataType& t = *d.type();
-  if (t.is_numeric() || t.id() == TypeId::kBool || t.id() == TypeId::kNull ||
-      t.id() == TypeId::kString || t.id() == TypeId::kLargeString) {
+  if (t.is_numeric() || t.is_string() || t.id() == TypeId::kBool || t.id() == TypeId::kNull) {
     return d;
   }
   const TypePtr to = t.id() == TypeId::kDecimal128 ? float64() : utf8();
@@ -58,7 +57,7 @@ void Push(Store* store, const Datum& d, int64_t row) {
   } else if (t.id() == TypeId::kUInt64) {
     store->push_back(a.values<uint64_t>()[i]);
   } else if (t.is_integer()) {
-    store->push_back(IntegerAt(a, i));
+    store->push_back(IntegerBitsAt(a, i));
   } else {
     store->push_back(std::string(a.GetView(i)));
   }

@@ -138,7 +138,10 @@ Result<Datum> ExtractExec(const std::vector<Datum>& args, int64_t num_rows) {
   std::vector<re2::StringPiece> groups;
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(const RE2* re, cache.Get(ViewAt(args[1], row)));
-    int64_t group = args.size() > 2 ? IntegerAt(args[2], row) : 0;
+    int64_t group = 0;
+    if (args.size() > 2) {
+      FLOTILLA_ASSIGN_OR_RETURN(group, IntegerAt(args[2], row, "regexp_extract"));
+    }
     FLOTILLA_RETURN_NOT_OK(CheckGroup("regexp_extract", *re, group));
     groups.assign(static_cast<size_t>(group) + 1, re2::StringPiece());
     std::string_view s = ViewAt(args[0], row);
@@ -182,7 +185,10 @@ Result<Datum> ExtractAllExec(const std::vector<Datum>& args, int64_t num_rows) {
   std::vector<re2::StringPiece> groups;
   return MapRows(args, num_rows, lists, [&](int64_t row) -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(const RE2* re, cache.Get(ViewAt(args[1], row)));
-    int64_t group = args.size() > 2 ? IntegerAt(args[2], row) : 0;
+    int64_t group = 0;
+    if (args.size() > 2) {
+      FLOTILLA_ASSIGN_OR_RETURN(group, IntegerAt(args[2], row, "regexp_extract_all"));
+    }
     FLOTILLA_RETURN_NOT_OK(CheckGroup("regexp_extract_all", *re, group));
     groups.assign(static_cast<size_t>(group) + 1, re2::StringPiece());
     FLOTILLA_RETURN_NOT_OK(lists->Append());

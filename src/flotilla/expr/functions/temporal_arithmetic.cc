@@ -2,26 +2,22 @@
 // the exact time between two instants (timestamp - timestamp), last_day and make_date.
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/expr/functions/elementwise.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/temporal_calendar.h"
 #include "flotilla/expr/functions/temporal_kernels.h"
 
 namespace flotilla::expr::temporal {
 namespace {
 
-using elementwise::AnyNull;
-using elementwise::ArgumentTypeError;
-using elementwise::IsStringType;
-using elementwise::MakeOutput;
-using elementwise::OutputRows;
-using elementwise::StringAt;
+using functions::AnyNull;
+using functions::ArgumentTypeError;
+using functions::MakeOutput;
+using functions::OutputRows;
+using functions::ViewAt;
 
-bool IsTemporal(const DataType& t) {
-  return t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp;
-}
 
 Status CheckTemporal(std::string_view name, const std::vector<TypePtr>& types, size_t i) {
-  if (!IsTemporal(*types[i])) return ArgumentTypeError(name, "a date or timestamp", types[i], i);
+  if (!types[i]->is_date_or_timestamp()) return ArgumentTypeError(name, i, "a date or timestamp", types[i]);
   return TemporalReader::Make(types[i], name).status();
 }
 
@@ -91,8 +87,8 @@ Result<Moment> AddInterval(const Moment& m, int64_t count, DateUnit unit, bool i
 
 Result<TypePtr> ResolveAddLike(const std::vector<TypePtr>& types, std::string_view name) {
   FLOTILLA_RETURN_NOT_OK(CheckTemporal(name, types, 0));
-  if (!types[1]->is_integer()) return ArgumentTypeError(name, "an integer count", types[1], 1);
-  if (!IsStringType(*types[2])) return ArgumentTypeError(name, "a string unit", types[2], 2);
+  if (!types[1]->is_integer()) return ArgumentTypeError(name, 1, "an integer count", types[1]);
+  if (!types[2]->is_string()) return ArgumentTypeError(name, 2, "a string unit", types[2]);
   return types[0];
 }
 
@@ -107,12 +103,12 @@ Result<Datum> ExecAddLike(const std::vector<Datum>& args, int64_t num_rows, std:
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(int64_t count, elementwise::IntegerAt(args[1], r, name));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t count, functions::IntegerAt(args[1], r, name));
     if (subtract) {
       if (count == INT64_MIN) return Status::Invalid(std::string(name) + "(): count overflows");
       count = -count;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(StringAt(args[2], r), name));
+    FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(ViewAt(args[2], r), name));
     const Moment in = reader.At(args[0].array(), args[0].index(r));
     FLOTILLA_ASSIGN_OR_RETURN(Moment moved, AddInterval(in, count, unit, reader.is_date(), name));
     FLOTILLA_ASSIGN_OR_RETURN(int64_t raw, reader.ToRaw(moved));
@@ -184,8 +180,8 @@ Result<Datum> ExecDateSub(const std::vector<Datum>& args, int64_t num_rows) {
 }
 
 Result<TypePtr> ResolveDateTrunc(const std::vector<TypePtr>& types) {
-  if (!IsStringType(*types[0]))
-    return ArgumentTypeError("date_trunc", "a string unit", types[0], 0);
+  if (!types[0]->is_string())
+    return ArgumentTypeError("date_trunc", 0, "a string unit", types[0]);
   FLOTILLA_RETURN_NOT_OK(CheckTemporal("date_trunc", types, 1));
   return types[1];
 }
@@ -200,7 +196,7 @@ Result<Datum> ExecDateTrunc(const std::vector<Datum>& args, int64_t num_rows) {
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(StringAt(args[0], r), "date_trunc"));
+    FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(ViewAt(args[0], r), "date_trunc"));
     const Moment in = reader.At(args[1].array(), args[1].index(r));
     auto truncated = Truncate(in, unit);
     if (!truncated.ok()) return truncated.status().WithContext("date_trunc()");
@@ -212,7 +208,7 @@ Result<Datum> ExecDateTrunc(const std::vector<Datum>& args, int64_t num_rows) {
 }
 
 Result<TypePtr> ResolveDateDiff(const std::vector<TypePtr>& types) {
-  if (!IsStringType(*types[0])) return ArgumentTypeError("date_diff", "a string unit", types[0], 0);
+  if (!types[0]->is_string()) return ArgumentTypeError("date_diff", 0, "a string unit", types[0]);
   FLOTILLA_RETURN_NOT_OK(CheckTemporal("date_diff", types, 1));
   FLOTILLA_RETURN_NOT_OK(CheckTemporal("date_diff", types, 2));
   return int64();
@@ -229,7 +225,7 @@ Result<Datum> ExecDateDiff(const std::vector<Datum>& args, int64_t num_rows) {
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(StringAt(args[0], r), "date_diff"));
+    FLOTILLA_ASSIGN_OR_RETURN(DateUnit unit, ParseDateUnit(ViewAt(args[0], r), "date_diff"));
     const Moment a = start.At(args[1].array(), args[1].index(r));
     const Moment b = end.At(args[2].array(), args[2].index(r));
     __int128 diff = BucketIndex(b, unit) - BucketIndex(a, unit);
@@ -247,10 +243,10 @@ Result<Datum> ExecDateDiff(const std::vector<Datum>& args, int64_t num_rows) {
 
 Result<TypePtr> ResolveTimeBetween(const std::vector<TypePtr>& types) {
   if (types[0]->id() != TypeId::kTimestamp) {
-    return ArgumentTypeError("time_between", "a timestamp", types[0], 0);
+    return ArgumentTypeError("time_between", 0, "a timestamp", types[0]);
   }
   if (types[1]->id() != TypeId::kTimestamp) {
-    return ArgumentTypeError("time_between", "a timestamp", types[1], 1);
+    return ArgumentTypeError("time_between", 1, "a timestamp", types[1]);
   }
   FLOTILLA_RETURN_NOT_OK(CheckTemporal("time_between", types, 0));
   FLOTILLA_RETURN_NOT_OK(CheckTemporal("time_between", types, 1));
@@ -310,7 +306,7 @@ Result<Datum> ExecLastDay(const std::vector<Datum>& args, int64_t num_rows) {
 
 Result<TypePtr> ResolveMakeDate(const std::vector<TypePtr>& types) {
   for (size_t i = 0; i < 3; ++i) {
-    if (!types[i]->is_integer()) return ArgumentTypeError("make_date", "an integer", types[i], i);
+    if (!types[i]->is_integer()) return ArgumentTypeError("make_date", i, "an integer", types[i]);
   }
   return date32();
 }
@@ -324,9 +320,9 @@ Result<Datum> ExecMakeDate(const std::vector<Datum>& args, int64_t num_rows) {
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(int64_t y, elementwise::IntegerAt(args[0], r, "make_date"));
-    FLOTILLA_ASSIGN_OR_RETURN(int64_t m, elementwise::IntegerAt(args[1], r, "make_date"));
-    FLOTILLA_ASSIGN_OR_RETURN(int64_t d, elementwise::IntegerAt(args[2], r, "make_date"));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t y, functions::IntegerAt(args[0], r, "make_date"));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t m, functions::IntegerAt(args[1], r, "make_date"));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t d, functions::IntegerAt(args[2], r, "make_date"));
     if (y < -kMaxAbsYear || y > kMaxAbsYear || m < 1 || m > 12 || d < 1 ||
         d > DaysInMonth(y, static_cast<unsigned>(m))) {
       return Status::Invalid("make_date(): " + std::to_string(y) + "-" + std::to_string(m) + "-" +

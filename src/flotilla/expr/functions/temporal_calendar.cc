@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/columnar/decimal.h"
 

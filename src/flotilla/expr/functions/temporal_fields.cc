@@ -5,20 +5,21 @@
 #include <cctype>
 #include <utility>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/functions/arguments.h"
-#include "flotilla/expr/functions/elementwise.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/temporal_calendar.h"
 #include "flotilla/expr/functions/temporal_kernels.h"
 
 namespace flotilla::expr::temporal {
 namespace {
 
-using elementwise::AnyNull;
-using elementwise::ArgumentTypeError;
-using elementwise::MakeOutput;
-using elementwise::OutputRows;
+using functions::AnyNull;
+using functions::ArgumentTypeError;
+using functions::MakeOutput;
+using functions::OutputRows;
 
 constexpr std::string_view FieldFunctionName(DateField f) {
   constexpr std::array<std::string_view, 15> kNames = {
@@ -109,14 +110,11 @@ Result<DateField> ParseField(std::string_view text) {
                          "isoyear, hour, minute, second, millisecond or microsecond");
 }
 
-bool IsTemporal(const DataType& t) {
-  return t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp;
-}
 
 template <DateField F>
 Result<TypePtr> ResolveFieldFn(const std::vector<TypePtr>& types) {
   constexpr std::string_view kName = FieldFunctionName(F);
-  if (!IsTemporal(*types[0])) return ArgumentTypeError(kName, "a date or timestamp", types[0], 0);
+  if (!types[0]->is_date_or_timestamp()) return ArgumentTypeError(kName, 0, "a date or timestamp", types[0]);
   // Fail at bind time, not per batch, for zones we cannot convert.
   FLOTILLA_RETURN_NOT_OK(TemporalReader::Make(types[0], kName));
   return int64();
@@ -149,10 +147,10 @@ constexpr auto MakeExecutors(std::index_sequence<I...>) {
 constexpr size_t kNumFields = static_cast<size_t>(DateField::kMicrosecond) + 1;
 
 Result<TypePtr> ResolveExtractNamed(const std::vector<TypePtr>& types, std::string_view name) {
-  if (!elementwise::IsStringType(*types[0])) {
-    return ArgumentTypeError(name, "a string field name", types[0], 0);
+  if (!types[0]->is_string()) {
+    return ArgumentTypeError(name, 0, "a string field name", types[0]);
   }
-  if (!IsTemporal(*types[1])) return ArgumentTypeError(name, "a date or timestamp", types[1], 1);
+  if (!types[1]->is_date_or_timestamp()) return ArgumentTypeError(name, 1, "a date or timestamp", types[1]);
   FLOTILLA_RETURN_NOT_OK(TemporalReader::Make(types[1], name));
   return int64();
 }
@@ -168,7 +166,7 @@ Result<Datum> ExecExtractNamed(const std::vector<Datum>& args, int64_t num_rows,
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
-    auto field = ParseField(elementwise::StringAt(args[0], r));
+    auto field = ParseField(functions::ViewAt(args[0], r));
     if (!field.ok()) return field.status().WithContext(std::string(name) + "()");
     const Moment m = reader.At(args[1].array(), args[1].index(r));
     FLOTILLA_RETURN_NOT_OK(out.Append(ExtractField(*field, m)));

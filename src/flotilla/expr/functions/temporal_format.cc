@@ -8,19 +8,18 @@
 #include <cctype>
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/expr/functions/elementwise.h"
+#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/temporal_calendar.h"
 #include "flotilla/expr/functions/temporal_kernels.h"
 
 namespace flotilla::expr::temporal {
 namespace {
 
-using elementwise::AnyNull;
-using elementwise::ArgumentTypeError;
-using elementwise::IsStringType;
-using elementwise::MakeOutput;
-using elementwise::OutputRows;
-using elementwise::StringAt;
+using functions::AnyNull;
+using functions::ArgumentTypeError;
+using functions::MakeOutput;
+using functions::OutputRows;
+using functions::ViewAt;
 
 constexpr std::array<std::string_view, 12> kMonthNames = {
     "January", "February", "March",     "April",   "May",      "June",
@@ -331,7 +330,7 @@ class Parser {
 
 Status CheckStringArg(std::string_view name, const std::vector<TypePtr>& types, size_t i,
                       const char* what) {
-  if (!IsStringType(*types[i])) return ArgumentTypeError(name, what, types[i], i);
+  if (!types[i]->is_string()) return ArgumentTypeError(name, i, what, types[i]);
   return Status::OK();
 }
 
@@ -339,7 +338,7 @@ Status CheckStringArg(std::string_view name, const std::vector<TypePtr>& types, 
 
 Result<TypePtr> ResolveStrftime(const std::vector<TypePtr>& types) {
   if (types[0]->id() != TypeId::kDate32 && types[0]->id() != TypeId::kTimestamp) {
-    return ArgumentTypeError("strftime", "a date or timestamp", types[0], 0);
+    return ArgumentTypeError("strftime", 0, "a date or timestamp", types[0]);
   }
   FLOTILLA_RETURN_NOT_OK(TemporalReader::Make(types[0], "strftime"));
   FLOTILLA_RETURN_NOT_OK(CheckStringArg("strftime", types, 1, "a string format"));
@@ -365,7 +364,7 @@ Result<Datum> ExecStrftime(const std::vector<Datum>& args, int64_t num_rows) {
     }
     text.clear();
     const Moment m = reader.At(args[0].array(), args[0].index(r));
-    Status st = Format(m, StringAt(args[1], r), offset, &text);
+    Status st = Format(m, ViewAt(args[1], r), offset, &text);
     if (!st.ok()) return st.WithContext("strftime()");
     FLOTILLA_RETURN_NOT_OK(out.Append(text));
   }
@@ -390,7 +389,7 @@ Result<Datum> Strptime(const std::vector<Datum>& args, int64_t num_rows) {
       continue;
     }
     Parsed parsed;
-    auto m = Parser(StringAt(args[0], r), StringAt(args[1], r)).Run(&parsed);
+    auto m = Parser(ViewAt(args[0], r), ViewAt(args[1], r)).Run(&parsed);
     if (!m.ok() && kTry) {
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
@@ -405,7 +404,7 @@ Result<Datum> Strptime(const std::vector<Datum>& args, int64_t num_rows) {
         FLOTILLA_RETURN_NOT_OK(out.AppendNull());
         continue;
       }
-      return Status::Invalid("strptime(): '" + std::string(StringAt(args[0], r)) +
+      return Status::Invalid("strptime(): '" + std::string(ViewAt(args[0], r)) +
                              "' is out of the timestamp range");
     }
     FLOTILLA_RETURN_NOT_OK(out.Append(micros));
@@ -439,9 +438,9 @@ Result<Datum> ExecToDate(const std::vector<Datum>& args, int64_t num_rows) {
       FLOTILLA_RETURN_NOT_OK(out.AppendNull());
       continue;
     }
-    const std::string_view format = args.size() > 1 ? StringAt(args[1], r) : "%Y-%m-%d";
+    const std::string_view format = args.size() > 1 ? ViewAt(args[1], r) : "%Y-%m-%d";
     Parsed parsed;
-    auto m = Parser(StringAt(args[0], r), format).Run(&parsed);
+    auto m = Parser(ViewAt(args[0], r), format).Run(&parsed);
     if (!m.ok()) return m.status().WithContext("to_date()");
     // The calendar date as written; a %z offset does not move it to another day.
     FLOTILLA_RETURN_NOT_OK(out.Append(static_cast<int32_t>(m->days)));

@@ -261,14 +261,14 @@ TEST_F(CsvTest, ChunkedParsingEqualsOneChunkAndTasksSerialize) {
   EXPECT_TRUE(chunked->Equals(*whole));
 
   // Through plan serialization, with a projection and a limit.
-  exec::ScanPushdowns pushdowns;
+  io::ScanPushdowns pushdowns;
   pushdowns.columns = std::vector<std::string>{"text", "id"};
   auto plan = exec::MakeScan(scan->schema, scan->tasks, pushdowns);
   ASSERT_TRUE(plan.ok());
   auto bytes = exec::SerializePlan(*plan);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   exec::PlanResolver resolver;
-  RegisterCsvScanTasks(&resolver);
+  RegisterCsvScanTasks(&resolver.scan_tasks);
   auto back = exec::DeserializePlan(*bytes, resolver);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   auto result = exec::Run(*back);

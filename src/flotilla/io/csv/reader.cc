@@ -156,7 +156,7 @@ Result<RecordBatch> ReadCsvRange(io::RandomAccessFile* file, int64_t begin, int6
                                where.Describe(rows.row_offset(r)));
     }
     FLOTILLA_ASSIGN_OR_RETURN(Array array, builder->Finish());
-    if (type.id() == TypeId::kString || type.id() == TypeId::kLargeString) {
+    if (type.is_string()) {
       // The values are valid when their concatenation is and none starts inside a character
       // (a value cut mid-character is followed by a continuation byte or ends the buffer).
       const BufferPtr& data = array.data()->buffers[2];

@@ -1,6 +1,5 @@
 #include "flotilla/io/csv/scan_task.h"
 
-#include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/csv/reader.h"
 #include "flotilla/io/csv/tokenizer.h"
@@ -58,9 +57,9 @@ Result<io::FileScan> PlanCsvScan(const std::vector<std::string>& paths,
   return scan;
 }
 
-void RegisterCsvScanTasks(exec::PlanResolver* resolver) {
-  resolver->scan_tasks["csv"] =
-      [](std::string_view bytes) -> Result<std::shared_ptr<const exec::ScanTask>> {
+void RegisterCsvScanTasks(io::ScanTaskRegistry* registry) {
+  (*registry)["csv"] =
+      [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     std::string packed;
     FLOTILLA_ASSIGN_OR_RETURN(text::TextRange range, text::DeserializeTextRange(bytes, &packed));
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<std::string> parts, text::Unpack(packed, 4));
@@ -71,7 +70,7 @@ void RegisterCsvScanTasks(exec::PlanResolver* resolver) {
     options.quote = parts[1][0];
     options.escape = parts[2][0];
     FLOTILLA_ASSIGN_OR_RETURN(options.null_values, text::UnpackAll(parts[3]));
-    return std::shared_ptr<const exec::ScanTask>(
+    return std::shared_ptr<const io::ScanTask>(
         std::make_shared<CsvScanTask>(std::move(range), std::move(options)));
   };
 }

@@ -4,13 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/io/scan_task.h"
 #include "flotilla/io/csv/options.h"
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/text/range_task.h"
-
-namespace flotilla::exec {
-struct PlanResolver;
-}
 
 namespace flotilla::csv {
 
@@ -35,6 +32,6 @@ Result<io::FileScan> PlanCsvScan(const std::vector<std::string>& paths,
                                  const CsvReadOptions& options = {});
 
 /// Lets DeserializePlan rebuild CSV scan tasks.
-void RegisterCsvScanTasks(exec::PlanResolver* resolver);
+void RegisterCsvScanTasks(io::ScanTaskRegistry* registry);
 
 }  // namespace flotilla::csv

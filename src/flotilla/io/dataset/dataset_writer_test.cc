@@ -124,15 +124,15 @@ TEST_F(DatasetWriterTest, PartitionedDatasetsReadBackWithTheirColumns) {
   auto scan = json::PlanJsonScan({dir_.string()});
   ASSERT_TRUE(scan.ok()) << scan.status().ToString();
   EXPECT_EQ(scan->schema->ToString(), "v: int64\nk: string\ny: int64\n");
-  exec::ScanPushdowns pushdowns;
+  io::ScanPushdowns pushdowns;
   pushdowns.columns = std::vector<std::string>{"y", "k", "v"};
   auto plan = exec::MakeScan(scan->schema, scan->tasks, pushdowns);
   ASSERT_TRUE(plan.ok());
   auto bytes = exec::SerializePlan(*plan);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   exec::PlanResolver resolver;
-  json::RegisterJsonScanTasks(&resolver);
-  RegisterHivePartitionTasks(&resolver);
+  json::RegisterJsonScanTasks(&resolver.scan_tasks);
+  RegisterHivePartitionTasks(&resolver.scan_tasks);
   auto back = exec::DeserializePlan(*bytes, resolver);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   auto result = exec::Run(*back);
@@ -150,7 +150,7 @@ TEST_F(DatasetWriterTest, PartitionedDatasetsReadBackWithTheirColumns) {
     }
   }
   // A filter on partition columns skips the other partitions' files without reading them.
-  exec::ScanPushdowns y2024;
+  io::ScanPushdowns y2024;
   y2024.filter = expr::And(expr::Equal(expr::Column("y"), expr::Literal(int64_t{2024})),
                            expr::Greater(expr::Column("v"), expr::Literal(int64_t{-1})));
   int64_t read_tasks = 0, rows_2024 = 0;
@@ -165,7 +165,7 @@ TEST_F(DatasetWriterTest, PartitionedDatasetsReadBackWithTheirColumns) {
   }
   EXPECT_EQ(read_tasks, 3);  // k in {a, b/c, null} under y=2024
   EXPECT_EQ(rows_2024, 497);  // rows with (i / 7) odd among 0..999
-  exec::ScanPushdowns only_partitions;
+  io::ScanPushdowns only_partitions;
   only_partitions.columns = std::vector<std::string>{"y"};
   auto counted = exec::MakeScan(scan->schema, scan->tasks, only_partitions);
   ASSERT_TRUE(counted.ok());

@@ -4,7 +4,6 @@
 #include <set>
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/expr/binder.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
@@ -81,14 +80,14 @@ void Conjuncts(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out) {
 }
 
 // A file's task with its partition values appended as columns.
-class PartitionedTask final : public exec::ScanTask {
+class PartitionedTask final : public io::ScanTask {
  public:
-  PartitionedTask(std::shared_ptr<const exec::ScanTask> inner, SchemaPtr file_schema,
+  PartitionedTask(std::shared_ptr<const io::ScanTask> inner, SchemaPtr file_schema,
                   std::vector<Field> fields, std::vector<std::optional<std::string>> values)
       : inner_(std::move(inner)), file_schema_(std::move(file_schema)),
         fields_(std::move(fields)), values_(std::move(values)) {}
 
-  Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override {
+  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override {
     if (pushdowns.filter != nullptr && Excludes(pushdowns.filter)) return std::vector<RecordBatch>{};
     // Which requested columns come from the file, which from the path.
     std::vector<std::string> wanted;
@@ -98,7 +97,7 @@ class PartitionedTask final : public exec::ScanTask {
       wanted = file_schema_->field_names();
       for (const Field& f : fields_) wanted.push_back(f.name);
     }
-    exec::ScanPushdowns inner = pushdowns;
+    io::ScanPushdowns inner = pushdowns;
     std::vector<std::string> from_file;
     for (const std::string& c : wanted)
       if (file_schema_->GetFieldIndex(c) >= 0) from_file.push_back(c);
@@ -188,7 +187,7 @@ class PartitionedTask final : public exec::ScanTask {
   }
 
  private:
-  std::shared_ptr<const exec::ScanTask> inner_;
+  std::shared_ptr<const io::ScanTask> inner_;
   SchemaPtr file_schema_;
   std::vector<Field> fields_;
   std::vector<std::optional<std::string>> values_;
@@ -240,14 +239,14 @@ Status ApplyHivePartitions(const std::vector<std::string>& paths,
   return Status::OK();
 }
 
-void RegisterHivePartitionTasks(exec::PlanResolver* resolver) {
-  resolver->scan_tasks["hive"] =
-      [resolver](std::string_view bytes) -> Result<std::shared_ptr<const exec::ScanTask>> {
+void RegisterHivePartitionTasks(io::ScanTaskRegistry* registry) {
+  (*registry)["hive"] =
+      [registry](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<std::string> parts, text::Unpack(bytes, 5));
-    auto factory = resolver->scan_tasks.find(parts[0]);
-    if (factory == resolver->scan_tasks.end())
+    auto factory = registry->find(parts[0]);
+    if (factory == registry->end())
       return Status::KeyError("no reader registered for scan tasks of kind '" + parts[0] + "'");
-    FLOTILLA_ASSIGN_OR_RETURN(std::shared_ptr<const exec::ScanTask> inner, factory->second(parts[1]));
+    FLOTILLA_ASSIGN_OR_RETURN(std::shared_ptr<const io::ScanTask> inner, factory->second(parts[1]));
     FLOTILLA_ASSIGN_OR_RETURN(SchemaPtr file_schema, expr::DeserializeSchema(parts[2]));
     FLOTILLA_ASSIGN_OR_RETURN(SchemaPtr fields, expr::DeserializeSchema(parts[3]));
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<std::string> packed, text::UnpackAll(parts[4]));
@@ -258,7 +257,7 @@ void RegisterHivePartitionTasks(exec::PlanResolver* resolver) {
       if (v.empty()) return Status::Invalid("malformed partition value");
       values.push_back(v[0] == 'v' ? std::optional<std::string>(v.substr(1)) : std::nullopt);
     }
-    return std::shared_ptr<const exec::ScanTask>(std::make_shared<PartitionedTask>(
+    return std::shared_ptr<const io::ScanTask>(std::make_shared<PartitionedTask>(
         std::move(inner), std::move(file_schema), fields->fields(), std::move(values)));
   };
 }

@@ -7,11 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/io/scan_task.h"
 #include "flotilla/io/file_scan.h"
-
-namespace flotilla::exec {
-struct PlanResolver;
-}
 
 namespace flotilla::io {
 
@@ -31,7 +28,7 @@ Status ApplyHivePartitions(const std::vector<std::string>& paths,
                            const std::vector<size_t>& task_file, FileScan* scan);
 
 /// Lets DeserializePlan rebuild partition-wrapped tasks (the inner kinds must be registered in
-/// `resolver` too, before the plan is read).
-void RegisterHivePartitionTasks(exec::PlanResolver* resolver);
+/// `registry` too, before the plan is read).
+void RegisterHivePartitionTasks(io::ScanTaskRegistry* registry);
 
 }  // namespace flotilla::io

@@ -208,7 +208,7 @@ TEST_F(JsonTest, WriterRoundTripsEveryType) {
   auto bytes = exec::SerializePlan(*plan);
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   exec::PlanResolver resolver;
-  RegisterJsonScanTasks(&resolver);
+  RegisterJsonScanTasks(&resolver.scan_tasks);
   auto again = exec::DeserializePlan(*bytes, resolver);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   auto result = exec::Run(*again);

@@ -1,6 +1,5 @@
 #include "flotilla/io/json/scan_task.h"
 
-#include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/json/reader.h"
 
@@ -46,12 +45,12 @@ Result<io::FileScan> PlanJsonScan(const std::vector<std::string>& paths,
   return scan;
 }
 
-void RegisterJsonScanTasks(exec::PlanResolver* resolver) {
-  resolver->scan_tasks["json"] =
-      [](std::string_view bytes) -> Result<std::shared_ptr<const exec::ScanTask>> {
+void RegisterJsonScanTasks(io::ScanTaskRegistry* registry) {
+  (*registry)["json"] =
+      [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     std::string options;
     FLOTILLA_ASSIGN_OR_RETURN(text::TextRange range, text::DeserializeTextRange(bytes, &options));
-    return std::shared_ptr<const exec::ScanTask>(std::make_shared<JsonScanTask>(std::move(range)));
+    return std::shared_ptr<const io::ScanTask>(std::make_shared<JsonScanTask>(std::move(range)));
   };
 }
 

@@ -4,13 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/io/scan_task.h"
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/json/options.h"
 #include "flotilla/io/text/range_task.h"
-
-namespace flotilla::exec {
-struct PlanResolver;
-}
 
 namespace flotilla::json {
 
@@ -31,6 +28,6 @@ Result<io::FileScan> PlanJsonScan(const std::vector<std::string>& paths,
                                   const JsonReadOptions& options = {});
 
 /// Lets DeserializePlan rebuild JSON scan tasks.
-void RegisterJsonScanTasks(exec::PlanResolver* resolver);
+void RegisterJsonScanTasks(io::ScanTaskRegistry* registry);
 
 }  // namespace flotilla::json

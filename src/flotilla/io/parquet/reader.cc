@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "flotilla/exec/thread_pool.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/io/parquet/assemble.h"
 #include "flotilla/io/parquet/column_reader.h"
 #include "flotilla/io/parquet/statistics.h"
@@ -99,7 +99,7 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
       seen[leaf] = true;
     }
   }
-  FLOTILLA_RETURN_NOT_OK(exec::ParallelFor(static_cast<int64_t>(wanted.size()), [&](int64_t i) {
+  FLOTILLA_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(wanted.size()), [&](int64_t i) {
     const int leaf = wanted[static_cast<size_t>(i)];
     const ColumnDescriptor& column = schema_.leaves[leaf];
     const std::string at = where + ", column '" + column.path + "'";

@@ -1,6 +1,5 @@
 #include "flotilla/io/parquet/scan_task.h"
 
-#include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/fs/paths.h"
 
@@ -10,7 +9,7 @@ ParquetScanTask::ParquetScanTask(std::shared_ptr<const ParquetFileReader> reader
                                  int end)
     : reader_(std::move(reader)), begin_(begin), end_(end) {}
 
-Result<std::vector<RecordBatch>> ParquetScanTask::Read(const exec::ScanPushdowns& pushdowns) const {
+Result<std::vector<RecordBatch>> ParquetScanTask::Read(const io::ScanPushdowns& pushdowns) const {
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> fields, reader_->FieldIndices(pushdowns.columns));
   std::vector<RecordBatch> out;
   int64_t rows = 0;
@@ -94,9 +93,9 @@ Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths) {
   return scan;
 }
 
-void RegisterParquetScanTasks(exec::PlanResolver* resolver) {
-  resolver->scan_tasks["parquet"] =
-      [](std::string_view bytes) -> Result<std::shared_ptr<const exec::ScanTask>> {
+void RegisterParquetScanTasks(io::ScanTaskRegistry* registry) {
+  (*registry)["parquet"] =
+      [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     const size_t a = bytes.find(' ');
     const size_t b = a == std::string_view::npos ? a : bytes.find(' ', a + 1);
     if (b == std::string_view::npos) return Status::Invalid("malformed parquet scan task");
@@ -112,7 +111,7 @@ void RegisterParquetScanTasks(exec::PlanResolver* resolver) {
     if (begin < 0 || end < begin || end > reader->num_row_groups())
       return Status::Invalid("parquet scan task row groups [" + std::to_string(begin) + ", " +
                              std::to_string(end) + ") outside '" + reader->name() + "'");
-    return std::shared_ptr<const exec::ScanTask>(
+    return std::shared_ptr<const io::ScanTask>(
         std::make_shared<ParquetScanTask>(std::move(reader), begin, end));
   };
 }

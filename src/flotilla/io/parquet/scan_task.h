@@ -7,22 +7,18 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/scan_task.h"
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/parquet/reader.h"
 
-namespace flotilla::exec {
-struct PlanResolver;
-}
-
 namespace flotilla::parquet {
 
-class ParquetScanTask final : public exec::ScanTask {
+class ParquetScanTask final : public io::ScanTask {
  public:
   /// Row groups [begin, end) of `reader`'s file.
   ParquetScanTask(std::shared_ptr<const ParquetFileReader> reader, int begin, int end);
 
-  Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override;
+  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override;
   int64_t num_rows() const override;
   int64_t size_bytes() const override;
   std::optional<std::pair<int64_t, int64_t>> IntegerRange(const std::string& column) const override;
@@ -48,6 +44,6 @@ using ParquetScan = io::FileScan;
 Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths);
 
 /// Lets DeserializePlan rebuild Parquet scan tasks.
-void RegisterParquetScanTasks(exec::PlanResolver* resolver);
+void RegisterParquetScanTasks(io::ScanTaskRegistry* registry);
 
 }  // namespace flotilla::parquet

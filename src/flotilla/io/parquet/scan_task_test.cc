@@ -45,7 +45,7 @@ class ParquetScanTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
 
-  Result<int64_t> Rows(const ParquetScan& scan, exec::ScanPushdowns pushdowns, int64_t* sum) {
+  Result<int64_t> Rows(const ParquetScan& scan, io::ScanPushdowns pushdowns, int64_t* sum) {
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, exec::MakeScan(scan.schema, scan.tasks, pushdowns));
     FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, result.ToBatch());
@@ -85,7 +85,7 @@ TEST_F(ParquetScanTest, GlobsDirectoriesProjectionAndPruning) {
   // id in [4200, 4300): one row group of one file can match.
   auto pruned_scan = PlanParquetScan({dir_.string()});
   ASSERT_TRUE(pruned_scan.ok());
-  exec::ScanPushdowns pushdowns;
+  io::ScanPushdowns pushdowns;
   pushdowns.columns = std::vector<std::string>{"id"};
   pushdowns.filter = expr::And(expr::GreaterEqual(expr::Column("id"), expr::Literal(int64_t{4200})),
                                expr::Less(expr::Column("id"), expr::Literal(int64_t{4300})));
@@ -98,7 +98,7 @@ TEST_F(ParquetScanTest, GlobsDirectoriesProjectionAndPruning) {
   // A string comparison no row group's range admits: nothing read beyond the footers.
   auto none_scan = PlanParquetScan({dir_.string()});
   ASSERT_TRUE(none_scan.ok());
-  exec::ScanPushdowns none;
+  io::ScanPushdowns none;
   none.filter = expr::Greater(expr::Column("name"), expr::Literal("9"));
   auto zero = Rows(*none_scan, none, &sum);
   ASSERT_TRUE(zero.ok());
@@ -115,7 +115,7 @@ TEST_F(ParquetScanTest, ErrorsNameWhatIsWrong) {
   EXPECT_NE(junk.status().ToString().find("junk.parquet"), std::string::npos) << junk.status().ToString();
   auto scan = PlanParquetScan({(dir_ / "part-0.parquet").string()});
   ASSERT_TRUE(scan.ok());
-  exec::ScanPushdowns wrong;
+  io::ScanPushdowns wrong;
   wrong.columns = std::vector<std::string>{"idd"};
   auto plan = exec::MakeScan(scan->schema, scan->tasks, wrong);
   if (plan.ok()) {
@@ -136,7 +136,7 @@ TEST_F(ParquetScanTest, ScanTasksSurvivePlanSerialization) {
   ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
   exec::PlanResolver resolver;
   EXPECT_FALSE(exec::DeserializePlan(*bytes, resolver).ok());  // "parquet" not registered
-  RegisterParquetScanTasks(&resolver);
+  RegisterParquetScanTasks(&resolver.scan_tasks);
   auto back = exec::DeserializePlan(*bytes, resolver);
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   auto result = exec::Run(*back);

@@ -4,22 +4,13 @@
 #include <charconv>
 #include <unordered_map>
 
+#include "flotilla/common/ascii.h"
 #include "flotilla/compute/parse.h"
 
 namespace flotilla::text {
 
 namespace {
 
-bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i], y = b[i];
-    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x - 'A' + 'a');
-    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y - 'A' + 'a');
-    if (x != y) return false;
-  }
-  return true;
-}
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -73,7 +64,7 @@ Inferred Inferred::Of(Kind kind, bool from_text) {
 Inferred InferText(std::string_view text) {
   const std::string_view t = Trim(text);
   if (t.empty()) return Inferred::Of(Kind::kString, true);
-  if (EqualsIgnoreCase(t, "true") || EqualsIgnoreCase(t, "false"))
+  if (AsciiEqualsIgnoreCase(t, "true") || AsciiEqualsIgnoreCase(t, "false"))
     return Inferred::Of(Kind::kBool, true);
   if (LooksLikeTime(t)) {
     int64_t v;

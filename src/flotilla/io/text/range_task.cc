@@ -6,7 +6,7 @@
 
 namespace flotilla::text {
 
-Result<std::vector<RecordBatch>> TextRangeTask::Read(const exec::ScanPushdowns& pushdowns) const {
+Result<std::vector<RecordBatch>> TextRangeTask::Read(const io::ScanPushdowns& pushdowns) const {
   std::vector<int> fields;
   if (pushdowns.columns) {
     for (const std::string& c : *pushdowns.columns) {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/exec/plan/scan_task.h"
+#include "flotilla/io/scan_task.h"
 #include "flotilla/io/fs/file.h"
 
 namespace flotilla::text {
@@ -18,11 +18,11 @@ struct TextRange {
   SchemaPtr schema;  // of the whole file, before projection
 };
 
-class TextRangeTask : public exec::ScanTask {
+class TextRangeTask : public io::ScanTask {
  public:
   explicit TextRangeTask(TextRange range) : range_(std::move(range)) {}
 
-  Result<std::vector<RecordBatch>> Read(const exec::ScanPushdowns& pushdowns) const override;
+  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override;
   int64_t size_bytes() const override { return range_.end - range_.begin; }
   std::string ToString() const override;
   /// The range, the schema and SerializeOptions(), packed.
