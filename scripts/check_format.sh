@@ -1,17 +1,33 @@
 #!/usr/bin/env bash
-# Fails when a C++ file of the tree is not formatted as the pinned .clang-format says (clang-format
-# 14, the version .clang-format is written for). With --fix (`make format`) rewrites them instead.
-# Usage: check_format.sh [--fix]
+# Fails when a C++ file is not formatted as the pinned .clang-format says (clang-format 14, the
+# version .clang-format is written for). Checked: every C++ file changed or added since the
+# commit in scripts/format_baseline (the tree as it was when the check began), and any changed
+# in the working tree; so a file is formatted whole the first time it is touched.
+# Usage: check_format.sh          check
+#        check_format.sh --fix    rewrite those files (`make format`)
+#        check_format.sh --all    check, or with --fix rewrite, every C++ file of the tree
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fix=0
-[[ ${1:-} == --fix ]] && fix=1
+fix=0 all=0
+for a in "$@"; do
+  case $a in --fix) fix=1 ;; --all) all=1 ;; *) echo "unknown option $a" >&2; exit 2 ;; esac
+done
 CLANG_FORMAT=$(command -v clang-format-14 || command -v clang-format)
-mapfile -t files < <(git ls-files -- 'src/*.h' 'src/*.cc' 'python/ext/*.h' 'python/ext/*.cc' \
-  'tests/*.h' 'tests/*.cc' 'bench/*.h' 'bench/*.cc' 'fuzz/*.h' 'fuzz/*.cc' 2>/dev/null ||
-  find src python/ext tests bench fuzz -name '*.h' -o -name '*.cc')
+patterns=('src/*.h' 'src/*.cc' 'python/ext/*.h' 'python/ext/*.cc' 'tests/*.h' 'tests/*.cc'
+          'bench/*.h' 'bench/*.cc' 'fuzz/*.h' 'fuzz/*.cc')
+if ((all)); then
+  mapfile -t files < <(git ls-files -- "${patterns[@]}")
+else
+  base=$(cat scripts/format_baseline)
+  if ! git cat-file -e "$base^{commit}" 2>/dev/null; then
+    echo "format: baseline $base is not in this clone's history; checking the last commit's files"
+    base=HEAD~1
+  fi
+  mapfile -t files < <({ git diff --name-only --diff-filter=d "$base" -- "${patterns[@]}"
+                         git ls-files --others --exclude-standard -- "${patterns[@]}"; } | sort -u)
+fi
 if ((fix)); then
-  "$CLANG_FORMAT" -i "${files[@]}"
+  ((${#files[@]} == 0)) || "$CLANG_FORMAT" -i "${files[@]}"
   exit 0
 fi
 bad=()
@@ -23,4 +39,4 @@ if ((${#bad[@]})); then
   echo "${#bad[@]} file(s) differ from .clang-format; run \`make format\`"
   exit 1
 fi
-echo "format: ${#files[@]} files as .clang-format says"
+echo "format: ${#files[@]} changed file(s) as .clang-format says"

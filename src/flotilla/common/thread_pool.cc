@@ -45,12 +45,15 @@ namespace {
 thread_local ThreadPool* current_pool = nullptr;
 }  // namespace
 
-ThreadPool* ThreadPool::Current() { return current_pool; }
+ThreadPool* ThreadPool::Current() {
+  return current_pool;
+}
 
 Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn) {
   ThreadPool* pool = ThreadPool::Current();
   if (n <= 1 || pool == nullptr || pool->num_threads() == 1) {
-    for (int64_t i = 0; i < n; ++i) FLOTILLA_RETURN_NOT_OK(fn(i));
+    for (int64_t i = 0; i < n; ++i)
+      FLOTILLA_RETURN_NOT_OK(fn(i));
     return Status::OK();
   }
   struct State {
@@ -81,7 +84,8 @@ Status ParallelFor(int64_t n, const std::function<Status(int64_t)>& fn) {
     }
   };
   const int64_t helpers = std::min<int64_t>(n - 1, pool->num_threads() - 1);
-  for (int64_t h = 0; h < helpers; ++h) pool->Submit([state, work] { work(*state); });
+  for (int64_t h = 0; h < helpers; ++h)
+    pool->Submit([state, work] { work(*state); });
   work(*state);
   std::unique_lock<std::mutex> lock(state->mutex);
   state->done.wait(lock, [&] { return state->finished == state->n; });

@@ -136,7 +136,8 @@ TEST(ParallelForTest, RunsEveryItemOnceAndUsesTheCallersPool) {
     });
   });
   ASSERT_TRUE(group.Wait().ok());
-  for (const auto& r : runs) EXPECT_EQ(r.load(), 1);
+  for (const auto& r : runs)
+    EXPECT_EQ(r.load(), 1);
   EXPECT_TRUE(together.load());
   EXPECT_EQ(ThreadPool::Current(), nullptr);
 }

@@ -44,7 +44,8 @@ std::optional<std::pair<int64_t, int64_t>> InMemoryScanTask::IntegerRange(
     if (a.type_id() != TypeId::kInt64 && a.type_id() != TypeId::kInt32) return std::nullopt;
     for (int64_t r = 0; r < a.length(); ++r) {
       if (a.IsNull(r)) continue;
-      const int64_t v = a.type_id() == TypeId::kInt64 ? a.values<int64_t>()[r] : a.values<int32_t>()[r];
+      const int64_t v =
+          a.type_id() == TypeId::kInt64 ? a.values<int64_t>()[r] : a.values<int32_t>()[r];
       range = range ? std::make_pair(std::min(range->first, v), std::max(range->second, v))
                     : std::make_pair(v, v);
     }

@@ -65,8 +65,8 @@ class DistinctSink final : public SinkOperator {
         row += b.num_rows();
         std::vector<Array> columns = b.columns();
         columns.push_back(std::move(position));
-        FLOTILLA_ASSIGN_OR_RETURN(b, RecordBatch::Make(positioned_, std::move(columns),
-                                                       b.num_rows()));
+        FLOTILLA_ASSIGN_OR_RETURN(b,
+                                  RecordBatch::Make(positioned_, std::move(columns), b.num_rows()));
       }
     }
     return inner_->Consume(std::move(input), global, thread);
@@ -117,9 +117,9 @@ Result<std::unique_ptr<SinkOperator>> MakeDistinctSink(const DistinctNode& node)
   std::vector<int> order;
   for (const Field& f : schema.fields())
     order.push_back(aggregate->schema()->GetFieldIndex(f.name));
-  return std::unique_ptr<SinkOperator>(
-      new DistinctSink(node.schema(), std::move(aggregate), std::move(inner), std::move(order),
-                       std::move(positioned)));
+  return std::unique_ptr<SinkOperator>(new DistinctSink(node.schema(), std::move(aggregate),
+                                                        std::move(inner), std::move(order),
+                                                        std::move(positioned)));
 }
 
 }  // namespace flotilla::exec

@@ -54,11 +54,10 @@ TEST(DistinctOperator, SubsetKeepsTheFirstRowInInputOrderForAnyColumnType) {
   }
   auto plan = MakeDistinct(MemorySource(batches), {"k"}).ValueOrDie();
   // Rows 0 (k 0, row null), 1 (k 2), 2 (k 1), 3 (k null).
-  ExpectPlanRows(plan,
-                 Batch({{"k", I64({0, 2, 1, N})},
-                        {"row", I64({N, 1, 2, 3})},
-                        {"l", Lists({N, 1, 2, 3})}}),
-                 false);
+  ExpectPlanRows(
+      plan,
+      Batch({{"k", I64({0, 2, 1, N})}, {"row", I64({N, 1, 2, 3})}, {"l", Lists({N, 1, 2, 3})}}),
+      false);
 }
 
 }  // namespace

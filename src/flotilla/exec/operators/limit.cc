@@ -38,7 +38,8 @@ class LimitSink final : public SinkOperator {
     std::lock_guard<std::mutex> lock(state->mutex);
     const int64_t wanted = limit_ < 0 ? INT64_MAX : offset_ + limit_;
     if (state->rows >= wanted) return Status::OK();
-    for (const RecordBatch& batch : input.batches) state->rows_received += batch.num_rows();
+    for (const RecordBatch& batch : input.batches)
+      state->rows_received += batch.num_rows();
     // Sources hand out sequence numbers in increasing order, so every morsel not yet taken
     // from the source comes after every morsel received. Once the received ones hold enough
     // rows, the answer lies among them and the morsels still being processed (which arrive

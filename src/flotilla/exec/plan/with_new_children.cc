@@ -29,8 +29,7 @@ Result<PlanPtr> WithNewChildren(const PlanNode& node, std::vector<PlanPtr> child
     }
     case PlanKind::kConcat:
       return MakeConcat(std::move(children));
-    case PlanKind::kMonotonicId:
-    {
+    case PlanKind::kMonotonicId: {
       const auto& n = static_cast<const MonotonicIdNode&>(node);
       return MakeMonotonicId(child(0), n.column_name, n.first_partition);
     }
