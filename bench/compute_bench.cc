@@ -109,7 +109,7 @@ void BM_TakeInt64Random(benchmark::State& state) {
   const Array& values = Ints();
   Array indices = RandomIndices(kRows, kRows);
   for (auto _ : state)
-    benchmark::DoNotOptimize(Take(values, indices).ValueOrDie());
+    benchmark::DoNotOptimize(compute::Take(values, indices).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * kRows * 8);
 }
 BENCHMARK(BM_TakeInt64Random)->Unit(benchmark::kMillisecond);
@@ -118,7 +118,7 @@ void BM_TakeStringRandom(benchmark::State& state) {
   const Array& values = Strings();
   Array indices = RandomIndices(kRows, kRows);
   for (auto _ : state)
-    benchmark::DoNotOptimize(Take(values, indices).ValueOrDie());
+    benchmark::DoNotOptimize(compute::Take(values, indices).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * DataBytes(values));
 }
 BENCHMARK(BM_TakeStringRandom)->Unit(benchmark::kMillisecond);
@@ -127,7 +127,7 @@ void BM_FilterInt64(benchmark::State& state) {
   const Array& values = Ints();
   Array mask = Mask(kRows, static_cast<int>(state.range(0)));
   for (auto _ : state)
-    benchmark::DoNotOptimize(Filter(values, mask).ValueOrDie());
+    benchmark::DoNotOptimize(compute::Filter(values, mask).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * kRows * 8);  // input bytes scanned
 }
 BENCHMARK(BM_FilterInt64)->Arg(50)->Arg(1)->Unit(benchmark::kMillisecond);
@@ -136,7 +136,7 @@ void BM_FilterString(benchmark::State& state) {
   const Array& values = Strings();
   Array mask = Mask(kRows, static_cast<int>(state.range(0)));
   for (auto _ : state)
-    benchmark::DoNotOptimize(Filter(values, mask).ValueOrDie());
+    benchmark::DoNotOptimize(compute::Filter(values, mask).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * DataBytes(values));
 }
 BENCHMARK(BM_FilterString)->Arg(50)->Arg(1)->Unit(benchmark::kMillisecond);
@@ -144,7 +144,7 @@ BENCHMARK(BM_FilterString)->Arg(50)->Arg(1)->Unit(benchmark::kMillisecond);
 void BM_HashRowsInt64(benchmark::State& state) {
   const Array& values = Ints();
   for (auto _ : state)
-    benchmark::DoNotOptimize(HashRows({values}).ValueOrDie());
+    benchmark::DoNotOptimize(compute::HashRows({values}).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * kRows * 8);
 }
 BENCHMARK(BM_HashRowsInt64)->Unit(benchmark::kMillisecond);
@@ -152,7 +152,7 @@ BENCHMARK(BM_HashRowsInt64)->Unit(benchmark::kMillisecond);
 void BM_HashRowsString(benchmark::State& state) {
   const Array& values = Strings();
   for (auto _ : state)
-    benchmark::DoNotOptimize(HashRows({values}).ValueOrDie());
+    benchmark::DoNotOptimize(compute::HashRows({values}).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * DataBytes(values));
 }
 BENCHMARK(BM_HashRowsString)->Unit(benchmark::kMillisecond);
@@ -163,7 +163,7 @@ void BM_ConcatInt64(benchmark::State& state) {
   for (int64_t s = 0; s < kRows; s += kRows / 10)
     parts.push_back(values.Slice(s, kRows / 10));
   for (auto _ : state)
-    benchmark::DoNotOptimize(Concat(parts).ValueOrDie());
+    benchmark::DoNotOptimize(compute::Concat(parts).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * kRows * 8);
 }
 BENCHMARK(BM_ConcatInt64)->Unit(benchmark::kMillisecond);
@@ -174,7 +174,7 @@ void BM_ConcatString(benchmark::State& state) {
   for (int64_t s = 0; s < kRows; s += kRows / 10)
     parts.push_back(values.Slice(s, kRows / 10));
   for (auto _ : state)
-    benchmark::DoNotOptimize(Concat(parts).ValueOrDie());
+    benchmark::DoNotOptimize(compute::Concat(parts).ValueOrDie());
   state.SetBytesProcessed(state.iterations() * DataBytes(values));
 }
 BENCHMARK(BM_ConcatString)->Unit(benchmark::kMillisecond);
@@ -182,7 +182,7 @@ BENCHMARK(BM_ConcatString)->Unit(benchmark::kMillisecond);
 void BM_SortInt64(benchmark::State& state) {
   RecordBatch batch = RecordBatch::FromColumns({{"x", Ints().Slice(0, kRows / 10)}}).ValueOrDie();
   for (auto _ : state)
-    benchmark::DoNotOptimize(SortIndices(batch, {{0}}).ValueOrDie());
+    benchmark::DoNotOptimize(compute::SortIndices(batch, {{0}}).ValueOrDie());
   state.SetItemsProcessed(state.iterations() * batch.num_rows());
   state.SetBytesProcessed(state.iterations() * batch.num_rows() * 8);
 }
@@ -192,7 +192,7 @@ void BM_SortString(benchmark::State& state) {
   RecordBatch batch =
       RecordBatch::FromColumns({{"s", Strings().Slice(0, kRows / 10)}}).ValueOrDie();
   for (auto _ : state)
-    benchmark::DoNotOptimize(SortIndices(batch, {{0}}).ValueOrDie());
+    benchmark::DoNotOptimize(compute::SortIndices(batch, {{0}}).ValueOrDie());
   state.SetItemsProcessed(state.iterations() * batch.num_rows());
 }
 BENCHMARK(BM_SortString)->Unit(benchmark::kMillisecond);

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/distributed/query_driver.h"
 #include "flotilla/distributed/ref_proto.h"
 

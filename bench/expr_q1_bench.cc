@@ -220,7 +220,7 @@ Result<RecordBatch> RunBatch(const Query& q, const RecordBatch& batch) {
   FLOTILLA_ASSIGN_OR_RETURN(expr::Datum mask, expr::Evaluate(q.predicate, batch));
   FLOTILLA_ASSIGN_OR_RETURN(Array mask_column, mask.ToColumn(batch.num_rows()));
   FLOTILLA_ASSIGN_OR_RETURN(RecordBatch inputs, batch.SelectColumns(q.inputs));
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch selected, Filter(inputs, mask_column));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch selected, compute::Filter(inputs, mask_column));
   std::vector<Array> columns;
   for (const expr::BoundExpression& p : q.projections) {
     FLOTILLA_ASSIGN_OR_RETURN(expr::Datum value, expr::Evaluate(p, selected));
@@ -297,7 +297,7 @@ Status Breakdown(const Query& q, const std::vector<RecordBatch>& input) {
     steps[0].seconds += Seconds(start);
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch columns, batch.SelectColumns(q.inputs));
     start = std::chrono::steady_clock::now();
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch selected, Filter(columns, mask.array()));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch selected, compute::Filter(columns, mask.array()));
     steps[1].seconds += Seconds(start);
     size_t s = 2;
     for (const BoundExpression& p : q.projections) {

@@ -42,7 +42,7 @@ struct Options {
   std::string out;  // write: where the written file is kept ("": removed)
 };
 
-Result<PlanPtr> BuildPlan(const Options& o, const parquet::ParquetScan& scan) {
+Result<PlanPtr> BuildPlan(const Options& o, const io::parquet::ParquetScan& scan) {
   ScanPushdowns pushdowns;
   if (o.query == "scan_all" || o.query == "scan4") {
     std::vector<std::string> columns = scan.schema->field_names();
@@ -97,7 +97,7 @@ int Main(int argc, char** argv) {
   options.progress = 0;
   std::vector<double> seconds;
   if (o.query == "write") {
-    auto scan = parquet::PlanParquetScan({o.file});
+    auto scan = io::parquet::PlanParquetScan({o.file});
     if (!scan.ok()) return Fail(scan.status());
     auto plan = MakeScan(scan->schema, scan->tasks, {});
     if (!plan.ok()) return Fail(plan.status());
@@ -112,12 +112,12 @@ int Main(int argc, char** argv) {
       }
     std::printf("check rows %lld\n", static_cast<long long>(rows));
     const std::string out = o.out.empty() ? o.file + ".flotilla-write.parquet" : o.out;
-    parquet::ParquetWriteOptions write_options;
-    write_options.codec = parquet::Codec::kZstd;
+    io::parquet::ParquetWriteOptions write_options;
+    write_options.codec = io::parquet::Codec::kZstd;
     write_options.encode_threads = o.threads;
     for (int r = 0; r < o.repeats; ++r) {
       const auto start = std::chrono::steady_clock::now();
-      Status st = parquet::WriteParquetFile(out, scan->schema, batches, write_options);
+      Status st = io::parquet::WriteParquetFile(out, scan->schema, batches, write_options);
       seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!st.ok()) return Fail(st);
     }
@@ -126,7 +126,7 @@ int Main(int argc, char** argv) {
     for (int r = 0; r < o.repeats; ++r) {
       const auto start = std::chrono::steady_clock::now();
       // Planning (opening the footer) is part of the query, as for DuckDB.
-      auto scan = parquet::PlanParquetScan({o.file});
+      auto scan = io::parquet::PlanParquetScan({o.file});
       if (!scan.ok()) return Fail(scan.status());
       auto plan = BuildPlan(o, *scan);
       if (!plan.ok()) return Fail(plan.status());

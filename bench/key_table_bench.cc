@@ -201,7 +201,7 @@ void BM_GroupedSumInt64Partitioned(benchmark::State& state) {
     std::vector<std::array<Part, kThreads>> parts(morsels);
     auto partition = [&](size_t first) {
       for (size_t m = first; m < morsels; m += kThreads) {
-        Array hashes = HashRows({d.keys[m]}).ValueOrDie();
+        Array hashes = compute::HashRows({d.keys[m]}).ValueOrDie();
         const uint64_t* h = hashes.values<uint64_t>();
         const int64_t* k = d.keys[m].values<int64_t>();
         const int64_t* v = d.values[m].values<int64_t>();
@@ -322,7 +322,7 @@ void BM_HashRowsInt64Morsels(benchmark::State& state) {
   const IntData& d = Ints();
   for (auto _ : state) {
     for (const Array& keys : d.keys)
-      benchmark::DoNotOptimize(HashRows({keys}).ValueOrDie());
+      benchmark::DoNotOptimize(compute::HashRows({keys}).ValueOrDie());
   }
   state.SetItemsProcessed(state.iterations() * kRows);
 }

@@ -8,8 +8,8 @@
 
 namespace flotilla::fuzz {
 
-inline csv::CsvReadOptions CsvDialect(uint8_t byte) {
-  csv::CsvReadOptions options;
+inline io::csv::CsvReadOptions CsvDialect(uint8_t byte) {
+  io::csv::CsvReadOptions options;
   options.parse.delimiter = "\t,;|"[byte & 3];
   options.parse.escape = (byte & 4) ? '\\' : '\0';
   options.parse.has_header = (byte & 8) == 0;

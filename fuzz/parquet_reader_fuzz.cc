@@ -12,7 +12,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto buffer =
       flotilla::Buffer::CopyOf(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!buffer.ok()) return 0;
-  auto reader = flotilla::parquet::ParquetFileReader::Open(
+  auto reader = flotilla::io::parquet::ParquetFileReader::Open(
       flotilla::io::MemoryFile(*buffer, "fuzz.parquet"));
   if (!reader.ok()) return 0;
   auto fields = (*reader)->FieldIndices(std::nullopt);
@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     const int64_t n = (*reader)->metadata().row_groups[g].num_rows;
     if (n >= 4) {
-      const flotilla::parquet::RowRanges pieces{{0, n / 4}, {n / 2, n / 2 + 1}};
+      const flotilla::io::parquet::RowRanges pieces{{0, n / 4}, {n / 2, n / 2 + 1}};
       batch = (*reader)->ReadRowGroup(g, *fields, &pieces);
       if (batch.ok()) flotilla::fuzz::Walk(*batch);
     }

@@ -120,7 +120,7 @@ class PyBackend final : public distributed::ClusterBackend {
 // A partition as one batch (an empty one with its schema when it has no rows).
 RecordBatch AsBatch(const distributed::StoredPartition& p) {
   if (p.batches.empty()) return Check(RecordBatch::MakeEmpty(p.schema));
-  return Check(ConcatBatches(p.batches));
+  return Check(compute::ConcatBatches(p.batches));
 }
 
 }  // namespace

@@ -405,7 +405,7 @@ PYBIND11_MODULE(_flotilla, m) {
         std::vector<RecordBatch> out;
         for (const MicroPartition& p : result.partitions) {
           std::vector<RecordBatch> batches(p.batches().begin(), p.batches().end());
-          out.push_back(Check(ConcatBatches(result.schema, batches)));
+          out.push_back(Check(compute::ConcatBatches(result.schema, batches)));
         }
         return out;
       })
@@ -419,7 +419,7 @@ PYBIND11_MODULE(_flotilla, m) {
         io::DatasetWriteOptions w;
         w.format = Check(io::ParseFileFormat(format));
         w.partition_by = partition_by;
-        if (compression) w.parquet.codec = Check(parquet::ParseCodec(*compression));
+        if (compression) w.parquet.codec = Check(io::parquet::ParseCodec(*compression));
         exec::ExecOptions o = Options();
         py::gil_scoped_release release;
         return Check(d.Write(root, w, o));
@@ -428,7 +428,7 @@ PYBIND11_MODULE(_flotilla, m) {
   m.def("read_parquet", [](std::vector<std::string> paths) { return Check(DataFrame::ReadParquet(paths)); });
   m.def("read_csv", [](std::vector<std::string> paths, bool header, std::string delimiter,
                        std::optional<std::vector<std::pair<std::string, py::object>>> schema) {
-    csv::CsvReadOptions o;
+    io::csv::CsvReadOptions o;
     o.parse.has_header = header;
     if (delimiter.size() != 1) throw py::value_error("delimiter must be one character");
     o.parse.delimiter = delimiter[0];
@@ -487,7 +487,7 @@ PYBIND11_MODULE(_flotilla, m) {
 
   // Every log line of this process carries `tag` (a worker's id).
   m.def("set_log_tag", [](const std::string& tag) { log::SetTag(tag); });
-  m.def("concat_batches", [](std::vector<RecordBatch> batches) { return Check(ConcatBatches(batches)); });
+  m.def("concat_batches", [](std::vector<RecordBatch> batches) { return Check(compute::ConcatBatches(batches)); });
 
   m.def("set_execution_config", &SetExecutionConfig, py::arg("num_threads") = py::none(),
         py::arg("default_morsel_size") = py::none(), py::arg("memory_limit") = py::none(),

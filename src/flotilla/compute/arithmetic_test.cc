@@ -6,7 +6,7 @@
 #include <limits>
 #include <string>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::compute {
 namespace {

@@ -364,7 +364,7 @@ Result<Array> CastToString(const Array& in, const TypePtr& to) {
 // The dictionary's values gathered by the indices. Take reads only 32- and 64-bit indices, so
 // narrower ones are widened first; a null index, or an index to a null entry, is a null row.
 Result<Array> DecodeDictionary(const Array& values) {
-  Array indices = compute_internal::DictionaryIndices(values);
+  Array indices = internal::DictionaryIndices(values);
   if (indices.type()->byte_width() < 4) {
     FLOTILLA_ASSIGN_OR_RETURN(indices, CastToNumber<int32_t>(indices, int32(), CastOptions{}));
   }

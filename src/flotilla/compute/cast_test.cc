@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/compute/parse.h"
 #include "tests/support/random_data.h"
 

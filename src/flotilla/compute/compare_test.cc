@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "flotilla/compute/boolean.h"
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::compute {
 namespace {

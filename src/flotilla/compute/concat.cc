@@ -8,11 +8,11 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/dictionary_view.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
-using compute_internal::DictionaryIndices;
-using compute_internal::WithDictionary;
+using internal::DictionaryIndices;
+using internal::WithDictionary;
 
 // Appends every input whole. The builders copy validity bitmaps and value buffers in bulk
 // (memcpy for fixed width and string data), and recurse into children for nested types.
@@ -193,4 +193,4 @@ Result<RecordBatch> ConcatBatches(const SchemaPtr& schema, const std::vector<Rec
   return ConcatBatches(batches, pool);
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

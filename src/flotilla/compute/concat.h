@@ -6,7 +6,7 @@
 #include "flotilla/columnar/array.h"
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief The rows of `arrays`, one after another.
 ///
@@ -24,4 +24,4 @@ Result<RecordBatch> ConcatBatches(const std::vector<RecordBatch>& batches,
 Result<RecordBatch> ConcatBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
                                   MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

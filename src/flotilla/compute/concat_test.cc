@@ -4,10 +4,10 @@
 
 #include <set>
 
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::MakeNumeric;
@@ -126,4 +126,4 @@ TEST(ConcatTest, Batches) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -6,7 +6,7 @@
 
 #include "flotilla/columnar/array.h"
 
-namespace flotilla::compute_internal {
+namespace flotilla::compute::internal {
 
 /// The indices of dictionary array `dict` as an array of its index type (zero-copy; same
 /// offset, length and validity).
@@ -29,4 +29,4 @@ inline Array WithDictionary(const TypePtr& type, const Array& indices,
   return Array(std::move(d));
 }
 
-}  // namespace flotilla::compute_internal
+}  // namespace flotilla::compute::internal

@@ -6,7 +6,7 @@
 
 #include "flotilla/compute/gather.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 // Where the elements of one list column's rows live in its values (child) array.
@@ -138,7 +138,7 @@ Result<RecordBatch> Explode(const RecordBatch& batch, const std::vector<int>& li
         columns[c] = batch.column(c);
       } else {
         FLOTILLA_ASSIGN_OR_RETURN(columns[c],
-                                  compute_internal::Gather(batch.column(c), repeat, pool));
+                                  internal::Gather(batch.column(c), repeat, pool));
       }
       continue;
     }
@@ -160,10 +160,10 @@ Result<RecordBatch> Explode(const RecordBatch& batch, const std::vector<int>& li
       for (int64_t e = 0; e < lengths[i]; ++e)
         pos[k++] = start + e;
     }
-    FLOTILLA_ASSIGN_OR_RETURN(columns[c], compute_internal::Gather(layout.values, elements, pool));
+    FLOTILLA_ASSIGN_OR_RETURN(columns[c], internal::Gather(layout.values, elements, pool));
   }
   return RecordBatch::Make(std::make_shared<Schema>(std::move(fields), batch.schema()->metadata()),
                            std::move(columns), total);
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

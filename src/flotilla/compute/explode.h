@@ -6,7 +6,7 @@
 
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief `batch` with the list columns `list_columns` replaced by their elements, one output
 /// row per element.
@@ -28,4 +28,4 @@ namespace flotilla {
 Result<RecordBatch> Explode(const RecordBatch& batch, const std::vector<int>& list_columns,
                             MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -7,7 +7,7 @@
 
 #include "flotilla/compute/gather.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
@@ -121,7 +121,7 @@ Result<Array> Filter(const Array& values, const Array& mask, MemoryPool* pool) {
   const int64_t count = CountSelected(mask);
   if (count == values.length()) return values;
   FLOTILLA_ASSIGN_OR_RETURN(Array positions, PositionsFromMask(mask, count, pool));
-  return compute_internal::Gather(values, positions, pool);
+  return internal::Gather(values, positions, pool);
 }
 
 Result<RecordBatch> Filter(const RecordBatch& batch, const Array& mask, MemoryPool* pool) {
@@ -132,10 +132,10 @@ Result<RecordBatch> Filter(const RecordBatch& batch, const Array& mask, MemoryPo
   std::vector<Array> columns;
   columns.reserve(batch.num_columns());
   for (const Array& column : batch.columns()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array selected, compute_internal::Gather(column, positions, pool));
+    FLOTILLA_ASSIGN_OR_RETURN(Array selected, internal::Gather(column, positions, pool));
     columns.push_back(std::move(selected));
   }
   return RecordBatch::Make(batch.schema(), std::move(columns), count);
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

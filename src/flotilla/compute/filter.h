@@ -4,7 +4,7 @@
 #include "flotilla/columnar/array.h"
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief The rows of `values` where `mask` is true, in order.
 ///
@@ -25,4 +25,4 @@ int64_t CountSelected(const Array& mask);
 /// and not null. The building block of Filter, usable as a selection vector.
 Result<Array> SelectedPositions(const Array& mask, MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -7,7 +7,7 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/dictionary_view.h"
 
-namespace flotilla::compute_internal {
+namespace flotilla::compute::internal {
 namespace {
 
 // 16 bytes moved as one value so decimal128 takes the typed loop too.
@@ -283,4 +283,4 @@ Result<Array> Gather(const Array& values, const Array& indices, MemoryPool* pool
   }
 }
 
-}  // namespace flotilla::compute_internal
+}  // namespace flotilla::compute::internal

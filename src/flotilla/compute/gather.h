@@ -3,7 +3,7 @@
 
 #include "flotilla/columnar/array.h"
 
-namespace flotilla::compute_internal {
+namespace flotilla::compute::internal {
 
 /// Rows of `values` at the positions in `indices` (an int32/int64/uint32/uint64 array); a null
 /// index gives a null row. REQUIRES: every valid index is in [0, values.length()) — callers
@@ -11,4 +11,4 @@ namespace flotilla::compute_internal {
 Result<Array> Gather(const Array& values, const Array& indices,
                      MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla::compute_internal
+}  // namespace flotilla::compute::internal

@@ -6,10 +6,10 @@
 #include <random>
 #include <string>
 
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla::compute_internal {
+namespace flotilla::compute::internal {
 namespace {
 
 using testing::MakeIndices;
@@ -114,4 +114,4 @@ TEST(GatherTest, RandomRunsMatchTheReference) {
 }
 
 }  // namespace
-}  // namespace flotilla::compute_internal
+}  // namespace flotilla::compute::internal

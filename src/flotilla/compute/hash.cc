@@ -10,7 +10,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 static_assert(std::endian::native == std::endian::little,
@@ -276,4 +276,4 @@ Result<Array> HashRows(const std::vector<Array>& columns, uint64_t seed, MemoryP
   return Array(std::move(d));
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -8,7 +8,7 @@
 
 #include "flotilla/columnar/array.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief One uint64 hash per row, combining all `columns` (same length, at least one).
 ///
@@ -46,4 +46,4 @@ Status ValueHashes(const Array& array, uint64_t* out);
 
 inline constexpr uint64_t kNullHash = 0x9E3779B97F4A7C15ull;
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

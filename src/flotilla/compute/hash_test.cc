@@ -4,10 +4,10 @@
 
 #include <cmath>
 
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::MakeNumeric;
@@ -117,4 +117,4 @@ TEST(HashTest, Errors) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

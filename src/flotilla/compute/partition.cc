@@ -10,7 +10,7 @@
 #include "flotilla/compute/sort.h"
 #include "flotilla/compute/take.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 Status CheckPartitionCount(int num_partitions, const char* function) {
@@ -132,7 +132,7 @@ Result<std::vector<RecordBatch>> ScatterByPartition(const RecordBatch& batch,
     std::vector<Array> columns;
     columns.reserve(batch.num_columns());
     for (const Array& column : batch.columns()) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array taken, compute_internal::Gather(column, indices, pool));
+      FLOTILLA_ASSIGN_OR_RETURN(Array taken, internal::Gather(column, indices, pool));
       columns.push_back(std::move(taken));
     }
     FLOTILLA_ASSIGN_OR_RETURN(
@@ -279,4 +279,4 @@ Result<RecordBatch> RangeBoundaries(const RecordBatch& sample, const std::vector
   return Take(key_batch, Array(std::move(d)), pool);
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -15,7 +15,7 @@
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/compute/row_comparator.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief The rows of `batch` split into `num_partitions` batches: row i goes to batch
 /// partition_ids[i].
@@ -105,4 +105,4 @@ Result<std::vector<RecordBatch>> PartitionByRange(const RecordBatch& batch,
 Result<RecordBatch> RangeBoundaries(const RecordBatch& sample, const std::vector<SortKey>& keys,
                                     int num_partitions, MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -8,13 +8,13 @@
 
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/hash.h"
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/compute/sample.h"
 #include "flotilla/compute/sort.h"
 #include "flotilla/compute/take.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::I32;
@@ -412,4 +412,4 @@ TEST(PartitionRangeTest, SortedPartitionsConcatenateToATotalOrder) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -11,8 +11,8 @@
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/concat.h"
 
-namespace flotilla {
-namespace compute_internal {
+namespace flotilla::compute {
+namespace internal {
 namespace {
 
 // Null test shared by the accessors: one pointer check when the column has no nulls.
@@ -246,7 +246,7 @@ Result<std::vector<int64_t>> RankValues(const Array& values) {
   return ranks;
 }
 
-}  // namespace compute_internal
+}  // namespace internal
 
 Result<RowComparator> RowComparator::Make(const RecordBatch& batch,
                                           const std::vector<SortKey>& keys) {
@@ -268,12 +268,12 @@ Result<RowComparator> RowComparator::Make(const RecordBatch& left, const RecordB
     }
     const Array& column = left.column(key.column);
     FLOTILLA_RETURN_NOT_OK(
-        compute_internal::CheckSortable(*column.type(), left.schema()->field(key.column).name));
-    FLOTILLA_ASSIGN_OR_RETURN(auto comparator, compute_internal::MakeKeyComparator(
+        internal::CheckSortable(*column.type(), left.schema()->field(key.column).name));
+    FLOTILLA_ASSIGN_OR_RETURN(auto comparator, internal::MakeKeyComparator(
                                                    column, right.column(key.column), key));
     out.keys_.push_back(std::move(comparator));
   }
   return out;
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -6,7 +6,7 @@
 
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// One sort key: a column, its direction, and where its nulls go. `nulls_first` places nulls
 /// before every value whatever the direction (SQL's NULLS FIRST / NULLS LAST).
@@ -16,7 +16,7 @@ struct SortKey {
   bool nulls_first = false;
 };
 
-namespace compute_internal {
+namespace internal {
 /// Compares row `left` of one column with row `right` of another (or the same) column, with
 /// the direction and null placement of its key applied. One subclass per physical type, so the
 /// type is resolved once per key, not once per comparison.
@@ -33,7 +33,7 @@ Result<std::vector<int64_t>> RankValues(const Array& values);
 
 /// OK when a column of `type` can be a sort key; NotImplemented naming `column` otherwise.
 Status CheckSortable(const DataType& type, const std::string& column);
-}  // namespace compute_internal
+}  // namespace internal
 
 /// \brief Three-way comparison of rows by several keys.
 ///
@@ -71,7 +71,7 @@ class RowComparator {
 
  private:
   RowComparator() = default;
-  std::vector<std::unique_ptr<compute_internal::KeyComparator>> keys_;
+  std::vector<std::unique_ptr<internal::KeyComparator>> keys_;
 };
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -10,7 +10,7 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/gather.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 // Exact Poisson draws by Knuth's method need exp(-mean) to stay far from underflow and the
@@ -58,7 +58,7 @@ Result<RecordBatch> GatherRows(const RecordBatch& batch, const std::vector<uint6
   std::vector<Array> columns;
   columns.reserve(batch.num_columns());
   for (const Array& column : batch.columns()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array taken, compute_internal::Gather(column, indices, pool));
+    FLOTILLA_ASSIGN_OR_RETURN(Array taken, internal::Gather(column, indices, pool));
     columns.push_back(std::move(taken));
   }
   return RecordBatch::Make(batch.schema(), std::move(columns), indices.length());
@@ -309,4 +309,4 @@ Result<RecordBatch> ReservoirSampler::Finish() {
   return chunks_[0];
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -9,7 +9,7 @@
 
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief SplitMix64 (Steele, Lea and Flood, "Fast splittable pseudorandom number generators",
 /// 2014; reference code: Vigna, splitmix64.c). The random source of sampling and of random
@@ -173,4 +173,4 @@ class ReservoirSampler {
   std::vector<int64_t> slot_rows_;
 };
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <numeric>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/compute/take.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::I64;
@@ -411,4 +411,4 @@ TEST(ReservoirSamplerTest, Errors) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -9,7 +9,7 @@
 #include <numeric>
 #include <string_view>
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 // --- Normalised keys: an order-preserving map of a value to uint64 ------------------------------
@@ -107,7 +107,7 @@ Result<bool> Normalize(const Array& a, uint64_t* k, std::vector<bool>* nulls) {
       break;
     case TypeId::kDictionary: {
       // Dictionaries sort by the rank of their value; a null entry counts as a null row.
-      FLOTILLA_ASSIGN_OR_RETURN(auto ranks, compute_internal::RankValues(a.dictionary()));
+      FLOTILLA_ASSIGN_OR_RETURN(auto ranks, internal::RankValues(a.dictionary()));
       for (int64_t i = 0; i < a.length(); ++i) {
         const int64_t r = (*nulls)[i] ? -1 : ranks[a.DictionaryIndex(i)];
         if (r < 0) (*nulls)[i] = true;
@@ -325,4 +325,4 @@ Result<Array> SortIndices(const RecordBatch& batch, const std::vector<SortKey>& 
   return Array(std::move(d));
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

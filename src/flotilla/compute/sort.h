@@ -6,7 +6,7 @@
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/compute/row_comparator.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief uint64 row indices that put `batch` in the order of `keys` (first key most
 /// significant). The sort is stable: rows equal on every key keep their input order.
@@ -17,4 +17,4 @@ namespace flotilla {
 Result<Array> SortIndices(const RecordBatch& batch, const std::vector<SortKey>& keys,
                           MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

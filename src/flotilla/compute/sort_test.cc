@@ -9,10 +9,10 @@
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/take.h"
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::MakeNumeric;
@@ -254,4 +254,4 @@ TEST(RowComparatorTest, ComparesDifferentRowsOverOneSharedDictionary) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

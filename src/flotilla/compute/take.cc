@@ -5,7 +5,7 @@
 #include "flotilla/compute/elementwise.h"
 #include "flotilla/compute/gather.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 // Finds the first valid index outside [0, length). The scan is split so the common case (no
@@ -66,7 +66,7 @@ Status CheckIndices(const Array& indices, int64_t length) {
 
 Result<Array> Take(const Array& values, const Array& indices, MemoryPool* pool) {
   FLOTILLA_RETURN_NOT_OK(CheckIndices(indices, values.length()));
-  return compute_internal::Gather(values, indices, pool);
+  return internal::Gather(values, indices, pool);
 }
 
 Result<RecordBatch> Take(const RecordBatch& batch, const Array& indices, MemoryPool* pool) {
@@ -74,7 +74,7 @@ Result<RecordBatch> Take(const RecordBatch& batch, const Array& indices, MemoryP
   std::vector<Array> columns;
   columns.reserve(batch.num_columns());
   for (const Array& column : batch.columns()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array taken, compute_internal::Gather(column, indices, pool));
+    FLOTILLA_ASSIGN_OR_RETURN(Array taken, internal::Gather(column, indices, pool));
     columns.push_back(std::move(taken));
   }
   return RecordBatch::Make(batch.schema(), std::move(columns), indices.length());
@@ -101,4 +101,4 @@ Result<Array> TakeIndices(int64_t n, const std::function<int64_t(int64_t)>& at) 
   return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -8,7 +8,7 @@
 #include "flotilla/columnar/array.h"
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief Row i of the result is values[indices[i]].
 ///
@@ -29,4 +29,4 @@ Result<Array> TakeIndices(const std::vector<int64_t>& indices);
 /// An int64 index array of `n` indices, index i being `at(i)` (no nulls).
 Result<Array> TakeIndices(int64_t n, const std::function<int64_t(int64_t)>& at);
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

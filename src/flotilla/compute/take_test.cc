@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::MakeIndices;
@@ -129,4 +129,4 @@ TEST(TakeTest, RecordBatch) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -8,7 +8,7 @@
 #include "flotilla/compute/gather.h"
 #include "flotilla/types/coercion.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 Result<Array> IndexArray(int64_t length, MemoryPool* pool, auto&& index_of) {
@@ -133,7 +133,7 @@ Result<RecordBatch> Unpivot(const RecordBatch& batch, const std::vector<int>& id
                               IndexArray(total, pool, [v](int64_t k) { return k / v; }));
     for (int c : id_columns) {
       FLOTILLA_ASSIGN_OR_RETURN(Array taken,
-                                compute_internal::Gather(batch.column(c), repeat, pool));
+                                internal::Gather(batch.column(c), repeat, pool));
       columns.push_back(std::move(taken));
     }
   }
@@ -159,10 +159,10 @@ Result<RecordBatch> Unpivot(const RecordBatch& batch, const std::vector<int>& id
     FLOTILLA_ASSIGN_OR_RETURN(Array interleave, IndexArray(total, pool, [n, v](int64_t k) {
                                 return (k % v) * n + k / v;
                               }));
-    FLOTILLA_ASSIGN_OR_RETURN(Array value, compute_internal::Gather(stacked, interleave, pool));
+    FLOTILLA_ASSIGN_OR_RETURN(Array value, internal::Gather(stacked, interleave, pool));
     columns.push_back(std::move(value));
   }
   return RecordBatch::Make(std::make_shared<Schema>(std::move(fields)), std::move(columns), total);
 }
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -6,7 +6,7 @@
 
 #include "flotilla/columnar/record_batch.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 
 /// \brief One output row per input row and value column: the id columns, then `variable_name`
 /// (the value column's name) and `value_name` (its value).
@@ -33,4 +33,4 @@ Result<RecordBatch> Unpivot(const RecordBatch& batch, const std::vector<int>& id
                             const std::vector<int>& value_columns, std::string variable_name,
                             std::string value_name, MemoryPool* pool = DefaultMemoryPool());
 
-}  // namespace flotilla
+}  // namespace flotilla::compute

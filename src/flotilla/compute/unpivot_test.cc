@@ -2,9 +2,9 @@
 
 #include <gtest/gtest.h>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 
-namespace flotilla {
+namespace flotilla::compute {
 namespace {
 
 using testing::F64;
@@ -111,4 +111,4 @@ TEST(UnpivotTest, Errors) {
 }
 
 }  // namespace
-}  // namespace flotilla
+}  // namespace flotilla::compute

@@ -86,15 +86,15 @@ Result<exec::PlanPtr> PlanAggregation(const exec::PlanPtr& input, std::vector<Ex
 }  // namespace
 
 Result<DataFrame> DataFrame::ReadParquet(const std::vector<std::string>& paths) {
-  return Scan(parquet::PlanParquetScan(paths));
+  return Scan(io::parquet::PlanParquetScan(paths));
 }
 Result<DataFrame> DataFrame::ReadCsv(const std::vector<std::string>& paths,
-                                     const csv::CsvReadOptions& options) {
-  return Scan(csv::PlanCsvScan(paths, options));
+                                     const io::csv::CsvReadOptions& options) {
+  return Scan(io::csv::PlanCsvScan(paths, options));
 }
 Result<DataFrame> DataFrame::ReadJson(const std::vector<std::string>& paths,
-                                      const json::JsonReadOptions& options) {
-  return Scan(json::PlanJsonScan(paths, options));
+                                      const io::json::JsonReadOptions& options) {
+  return Scan(io::json::PlanJsonScan(paths, options));
 }
 Result<DataFrame> DataFrame::FromBatches(SchemaPtr schema, std::vector<RecordBatch> batches) {
   return Wrap(exec::MakeInMemorySource(std::move(schema), std::move(batches)));

@@ -40,9 +40,9 @@ class DataFrame {
   /// Files, directories, globs or URLs (Hive `key=value` directories become columns).
   static Result<DataFrame> ReadParquet(const std::vector<std::string>& paths);
   static Result<DataFrame> ReadCsv(const std::vector<std::string>& paths,
-                                   const csv::CsvReadOptions& options = {});
+                                   const io::csv::CsvReadOptions& options = {});
   static Result<DataFrame> ReadJson(const std::vector<std::string>& paths,
-                                    const json::JsonReadOptions& options = {});
+                                    const io::json::JsonReadOptions& options = {});
   static Result<DataFrame> FromBatches(SchemaPtr schema, std::vector<RecordBatch> batches);
 
   const exec::PlanPtr& plan() const { return plan_; }

@@ -13,7 +13,7 @@ namespace {
 
 std::string JsonString(const std::string& s) {
   std::string out;
-  text::AppendJsonString(s, &out);
+  io::text::AppendJsonString(s, &out);
   return out;
 }
 

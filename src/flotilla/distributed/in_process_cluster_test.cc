@@ -8,8 +8,8 @@
 #include <set>
 #include <thread>
 
-#include "flotilla/distributed/cluster_test_util.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "flotilla/distributed/test_cluster.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/parquet/writer.h"
@@ -19,15 +19,15 @@ namespace {
 
 namespace fs = std::filesystem;
 using exec::PlanPtr;
-using exec::test::Batch;
-using exec::test::ExpectRows;
+using flotilla::testing::Batch;
+using flotilla::testing::ExpectRows;
 using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
-using test::IdPartitions;
-using test::Recorder;
-using test::RecordedTo;
-using test::StartCluster;
+using testing::IdPartitions;
+using testing::Recorder;
+using testing::RecordedTo;
+using testing::StartCluster;
 
 class DistributedTest : public ::testing::Test {
  protected:
@@ -46,9 +46,9 @@ class DistributedTest : public ::testing::Test {
         s.push_back("w" + std::to_string(v % 13) + " x" + std::to_string(v % 5));
       }
       RecordBatch b = Batch({{"id", I64(id)}, {"k", I64(k)}, {"s", Strs(s)}});
-      parquet::ParquetWriteOptions o;
+      io::parquet::ParquetWriteOptions o;
       o.row_group_rows = 250;
-      ASSERT_TRUE(parquet::WriteParquetFile((*dir_ / "data" / ("part-" + std::to_string(f) + ".parquet")).string(),
+      ASSERT_TRUE(io::parquet::WriteParquetFile((*dir_ / "data" / ("part-" + std::to_string(f) + ".parquet")).string(),
                                             b.schema(), {b}, o)
                       .ok());
     }
@@ -63,7 +63,7 @@ class DistributedTest : public ::testing::Test {
     ASSERT_NE(cluster_, nullptr);
   }
 
-  static PlanPtr Scan() { return test::ScanDirectory((*dir_ / "data").string()); }
+  static PlanPtr Scan() { return testing::ScanDirectory((*dir_ / "data").string()); }
 
   DriverOptions Options() {
     DriverOptions o;
@@ -76,7 +76,7 @@ class DistributedTest : public ::testing::Test {
 
   // Runs `plan` locally and distributed; returns the distributed result after comparing rows.
   exec::QueryResult ExpectSame(const PlanPtr& plan, bool ordered, DriverOptions options) {
-    return test::ExpectSameAsLocal(*cluster_, plan, std::move(options), ordered);
+    return testing::ExpectSameAsLocal(*cluster_, plan, std::move(options), ordered);
   }
 
   static fs::path* dir_;
@@ -231,7 +231,7 @@ TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {
   // One in-memory partition of 40 rows: one source task on a cluster of 2 workers.
   std::vector<std::optional<int64_t>> ids;
   for (int64_t i = 0; i < 40; ++i) ids.push_back(i);
-  RecordBatch b = exec::test::Batch({{"id", I64(ids)}});
+  RecordBatch b = flotilla::testing::Batch({{"id", I64(ids)}});
   PlanPtr one = exec::MakeInMemorySource(b.schema(), {MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie()})
                     .ValueOrDie();
   PlanPtr udf = exec::MakeUdfProject(one, "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
@@ -278,7 +278,7 @@ TEST_F(DistributedTest, WritesGoThroughStagingAndOneCommit) {
     EXPECT_EQ(entry.path().filename().string().rfind("k=", 0), 0u) << entry.path();
   }
   // Read back, the partition column comes from the directories.
-  auto back = parquet::PlanParquetScan({root.string()});
+  auto back = io::parquet::PlanParquetScan({root.string()});
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   PlanPtr read = exec::MakeProject(exec::MakeScan(back->schema, back->tasks).ValueOrDie(),
                                    {Column("id"), Column("s")})
@@ -467,7 +467,7 @@ TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
     return args[0];
   };
   worker->RegisterUdf("slow", slow);
-  RecordBatch b = exec::test::Batch({{"v", testing::I64(std::vector<std::optional<int64_t>>(10, 1))}});
+  RecordBatch b = flotilla::testing::Batch({{"v", testing::I64(std::vector<std::optional<int64_t>>(10, 1))}});
   std::vector<MicroPartition> parts;
   for (int i = 0; i < 300; ++i) parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
   PlanPtr plan = exec::MakeUdfProject(exec::MakeInMemorySource(b.schema(), parts).ValueOrDie(), "slow",

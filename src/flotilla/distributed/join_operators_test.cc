@@ -7,20 +7,20 @@
 #include <map>
 #include <set>
 
-#include "flotilla/distributed/cluster_test_util.h"
+#include "flotilla/distributed/test_cluster.h"
 
 namespace flotilla::distributed {
 namespace {
 
 using exec::JoinType;
 using exec::PlanPtr;
-using exec::test::Batch;
-using exec::test::ExpectRows;
+using flotilla::testing::Batch;
+using flotilla::testing::ExpectRows;
 using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
-using test::Recorder;
-using test::StartCluster;
+using testing::Recorder;
+using testing::StartCluster;
 
 // `partitions` in-memory partitions of `rows` rows: key column `key` from `key_of(i)` (nullopt:
 // null) and a payload column `payload` = i.
@@ -90,7 +90,7 @@ class JoinOperatorsTest : public ::testing::Test {
   }
 
   void ExpectSame(const PlanPtr& plan, Strategy strategy, const std::string& what) {
-    test::ExpectSameAsLocal(*cluster_, plan, Options(strategy), false, what, /*threads=*/1);
+    testing::ExpectSameAsLocal(*cluster_, plan, Options(strategy), false, what, /*threads=*/1);
   }
 
   std::unique_ptr<InProcessCluster> cluster_;
@@ -191,7 +191,7 @@ TEST_F(JoinOperatorsTest, ABroadcastSideOverTheCapIsNotBroadcast) {
       o.plan.broadcast_max_bytes = 0;
       const std::string what = "over the cap, " + Describe(in, type, Strategy::kBroadcast);
       recorder_->events.clear();
-      test::ExpectSameAsLocal(*cluster_, join, o, false, what, 1);
+      testing::ExpectSameAsLocal(*cluster_, join, o, false, what, 1);
       // An empty side holds no bytes: it stays broadcast.
       if (in.name.find("empty") == std::string::npos) {
         EXPECT_EQ(recorder_->Completed("InMemorySource -> HashJoin"), 0) << what;
@@ -217,7 +217,7 @@ TEST_F(JoinOperatorsTest, ABroadcastSideOverTheCapIsNotBroadcast) {
   recorder_->events.clear();
   DriverOptions o = Options(Strategy::kBroadcast);
   o.plan.broadcast_max_bytes = 4096;  // the small side's bytes are under it, the large one's over
-  test::ExpectSameAsLocal(*cluster_, sums, o, false, "a star, one dimension over the cap", 1);
+  testing::ExpectSameAsLocal(*cluster_, sums, o, false, "a star, one dimension over the cap", 1);
   nodes = recorder_->CompletedNodes();
   EXPECT_TRUE(nodes.count("InMemorySource -> HashJoin -> Repartition")) << ::testing::PrintToString(nodes);
   EXPECT_TRUE(nodes.count("Exchange -> HashJoin -> Aggregate -> Repartition")) << ::testing::PrintToString(nodes);
@@ -227,7 +227,7 @@ TEST_F(JoinOperatorsTest, ABroadcastSideOverTheCapIsNotBroadcast) {
   recorder_->events.clear();
   DriverOptions capped = Options(Strategy::kBroadcast);
   capped.plan.broadcast_max_bytes = 0;
-  test::ExpectSameAsLocal(*cluster_, exec::MakeCrossJoin(fact, three).ValueOrDie(), capped, false,
+  testing::ExpectSameAsLocal(*cluster_, exec::MakeCrossJoin(fact, three).ValueOrDie(), capped, false,
                           "a cross join over the cap", 1);
   EXPECT_EQ(recorder_->Completed("Pairs -> CrossJoin"), 18);
 }

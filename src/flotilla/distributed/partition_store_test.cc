@@ -7,12 +7,12 @@
 #include <filesystem>
 
 #include "flotilla/common/memory_pool.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::distributed {
 namespace {
 
-using exec::test::Batch;
+using flotilla::testing::Batch;
 using namespace flotilla::testing;
 
 StoredPartition Rows(int64_t first, int64_t n) {

@@ -328,13 +328,13 @@ Status QueryDriver::ComputeBoundaries(int exchange) {
   if (rows.empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(all, RecordBatch::MakeEmpty(sample.schema));
   } else {
-    FLOTILLA_ASSIGN_OR_RETURN(all, ConcatBatches(rows));
+    FLOTILLA_ASSIGN_OR_RETURN(all, compute::ConcatBatches(rows));
   }
-  std::vector<SortKey> keys;
+  std::vector<compute::SortKey> keys;
   for (size_t k = 0; k < n.range_keys.size(); ++k) {
     keys.push_back({static_cast<int>(k), n.range_keys[k].ascending, n.range_keys[k].nulls_first});
   }
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries, RangeBoundaries(all, keys, state.partitions));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries, compute::RangeBoundaries(all, keys, state.partitions));
   state.boundaries = std::move(boundaries);
   return Status::OK();
 }

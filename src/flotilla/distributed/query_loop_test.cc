@@ -12,18 +12,18 @@
 #include <set>
 #include <thread>
 
-#include "flotilla/distributed/cluster_test_util.h"
+#include "flotilla/distributed/test_cluster.h"
 
 namespace flotilla::distributed {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using exec::test::Batch;
-using exec::test::ExpectRows;
+using flotilla::testing::Batch;
+using flotilla::testing::ExpectRows;
 using flotilla::testing::I64;
-using test::IdPartitions;
-using test::Recorder;
-using test::RecordedTo;
+using testing::IdPartitions;
+using testing::Recorder;
+using testing::RecordedTo;
 
 constexpr char kToken[] = "query-loop-test";
 
@@ -135,7 +135,7 @@ std::vector<std::optional<int64_t>> Range(int n) {
 RecordBatch ToBatch(const std::vector<StoredPartition>& parts) {
   std::vector<RecordBatch> all;
   for (const StoredPartition& p : parts) all.insert(all.end(), p.batches.begin(), p.batches.end());
-  return ConcatBatches(all).ValueOrDie();
+  return compute::ConcatBatches(all).ValueOrDie();
 }
 
 TEST(QueryLoopTest, CancelsGoToTheWorkerRunningTheTaskAndAFailedQueryWaitsForThem) {

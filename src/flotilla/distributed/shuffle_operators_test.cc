@@ -14,8 +14,8 @@
 #include <filesystem>
 #include <set>
 
-#include "flotilla/distributed/cluster_test_util.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "flotilla/distributed/test_cluster.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/io/parquet/writer.h"
 
 namespace flotilla::distributed {
@@ -23,13 +23,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using exec::PlanPtr;
-using exec::test::Batch;
-using exec::test::ExpectRows;
+using flotilla::testing::Batch;
+using flotilla::testing::ExpectRows;
 using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
-using test::Recorder;
-using test::StartCluster;
+using testing::Recorder;
+using testing::StartCluster;
 
 constexpr int kFiles = 4;
 constexpr int kGroupsPerFile = 4;
@@ -65,9 +65,9 @@ class ShuffleOperatorsTest : public ::testing::Test {
                              {"nk", I64(nk)},
                              {"s", Strs(s)},
                              {"x", F64(x)}});
-      parquet::ParquetWriteOptions o;
+      io::parquet::ParquetWriteOptions o;
       o.row_group_rows = kGroupRows;
-      ASSERT_TRUE(parquet::WriteParquetFile(
+      ASSERT_TRUE(io::parquet::WriteParquetFile(
                       (*dir_ / "data" / ("part-" + std::to_string(f) + ".parquet")).string(),
                       b.schema(), {b}, o)
                       .ok());
@@ -83,7 +83,7 @@ class ShuffleOperatorsTest : public ::testing::Test {
     ASSERT_NE(cluster_, nullptr);
   }
 
-  static PlanPtr Scan() { return test::ScanDirectory((*dir_ / "data").string()); }
+  static PlanPtr Scan() { return testing::ScanDirectory((*dir_ / "data").string()); }
   // Every row group read, no row passing.
   static PlanPtr EmptyScan() {
     return exec::MakeFilter(Scan(), Less(Column("id"), Literal(int64_t{0}))).ValueOrDie();
@@ -103,7 +103,7 @@ class ShuffleOperatorsTest : public ::testing::Test {
   // Runs `plan` locally and on the cluster, once per split, and compares the rows.
   void ExpectSame(const PlanPtr& plan, bool ordered, const std::string& what) {
     for (Split split : {Split::kMany, Split::kOne}) {
-      test::ExpectSameAsLocal(*cluster_, plan, Options(split), ordered,
+      testing::ExpectSameAsLocal(*cluster_, plan, Options(split), ordered,
                               what + (split == Split::kMany ? " (16 map tasks)" : " (1 map task)"),
                               /*threads=*/1);
     }
@@ -259,7 +259,7 @@ TEST_F(ShuffleOperatorsTest, ASortOfFewRowsRunsInOneTask) {
   DriverOptions o = Options(Split::kMany);
   o.plan = few;
   recorder_->events.clear();
-  test::ExpectSameAsLocal(*cluster_, sorted, o, true, "a sort of a few groups");
+  testing::ExpectSameAsLocal(*cluster_, sorted, o, true, "a sort of a few groups");
   EXPECT_EQ(recorder_->Completed("Gather -> Sort"), 1);
   few.gather_sort_rows = 10;  // fewer than the estimate
   EXPECT_NE(DistributedPlanToString(PlanDistributed(sorted, few).ValueOrDie()).find("SortSample"),

@@ -15,7 +15,7 @@
 #include <map>
 #include <set>
 
-#include "flotilla/distributed/cluster_test_util.h"
+#include "flotilla/distributed/test_cluster.h"
 #include "tests/support/sql_corpus.h"
 
 namespace flotilla::distributed {
@@ -58,9 +58,9 @@ class SqlCorpusOnCluster : public ::testing::TestWithParam<ClusterMode> {};
 
 TEST_P(SqlCorpusOnCluster, EveryQueryGivesTheLocalAnswerOrIsListedAsRefused) {
   const ClusterMode& mode = GetParam();
-  auto cluster = test::StartCluster(3, 1);
+  auto cluster = testing::StartCluster(3, 1);
   ASSERT_NE(cluster, nullptr);
-  auto recorder = std::make_shared<test::Recorder>();
+  auto recorder = std::make_shared<testing::Recorder>();
   DriverOptions options = mode.options;
   options.subscribers.push_back(recorder);
   const std::set<std::string> listed = RefusedList();

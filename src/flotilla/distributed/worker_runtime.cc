@@ -77,7 +77,7 @@ Result<std::vector<RecordBatch>> WriteStaged(const proto::TaskOutput& output,
   FLOTILLA_ASSIGN_OR_RETURN(options.format, io::ParseFileFormat(output.format()));
   for (const std::string& c : output.partition_by()) options.partition_by.push_back(c);
   if (!output.compression().empty()) {
-    FLOTILLA_ASSIGN_OR_RETURN(options.parquet.codec, parquet::ParseCodec(output.compression()));
+    FLOTILLA_ASSIGN_OR_RETURN(options.parquet.codec, io::parquet::ParseCodec(output.compression()));
   }
   FLOTILLA_ASSIGN_OR_RETURN(auto writer,
                             io::DatasetWriter::Open(output.staging(), result.schema, options));
@@ -256,9 +256,9 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   };
 
   exec::PlanResolver resolver;
-  parquet::RegisterParquetScanTasks(&resolver.scan_tasks);
-  csv::RegisterCsvScanTasks(&resolver.scan_tasks);
-  json::RegisterJsonScanTasks(&resolver.scan_tasks);
+  io::parquet::RegisterParquetScanTasks(&resolver.scan_tasks);
+  io::csv::RegisterCsvScanTasks(&resolver.scan_tasks);
+  io::json::RegisterJsonScanTasks(&resolver.scan_tasks);
   io::RegisterHivePartitionTasks(&resolver.scan_tasks);
   exec::RegisterRangeScanTasks(&resolver.scan_tasks);
   RegisterPartitionScanTasks(&resolver.scan_tasks, [this, &note_lost](const std::vector<PartitionRef>& refs,

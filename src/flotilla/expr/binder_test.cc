@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/evaluator.h"
 
 namespace flotilla::expr {

@@ -60,7 +60,7 @@ Result<Datum> EvaluateOnRows(const BoundNode& node, const RecordBatch& batch, co
   std::vector<Array> columns;
   for (int c = 0; c < batch.num_columns(); ++c) {
     if (used[static_cast<size_t>(c)]) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array taken, Take(batch.column(c), indices));
+      FLOTILLA_ASSIGN_OR_RETURN(Array taken, compute::Take(batch.column(c), indices));
       columns.push_back(std::move(taken));
     } else {
       columns.push_back(batch.column(c).Slice(0, m));
@@ -119,7 +119,7 @@ Result<Array> SelectByChoice(const TypePtr& type, const std::vector<Branch>& bra
       if (used[a] && branches[a].rows == nullptr) return branches[a].value.ToColumn(n);
     }
   }
-  FLOTILLA_ASSIGN_OR_RETURN(Array all, parts.size() == 1 ? parts[0] : Concat(parts));
+  FLOTILLA_ASSIGN_OR_RETURN(Array all, parts.size() == 1 ? parts[0] : compute::Concat(parts));
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr positions, compute::AllocateValues(n, sizeof(int64_t)));
   auto* p = reinterpret_cast<int64_t*>(positions->mutable_data());
   // Branches over a row subset: the next unread position of their rows (rows ascend, so one
@@ -138,7 +138,7 @@ Result<Array> SelectByChoice(const TypePtr& type, const std::vector<Branch>& bra
     }
     p[i] = base[c] + at;
   }
-  return Take(all, compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(positions)));
+  return compute::Take(all, compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(positions)));
 }
 
 bool TrueAt(const Datum& condition, int64_t k) {
@@ -423,7 +423,7 @@ Result<Datum> EvaluateLambda(const BoundNode& node, const RecordBatch& batch) {
   for (int i = 0; i < inputs; ++i) {
     fields.push_back(batch.schema()->field(i));
     if (read[static_cast<size_t>(i)]) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array repeated, Take(batch.column(i), parent_index));
+      FLOTILLA_ASSIGN_OR_RETURN(Array repeated, compute::Take(batch.column(i), parent_index));
       columns.push_back(std::move(repeated));
     } else {
       FLOTILLA_ASSIGN_OR_RETURN(Array unused, Array::MakeNull(batch.column(i).type(), count));
@@ -457,7 +457,7 @@ Result<Datum> EvaluateLambda(const BoundNode& node, const RecordBatch& batch) {
   }
   Array values = results;
   if (filter) {
-    FLOTILLA_ASSIGN_OR_RETURN(values, Filter(elements, results));
+    FLOTILLA_ASSIGN_OR_RETURN(values, compute::Filter(elements, results));
   }
   auto data = std::make_shared<ArrayData>();
   data->type = node.type;
@@ -516,12 +516,12 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
   if (has_initial) {
     FLOTILLA_ASSIGN_OR_RETURN(Array initial, initial_datum.ToColumn(n));
     FLOTILLA_ASSIGN_OR_RETURN(Array rows, Int64Array(active));
-    FLOTILLA_ASSIGN_OR_RETURN(acc, Take(initial, rows));
+    FLOTILLA_ASSIGN_OR_RETURN(acc, compute::Take(initial, rows));
   } else {
     std::vector<int64_t> firsts;
     for (int64_t row : active) firsts.push_back(lists.ValueOffset(row));
     FLOTILLA_ASSIGN_OR_RETURN(Array at, Int64Array(firsts));
-    FLOTILLA_ASSIGN_OR_RETURN(acc, Take(elements, at));
+    FLOTILLA_ASSIGN_OR_RETURN(acc, compute::Take(elements, at));
   }
   // Finished accumulators, and for each row where its value ended up (-1: a null list).
   std::vector<Array> finished;
@@ -549,7 +549,7 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
     }
     if (!done_at.empty()) {
       FLOTILLA_ASSIGN_OR_RETURN(Array at, Int64Array(done_at));
-      FLOTILLA_ASSIGN_OR_RETURN(Array done, Take(acc, at));
+      FLOTILLA_ASSIGN_OR_RETURN(Array done, compute::Take(acc, at));
       finished_rows += done.length();
       finished.push_back(std::move(done));
     }
@@ -559,7 +559,7 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
     std::vector<Array> columns;
     for (int i = 0; i < inputs; ++i) {
       if (read[static_cast<size_t>(i)]) {
-        FLOTILLA_ASSIGN_OR_RETURN(Array repeated, Take(batch.column(i), rows));
+        FLOTILLA_ASSIGN_OR_RETURN(Array repeated, compute::Take(batch.column(i), rows));
         columns.push_back(std::move(repeated));
       } else {
         FLOTILLA_ASSIGN_OR_RETURN(Array unused, Array::MakeNull(batch.column(i).type(), m));
@@ -567,9 +567,9 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
       }
     }
     FLOTILLA_ASSIGN_OR_RETURN(Array go, Int64Array(go_at));
-    FLOTILLA_ASSIGN_OR_RETURN(Array acc_go, Take(acc, go));
+    FLOTILLA_ASSIGN_OR_RETURN(Array acc_go, compute::Take(acc, go));
     FLOTILLA_ASSIGN_OR_RETURN(Array at_next, Int64Array(next));
-    FLOTILLA_ASSIGN_OR_RETURN(Array x, Take(elements, at_next));
+    FLOTILLA_ASSIGN_OR_RETURN(Array x, compute::Take(elements, at_next));
     FLOTILLA_ASSIGN_OR_RETURN(Array position, Int64Array(positions));
     columns.push_back(std::move(acc_go));
     columns.push_back(std::move(x));
@@ -581,13 +581,13 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
     ++step;
   }
   FLOTILLA_ASSIGN_OR_RETURN(Array values, finished.empty() ? Array::MakeNull(node.type, 0)
-                                                           : Concat(finished));
+                                                           : compute::Concat(finished));
   Int64Builder at(int64());
   for (int64_t i : result_at) {
     FLOTILLA_RETURN_NOT_OK(i < 0 ? at.AppendNull() : at.Append(i));
   }
   FLOTILLA_ASSIGN_OR_RETURN(Array indices, at.Finish());
-  FLOTILLA_ASSIGN_OR_RETURN(Array out, Take(values, indices));
+  FLOTILLA_ASSIGN_OR_RETURN(Array out, compute::Take(values, indices));
   return Wrap(scalar, std::move(out));
 }
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 
 namespace flotilla::expr {

@@ -16,7 +16,7 @@ namespace {
 // The positions of `indices` (into a batch) at `positions` (into those rows).
 Result<Array> Compose(const std::optional<Array>& indices, const Array& positions) {
   if (!indices) return positions;
-  return Take(*indices, positions);
+  return compute::Take(*indices, positions);
 }
 
 }  // namespace
@@ -75,20 +75,20 @@ Result<RecordBatch> PredicateFilter::Apply(const RecordBatch& batch) const {
         return batch.Slice(0, 0);
     } else {
       Array mask = value.array();
-      if (mask.type_id() != TypeId::kBool) return Filter(rows, mask);  // its error names the type
+      if (mask.type_id() != TypeId::kBool) return compute::Filter(rows, mask);  // its error names the type
       if (pending) {
         FLOTILLA_ASSIGN_OR_RETURN(mask, compute::KleeneAnd(*pending, mask, rows.num_rows()));
       }
-      const int64_t kept = CountSelected(mask);
+      const int64_t kept = compute::CountSelected(mask);
       if (kept == 0) return batch.Slice(0, 0);
       if (kept == rows.num_rows()) {
         pending.reset();
       } else if (2 * kept <= rows.num_rows() && !last) {
         // Copy out the rows left, of the columns the later conjuncts read only.
-        FLOTILLA_ASSIGN_OR_RETURN(Array positions, SelectedPositions(mask));
+        FLOTILLA_ASSIGN_OR_RETURN(Array positions, compute::SelectedPositions(mask));
         FLOTILLA_ASSIGN_OR_RETURN(selected, Compose(selected, positions));
         FLOTILLA_ASSIGN_OR_RETURN(RecordBatch narrowed, rows.SelectColumns(step.next));
-        FLOTILLA_ASSIGN_OR_RETURN(rows, Take(narrowed, positions));
+        FLOTILLA_ASSIGN_OR_RETURN(rows, compute::Take(narrowed, positions));
         pending.reset();
         gathered = true;
       } else {
@@ -100,11 +100,11 @@ Result<RecordBatch> PredicateFilter::Apply(const RecordBatch& batch) const {
     }
   }
   if (pending) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array positions, SelectedPositions(*pending));
+    FLOTILLA_ASSIGN_OR_RETURN(Array positions, compute::SelectedPositions(*pending));
     FLOTILLA_ASSIGN_OR_RETURN(selected, Compose(selected, positions));
   }
   if (!selected) return batch;
-  return Take(batch, *selected);
+  return compute::Take(batch, *selected);
 }
 
 }  // namespace flotilla::expr

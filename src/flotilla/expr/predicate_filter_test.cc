@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::expr {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/expression_proto.h"
 #include "flotilla/io/ipc/ipc.h"

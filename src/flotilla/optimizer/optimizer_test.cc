@@ -2,14 +2,14 @@
 
 #include <gtest/gtest.h>
 
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/expr/rewrite.h"
 
 namespace flotilla::optimizer {
 namespace {
 
 using namespace exec;        // NOLINT
-using namespace exec::test;  // NOLINT
+using namespace flotilla::testing;  // NOLINT
 using expr::Column;
 using expr::Literal;
 

@@ -26,7 +26,7 @@ class Lexer {
   explicit Lexer(std::string_view sql) : sql_(sql) {}
 
   Result<std::vector<Token>> Run() {
-    if (!text::IsValidUtf8(sql_.data(), sql_.size())) return InvalidUtf8();
+    if (!io::text::IsValidUtf8(sql_.data(), sql_.size())) return InvalidUtf8();
     std::vector<Token> tokens;
     while (true) {
       FLOTILLA_RETURN_NOT_OK(SkipSpaceAndComments());
@@ -51,7 +51,7 @@ class Lexer {
     while (at < sql_.size()) {
       const auto lead = static_cast<unsigned char>(sql_[at]);
       const size_t length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-      if (at + length > sql_.size() || !text::IsValidUtf8(sql_.data() + at, length)) break;
+      if (at + length > sql_.size() || !io::text::IsValidUtf8(sql_.data() + at, length)) break;
       at += length;
     }
     return Error(at, "invalid UTF-8 in the SQL text");

@@ -752,7 +752,7 @@ Result<Relation> Planner::PlanValues(const Query& q) {
         FLOTILLA_ASSIGN_OR_RETURN(v, compute::Cast(v, type));
       }
     }
-    FLOTILLA_ASSIGN_OR_RETURN(Array all, Concat(columns[c]));
+    FLOTILLA_ASSIGN_OR_RETURN(Array all, compute::Concat(columns[c]));
     fields.push_back(Field{"col" + std::to_string(c), type, true});
     arrays.push_back(std::move(all));
   }

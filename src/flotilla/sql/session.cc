@@ -434,7 +434,7 @@ Result<StatementResult> Session::Copy(const Statement& s, std::string_view sql) 
       if (value.size() != 1) return ErrorAt(sql, o.value->offset, "DELIMITER takes one character");
       options.csv.delimiter = value[0];
     } else if (o.name == "compression" || o.name == "codec") {
-      auto codec = parquet::ParseCodec(value);
+      auto codec = io::parquet::ParseCodec(value);
       if (!codec.ok()) return ErrorAt(sql, o.value->offset, codec.status().message());
       options.parquet.codec = *codec;
     } else if (o.name == "row_group_size") {

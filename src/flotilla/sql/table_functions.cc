@@ -36,14 +36,14 @@ Result<exec::PlanPtr> ScanOf(Result<io::FileScan> scan) {
 }
 
 Result<exec::PlanPtr> Plan(Format format, const std::vector<std::string>& paths,
-                           const csv::CsvReadOptions& csv, const json::JsonReadOptions& json) {
+                           const io::csv::CsvReadOptions& csv, const io::json::JsonReadOptions& json) {
   switch (format) {
     case Format::kParquet:
-      return ScanOf(parquet::PlanParquetScan(paths));
+      return ScanOf(io::parquet::PlanParquetScan(paths));
     case Format::kCsv:
-      return ScanOf(csv::PlanCsvScan(paths, csv));
+      return ScanOf(io::csv::PlanCsvScan(paths, csv));
     case Format::kJson:
-      return ScanOf(json::PlanJsonScan(paths, json));
+      return ScanOf(io::json::PlanJsonScan(paths, json));
     case Format::kUnknown:
       break;
   }
@@ -166,7 +166,7 @@ Result<exec::PlanPtr> PlanPathScan(const std::string& path, std::string_view sql
                        "' from its name (.parquet, .csv, .tsv, .json, .jsonl, .ndjson); use "
                        "read_parquet(), read_csv() or read_json()");
   }
-  csv::CsvReadOptions csv;
+  io::csv::CsvReadOptions csv;
   if (AsciiEndsWithIgnoreCase(path, ".tsv")) csv.parse.delimiter = '\t';
   auto plan = Plan(format, {path}, csv, {});
   if (!plan.ok()) return ErrorAt(sql, offset, plan.status().message(), plan.status().code());
@@ -191,8 +191,8 @@ Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sq
                    StatusCode::kKeyError);
   }
   std::vector<std::string> paths;
-  csv::CsvReadOptions csv;
-  json::JsonReadOptions json;
+  io::csv::CsvReadOptions csv;
+  io::json::JsonReadOptions json;
   for (const NamedArg& arg : ref.args) {
     const std::string what = ref.name + "(" + (arg.name.empty() ? "paths" : arg.name) + ")";
     FLOTILLA_ASSIGN_OR_RETURN(ArgValue v, ValueOf(*arg.value, sql, what));

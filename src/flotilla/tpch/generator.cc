@@ -35,11 +35,11 @@ int64_t ChunkUnits(Table table) {
 /// ahead on `pool` while this thread hands finished chunks to the writer in order.
 Status WriteFile(ThreadPool& pool, Table table, const Scale& scale, int64_t begin,
                  int64_t end, const std::string& path,
-                 const parquet::ParquetWriteOptions& write_options, int64_t* rows) {
+                 const io::parquet::ParquetWriteOptions& write_options, int64_t* rows) {
   const int64_t chunk = ChunkUnits(table);
   const int window = 2 * pool.num_threads();
   return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> out) -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(auto writer, parquet::ParquetFileWriter::Open(
+    FLOTILLA_ASSIGN_OR_RETURN(auto writer, io::parquet::ParquetFileWriter::Open(
                                                std::move(out), TableSchema(table), write_options));
     std::deque<std::future<Result<RecordBatch>>> pending;
     int64_t next = begin;
@@ -104,7 +104,7 @@ Result<std::vector<GeneratedTable>> GenerateTables(const GenerateOptions& option
                           ? options.threads
                           : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   ThreadPool pool(threads);
-  parquet::ParquetWriteOptions write_options;
+  io::parquet::ParquetWriteOptions write_options;
   write_options.encode_threads = threads;
   write_options.row_group_rows = options.row_group_rows;
 

@@ -16,7 +16,7 @@ namespace {
 using GeneratorTest = testing::FileScanTest;
 
 int64_t RowsIn(const std::string& path) {
-  auto reader = parquet::ParquetFileReader::Open(path);
+  auto reader = io::parquet::ParquetFileReader::Open(path);
   EXPECT_TRUE(reader.ok()) << reader.status().ToString();
   return reader.ok() ? (*reader)->num_rows() : -1;
 }
@@ -34,7 +34,7 @@ TEST_F(GeneratorTest, WritesEveryTableAsOneFile) {
     const std::string path = (dir_ / (std::string(TableName(t.table)) + ".parquet")).string();
     EXPECT_EQ(RowsIn(path), t.rows) << path;
     EXPECT_EQ(t.files, 1);
-    auto reader = parquet::ParquetFileReader::Open(path);
+    auto reader = io::parquet::ParquetFileReader::Open(path);
     ASSERT_TRUE(reader.ok());
     EXPECT_TRUE((*reader)->schema()->Equals(*TableSchema(t.table))) << path;
   }

@@ -162,7 +162,7 @@ int Fail(const Status& st) {
 
 // Every type our writer stores (durations have no Parquet type), duplicates for dictionaries.
 int Write(const std::string& path, const std::string& codec_name, int64_t rows = 2500) {
-  auto codec = parquet::ParseCodec(codec_name);
+  auto codec = io::parquet::ParseCodec(codec_name);
   if (!codec.ok()) return Fail(codec.status());
   testing::RandomOptions random;
   random.distinct_values = 300;
@@ -180,7 +180,7 @@ int Write(const std::string& path, const std::string& codec_name, int64_t rows =
   with_times.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), rows, 77, random));
   with_times.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), rows, 78, random));
   RecordBatch batch = RecordBatch::FromColumns(with_times).ValueOrDie();
-  parquet::ParquetWriteOptions options;
+  io::parquet::ParquetWriteOptions options;
   options.codec = *codec;
   options.row_group_rows = 1000;
   options.page_bytes = 4096;
@@ -215,7 +215,7 @@ int Write(const std::string& path, const std::string& codec_name, int64_t rows =
   }
   auto written = RecordBatch::Make(batch.schema(), batch_columns, batch.num_rows());
   if (!written.ok()) return Fail(written.status());
-  Status st = parquet::WriteParquetFile(path, batch.schema(), {*written}, options);
+  Status st = io::parquet::WriteParquetFile(path, batch.schema(), {*written}, options);
   if (!st.ok()) return Fail(st);
   auto shown = RecordBatch::Make(std::make_shared<Schema>(fields), columns, batch.num_rows());
   if (!shown.ok()) return Fail(shown.status());
@@ -225,7 +225,7 @@ int Write(const std::string& path, const std::string& codec_name, int64_t rows =
 }
 
 int Read(const std::string& path) {
-  auto reader = parquet::ParquetFileReader::Open(path);
+  auto reader = io::parquet::ParquetFileReader::Open(path);
   if (!reader.ok()) {
     std::cerr << reader.status().ToString() << "\n";
     return 1;
@@ -287,13 +287,13 @@ int ReadText(const std::string& format, const std::string& path, const std::stri
   }
   Result<io::FileScan> scan = Status::Invalid("unknown format");
   if (format == "csv") {
-    csv::CsvReadOptions options;
+    io::csv::CsvReadOptions options;
     options.schema = schema;
-    scan = csv::PlanCsvScan({path}, options);
+    scan = io::csv::PlanCsvScan({path}, options);
   } else {
-    json::JsonReadOptions options;
+    io::json::JsonReadOptions options;
     options.schema = schema;
-    scan = json::PlanJsonScan({path}, options);
+    scan = io::json::PlanJsonScan({path}, options);
   }
   if (!scan.ok()) return Fail(scan.status());
   PrintSchema(*scan->schema);
@@ -349,8 +349,8 @@ int WriteText(const std::string& format, const std::string& path) {
   columns.emplace_back("tricky", *tricky.Finish());
   auto batch = RecordBatch::FromColumns(columns);
   if (!batch.ok()) return Fail(batch.status());
-  Status st = format == "csv" ? csv::WriteCsvFile(path, batch->schema(), {*batch})
-                              : json::WriteJsonFile(path, batch->schema(), {*batch});
+  Status st = format == "csv" ? io::csv::WriteCsvFile(path, batch->schema(), {*batch})
+                              : io::json::WriteJsonFile(path, batch->schema(), {*batch});
   if (!st.ok()) return Fail(st);
   PrintSchema(*batch->schema());
   PrintRows(*batch);

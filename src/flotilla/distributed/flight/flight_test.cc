@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::distributed {
 namespace {
 
-using exec::test::Batch;
+using flotilla::testing::Batch;
 using namespace flotilla::testing;
 
 StoredPartition Sample() {

@@ -17,7 +17,7 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/hash.h"
 #include "flotilla/compute/take.h"
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "tests/support/random_data.h"
 
@@ -372,7 +372,7 @@ TEST(KeyTableTest, PrecomputedHashesGiveTheSameIds) {
   Array b = flotilla::testing::RandomArray(utf8(), 20000, 2,
                                            {.null_probability = 0.1, .distinct_values = 5});
   for (const std::vector<Array>& keys : {std::vector<Array>{a}, std::vector<Array>{a, b}}) {
-    Array hashes = HashRows(keys).ValueOrDie();
+    Array hashes = compute::HashRows(keys).ValueOrDie();
     auto with = MakeTable(
         keys.size() == 1 ? std::vector<TypePtr>{int64()} : std::vector<TypePtr>{int64(), utf8()},
         true);
@@ -423,7 +423,7 @@ TEST(KeyTableTest, KeysRoundTripForEveryScalarType) {
         rows.Append(r).Check();
       Array first_rows = rows.Finish().ValueOrDie();
       for (size_t c = 0; c < input.size(); ++c) {
-        Array expected = Take(input[c], first_rows).ValueOrDie();
+        Array expected = compute::Take(input[c], first_rows).ValueOrDie();
         if (expected.type_id() == TypeId::kDictionary) {
           expected = flotilla::testing::DecodeDictionary(expected);
         }

@@ -120,11 +120,11 @@ Status ForEachMiniBatch(const std::vector<Array>& keys, const uint64_t* hashes, 
       batch_hashes = hashes + start;
     } else {
       if (rows == n) {
-        FLOTILLA_ASSIGN_OR_RETURN(computed, HashRows(keys, 0, pool));
+        FLOTILLA_ASSIGN_OR_RETURN(computed, compute::HashRows(keys, 0, pool));
       } else {
         for (size_t c = 0; c < keys.size(); ++c)
           slices[c] = keys[c].Slice(start, rows);
-        FLOTILLA_ASSIGN_OR_RETURN(computed, HashRows(slices, 0, pool));
+        FLOTILLA_ASSIGN_OR_RETURN(computed, compute::HashRows(slices, 0, pool));
       }
       batch_hashes = computed.values<uint64_t>();
     }

@@ -278,7 +278,7 @@ class AggregateSink final : public SinkOperator {
         status = set->accumulators[a]->Update({value}, ids.data(), n);
       } else {
         FLOTILLA_ASSIGN_OR_RETURN(Array indices, Int64Indices(selected));
-        FLOTILLA_ASSIGN_OR_RETURN(Array taken, Take(value, indices));
+        FLOTILLA_ASSIGN_OR_RETURN(Array taken, compute::Take(value, indices));
         selected_ids.resize(selected.size());
         for (size_t r = 0; r < selected.size(); ++r)
           selected_ids[r] = ids[static_cast<size_t>(selected[r])];
@@ -363,7 +363,7 @@ class AggregateSink final : public SinkOperator {
       if (!key_types_.empty()) {
         std::vector<Array> keys(partial.columns().begin(),
                                 partial.columns().begin() + static_cast<int64_t>(key_types_.size()));
-        FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, kSpillPartitions, kSpillSeed, &partition_of));
+        FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(keys, kSpillPartitions, kSpillSeed, &partition_of));
       }
       for (int p = 0; p < kSpillPartitions; ++p) {
         std::vector<int64_t> rows;
@@ -372,7 +372,7 @@ class AggregateSink final : public SinkOperator {
         }
         if (rows.empty()) continue;
         FLOTILLA_ASSIGN_OR_RETURN(Array indices, Int64Indices(rows));
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch part, Take(partial, indices));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch part, compute::Take(partial, indices));
         std::lock_guard<std::mutex> lock(g->writer_mutex[static_cast<size_t>(p)]);
         auto& writer = g->writers[static_cast<size_t>(p)];
         if (writer == nullptr) {
@@ -511,9 +511,9 @@ class SpilledAggregateSource final : public Source {
         std::vector<Array> keys(batch->columns().begin(),
                                 batch->columns().begin() + static_cast<int64_t>(num_keys));
         std::vector<uint32_t> ids;
-        FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, kSpillPartitions, seed, &ids));
+        FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(keys, kSpillPartitions, seed, &ids));
         FLOTILLA_ASSIGN_OR_RETURN(std::vector<RecordBatch> parts,
-                                  ScatterByPartition(*batch, ids, kSpillPartitions));
+                                  compute::ScatterByPartition(*batch, ids, kSpillPartitions));
         for (int p = 0; p < kSpillPartitions; ++p) {
           if (parts[static_cast<size_t>(p)].num_rows() == 0) continue;
           auto& writer = writers[static_cast<size_t>(p)];

@@ -43,7 +43,7 @@ class CrossJoinBuild final : public SinkOperator {
     std::vector<RecordBatch> batches;
     for (auto& [seq, b] : state->batches)
       batches.push_back(std::move(b));
-    FLOTILLA_ASSIGN_OR_RETURN(bridge_->right, ConcatBatches(schema_, batches));
+    FLOTILLA_ASSIGN_OR_RETURN(bridge_->right, compute::ConcatBatches(schema_, batches));
     return MakeBatchSource(schema_, {}, 1);
   }
 
@@ -68,10 +68,10 @@ class CrossJoinProbe final : public IntermediateOperator {
     for (int64_t start = 0; start < input.num_rows(); start += step) {
       const int64_t rows = std::min(step, input.num_rows() - start);
       FLOTILLA_ASSIGN_OR_RETURN(Array l,
-                                TakeIndices(rows * m, [&](int64_t i) { return start + i / m; }));
-      FLOTILLA_ASSIGN_OR_RETURN(Array r, TakeIndices(rows * m, [&](int64_t i) { return i % m; }));
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch left_rows, Take(input, l));
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch right_rows, Take(right, r));
+                                compute::TakeIndices(rows * m, [&](int64_t i) { return start + i / m; }));
+      FLOTILLA_ASSIGN_OR_RETURN(Array r, compute::TakeIndices(rows * m, [&](int64_t i) { return i % m; }));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch left_rows, compute::Take(input, l));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch right_rows, compute::Take(right, r));
       std::vector<Array> columns = left_rows.columns();
       for (const Array& c : right_rows.columns())
         columns.push_back(c);

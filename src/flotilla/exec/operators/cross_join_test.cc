@@ -1,12 +1,12 @@
 #include <gtest/gtest.h>
 
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 
 TEST(CrossJoinOperator, EveryPair) {

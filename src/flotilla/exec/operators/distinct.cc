@@ -61,7 +61,7 @@ class DistinctSink final : public SinkOperator {
       for (RecordBatch& b : input.batches) {
         const int64_t first = row;
         FLOTILLA_ASSIGN_OR_RETURN(Array position,
-                                  TakeIndices(b.num_rows(), [&](int64_t i) { return first + i; }));
+                                  compute::TakeIndices(b.num_rows(), [&](int64_t i) { return first + i; }));
         row += b.num_rows();
         std::vector<Array> columns = b.columns();
         columns.push_back(std::move(position));

@@ -21,7 +21,7 @@ int64_t SpillBatchBytes(const MemoryManager* memory) {
 }  // namespace
 
 ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stats,
-                                       SchemaPtr schema, std::vector<SortKey> keys)
+                                       SchemaPtr schema, std::vector<compute::SortKey> keys)
     : context_(context),
       stats_(stats),
       schema_(std::move(schema)),
@@ -29,7 +29,7 @@ ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stat
       reservation_(context->memory()) {
   std::vector<Field> fields = schema_->fields();
   fields.push_back(Field{"__position", int64(), false});
-  positioned_keys_.push_back(SortKey{static_cast<int>(fields.size()) - 1, true, false});
+  positioned_keys_.push_back(compute::SortKey{static_cast<int>(fields.size()) - 1, true, false});
   positioned_schema_ = std::make_shared<Schema>(std::move(fields));
 }
 
@@ -113,7 +113,7 @@ Result<std::unique_ptr<RunMerger>> ExternalSortBuffer::Merge(int64_t chunk_rows)
   if (!buffered_.empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(Ordered rest, OrderPositioned(std::move(buffered_)));
     buffered_.clear();
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted, Take(rest.rows, rest.order));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted, compute::Take(rest.rows, rest.order));
     runs.push_back(MakeMemoryRun(std::move(sorted), chunk_rows));
   }
   return RunMerger::Make(positioned_schema_, std::move(runs), positioned_keys_);
@@ -148,11 +148,11 @@ Result<ExternalSortBuffer::Ordered> ExternalSortBuffer::OrderPositioned(
     FLOTILLA_ASSIGN_OR_RETURN(out.rows, RecordBatch::MakeEmpty(positioned_schema_));
   } else {
     // The pieces go as soon as they are copied into one batch: one copy of the rows at a time.
-    FLOTILLA_ASSIGN_OR_RETURN(out.rows, ConcatBatches(positioned));
+    FLOTILLA_ASSIGN_OR_RETURN(out.rows, compute::ConcatBatches(positioned));
   }
   positioned.clear();
   batches.clear();
-  FLOTILLA_ASSIGN_OR_RETURN(out.order, SortIndices(out.rows, positioned_keys_));
+  FLOTILLA_ASSIGN_OR_RETURN(out.order, compute::SortIndices(out.rows, positioned_keys_));
   return out;
 }
 
@@ -168,7 +168,7 @@ Status ExternalSortBuffer::SpillRun(std::vector<std::pair<int64_t, RecordBatch>>
   for (int64_t offset = 0; offset < n; offset += chunk) {
     FLOTILLA_ASSIGN_OR_RETURN(
         RecordBatch piece,
-        Take(ordered.rows, ordered.order.Slice(offset, std::min(chunk, n - offset))));
+        compute::Take(ordered.rows, ordered.order.Slice(offset, std::min(chunk, n - offset))));
     FLOTILLA_RETURN_NOT_OK(writer->Write(piece));
   }
   FLOTILLA_ASSIGN_OR_RETURN(auto file, writer->Finish());

@@ -27,7 +27,7 @@ class ExternalSortBuffer {
   /// Batches of `schema` sorted by `keys`; spill files through `context`, memory and spilled
   /// bytes reported to `stats`.
   ExternalSortBuffer(ExecContext* context, OperatorStats* stats, SchemaPtr schema,
-                     std::vector<SortKey> keys);
+                     std::vector<compute::SortKey> keys);
 
   /// Adds morsel `seq`'s rows; may sort and spill everything buffered. Thread-safe.
   Status Add(int64_t seq, RecordBatch batch) { return Buffer(seq, std::move(batch)); }
@@ -65,7 +65,7 @@ class ExternalSortBuffer {
   OperatorStats* stats_;
   SchemaPtr schema_;
   SchemaPtr positioned_schema_;
-  std::vector<SortKey> positioned_keys_;
+  std::vector<compute::SortKey> positioned_keys_;
   std::mutex mutex_;
   std::condition_variable spill_done_;
   int spills_in_flight_ = 0;

@@ -142,8 +142,8 @@ Status SpillPartitioned(const std::vector<RecordBatch>& batches,
   for (const RecordBatch& batch : batches) {
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys, batch));
     std::vector<uint32_t> ids;
-    FLOTILLA_RETURN_NOT_OK(HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
-    FLOTILLA_ASSIGN_OR_RETURN(auto split, ScatterByPartition(batch, ids, kJoinPartitions));
+    FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
+    FLOTILLA_ASSIGN_OR_RETURN(auto split, compute::ScatterByPartition(batch, ids, kJoinPartitions));
     for (int p = 0; p < kJoinPartitions; ++p)
       if (split[static_cast<size_t>(p)].num_rows() > 0)
         parts[static_cast<size_t>(p)].push_back(std::move(split[static_cast<size_t>(p)]));
@@ -235,7 +235,7 @@ class HashJoinBuild final : public SinkOperator {
     for (auto& [seq, b] : state->batches)
       batches.push_back(std::move(b));
     state->batches.clear();
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch build, ConcatBatches(schema_, batches));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch build, compute::ConcatBatches(schema_, batches));
     FLOTILLA_RETURN_NOT_OK(
         BuildTable(std::move(build), keys_, null_equal_, track_matches_, &bridge.table));
     state->reservation.ForceResize(SliceBytes(bridge.table.build) +
@@ -284,8 +284,8 @@ class HashJoinProbe final : public IntermediateOperator {
     auto* state = static_cast<ProbeState*>(global);
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys_, input));
     std::vector<uint32_t> ids;
-    FLOTILLA_RETURN_NOT_OK(HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
-    FLOTILLA_ASSIGN_OR_RETURN(auto parts, ScatterByPartition(input, ids, kJoinPartitions));
+    FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
+    FLOTILLA_ASSIGN_OR_RETURN(auto parts, compute::ScatterByPartition(input, ids, kJoinPartitions));
     for (int p = 0; p < kJoinPartitions; ++p) {
       const RecordBatch& part = parts[static_cast<size_t>(p)];
       if (part.num_rows() == 0) continue;
@@ -352,8 +352,8 @@ class HashJoinProbe final : public IntermediateOperator {
         for (int64_t i = 0; i < n; ++i)
           if (has[static_cast<size_t>(i)] == (type_ == JoinType::kSemi)) rows.push_back(i);
         if (rows.empty()) return Status::OK();
-        FLOTILLA_ASSIGN_OR_RETURN(Array indices, TakeIndices(rows));
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, Take(input, indices));
+        FLOTILLA_ASSIGN_OR_RETURN(Array indices, compute::TakeIndices(rows));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, compute::Take(input, indices));
         out->push_back(std::move(batch));
         return Status::OK();
       }
@@ -400,7 +400,7 @@ class HashJoinProbe final : public IntermediateOperator {
       }
       bridge_->build_partitions[static_cast<size_t>(p)].clear();
       JoinTable table;
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, ConcatBatches(build_schema_, build));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, compute::ConcatBatches(build_schema_, build));
       build.clear();
       FLOTILLA_RETURN_NOT_OK(BuildTable(std::move(rows), build_keys_, null_equal_,
                                         MarksBuildRows(type_), &table));
@@ -448,7 +448,7 @@ class HashJoinProbe final : public IntermediateOperator {
       }
     }
     if (right.empty()) return Status::OK();
-    FLOTILLA_ASSIGN_OR_RETURN(Array r, TakeIndices(right));
+    FLOTILLA_ASSIGN_OR_RETURN(Array r, compute::TakeIndices(right));
     std::vector<Array> columns;
     if (type_ == JoinType::kRight || type_ == JoinType::kFull) {
       // The left columns are all null.
@@ -471,7 +471,7 @@ class HashJoinProbe final : public IntermediateOperator {
                             std::vector<Array>* columns) const {
     const int num_right = bridge.build.num_columns();
     for (int c = 0; c < num_right; ++c) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array column, Take(bridge.build.column(c), indices));
+      FLOTILLA_ASSIGN_OR_RETURN(Array column, compute::Take(bridge.build.column(c), indices));
       columns->push_back(std::move(column));
     }
     return Status::OK();
@@ -482,9 +482,9 @@ class HashJoinProbe final : public IntermediateOperator {
   Result<RecordBatch> Joined(const JoinTable& bridge, const RecordBatch& input,
                              const std::vector<int64_t>& left,
                              const std::vector<int64_t>& right) const {
-    FLOTILLA_ASSIGN_OR_RETURN(Array l, TakeIndices(left));
-    FLOTILLA_ASSIGN_OR_RETURN(Array r, TakeIndices(right));
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch probe, Take(input, l));
+    FLOTILLA_ASSIGN_OR_RETURN(Array l, compute::TakeIndices(left));
+    FLOTILLA_ASSIGN_OR_RETURN(Array r, compute::TakeIndices(right));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch probe, compute::Take(input, l));
     std::vector<Array> columns = probe.columns();
     FLOTILLA_RETURN_NOT_OK(AppendBuildColumns(bridge, r, &columns));
     return RecordBatch::Make(type_ == JoinType::kInner ? schema_ : joined_schema_,

@@ -4,13 +4,13 @@
 #include <filesystem>
 #include <random>
 
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 
 struct Side {

@@ -16,14 +16,14 @@
 #include <unistd.h>
 
 #include "flotilla/common/memory_pool.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
 

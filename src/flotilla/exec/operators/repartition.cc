@@ -86,8 +86,8 @@ class RepartitionSink final : public CollectingSink {
       if (node_.boundaries) {
         boundaries = *node_.boundaries;
       } else {
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(batches));
-        FLOTILLA_ASSIGN_OR_RETURN(boundaries, RangeBoundaries(all, range_keys->keys(), n));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, compute::ConcatBatches(batches));
+        FLOTILLA_ASSIGN_OR_RETURN(boundaries, compute::RangeBoundaries(all, range_keys->keys(), n));
       }
     }
     int64_t total = 0;
@@ -105,15 +105,15 @@ class RepartitionSink final : public CollectingSink {
             FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
             keys.push_back(std::move(column));
           }
-          FLOTILLA_RETURN_NOT_OK(HashPartitionIds(keys, n, kRepartitionHashSeed, &ids));
+          FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(keys, n, kRepartitionHashSeed, &ids));
           break;
         }
         case PartitionScheme::kRandom:
           FLOTILLA_RETURN_NOT_OK(
-              RandomPartitionIds(batch.num_rows(), n, node_.seed, static_cast<int64_t>(i), &ids));
+              compute::RandomPartitionIds(batch.num_rows(), n, node_.seed, static_cast<int64_t>(i), &ids));
           break;
         case PartitionScheme::kRange:
-          FLOTILLA_RETURN_NOT_OK(RangePartitionIds(batch, range_keys->keys(), boundaries, &ids));
+          FLOTILLA_RETURN_NOT_OK(compute::RangePartitionIds(batch, range_keys->keys(), boundaries, &ids));
           break;
         case PartitionScheme::kInto:
           // Consecutive rows, partition sizes differing by at most one.
@@ -124,7 +124,7 @@ class RepartitionSink final : public CollectingSink {
           break;
       }
       seen += batch.num_rows();
-      FLOTILLA_ASSIGN_OR_RETURN(auto parts, ScatterByPartition(batch, ids, n));
+      FLOTILLA_ASSIGN_OR_RETURN(auto parts, compute::ScatterByPartition(batch, ids, n));
       for (int p = 0; p < n; ++p) {
         RecordBatch part = std::move(parts[static_cast<size_t>(p)]);
         if (part.num_rows() == 0) continue;
@@ -157,8 +157,8 @@ class SampleSizeSink final : public CollectingSink {
   Result<std::vector<std::vector<RecordBatch>>> Transform(
       std::vector<RecordBatch> batches) const override {
     FLOTILLA_ASSIGN_OR_RETURN(
-        ReservoirSampler sampler,
-        ReservoirSampler::Make(schema_, *node_.size, node_.with_replacement, node_.seed));
+        compute::ReservoirSampler sampler,
+        compute::ReservoirSampler::Make(schema_, *node_.size, node_.with_replacement, node_.seed));
     for (const RecordBatch& b : batches)
       FLOTILLA_RETURN_NOT_OK(sampler.Add(b));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sample, sampler.Finish());

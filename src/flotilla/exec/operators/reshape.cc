@@ -56,7 +56,7 @@ class SampleOperator final : public IntermediateOperator {
   Status ExecuteSequenced(const RecordBatch& input, int64_t seq, GlobalState*, ThreadState*,
                           std::vector<RecordBatch>* out) const override {
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sampled,
-                              SampleFraction(input, fraction_, with_replacement_, seed_, seq));
+                              compute::SampleFraction(input, fraction_, with_replacement_, seed_, seq));
     if (sampled.num_rows() > 0) out->push_back(std::move(sampled));
     return Status::OK();
   }
@@ -118,7 +118,7 @@ Result<std::unique_ptr<IntermediateOperator>> MakeExplodeOperator(const ExplodeN
   SchemaPtr schema = node.schema();
   return std::unique_ptr<IntermediateOperator>(new BatchOperator(
       "Explode", schema, [columns, schema](const RecordBatch& input) -> Result<RecordBatch> {
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch exploded, Explode(input, columns));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch exploded, compute::Explode(input, columns));
         // The kernel names and types the columns as the plan does; adopt the plan's schema
         // object (nullability may differ).
         return RecordBatch::Make(schema, exploded.columns(), exploded.num_rows());
@@ -134,7 +134,7 @@ Result<std::unique_ptr<IntermediateOperator>> MakeUnpivotOperator(const UnpivotN
   const std::string value = node.value_name;
   return std::unique_ptr<IntermediateOperator>(
       new BatchOperator("Unpivot", schema, [=](const RecordBatch& batch) -> Result<RecordBatch> {
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, Unpivot(batch, ids, values, variable, value));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, compute::Unpivot(batch, ids, values, variable, value));
         return RecordBatch::Make(schema, out.columns(), out.num_rows());
       }));
 }

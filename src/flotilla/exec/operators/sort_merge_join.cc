@@ -45,7 +45,7 @@ class SideCursor {
   /// `before_change` runs before the current batch is replaced (pending output that refers to
   /// it must be materialized first).
   SideCursor(std::unique_ptr<Source> source, std::vector<expr::BoundExpression> keys,
-             SchemaPtr key_schema, std::vector<SortKey> sort_keys,
+             SchemaPtr key_schema, std::vector<compute::SortKey> sort_keys,
              std::function<Status()> before_change)
       : source_(std::move(source)),
         key_exprs_(std::move(keys)),
@@ -81,8 +81,8 @@ class SideCursor {
         RecordBatch data, keys;
         FLOTILLA_ASSIGN_OR_RETURN(bool got, Pull(&data, &keys));
         if (!got) break;
-        FLOTILLA_ASSIGN_OR_RETURN(RowComparator compare,
-                                  RowComparator::Make(first, keys, sort_keys_));
+        FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator compare,
+                                  compute::RowComparator::Make(first, keys, sort_keys_));
         int64_t same = 0;
         while (same < keys.num_rows() && compare.Compare(0, same) == 0)
           ++same;
@@ -92,8 +92,8 @@ class SideCursor {
         if (same < key_pieces.back().num_rows()) break;
       }
       if (data_pieces.size() > 1) {
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch data, ConcatBatches(data_pieces));
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch keys, ConcatBatches(key_pieces));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch data, compute::ConcatBatches(data_pieces));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch keys, compute::ConcatBatches(key_pieces));
         FLOTILLA_RETURN_NOT_OK(SetBatch(std::move(data), std::move(keys)));
         end = length;  // the group now starts at row 0
       }
@@ -156,7 +156,7 @@ class SideCursor {
   Status SetBatch(RecordBatch data, RecordBatch keys) {
     data_ = std::move(data);
     keys_ = std::move(keys);
-    FLOTILLA_ASSIGN_OR_RETURN(RowComparator self, RowComparator::Make(keys_, sort_keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator self, compute::RowComparator::Make(keys_, sort_keys_));
     self_.emplace(std::move(self));
     rows_ = data_.num_rows();
     row_ = 0;
@@ -168,11 +168,11 @@ class SideCursor {
   std::unique_ptr<Source> source_;
   std::vector<expr::BoundExpression> key_exprs_;
   SchemaPtr key_schema_;
-  std::vector<SortKey> sort_keys_;
+  std::vector<compute::SortKey> sort_keys_;
   std::function<Status()> before_change_;
   RecordBatch data_;
   RecordBatch keys_;
-  std::optional<RowComparator> self_;
+  std::optional<compute::RowComparator> self_;
   int64_t rows_ = 0;
   int64_t row_ = 0;
   int64_t group_end_ = -1;  // cached GroupEnd() of row_, -1 when not computed
@@ -206,7 +206,7 @@ class MergeJoinSource final : public Source {
         emit_right_(node.type == JoinType::kRight || node.type == JoinType::kFull),
         morsel_size_(std::max<int64_t>(1, morsel_size)) {
     for (size_t k = 0; k < left_keys.size(); ++k)
-      sort_keys_.push_back(SortKey{static_cast<int>(k), true, false});
+      sort_keys_.push_back(compute::SortKey{static_cast<int>(k), true, false});
     auto flush = [this]() { return Flush(); };
     left_ = std::make_unique<SideCursor>(std::move(left), std::move(left_keys), key_schema,
                                          sort_keys_, flush);
@@ -237,7 +237,7 @@ class MergeJoinSource final : public Source {
     if (out_.size() == 1) {
       batch = std::move(out_[0]);
     } else {
-      FLOTILLA_ASSIGN_OR_RETURN(batch, ConcatBatches(out_));
+      FLOTILLA_ASSIGN_OR_RETURN(batch, compute::ConcatBatches(out_));
     }
     out_.clear();
     out_rows_ = 0;
@@ -265,8 +265,8 @@ class MergeJoinSource final : public Source {
     FLOTILLA_ASSIGN_OR_RETURN(int64_t left_end, left_->GroupEnd());
     FLOTILLA_ASSIGN_OR_RETURN(int64_t right_end, right_->GroupEnd());
     if (comparator_generations_ != std::make_pair(left_->generation(), right_->generation())) {
-      FLOTILLA_ASSIGN_OR_RETURN(RowComparator made,
-                                RowComparator::Make(left_->keys(), right_->keys(), sort_keys_));
+      FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator made,
+                                compute::RowComparator::Make(left_->keys(), right_->keys(), sort_keys_));
       comparator_.emplace(std::move(made));
       comparator_generations_ = {left_->generation(), right_->generation()};
     }
@@ -350,9 +350,9 @@ class MergeJoinSource final : public Source {
       }
       return Status::OK();
     }
-    FLOTILLA_ASSIGN_OR_RETURN(Array index, TakeIndices(indices));
+    FLOTILLA_ASSIGN_OR_RETURN(Array index, compute::TakeIndices(indices));
     for (int c = 0; c < num_columns; ++c) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array column, Take(batch.column(c), index));
+      FLOTILLA_ASSIGN_OR_RETURN(Array column, compute::Take(batch.column(c), index));
       columns->push_back(std::move(column));
     }
     return Status::OK();
@@ -380,12 +380,12 @@ class MergeJoinSource final : public Source {
   bool emit_left_;
   bool emit_right_;
   int64_t morsel_size_;
-  std::vector<SortKey> sort_keys_;
+  std::vector<compute::SortKey> sort_keys_;
 
   std::mutex mutex_;
   std::unique_ptr<SideCursor> left_;
   std::unique_ptr<SideCursor> right_;
-  std::optional<RowComparator> comparator_;  // left keys against right keys
+  std::optional<compute::RowComparator> comparator_;  // left keys against right keys
   std::pair<int64_t, int64_t> comparator_generations_{-1, -1};
   Work work_;
   std::vector<int64_t> pending_left_;

@@ -5,13 +5,13 @@
 #include <random>
 
 #include "flotilla/compute/take.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 
 /// Keys as small integers (null: nullopt); each key type maps them one-to-one to its values.
@@ -159,9 +159,9 @@ RecordBatch Expected(const RecordBatch& left, const RecordBatch& right, const Ke
   std::vector<std::pair<std::string, Array>> columns;
   const Array l = I64(li), r = I64(ri);
   for (int c = 0; c < left.num_columns(); ++c)
-    columns.emplace_back("l" + std::to_string(c), Take(left.column(c), l).ValueOrDie());
+    columns.emplace_back("l" + std::to_string(c), compute::Take(left.column(c), l).ValueOrDie());
   for (int c = 0; c < right.num_columns(); ++c)
-    columns.emplace_back("r" + std::to_string(c), Take(right.column(c), r).ValueOrDie());
+    columns.emplace_back("r" + std::to_string(c), compute::Take(right.column(c), r).ValueOrDie());
   return Batch(std::move(columns));
 }
 

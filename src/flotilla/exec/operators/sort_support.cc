@@ -27,7 +27,7 @@ Result<BoundSortKeys> BoundSortKeys::Make(const SchemaPtr& input,
           Field{"__sort_key" + std::to_string(out.computed_.size()), bound.type(), true});
       out.computed_.push_back(std::move(bound));
     }
-    out.keys_.push_back(SortKey{column, spec.ascending, spec.nulls_first});
+    out.keys_.push_back(compute::SortKey{column, spec.ascending, spec.nulls_first});
   }
   out.extended_ = std::make_shared<Schema>(std::move(fields));
   return out;
@@ -57,21 +57,21 @@ namespace {
 }  // namespace
 
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
-                                const std::vector<SortKey>& keys, int64_t max_rows) {
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(schema, batches));
+                                const std::vector<compute::SortKey>& keys, int64_t max_rows) {
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, compute::ConcatBatches(schema, batches));
   if (all.num_rows() == 0) return all;
-  FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
+  FLOTILLA_ASSIGN_OR_RETURN(Array order, compute::SortIndices(all, keys));
   if (max_rows >= 0 && max_rows < order.length()) order = order.Slice(0, max_rows);
-  return Take(all, order);
+  return compute::Take(all, order);
 }
 
 Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
                                              const std::vector<RecordBatch>& batches,
-                                             const std::vector<SortKey>& keys, ThreadPool* pool,
+                                             const std::vector<compute::SortKey>& keys, ThreadPool* pool,
                                              int64_t piece_rows) {
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, ConcatBatches(schema, batches));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, compute::ConcatBatches(schema, batches));
   if (all.num_rows() == 0) return std::vector<RecordBatch>{all};
-  FLOTILLA_ASSIGN_OR_RETURN(Array order, SortIndices(all, keys));
+  FLOTILLA_ASSIGN_OR_RETURN(Array order, compute::SortIndices(all, keys));
   // The gather reads rows in random order, so it is memory-bound per thread: every thread
   // gathers pieces of its own.
   const int64_t n = all.num_rows();
@@ -82,7 +82,7 @@ Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
     group.Spawn([&, p]() -> Status {
       const int64_t start = static_cast<int64_t>(p) * piece_rows;
       FLOTILLA_ASSIGN_OR_RETURN(pieces[p],
-                                Take(all, order.Slice(start, std::min(piece_rows, n - start))));
+                                compute::Take(all, order.Slice(start, std::min(piece_rows, n - start))));
       return Status::OK();
     });
   }
@@ -134,7 +134,7 @@ Result<std::unique_ptr<SortedRun>> MakeSpilledRun(std::shared_ptr<SpillFile> fil
 
 Result<std::unique_ptr<RunMerger>> RunMerger::Make(SchemaPtr schema,
                                                    std::vector<std::unique_ptr<SortedRun>> runs,
-                                                   std::vector<SortKey> keys) {
+                                                   std::vector<compute::SortKey> keys) {
   std::unique_ptr<RunMerger> merger(new RunMerger());
   merger->schema_ = std::move(schema);
   merger->keys_ = std::move(keys);
@@ -191,9 +191,9 @@ Status RunMerger::Advance(size_t run) {
 Result<int> RunMerger::Compare(size_t a, size_t b) {
   auto& comparator = comparators_[a][b];
   if (comparator == nullptr) {
-    FLOTILLA_ASSIGN_OR_RETURN(RowComparator made,
-                              RowComparator::Make(cursors_[a].batch, cursors_[b].batch, keys_));
-    comparator = std::make_unique<RowComparator>(std::move(made));
+    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator made,
+                              compute::RowComparator::Make(cursors_[a].batch, cursors_[b].batch, keys_));
+    comparator = std::make_unique<compute::RowComparator>(std::move(made));
   }
   const int c = comparator->Compare(cursors_[a].row, cursors_[b].row);
   if (c != 0) return c;
@@ -251,7 +251,7 @@ Result<std::optional<RecordBatch>> RunMerger::Next(int64_t max_rows) {
     }
   }
   if (pieces.size() == 1) return std::optional<RecordBatch>(std::move(pieces[0]));
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, ConcatBatches(pieces));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, compute::ConcatBatches(pieces));
   return std::optional<RecordBatch>(std::move(out));
 }
 

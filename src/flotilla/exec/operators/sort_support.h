@@ -22,14 +22,14 @@ class BoundSortKeys {
   /// `input` with the computed key columns appended (itself when every key is a column).
   Result<RecordBatch> Extend(const RecordBatch& input) const;
   /// The keys as SortKeys on extended batches.
-  const std::vector<SortKey>& keys() const { return keys_; }
+  const std::vector<compute::SortKey>& keys() const { return keys_; }
   const SchemaPtr& extended_schema() const { return extended_; }
   int num_input_columns() const { return num_input_columns_; }
   /// The input columns of an extended batch.
   Result<RecordBatch> Strip(const RecordBatch& extended) const;
 
  private:
-  std::vector<SortKey> keys_;
+  std::vector<compute::SortKey> keys_;
   std::vector<expr::BoundExpression> computed_;
   SchemaPtr input_;
   SchemaPtr extended_;
@@ -39,11 +39,11 @@ class BoundSortKeys {
 /// `batches` (all of one schema, in input order) as one batch sorted stably by `keys`; only its
 /// first `max_rows` rows when that is not negative (gathered alone, so nothing else is kept).
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
-                                const std::vector<SortKey>& keys, int64_t max_rows = -1);
+                                const std::vector<compute::SortKey>& keys, int64_t max_rows = -1);
 /// The same rows in the same order as pieces of `piece_rows` rows, gathered on `pool`'s threads.
 Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
                                              const std::vector<RecordBatch>& batches,
-                                             const std::vector<SortKey>& keys, ThreadPool* pool,
+                                             const std::vector<compute::SortKey>& keys, ThreadPool* pool,
                                              int64_t piece_rows);
 
 /// A stream of batches in sorted order: one run of a merge.
@@ -61,7 +61,7 @@ class RunMerger {
  public:
   static Result<std::unique_ptr<RunMerger>> Make(SchemaPtr schema,
                                                  std::vector<std::unique_ptr<SortedRun>> runs,
-                                                 std::vector<SortKey> keys);
+                                                 std::vector<compute::SortKey> keys);
   /// Up to `max_rows` next rows in order; nullopt when every run is exhausted.
   Result<std::optional<RecordBatch>> Next(int64_t max_rows);
 
@@ -77,9 +77,9 @@ class RunMerger {
 
   SchemaPtr schema_;
   std::vector<Cursor> cursors_;
-  std::vector<SortKey> keys_;
+  std::vector<compute::SortKey> keys_;
   // Comparators between the current batches of two runs, rebuilt when either moves on.
-  std::vector<std::vector<std::unique_ptr<RowComparator>>> comparators_;
+  std::vector<std::vector<std::unique_ptr<compute::RowComparator>>> comparators_;
   std::vector<size_t> heap_;
 };
 

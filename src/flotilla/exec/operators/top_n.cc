@@ -64,7 +64,7 @@ class TopNSink final : public SinkOperator {
     const int position = static_cast<int>(fields.size()) - 1;
     positioned_ = std::make_shared<Schema>(std::move(fields));
     sort_keys_ = keys_->keys();
-    sort_keys_.push_back(SortKey{position, true, false});
+    sort_keys_.push_back(compute::SortKey{position, true, false});
   }
   std::string name() const override { return "TopN"; }
   const SchemaPtr& output_schema() const override { return schema_; }
@@ -96,7 +96,7 @@ class TopNSink final : public SinkOperator {
           row_base += batch.num_rows();
           continue;
         }
-        FLOTILLA_ASSIGN_OR_RETURN(extended, Take(extended, *kept));
+        FLOTILLA_ASSIGN_OR_RETURN(extended, compute::Take(extended, *kept));
       }
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch positioned,
                                 Position(extended, input.seq, row_base, kept));
@@ -189,7 +189,7 @@ class TopNSink final : public SinkOperator {
     const int64_t n = extended.num_rows();
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 4));
     auto* kept = reinterpret_cast<uint32_t*>(values->mutable_data());
-    const SortKey& first = keys_->keys()[0];
+    const compute::SortKey& first = keys_->keys()[0];
     const Array& column = extended.column(first.column);
     const Array& bound = boundary.column(first.column);
     int64_t count = -1;
@@ -213,8 +213,8 @@ class TopNSink final : public SinkOperator {
       }
     }
     if (count < 0) {
-      FLOTILLA_ASSIGN_OR_RETURN(RowComparator cmp,
-                                RowComparator::Make(extended, boundary, keys_->keys()));
+      FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator cmp,
+                                compute::RowComparator::Make(extended, boundary, keys_->keys()));
       count = 0;
       for (int64_t i = 0; i < n; ++i) {
         kept[count] = static_cast<uint32_t>(i);
@@ -286,7 +286,7 @@ class TopNSink final : public SinkOperator {
   int64_t limit_;
   int64_t offset_;
   SchemaPtr positioned_;
-  std::vector<SortKey> sort_keys_;
+  std::vector<compute::SortKey> sort_keys_;
 };
 
 }  // namespace

@@ -6,13 +6,13 @@
 #include <random>
 
 #include "flotilla/compute/filter.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
 
@@ -61,7 +61,7 @@ TEST(TopNOperator, RowsBeyondTheBoundaryAreDroppedWithoutChangingTheResult) {
     std::vector<std::optional<bool>> valid;
     for (int64_t i = 0; i < slice.num_rows(); ++i)
       valid.push_back(slice.column(0).IsValid(i));
-    no_nulls.push_back(Filter(slice, Bools(valid)).ValueOrDie());
+    no_nulls.push_back(compute::Filter(slice, Bools(valid)).ValueOrDie());
   }
   for (const auto& batches : {slices, no_nulls}) {
     auto source = MemorySource(batches);

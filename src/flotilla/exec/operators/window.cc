@@ -26,7 +26,7 @@ struct WindowComputation {
   SchemaPtr schema;  // the output
   std::shared_ptr<const BoundSortKeys> keys;
   std::vector<int> partition_columns;
-  std::vector<SortKey> order_keys;
+  std::vector<compute::SortKey> order_keys;
   std::vector<WindowFunctionSpec> specs;
 
   /// The input columns of `sorted` (whole window partitions) with a column per function.
@@ -88,7 +88,7 @@ class PartitionWiseSource final : public Source {
   // Computes the pending rows (whole partitions) into ready morsels.
   Status Emit() {
     if (pending_.empty()) return Status::OK();
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, ConcatBatches(pending_));
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, compute::ConcatBatches(pending_));
     pending_.clear();
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, window_->Compute(rows));
     for (int64_t offset = 0; offset < out.num_rows(); offset += morsel_size_)
@@ -109,7 +109,7 @@ class PartitionWiseSource final : public Source {
 
 struct WindowState final : GlobalState {
   WindowState(ExecContext* context, OperatorStats* stats, const BoundSortKeys& keys,
-              std::vector<SortKey> sort_keys)
+              std::vector<compute::SortKey> sort_keys)
       : context(context), rows(context, stats, keys.extended_schema(), std::move(sort_keys)) {}
   ExecContext* context;
   ExternalSortBuffer rows;
@@ -117,7 +117,7 @@ struct WindowState final : GlobalState {
 
 class WindowSink final : public SinkOperator {
  public:
-  WindowSink(std::shared_ptr<const WindowComputation> window, std::vector<SortKey> sort_keys)
+  WindowSink(std::shared_ptr<const WindowComputation> window, std::vector<compute::SortKey> sort_keys)
       : window_(std::move(window)), sort_keys_(std::move(sort_keys)) {}
   std::string name() const override { return "Window"; }
   const SchemaPtr& output_schema() const override { return window_->schema; }
@@ -157,7 +157,7 @@ class WindowSink final : public SinkOperator {
 
  private:
   std::shared_ptr<const WindowComputation> window_;
-  std::vector<SortKey> sort_keys_;  // partition keys, then order keys
+  std::vector<compute::SortKey> sort_keys_;  // partition keys, then order keys
 };
 
 }  // namespace
@@ -198,13 +198,13 @@ Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
   }
   auto window = std::make_shared<WindowComputation>();
   window->schema = node.schema();
-  const std::vector<SortKey>& all = keys.keys();
+  const std::vector<compute::SortKey>& all = keys.keys();
   const size_t num_partition_keys = node.partition_by.size();
   const size_t num_sort_keys = num_partition_keys + node.order_by.size();
   for (size_t i = 0; i < num_partition_keys; ++i) window->partition_columns.push_back(all[i].column);
   window->order_keys.assign(all.begin() + static_cast<long>(num_partition_keys),
                             all.begin() + static_cast<long>(num_sort_keys));
-  std::vector<SortKey> sort_keys(all.begin(), all.begin() + static_cast<long>(num_sort_keys));
+  std::vector<compute::SortKey> sort_keys(all.begin(), all.begin() + static_cast<long>(num_sort_keys));
   window->specs = std::move(specs);
   window->keys = std::make_shared<const BoundSortKeys>(std::move(keys));
   return std::unique_ptr<SinkOperator>(new WindowSink(std::move(window), std::move(sort_keys)));

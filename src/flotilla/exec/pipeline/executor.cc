@@ -371,7 +371,7 @@ Result<RecordBatch> QueryResult::ToBatch() const {
   for (const MicroPartition& partition : partitions)
     for (const RecordBatch& batch : partition.batches())
       batches.push_back(batch);
-  return ConcatBatches(schema, batches);
+  return compute::ConcatBatches(schema, batches);
 }
 
 Result<std::unique_ptr<ResultStream>> Execute(const PlanPtr& plan, const ExecOptions& options) {

@@ -7,13 +7,13 @@
 #include <thread>
 #include <tuple>
 
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
 
@@ -28,7 +28,7 @@ RecordBatch Numbers(int64_t from, int64_t to) {
 
 TEST(Executor, SourceAloneKeepsOrderAndPartitions) {
   auto plan = MemorySource({Numbers(0, 10), Numbers(10, 25)});
-  ExpectPlanRows(plan, ConcatBatches({Numbers(0, 10), Numbers(10, 25)}).ValueOrDie(), true);
+  ExpectPlanRows(plan, compute::ConcatBatches({Numbers(0, 10), Numbers(10, 25)}).ValueOrDie(), true);
 }
 
 TEST(Executor, ProjectFilterPipeline) {
@@ -270,7 +270,7 @@ TEST(Executor, ExplainAnalyzeCountsWhatSinksEmit) {
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 
 RecordBatch Keys(int64_t n) {
   std::vector<std::optional<int64_t>> k;

@@ -61,7 +61,7 @@ Status CheckColumns(const Schema& schema, const std::vector<std::string>& names)
 Status CheckSortKeys(const Schema& schema, const std::vector<SortSpec>& keys) {
   for (const SortSpec& key : keys) {
     FLOTILLA_ASSIGN_OR_RETURN(expr::BoundExpression bound, expr::Bind(key.key, schema));
-    FLOTILLA_RETURN_NOT_OK(compute_internal::CheckSortable(*bound.type(), bound.name));
+    FLOTILLA_RETURN_NOT_OK(compute::internal::CheckSortable(*bound.type(), bound.name));
   }
   return Status::OK();
 }

@@ -9,14 +9,14 @@
 #include <set>
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/exec/plan/plan.pb.h"
 #include "flotilla/expr/expression_proto.h"
 
 namespace flotilla::exec {
 namespace {
 
-using namespace test;
+using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
 

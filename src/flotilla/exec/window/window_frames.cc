@@ -85,7 +85,7 @@ void NumericOffsetBounds(const WindowFrame& frame, int64_t lo, int64_t hi, int64
 
 }  // namespace
 
-void PeerGroups(const RowComparator* peers, int64_t begin, int64_t end, std::vector<int64_t>* out) {
+void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end, std::vector<int64_t>* out) {
   out->clear();
   out->push_back(begin);
   if (peers != nullptr) {
@@ -96,7 +96,7 @@ void PeerGroups(const RowComparator* peers, int64_t begin, int64_t end, std::vec
   out->push_back(end);
 }
 
-WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<SortKey>& order_keys) {
+WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<compute::SortKey>& order_keys) {
   if (spec.frame) return *spec.frame;
   WindowFrame frame;  // RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
   if (order_keys.empty()) frame.end = FrameBound{FrameBound::kUnboundedFollowing};
@@ -104,7 +104,7 @@ WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<Sor
 }
 
 Status CheckFrame(const std::string& function, const WindowFrame& frame, const RecordBatch& batch,
-                  const std::vector<SortKey>& order_keys) {
+                  const std::vector<compute::SortKey>& order_keys) {
   const std::string where = Call(function) + " OVER (" + WindowFrameToString(frame) + ")";
   const FrameBound& s = frame.start;
   const FrameBound& e = frame.end;
@@ -147,7 +147,7 @@ Status CheckFrame(const std::string& function, const WindowFrame& frame, const R
 }
 
 Result<std::unique_ptr<FrameComputer>> FrameComputer::Make(const RecordBatch& batch,
-                                                           const std::vector<SortKey>& order_keys,
+                                                           const std::vector<compute::SortKey>& order_keys,
                                                            const WindowFrame& frame) {
   auto out = std::unique_ptr<FrameComputer>(new FrameComputer());
   out->frame_ = frame;
@@ -156,7 +156,7 @@ Result<std::unique_ptr<FrameComputer>> FrameComputer::Make(const RecordBatch& ba
         frame.start.kind == FrameBound::kCurrentRow || frame.end.kind == FrameBound::kCurrentRow;
     out->has_offset_ = IsOffset(frame.start) || IsOffset(frame.end);
     if (out->needs_peers_ && !order_keys.empty()) {
-      FLOTILLA_ASSIGN_OR_RETURN(RowComparator peers, RowComparator::Make(batch, order_keys));
+      FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator peers, compute::RowComparator::Make(batch, order_keys));
       out->peers_.emplace(std::move(peers));
     }
     if (out->has_offset_) {

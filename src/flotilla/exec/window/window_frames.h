@@ -24,15 +24,15 @@ struct PartitionList {
 
 /// The starts of the peer groups of rows [begin, end), then `end`. Without a comparator the
 /// whole range is one group.
-void PeerGroups(const RowComparator* peers, int64_t begin, int64_t end, std::vector<int64_t>* out);
+void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end, std::vector<int64_t>* out);
 
 /// The frame of `spec`, or SQL's default for it.
-WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<SortKey>& order_keys);
+WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<compute::SortKey>& order_keys);
 
 /// Invalid for frames SQL rejects, NotImplemented for RANGE offsets on unsupported order keys;
 /// messages name `function`.
 Status CheckFrame(const std::string& function, const WindowFrame& frame, const RecordBatch& batch,
-                  const std::vector<SortKey>& order_keys);
+                  const std::vector<compute::SortKey>& order_keys);
 
 /// Computes the frame [start, end) of every row of a partition. Within a partition both ends
 /// are non-decreasing in the row (the kernels rely on it).
@@ -40,7 +40,7 @@ class FrameComputer {
  public:
   /// `frame` must have passed CheckFrame.
   static Result<std::unique_ptr<FrameComputer>> Make(const RecordBatch& batch,
-                                                     const std::vector<SortKey>& order_keys,
+                                                     const std::vector<compute::SortKey>& order_keys,
                                                      const WindowFrame& frame);
 
   /// The frames of rows [ps, pe), indexed by row - ps.
@@ -56,7 +56,7 @@ class FrameComputer {
   WindowFrame frame_;
   bool needs_peers_ = false;
   bool has_offset_ = false;
-  std::optional<RowComparator> peers_;
+  std::optional<compute::RowComparator> peers_;
   Array key_;
   bool ascending_ = true;
   bool nulls_first_ = false;

@@ -61,7 +61,7 @@ class GenericFrameAggregate {
     if (finished_.size() == 1) {
       values = finished_[0];
     } else {
-      FLOTILLA_ASSIGN_OR_RETURN(values, Concat(finished_));
+      FLOTILLA_ASSIGN_OR_RETURN(values, compute::Concat(finished_));
     }
     // Groups are numbered in row order, so one group per row is the identity.
     if (total_groups_ == static_cast<int64_t>(row_group_.size())) return values;

@@ -133,7 +133,7 @@ inline Int128 DecimalValue(const Array& a, int64_t i) {
 
 /// row_number, rank, dense_rank, percent_rank and cume_dist.
 Result<Array> ComputeRanking(WindowKind kind, const RecordBatch& batch, const PartitionList& parts,
-                             const std::vector<SortKey>& order_keys);
+                             const std::vector<compute::SortKey>& order_keys);
 Result<Array> ComputeNtile(const RecordBatch& batch, const PartitionList& parts,
                            const Array& buckets_constant);
 

@@ -39,8 +39,8 @@ Status CheckPartitionStarts(const std::vector<int64_t>& starts, int64_t num_rows
   return Status::OK();
 }
 
-Status CheckOrderKeys(const RecordBatch& batch, const std::vector<SortKey>& order_keys) {
-  for (const SortKey& key : order_keys) {
+Status CheckOrderKeys(const RecordBatch& batch, const std::vector<compute::SortKey>& order_keys) {
+  for (const compute::SortKey& key : order_keys) {
     if (key.column < 0 || key.column >= batch.num_columns()) {
       return Status::IndexError("order key column " + std::to_string(key.column) +
                                 " is out of range for a batch of " +
@@ -59,7 +59,7 @@ Result<TypePtr> WindowFunctionType(const Schema& schema, const WindowFunctionSpe
 
 Result<Array> ComputeWindowFunction(const RecordBatch& sorted,
                                     const std::vector<int64_t>& partition_starts,
-                                    const std::vector<SortKey>& order_keys,
+                                    const std::vector<compute::SortKey>& order_keys,
                                     const WindowFunctionSpec& spec) {
   FLOTILLA_ASSIGN_OR_RETURN(ResolvedSpec r, Resolve(*sorted.schema(), spec));
   FLOTILLA_RETURN_NOT_OK(CheckPartitionStarts(partition_starts, sorted.num_rows()));
@@ -104,20 +104,20 @@ Result<Array> ComputeWindowFunction(const RecordBatch& sorted,
 
 Result<std::vector<int64_t>> PartitionStarts(const RecordBatch& sorted,
                                              const std::vector<int>& partition_columns) {
-  std::vector<SortKey> keys;
+  std::vector<compute::SortKey> keys;
   for (int column : partition_columns) {
     if (column < 0 || column >= sorted.num_columns()) {
       return Status::IndexError("partition column " + std::to_string(column) +
                                 " is out of range for a batch of " +
                                 std::to_string(sorted.num_columns()) + " columns");
     }
-    keys.push_back(SortKey{column});
+    keys.push_back(compute::SortKey{column});
   }
   std::vector<int64_t> starts;
   if (sorted.num_rows() == 0) return starts;
   starts.push_back(0);
   if (keys.empty()) return starts;
-  FLOTILLA_ASSIGN_OR_RETURN(RowComparator cmp, RowComparator::Make(sorted, keys));
+  FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator cmp, compute::RowComparator::Make(sorted, keys));
   for (int64_t i = 1; i < sorted.num_rows(); ++i) {
     if (cmp.Compare(i - 1, i) != 0) starts.push_back(i);
   }

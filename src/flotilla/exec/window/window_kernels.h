@@ -107,7 +107,7 @@ struct WindowFunctionSpec {
 /// aggregate reports (sum overflow names the row).
 Result<Array> ComputeWindowFunction(const RecordBatch& sorted,
                                     const std::vector<int64_t>& partition_starts,
-                                    const std::vector<SortKey>& order_keys,
+                                    const std::vector<compute::SortKey>& order_keys,
                                     const WindowFunctionSpec& spec);
 
 /// The type ComputeWindowFunction returns for `spec` over batches of `schema` (for planning),

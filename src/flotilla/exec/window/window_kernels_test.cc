@@ -12,10 +12,12 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::exec {
 namespace {
+
+using compute::SortKey;
 
 using testing::Bools;
 using testing::Dates;
@@ -66,7 +68,7 @@ RecordBatch Batch(std::vector<std::pair<std::string, Array>> columns) {
 
 // Runs the function, failing the test (and returning an empty null array) on error.
 Array RunWindow(const RecordBatch& batch, const std::vector<int64_t>& starts,
-                const std::vector<SortKey>& keys, const WindowFunctionSpec& spec) {
+                const std::vector<compute::SortKey>& keys, const WindowFunctionSpec& spec) {
   auto result = ComputeWindowFunction(batch, starts, keys, spec);
   EXPECT_TRUE(result.ok()) << spec.name << ": " << result.status().ToString();
   if (!result.ok()) return Array::MakeNull(null(), 0).ValueOrDie();
@@ -76,7 +78,7 @@ Array RunWindow(const RecordBatch& batch, const std::vector<int64_t>& starts,
 }
 
 Status RunStatus(const RecordBatch& batch, const std::vector<int64_t>& starts,
-                 const std::vector<SortKey>& keys, const WindowFunctionSpec& spec) {
+                 const std::vector<compute::SortKey>& keys, const WindowFunctionSpec& spec) {
   return ComputeWindowFunction(batch, starts, keys, spec).status();
 }
 
@@ -110,7 +112,7 @@ class WindowExample : public ::testing::Test {
                               {"o", I64({1, 2, 2, 4, 7, N, 5, 3, 3, N})},
                               {"x", I64({10, N, 30, 40, 50, 60, 70, N, 90, 100})}});
   std::vector<int64_t> starts_ = {0, 6, 7};
-  std::vector<SortKey> keys_ = {SortKey{1, true, false}};
+  std::vector<compute::SortKey> keys_ = {compute::SortKey{1, true, false}};
 
   Array Call(const WindowFunctionSpec& spec) { return RunWindow(batch_, starts_, keys_, spec); }
 };
@@ -155,7 +157,7 @@ TEST_F(WindowExample, RankingWithoutOrderKeys) {
 TEST_F(WindowExample, RankWithTwoKeysAndDescending) {
   // Order by x descending nulls first, then o: no ties except none.
   RecordBatch b = Batch({{"k1", I64({N, N, 5, 5, 5, 1})}, {"k2", I64({1, 1, 2, 2, 3, 1})}});
-  std::vector<SortKey> keys = {SortKey{0, false, true}, SortKey{1, true, false}};
+  std::vector<compute::SortKey> keys = {compute::SortKey{0, false, true}, compute::SortKey{1, true, false}};
   EXPECT_ARRAYS_EQUAL(I64({1, 1, 3, 3, 5, 6}), RunWindow(b, {0}, keys, Fn("rank")));
   EXPECT_ARRAYS_EQUAL(I64({1, 1, 2, 2, 3, 4}), RunWindow(b, {0}, keys, Fn("dense_rank")));
   ExpectNear({2 / 6.0, 2 / 6.0, 4 / 6.0, 4 / 6.0, 5 / 6.0, 1},
@@ -352,7 +354,7 @@ TEST_F(WindowExample, AggregatesRangeFrames) {
 TEST(WindowRange, DescendingNullsFirst) {
   // Sorted by o descending, nulls first.
   RecordBatch b = Batch({{"o", I64({N, 9, 7, 7, 4, 1})}, {"x", I64({1, 2, 3, 4, 5, 6})}});
-  const std::vector<SortKey> keys = {SortKey{0, false, true}};
+  const std::vector<compute::SortKey> keys = {compute::SortKey{0, false, true}};
   // PRECEDING reaches larger keys, FOLLOWING smaller ones.
   EXPECT_ARRAYS_EQUAL(
       I64({1, 2, 9, 9, 5, 6}),
@@ -373,7 +375,7 @@ TEST(WindowRange, DescendingNullsFirst) {
 TEST(WindowRange, FloatKeysWithNaN) {
   const double nan = std::nan("");
   RecordBatch b = Batch({{"o", F64({1.0, 2.5, nan, nan, N})}, {"x", I64({1, 2, 3, 4, 5})}});
-  const std::vector<SortKey> keys = {SortKey{0}};
+  const std::vector<compute::SortKey> keys = {compute::SortKey{0}};
   EXPECT_ARRAYS_EQUAL(
       I64({1, 3, 7, 7, 5}),
       RunWindow(b, {0}, keys, Fn("sum", {1}, {}, Range(Preceding(2), CurrentRow()))));
@@ -383,7 +385,7 @@ TEST(WindowRange, FloatKeysWithNaN) {
   // Descending: NaN first.
   RecordBatch d = Batch({{"o", F64({nan, 2.5, 1.0, -1.0})}, {"x", I64({1, 2, 3, 4})}});
   EXPECT_ARRAYS_EQUAL(I64({1, 5, 7, 4}),
-                      RunWindow(d, {0}, {SortKey{0, false}},
+                      RunWindow(d, {0}, {compute::SortKey{0, false}},
                                 Fn("sum", {1}, {}, Range(Preceding(0), Following(2)))));
 }
 
@@ -391,7 +393,7 @@ TEST(WindowRange, DateDecimalAndUnsignedKeys) {
   RecordBatch dates = Batch({{"d", Dates({0, 1, 3, 10})}, {"x", I64({1, 2, 3, 4})}});
   EXPECT_ARRAYS_EQUAL(
       I64({1, 3, 5, 4}),
-      RunWindow(dates, {0}, {SortKey{0}}, Fn("sum", {1}, {}, Range(Preceding(2), CurrentRow()))));
+      RunWindow(dates, {0}, {compute::SortKey{0}}, Fn("sum", {1}, {}, Range(Preceding(2), CurrentRow()))));
   // Offsets on decimals are whole units: 1 is 1.00.
   RecordBatch decimals =
       Batch({{"d", Decimals(5, 2, {"1.00", "1.50", "3.00", "4.00"})}, {"x", I64({1, 2, 3, 4})}});
@@ -514,7 +516,7 @@ TEST(WindowEdges, EmptyBatchesAndPartitions) {
   EXPECT_ARRAYS_EQUAL(I64({1, 1, 2, 1, 2}), RunWindow(b, starts, {}, Fn("ntile", {}, {C64(5)})));
   // One-row partitions.
   const std::vector<int64_t> singles = {0, 1, 2, 3, 4};
-  ExpectNear({0, 0, 0, 0, 0}, RunWindow(b, singles, {SortKey{0}}, Fn("percent_rank")));
+  ExpectNear({0, 0, 0, 0, 0}, RunWindow(b, singles, {compute::SortKey{0}}, Fn("percent_rank")));
   ExpectNear({1, 1, 1, 1, 1}, RunWindow(b, singles, {SortKey{0}}, Fn("cume_dist")));
   EXPECT_ARRAYS_EQUAL(I64({N, N, N, N, N}), RunWindow(b, singles, {}, Fn("lead", {1})));
   EXPECT_ARRAYS_EQUAL(
@@ -536,7 +538,7 @@ TEST(WindowEdges, SlicedInputMatchesFreshInput) {
              {"s", Strs({"z", "z", N, "b", "a", N, "c", "e", "d"})},
              {"f", F64({9, 9, N, 0.5, N, 1.5, 2.5, 3.5, 4.5})}});
   RecordBatch sliced = padded.Slice(3, 6);
-  const std::vector<SortKey> keys = {SortKey{0, true, true}};
+  const std::vector<compute::SortKey> keys = {compute::SortKey{0, true, true}};
   const std::vector<WindowFrame> frames = {Range(Preceding(1), Following(2)),
                                            Rows(Preceding(1), CurrentRow()),
                                            Range(CurrentRow(), UnboundedFollowing())};
@@ -573,7 +575,7 @@ TEST(WindowEdges, DictionaryValuesKeepTheirType) {
 
 TEST(WindowEdges, Errors) {
   RecordBatch b = Batch({{"o", I64({1, 2})}, {"s", Strs({"a", "b"})}, {"x", I64({1, 2})}});
-  const std::vector<SortKey> keys = {SortKey{0}};
+  const std::vector<compute::SortKey> keys = {compute::SortKey{0}};
   Status unknown = RunStatus(b, {0}, keys, Fn("row_numbr"));
   EXPECT_EQ(unknown.code(), StatusCode::kKeyError);
   EXPECT_NE(unknown.message().find("row_number"), std::string::npos) << unknown.ToString();
@@ -799,8 +801,8 @@ TEST(WindowRandom, FramesMatchTheDefinition) {
       xs.push_back(row.x);
     }
     RecordBatch batch = Batch({{"k", I64(keys)}, {"x", I64(xs)}});
-    std::vector<SortKey> order;
-    if (c.has_key) order.push_back(SortKey{0, c.ascending, c.nulls_first});
+    std::vector<compute::SortKey> order;
+    if (c.has_key) order.push_back(compute::SortKey{0, c.ascending, c.nulls_first});
 
     std::vector<std::optional<int64_t>> sum, count, count_star, min, max, first, last, nth, any,
         distinct;

@@ -9,7 +9,7 @@
 namespace flotilla::exec::window_internal {
 
 Result<Array> TakeRows(const Array& values, OutputColumn<int64_t>* indices) {
-  return Take(values, indices->Finish());
+  return compute::Take(values, indices->Finish());
 }
 
 Result<Array> ComputeLagLead(const ResolvedSpec& r, const WindowFunctionSpec& spec,
@@ -35,7 +35,7 @@ Result<Array> ComputeLagLead(const ResolvedSpec& r, const WindowFunctionSpec& sp
     if (!default_values.type()->Equals(*x.type())) {
       FLOTILLA_ASSIGN_OR_RETURN(default_values, compute::Cast(default_values, x.type()));
     }
-    FLOTILLA_ASSIGN_OR_RETURN(values, Concat({x, default_values}));
+    FLOTILLA_ASSIGN_OR_RETURN(values, compute::Concat({x, default_values}));
     has_default = true;
   }
 

@@ -8,11 +8,11 @@
 namespace flotilla::exec::window_internal {
 
 Result<Array> ComputeRanking(WindowKind kind, const RecordBatch& batch, const PartitionList& parts,
-                             const std::vector<SortKey>& order_keys) {
+                             const std::vector<compute::SortKey>& order_keys) {
   const int64_t n = batch.num_rows();
-  std::optional<RowComparator> peers;
+  std::optional<compute::RowComparator> peers;
   if (kind != WindowKind::kRowNumber && !order_keys.empty()) {
-    FLOTILLA_ASSIGN_OR_RETURN(RowComparator cmp, RowComparator::Make(batch, order_keys));
+    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator cmp, compute::RowComparator::Make(batch, order_keys));
     peers.emplace(std::move(cmp));
   }
   const bool fractional = kind == WindowKind::kPercentRank || kind == WindowKind::kCumeDist;

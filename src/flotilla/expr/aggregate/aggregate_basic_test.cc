@@ -3,9 +3,12 @@
 #include <cmath>
 #include <limits>
 
-#include "flotilla/expr/aggregate/aggregate_test_util.h"
+#include "tests/support/aggregate_runs.h"
 
-namespace flotilla::expr::testing {
+namespace flotilla::expr {
+
+using namespace flotilla::testing;  // NOLINT
+
 namespace {
 
 using I64 = std::vector<std::optional<int64_t>>;
@@ -323,4 +326,4 @@ TEST(AggregateBasic, RegistryLookupAndTypeErrors) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::testing
+}  // namespace flotilla::expr

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <random>
 
-#include "flotilla/expr/aggregate/aggregate_test_util.h"
+#include "tests/support/aggregate_runs.h"
 
-namespace flotilla::expr::testing {
+namespace flotilla::expr {
+
+using namespace flotilla::testing;  // NOLINT
+
 namespace {
 
 Array Int64Column(const std::vector<int64_t>& values) {
@@ -129,4 +132,4 @@ TEST(AggregateScale, ApproxPercentileRankError) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::testing
+}  // namespace flotilla::expr

@@ -4,10 +4,13 @@
 #include <random>
 #include <set>
 
-#include "flotilla/expr/aggregate/aggregate_test_util.h"
+#include "tests/support/aggregate_runs.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla::expr::testing {
+namespace flotilla::expr {
+
+using namespace flotilla::testing;  // NOLINT
+
 namespace {
 
 struct Case {
@@ -135,4 +138,4 @@ TEST(AggregateTwoPhase, EveryFunctionMatchesSinglePhase) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::testing
+}  // namespace flotilla::expr

@@ -105,7 +105,7 @@ class ArgSelectAccumulator : public GroupedAccumulator {
     });
     if (won.empty()) return Status::OK();
     FLOTILLA_ASSIGN_OR_RETURN(Array indices, MakeFixedWidthArray(int64(), won, nullptr));
-    FLOTILLA_ASSIGN_OR_RETURN(Array rows, Take(values, indices));
+    FLOTILLA_ASSIGN_OR_RETURN(Array rows, compute::Take(values, indices));
     stored_rows_ += rows.length();
     stored_bytes_ += TotalBufferSize(*rows.data());
     chunks_.push_back(std::move(rows));
@@ -124,7 +124,7 @@ class ArgSelectAccumulator : public GroupedAccumulator {
     }
     Array all = chunks_[0];
     if (chunks_.size() > 1) {
-      FLOTILLA_ASSIGN_OR_RETURN(all, Concat(chunks_));
+      FLOTILLA_ASSIGN_OR_RETURN(all, compute::Concat(chunks_));
     }
     std::vector<int64_t> index(num_groups_, 0);
     std::vector<uint8_t> valid(num_groups_, 0);
@@ -134,7 +134,7 @@ class ArgSelectAccumulator : public GroupedAccumulator {
       valid[g] = 1;
     }
     FLOTILLA_ASSIGN_OR_RETURN(Array indices, MakeFixedWidthArray(int64(), index, &valid));
-    return Take(all, indices);
+    return compute::Take(all, indices);
   }
 
   Status Compact() {

@@ -257,7 +257,7 @@ class ApproxDistinctAccumulator : public GroupedAccumulator {
                 int64_t num_rows) override {
     const Array& a = args[0];
     hashes_.resize(static_cast<size_t>(a.length()));
-    FLOTILLA_RETURN_NOT_OK(ValueHashes(a, hashes_.data()));
+    FLOTILLA_RETURN_NOT_OK(compute::ValueHashes(a, hashes_.data()));
     (void)aggregate_internal::ForEachValid(a, num_rows, [&](int64_t i) {
       // ValueHashes leaves integers unmixed; HyperLogLog needs uniform bits.
       sketches_[group_ids[i]].Add(XXH3_64bits(&hashes_[i], sizeof(uint64_t)));

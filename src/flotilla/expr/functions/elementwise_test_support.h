@@ -12,7 +12,10 @@
 #include "flotilla/expr/function_registry.h"
 #include "flotilla/expr/functions/function_test_support.h"
 
-namespace flotilla::expr::testing {
+namespace flotilla::testing {
+
+// The function tests speak the expression layer's terms (datums, the registry).
+using namespace ::flotilla::expr;  // NOLINT
 
 template <typename T>
 Array MakeArray(const TypePtr& type, const std::vector<std::optional<T>>& values) {
@@ -64,8 +67,8 @@ inline Datum I64Scalar(int64_t v) {
 
 // Calling a function (resolve with constant arguments, exec, result checks) and wrapping a
 // column are shared with the other function tests.
-using functions::testing::Call;
-using functions::testing::Col;
+using flotilla::testing::Call;
+using flotilla::testing::Col;
 
 template <typename T>
 std::vector<std::optional<T>> Values(const Datum& d) {
@@ -99,4 +102,4 @@ Result<std::optional<T>> CallOne(const std::string& name, const std::vector<Datu
   return Values<T>(out)[0];
 }
 
-}  // namespace flotilla::expr::testing
+}  // namespace flotilla::testing

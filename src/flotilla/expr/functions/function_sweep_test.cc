@@ -8,7 +8,11 @@
 
 #include "flotilla/expr/functions/function_test_support.h"
 
-namespace flotilla::expr::functions::testing {
+namespace flotilla::expr::functions {
+
+using namespace flotilla::testing;  // NOLINT
+using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+
 namespace {
 
 struct Case {
@@ -141,4 +145,4 @@ TEST(ListFamilySweepTest, Contract) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::functions::testing
+}  // namespace flotilla::expr::functions

@@ -13,7 +13,10 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/function_registry.h"
 
-namespace flotilla::expr::functions::testing {
+namespace flotilla::testing {
+
+// The function tests speak the expression layer's terms (datums, the registry).
+using namespace ::flotilla::expr;  // NOLINT
 
 using OptString = std::optional<std::string>;
 using OptInt = std::optional<int64_t>;
@@ -129,4 +132,4 @@ inline std::string CallToString(std::string_view name, const std::vector<Datum>&
   return r->array().ToString();
 }
 
-}  // namespace flotilla::expr::functions::testing
+}  // namespace flotilla::testing

@@ -85,7 +85,7 @@ Result<TypePtr> ResolveMinHash(const std::vector<TypePtr>& arg_types,
 Result<Datum> HashExec(const std::vector<Datum>& args, int64_t num_rows) {
   const Array& values = args[0].array();
   std::vector<uint64_t> value_hashes(static_cast<size_t>(values.length()));
-  FLOTILLA_RETURN_NOT_OK(ValueHashes(values, value_hashes.data()));
+  FLOTILLA_RETURN_NOT_OK(compute::ValueHashes(values, value_hashes.data()));
   UInt64Builder builder(uint64());
   const int64_t n = OutputRows(args, num_rows);
   FLOTILLA_RETURN_NOT_OK(builder.Reserve(n));

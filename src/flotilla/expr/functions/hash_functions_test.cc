@@ -4,7 +4,11 @@
 #include "flotilla/expr/functions/function_test_support.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla::expr::functions::testing {
+namespace flotilla::expr::functions {
+
+using namespace flotilla::testing;  // NOLINT
+using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+
 namespace {
 
 std::vector<uint64_t> U64(const Array& a) {
@@ -21,7 +25,7 @@ TEST(HashTest, EqualsEngineRowHash) {
       auto r = Call("hash", {Col(column), LitI(static_cast<int64_t>(seed))});
       ASSERT_TRUE(r.ok()) << type->ToString() << ": " << r.status().ToString();
       EXPECT_EQ(r->array().null_count(), 0);
-      Array expected = HashRows({column}, seed).ValueOrDie();
+      Array expected = compute::HashRows({column}, seed).ValueOrDie();
       EXPECT_EQ(U64(r->array()), U64(expected)) << type->ToString();
     }
   }
@@ -171,4 +175,4 @@ TEST(MinHashTest, Errors) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::functions::testing
+}  // namespace flotilla::expr::functions

@@ -214,7 +214,7 @@ Result<Datum> DistinctExec(const Args& args, int64_t num_rows) {
   const Array& lists = args[0].array();
   const Array values = lists.child(0);
   std::vector<uint64_t> hashes(static_cast<size_t>(values.length()));
-  FLOTILLA_RETURN_NOT_OK(ValueHashes(values, hashes.data()));
+  FLOTILLA_RETURN_NOT_OK(compute::ValueHashes(values, hashes.data()));
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(VariableListOf(*lists.type())));
   auto* out = static_cast<ListBuilder*>(builder.get());
   std::unordered_multimap<uint64_t, int64_t> seen;

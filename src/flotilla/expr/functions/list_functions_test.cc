@@ -4,7 +4,11 @@
 
 #include "flotilla/expr/functions/function_test_support.h"
 
-namespace flotilla::expr::functions::testing {
+namespace flotilla::expr::functions {
+
+using namespace flotilla::testing;  // NOLINT
+using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+
 namespace {
 
 // [[3, 1, null, 2], [], null, [5]]
@@ -228,4 +232,4 @@ TEST(ListAggregateTest, Sort) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::functions::testing
+}  // namespace flotilla::expr::functions

@@ -2,7 +2,11 @@
 
 #include "flotilla/expr/functions/function_test_support.h"
 
-namespace flotilla::expr::functions::testing {
+namespace flotilla::expr::functions {
+
+using namespace flotilla::testing;  // NOLINT
+using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+
 namespace {
 
 // "é" as e + COMBINING ACUTE ACCENT, and a few multi-byte characters.
@@ -204,4 +208,4 @@ TEST(StringBasicTest, PositionsPartsAndCodePoints) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::functions::testing
+}  // namespace flotilla::expr::functions

@@ -2,7 +2,11 @@
 
 #include "flotilla/expr/functions/function_test_support.h"
 
-namespace flotilla::expr::functions::testing {
+namespace flotilla::expr::functions {
+
+using namespace flotilla::testing;  // NOLINT
+using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+
 namespace {
 
 TEST(StringLikeTest, Wildcards) {
@@ -180,4 +184,4 @@ TEST(StringNormalizeTest, NormalizeText) {
 }
 
 }  // namespace
-}  // namespace flotilla::expr::functions::testing
+}  // namespace flotilla::expr::functions

@@ -20,7 +20,7 @@
 #include "tests/support/file_scan_test.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 namespace {
 
 namespace fs = std::filesystem;
@@ -361,4 +361,4 @@ TEST_F(CsvTest, ListsAndStructsAreWrittenAsDuckDbWritesThem) {
 }
 
 }  // namespace
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

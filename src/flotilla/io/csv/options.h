@@ -6,7 +6,7 @@
 
 #include "flotilla/types/schema.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 struct CsvParseOptions {
   char delimiter = ',';
@@ -41,4 +41,4 @@ struct CsvWriteOptions {
   std::string null_string;
 };
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

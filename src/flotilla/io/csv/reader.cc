@@ -8,7 +8,7 @@
 #include "flotilla/io/text/utf8.h"
 #include "flotilla/io/text/value_parse.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 namespace {
 
@@ -183,4 +183,4 @@ Result<RecordBatch> ReadCsvRange(io::RandomAccessFile* file, int64_t begin, int6
                            rows.num_rows());
 }
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

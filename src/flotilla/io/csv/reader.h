@@ -11,7 +11,7 @@
 #include "flotilla/io/fs/file.h"
 #include "flotilla/io/text/infer.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 struct CsvFileInfo {
   /// Offset of the first data row (after skip_rows and the header).
@@ -30,4 +30,4 @@ Result<RecordBatch> ReadCsvRange(io::RandomAccessFile* file, int64_t begin, int6
                                  const CsvParseOptions& options,
                                  std::optional<int64_t> limit = std::nullopt);
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

@@ -5,7 +5,7 @@
 #include "flotilla/io/csv/tokenizer.h"
 #include "flotilla/io/text/packed.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 Result<RecordBatch> CsvScanTask::ReadRange(const std::vector<int>& fields,
                                            std::optional<int64_t> limit) const {
@@ -75,4 +75,4 @@ void RegisterCsvScanTasks(io::ScanTaskRegistry* registry) {
   };
 }
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

@@ -9,7 +9,7 @@
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/text/range_task.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 class CsvScanTask final : public text::TextRangeTask {
  public:
@@ -34,4 +34,4 @@ Result<io::FileScan> PlanCsvScan(const std::vector<std::string>& paths,
 /// Lets DeserializePlan rebuild CSV scan tasks.
 void RegisterCsvScanTasks(io::ScanTaskRegistry* registry);
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

@@ -3,7 +3,7 @@
 #include <array>
 #include <cstring>
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 namespace {
 
@@ -233,4 +233,4 @@ Result<std::vector<int64_t>> SplitRows(std::string_view data, int64_t begin,
   return starts;
 }
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

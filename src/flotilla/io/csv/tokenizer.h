@@ -12,7 +12,7 @@
 #include "flotilla/io/csv/options.h"
 #include "flotilla/io/text/line_locator.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 /// The fields of some rows, row-major; quoted fields that held escapes are stored unescaped.
 class CsvRows {
@@ -71,4 +71,4 @@ Result<std::vector<int64_t>> SplitRows(std::string_view data, int64_t begin,
                                        const CsvParseOptions& options, int64_t target,
                                        const text::LineLocator& where);
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

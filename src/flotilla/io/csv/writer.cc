@@ -3,7 +3,7 @@
 #include "flotilla/io/fs/atomic_write.h"
 #include "flotilla/io/text/value_format.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 Result<std::unique_ptr<CsvFileWriter>> CsvFileWriter::Open(std::unique_ptr<io::OutputStream> out,
                                                            SchemaPtr schema,
@@ -95,4 +95,4 @@ Status WriteCsvFile(const std::string& path, const SchemaPtr& schema,
   });
 }
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

@@ -9,7 +9,7 @@
 #include "flotilla/io/format_writer.h"
 #include "flotilla/io/stream.h"
 
-namespace flotilla::csv {
+namespace flotilla::io::csv {
 
 class CsvFileWriter final : public io::FormatWriter {
  public:
@@ -37,4 +37,4 @@ class CsvFileWriter final : public io::FormatWriter {
 Status WriteCsvFile(const std::string& path, const SchemaPtr& schema,
                     const std::vector<RecordBatch>& batches, const CsvWriteOptions& options = {});
 
-}  // namespace flotilla::csv
+}  // namespace flotilla::io::csv

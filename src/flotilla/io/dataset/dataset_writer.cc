@@ -271,7 +271,7 @@ Status DatasetWriter::Write(const RecordBatch& batch) {
     row_ids[static_cast<size_t>(r)] = it->second;
   }
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<RecordBatch> parts,
-                            ScatterByPartition(batch, row_ids, static_cast<int>(values.size())));
+                            compute::ScatterByPartition(batch, row_ids, static_cast<int>(values.size())));
   for (size_t p = 0; p < parts.size(); ++p) {
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch data, parts[p].SelectColumns(w.data_columns));
     FLOTILLA_RETURN_NOT_OK(w.WriteTo(keys[p], values[p], std::move(data)));

@@ -8,14 +8,14 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/io/ipc/ipc.h"
-#include "flotilla/io/ipc/ipc_test_util.h"
+#include "flotilla/io/ipc/ipc_round_trip.h"
 #include "flotilla/io/ipc/metadata.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::ipc {
 namespace {
 
-using ::flotilla::ipc::testing::WalkValues;
+using flotilla::testing::WalkValues;
 
 int32_t LoadI32(const uint8_t* p) {
   int32_t v;

@@ -2,15 +2,15 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/io/ipc/ipc.h"
-#include "flotilla/io/ipc/ipc_test_util.h"
+#include "flotilla/io/ipc/ipc_round_trip.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::ipc {
 namespace {
 
-using ::flotilla::ipc::testing::RoundTrip;
-using ::flotilla::ipc::testing::TempPath;
-using ::flotilla::ipc::testing::WalkValues;
+using flotilla::testing::RoundTrip;
+using flotilla::testing::TempPath;
+using flotilla::testing::WalkValues;
 
 struct Param {
   bool file;

@@ -16,7 +16,7 @@
 #include "tests/support/file_scan_test.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 namespace {
 
 namespace fs = std::filesystem;
@@ -219,4 +219,4 @@ TEST_F(JsonTest, WriterRoundTripsEveryType) {
 }
 
 }  // namespace
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

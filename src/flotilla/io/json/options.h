@@ -4,7 +4,7 @@
 
 #include "flotilla/types/schema.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 struct JsonReadOptions {
   /// Column names and types; when set nothing is inferred, keys not in it are ignored and
@@ -16,4 +16,4 @@ struct JsonReadOptions {
   int64_t chunk_bytes = int64_t{16} << 20;
 };
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

@@ -9,7 +9,7 @@
 #include "flotilla/io/text/utf8.h"
 #include "flotilla/io/text/value_parse.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 namespace {
 
@@ -420,4 +420,4 @@ std::vector<int64_t> SplitLines(std::string_view data, int64_t target) {
   return starts;
 }
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

@@ -9,7 +9,7 @@
 #include "flotilla/io/json/options.h"
 #include "flotilla/io/text/infer.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 /// The top-level keys of the first sample_rows objects of `file` and the kinds of their values.
 Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
@@ -24,4 +24,4 @@ Result<RecordBatch> ReadJsonRange(io::RandomAccessFile* file, int64_t begin, int
 /// Line starts splitting [0, size) into chunks of about `target` bytes: {0, ..., size}.
 std::vector<int64_t> SplitLines(std::string_view data, int64_t target);
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

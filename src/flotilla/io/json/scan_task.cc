@@ -3,7 +3,7 @@
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/json/reader.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 Result<RecordBatch> JsonScanTask::ReadRange(const std::vector<int>& fields,
                                             std::optional<int64_t> limit) const {
@@ -54,4 +54,4 @@ void RegisterJsonScanTasks(io::ScanTaskRegistry* registry) {
   };
 }
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

@@ -9,7 +9,7 @@
 #include "flotilla/io/json/options.h"
 #include "flotilla/io/text/range_task.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 class JsonScanTask final : public text::TextRangeTask {
  public:
@@ -30,4 +30,4 @@ Result<io::FileScan> PlanJsonScan(const std::vector<std::string>& paths,
 /// Lets DeserializePlan rebuild JSON scan tasks.
 void RegisterJsonScanTasks(io::ScanTaskRegistry* registry);
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

@@ -3,7 +3,7 @@
 #include "flotilla/io/fs/atomic_write.h"
 #include "flotilla/io/text/value_format.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 namespace {
 
@@ -73,4 +73,4 @@ Status WriteJsonFile(const std::string& path, const SchemaPtr& schema,
   });
 }
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

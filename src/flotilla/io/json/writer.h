@@ -9,7 +9,7 @@
 #include "flotilla/io/format_writer.h"
 #include "flotilla/io/stream.h"
 
-namespace flotilla::json {
+namespace flotilla::io::json {
 
 class JsonFileWriter final : public io::FormatWriter {
  public:
@@ -34,4 +34,4 @@ class JsonFileWriter final : public io::FormatWriter {
 Status WriteJsonFile(const std::string& path, const SchemaPtr& schema,
                      const std::vector<RecordBatch>& batches);
 
-}  // namespace flotilla::json
+}  // namespace flotilla::io::json

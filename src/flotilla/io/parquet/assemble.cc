@@ -5,7 +5,7 @@
 
 #include "flotilla/columnar/buffer_builder.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -318,4 +318,4 @@ Result<Array> AssembleField(const SchemaNode& field, const std::vector<LeafData>
   return assembler.Build(field, leaf, rows, &path);
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -7,11 +7,11 @@
 #include "flotilla/io/parquet/column_reader.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 /// `leaves[i]` holds leaf i's data for every leaf under `field` (others may be empty).
 /// `num_rows`: the row group's rows, which the result must have.
 Result<Array> AssembleField(const SchemaNode& field, const std::vector<LeafData>& leaves,
                             const std::vector<ColumnDescriptor>& columns, int64_t num_rows);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -13,7 +13,7 @@
 #include <iterator>
 #include <cstring>
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -307,4 +307,4 @@ Result<Codec> ParseCodec(const std::string& name) {
                          "' (expected none, snappy, gzip, brotli, zstd, lz4, lz4_hadoop)");
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -8,7 +8,7 @@
 #include "flotilla/common/result.h"
 #include "flotilla/io/parquet/metadata.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 class PageCodec {
  public:
@@ -30,4 +30,4 @@ Result<PageCodec*> ThreadDecompressor(Codec codec);
 /// Parses a codec name as written in options ("zstd", "snappy", "none", ...), case-insensitive.
 Result<Codec> ParseCodec(const std::string& name);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

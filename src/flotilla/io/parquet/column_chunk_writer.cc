@@ -12,7 +12,7 @@
 #include "flotilla/io/parquet/encoding.h"
 #include "flotilla/io/parquet/writer_statistics.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 // The dictionary of the leaf's values: each distinct value once, in first-seen order (`dict`
@@ -260,4 +260,4 @@ Result<EncodedChunk> WriteColumnChunk(const ColumnDescriptor& column,
   return ChunkWriter(column, options, codec, leaf, base, out).Write();
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -11,7 +11,7 @@
 #include "flotilla/io/parquet/schema.h"
 #include "flotilla/io/parquet/writer.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 class PageCodec;
 
@@ -29,4 +29,4 @@ Result<EncodedChunk> WriteColumnChunk(const ColumnDescriptor& column,
                                       const ParquetWriteOptions& options, PageCodec* codec,
                                       const LeafBuffer& leaf, int64_t base, std::string* out);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

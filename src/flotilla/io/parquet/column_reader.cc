@@ -13,7 +13,7 @@
 #include "flotilla/io/parquet/encoding.h"
 #include "flotilla/io/text/utf8.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -730,4 +730,4 @@ Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const Colum
   return ReadColumnPages({PageSpan{chunk, size, meta.num_values, false}}, meta, column);
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -9,7 +9,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 struct LeafData {
   std::vector<int16_t> def;  // empty when the column's max definition level is 0 or 1 (below)
@@ -49,4 +49,4 @@ Result<LeafData> ReadColumnChunk(const uint8_t* chunk, int64_t size, const Colum
 Status ColumnChunkRange(const ColumnMetaData& meta, int64_t file_size, int64_t* offset,
                         int64_t* length);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

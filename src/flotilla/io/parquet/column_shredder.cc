@@ -4,7 +4,7 @@
 
 #include "flotilla/columnar/decimal.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 void Shredder::FlatRows(const SchemaNode& node, const Array& a, int64_t begin, int64_t end) {
   LeafBuffer& leaf = leaves_[node.leaf];
@@ -150,4 +150,4 @@ void Shredder::AppendValue(const SchemaNode& node, const Array& a, int64_t i, Le
   }
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

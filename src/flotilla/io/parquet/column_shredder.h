@@ -9,7 +9,7 @@
 #include "flotilla/columnar/array.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 // A leaf's levels and dense values for the rows buffered in a row group.
 struct LeafBuffer {
@@ -66,4 +66,4 @@ class Shredder {
   std::vector<LeafBuffer>& leaves_;
 };
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

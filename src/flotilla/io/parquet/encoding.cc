@@ -9,7 +9,7 @@
 
 #include "flotilla/common/bit_util.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -469,4 +469,4 @@ Status ByteStreamSplitDecode(const uint8_t* data, int64_t size, int width, int64
   return Status::OK();
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

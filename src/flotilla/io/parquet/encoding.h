@@ -9,7 +9,7 @@
 
 #include "flotilla/common/result.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 /// Reads `count` values of `bit_width` bits, packed LSB first, starting at bit 0 of `in`
 /// (which must hold at least ceil(count * bit_width / 8) bytes).
@@ -78,4 +78,4 @@ Status DeltaByteArrayDecode(const uint8_t* data, int64_t size, int64_t expected,
 Status ByteStreamSplitDecode(const uint8_t* data, int64_t size, int width, int64_t count,
                              uint8_t* out);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -8,7 +8,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/parquet/thrift_compact.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 std::vector<uint8_t> Bytes(std::initializer_list<int> v) {
@@ -281,4 +281,4 @@ TEST(CompactProtocol, MetadataRoundTripsAndCorruptionIsAnError) {
 }
 
 }  // namespace
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

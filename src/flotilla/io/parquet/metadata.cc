@@ -2,7 +2,7 @@
 
 #include "flotilla/io/parquet/thrift_compact.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 const char* PhysicalTypeName(PhysicalType type) {
   switch (type) {
@@ -697,4 +697,4 @@ std::string EncodeOffsetIndex(const OffsetIndex& o) {
   return w.Take();
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -9,7 +9,7 @@
 
 #include "flotilla/common/result.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 enum class PhysicalType : int32_t {
   kBoolean = 0,
@@ -242,4 +242,4 @@ std::string EncodePageHeader(const PageHeader& header);
 std::string EncodeColumnIndex(const ColumnIndex& index);
 std::string EncodeOffsetIndex(const OffsetIndex& index);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -5,7 +5,7 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/io/parquet/statistics.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 void AppendRange(RowRanges* ranges, int64_t begin, int64_t end) {
   if (begin >= end) return;
@@ -113,7 +113,7 @@ Result<Array> TakeRows(const Array& values, const RowRanges& covered, const RowR
   }
   if (pieces.size() == 1) return pieces[0];
   if (pieces.empty()) return values.Slice(0, 0);
-  return Concat(pieces);
+  return compute::Concat(pieces);
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

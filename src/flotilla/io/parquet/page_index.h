@@ -11,7 +11,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 /// Rows [begin, end) of a row group.
 struct RowRange {
@@ -46,4 +46,4 @@ RowRanges PagesMayMatch(const ColumnDescriptor& column, const std::string& name,
 /// must lie inside `covered`. Zero-copy when `wanted` is one range.
 Result<Array> TakeRows(const Array& values, const RowRanges& covered, const RowRanges& wanted);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -14,7 +14,7 @@
 #include "flotilla/io/parquet/reader.h"
 #include "flotilla/io/parquet/writer.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 namespace fs = std::filesystem;
@@ -173,4 +173,4 @@ TEST(PageIndexRanges, CorruptOffsetIndexesAreErrors) {
 }
 
 }  // namespace
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

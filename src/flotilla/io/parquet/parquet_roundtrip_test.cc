@@ -12,7 +12,7 @@
 #include "tests/support/canonical_json.h"
 #include "tests/support/random_data.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 Result<BufferPtr> WriteToBuffer(const RecordBatch& batch, const ParquetWriteOptions& options) {
@@ -199,4 +199,4 @@ TEST(ParquetReader, InvalidUtf8InAStringColumnIsAnErrorNamingTheColumn) {
 }
 
 }  // namespace
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

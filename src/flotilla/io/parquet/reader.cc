@@ -8,7 +8,7 @@
 #include "flotilla/io/parquet/column_reader.h"
 #include "flotilla/io/parquet/statistics.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 constexpr char kMagic[] = "PAR1";
@@ -303,4 +303,4 @@ bool ParquetFileReader::RowGroupMayMatch(int index, const expr::ExprPtr& filter)
   });
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

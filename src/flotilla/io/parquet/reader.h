@@ -15,7 +15,7 @@
 #include "flotilla/io/parquet/page_index.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 class ParquetFileReader {
  public:
@@ -67,4 +67,4 @@ class ParquetFileReader {
   FileSchema schema_;
 };
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -3,7 +3,7 @@
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/fs/paths.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 ParquetScanTask::ParquetScanTask(std::shared_ptr<const ParquetFileReader> reader, int begin,
                                  int end)
@@ -116,4 +116,4 @@ void RegisterParquetScanTasks(io::ScanTaskRegistry* registry) {
   };
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -11,7 +11,7 @@
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/parquet/reader.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 class ParquetScanTask final : public io::ScanTask {
  public:
@@ -46,4 +46,4 @@ Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths);
 /// Lets DeserializePlan rebuild Parquet scan tasks.
 void RegisterParquetScanTasks(io::ScanTaskRegistry* registry);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

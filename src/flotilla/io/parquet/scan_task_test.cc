@@ -16,7 +16,7 @@
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/parquet/writer.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 namespace fs = std::filesystem;
@@ -145,4 +145,4 @@ TEST_F(ParquetScanTest, ScanTasksSurvivePlanSerialization) {
 }
 
 }  // namespace
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -1,6 +1,6 @@
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -308,4 +308,4 @@ Result<FileSchema> BuildFileSchema(const FileMetaData& metadata) {
   return out;
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

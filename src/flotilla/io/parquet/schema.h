@@ -14,7 +14,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/types/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 struct ColumnDescriptor {
   int index = 0;                  // the column's position among the file's leaves
@@ -56,4 +56,4 @@ struct FileSchema {
 /// Builds the tree from the footer's schema; errors name the offending element.
 Result<FileSchema> BuildFileSchema(const FileMetaData& metadata);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

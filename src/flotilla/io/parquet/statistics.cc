@@ -6,7 +6,7 @@
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/cast.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -252,4 +252,4 @@ bool MayMatch(const expr::ExprPtr& e, const StatsLookup& stats) {
   }
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -11,7 +11,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 /// One column's statistics over some rows, decoded for comparison.
 struct ColumnStats {
@@ -32,4 +32,4 @@ bool MayMatch(const expr::ExprPtr& filter, const StatsLookup& stats);
 ColumnStats ChunkStats(const ColumnDescriptor& column, const Statistics& statistics,
                        int64_t num_rows);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

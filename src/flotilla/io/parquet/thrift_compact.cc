@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 // Parquet's metadata nests a handful of levels (schema elements are a flat list); anything deeper
@@ -222,4 +222,4 @@ void CompactWriter::WriteVarint(uint64_t v) {
   out_.push_back(static_cast<char>(v));
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -14,7 +14,7 @@
 
 #include "flotilla/common/status.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 enum class CType : uint8_t {
   kStop = 0,
@@ -109,4 +109,4 @@ class CompactWriter {
   std::vector<int16_t> last_ids_;
 };
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -17,7 +17,7 @@
 #include "flotilla/io/parquet/schema.h"
 #include "flotilla/io/parquet/writer_schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 namespace {
 
@@ -233,4 +233,4 @@ Status WriteParquetFile(const std::string& path, const SchemaPtr& schema,
   });
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

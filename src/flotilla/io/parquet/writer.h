@@ -13,7 +13,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/stream.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 struct ParquetWriteOptions {
   Codec codec = Codec::kZstd;
@@ -58,4 +58,4 @@ Status WriteParquetFile(const std::string& path, const SchemaPtr& schema,
                         const std::vector<RecordBatch>& batches,
                         const ParquetWriteOptions& options = {});
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -2,7 +2,7 @@
 // legacy converted types, lists in the standard 3-level form, structs as groups.
 #include "flotilla/io/parquet/writer_schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 void IntegerType(SchemaElement* e, PhysicalType physical, int bits, bool is_signed) {
@@ -156,4 +156,4 @@ Status AddSchemaElements(const Field& field, std::vector<SchemaElement>* out) {
   return Status::OK();
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

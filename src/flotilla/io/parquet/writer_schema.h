@@ -6,7 +6,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/types/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 /// The type a column is stored as: a dictionary's value type (Parquet chooses its own
 /// dictionaries), or the type itself.
@@ -16,4 +16,4 @@ TypePtr StorageType(const TypePtr& type);
 /// and structs) to `out`; NotImplemented for types Parquet cannot store.
 Status AddSchemaElements(const Field& field, std::vector<SchemaElement>* out);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

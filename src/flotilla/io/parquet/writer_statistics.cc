@@ -4,7 +4,7 @@
 #include <cstring>
 #include <utility>
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 namespace {
 
 bool IsNaN(ValueOrder order, std::string_view v) {
@@ -186,4 +186,4 @@ BoundaryOrder BoundaryOrderOf(const ColumnIndex& pages, ValueOrder order) {
   return BoundaryOrder::kUnordered;
 }
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

@@ -11,7 +11,7 @@
 #include "flotilla/io/parquet/metadata.h"
 #include "flotilla/io/parquet/schema.h"
 
-namespace flotilla::parquet {
+namespace flotilla::io::parquet {
 
 /// How a column's values compare; kNone for columns without an order (no statistics).
 enum class ValueOrder {
@@ -71,4 +71,4 @@ Statistics StatisticsOfValues(const LeafBuffer& leaf, int width, ValueOrder orde
 /// Whether the pages' bounds ascend, descend, or neither.
 BoundaryOrder BoundaryOrderOf(const ColumnIndex& pages, ValueOrder order);
 
-}  // namespace flotilla::parquet
+}  // namespace flotilla::io::parquet

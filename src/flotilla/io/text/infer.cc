@@ -7,7 +7,7 @@
 #include "flotilla/common/ascii.h"
 #include "flotilla/compute/parse.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 namespace {
 
@@ -270,4 +270,4 @@ Result<SchemaPtr> UnifySchemas(const std::vector<InferredSchema>& files, bool sa
   return std::make_shared<Schema>(std::move(fields));
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -13,7 +13,7 @@
 #include "flotilla/common/result.h"
 #include "flotilla/types/schema.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 enum class Kind : uint8_t {
   kNull,         // only nulls seen: becomes string
@@ -77,4 +77,4 @@ struct InferredSchema {
 /// name and the result has every name, in order of first appearance. Errors name the files.
 Result<SchemaPtr> UnifySchemas(const std::vector<InferredSchema>& files, bool same_columns);
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

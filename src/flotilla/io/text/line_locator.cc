@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 std::string LineLocator::Describe(int64_t offset) const {
   offset = std::clamp<int64_t>(offset, 0, static_cast<int64_t>(chunk_.size()));
@@ -23,4 +23,4 @@ std::string LineLocator::Describe(int64_t offset) const {
   return where + " of '" + file_->name() + "'";
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

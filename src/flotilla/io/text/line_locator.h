@@ -7,7 +7,7 @@
 
 #include "flotilla/io/fs/file.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 class LineLocator {
  public:
@@ -23,4 +23,4 @@ class LineLocator {
   std::string_view chunk_;
 };
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

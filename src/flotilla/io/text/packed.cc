@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <cstring>
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 std::string Pack(const std::vector<std::string>& parts) {
   std::string out;
@@ -37,4 +37,4 @@ Result<std::vector<std::string>> Unpack(std::string_view bytes, size_t count) {
   return parts;
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -6,7 +6,7 @@
 
 #include "flotilla/common/result.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 std::string Pack(const std::vector<std::string>& parts);
 /// The parts Pack wrote.
@@ -14,4 +14,4 @@ Result<std::vector<std::string>> UnpackAll(std::string_view bytes);
 /// The parts Pack wrote; an error unless there are exactly `count`.
 Result<std::vector<std::string>> Unpack(std::string_view bytes, size_t count);
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -4,7 +4,7 @@
 #include "flotilla/io/fs/paths.h"
 #include "flotilla/io/text/packed.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 Result<std::vector<RecordBatch>> TextRangeTask::Read(const io::ScanPushdowns& pushdowns) const {
   std::vector<int> fields;
@@ -65,4 +65,4 @@ Result<std::vector<std::shared_ptr<io::RandomAccessFile>>> OpenFiles(
   return files;
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -10,7 +10,7 @@
 #include "flotilla/io/scan_task.h"
 #include "flotilla/io/fs/file.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 struct TextRange {
   std::shared_ptr<io::RandomAccessFile> file;
@@ -45,4 +45,4 @@ Result<TextRange> DeserializeTextRange(std::string_view bytes, std::string* opti
 Result<std::vector<std::shared_ptr<io::RandomAccessFile>>> OpenFiles(
     const std::vector<std::string>& patterns);
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -2,8 +2,8 @@
 
 #include <simdjson.h>
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 bool IsValidUtf8(const char* data, size_t size) { return simdjson::validate_utf8(data, size); }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 /// True when the bytes are valid UTF-8 (SIMD-accelerated).
 bool IsValidUtf8(const char* data, size_t size);
@@ -14,4 +14,4 @@ inline int64_t Utf8BomSize(std::string_view bytes) {
   return bytes.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

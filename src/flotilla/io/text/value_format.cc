@@ -6,7 +6,7 @@
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/cast.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 namespace {
 
@@ -189,4 +189,4 @@ Status FormatColumn(const Array& column, TextStyle style, const std::string& nam
   return Status::OK();
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -9,7 +9,7 @@
 
 #include "flotilla/columnar/array.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 enum class TextStyle : uint8_t {
   /// Bare text; strings as they are (the CSV writer quotes what needs it); nulls empty; lists
@@ -40,4 +40,4 @@ Status FormatColumn(const Array& column, TextStyle style, const std::string& nam
 /// Appends `s` as a JSON string literal (quoted, escaped).
 void AppendJsonString(std::string_view s, std::string* out);
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

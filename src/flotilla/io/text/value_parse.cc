@@ -5,7 +5,7 @@
 
 #include "flotilla/compute/parse.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 namespace {
 
@@ -149,4 +149,4 @@ Result<bool> AppendParsed(ArrayBuilder* builder, std::string_view text) {
   }
 }
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

@@ -5,7 +5,7 @@
 
 #include "flotilla/columnar/builder.h"
 
-namespace flotilla::text {
+namespace flotilla::io::text {
 
 /// True for the types a text value can be parsed into: bool, integers, floats, decimals, date32,
 /// timestamps, durations (a count of the unit), strings, binaries and dictionaries of strings.
@@ -15,4 +15,4 @@ bool IsTextParsable(const DataType& type);
 /// the text is not such a value; builder errors (out of memory) come back as a status.
 Result<bool> AppendParsed(ArrayBuilder* builder, std::string_view text);
 
-}  // namespace flotilla::text
+}  // namespace flotilla::io::text

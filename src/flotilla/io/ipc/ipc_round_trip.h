@@ -9,7 +9,10 @@
 
 #include "flotilla/io/ipc/ipc.h"
 
-namespace flotilla::ipc::testing {
+namespace flotilla::testing {
+
+// The IPC tests speak its terms (write options, streams).
+using namespace ::flotilla::ipc;  // NOLINT
 
 /// A fresh path in the test temporary directory.
 inline std::string TempPath(const std::string& name) {
@@ -42,4 +45,4 @@ inline Result<std::vector<RecordBatch>> RoundTrip(const SchemaPtr& schema,
   return out;
 }
 
-}  // namespace flotilla::ipc::testing
+}  // namespace flotilla::testing

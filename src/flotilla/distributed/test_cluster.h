@@ -9,10 +9,13 @@
 #include <vector>
 
 #include "flotilla/distributed/in_process_cluster.h"
-#include "flotilla/exec/exec_test_util.h"
+#include "tests/support/plan_checks.h"
 #include "flotilla/io/parquet/scan_task.h"
 
-namespace flotilla::distributed::test {
+namespace flotilla::testing {
+
+// The runner's tests speak its terms (clusters, events, drivers).
+using namespace ::flotilla::distributed;  // NOLINT
 
 class Recorder final : public EventSubscriber {
  public:
@@ -53,7 +56,7 @@ inline std::unique_ptr<InProcessCluster> StartCluster(int workers, int threads =
 
 /// Every Parquet file under `directory`, one scan task per row group.
 inline exec::PlanPtr ScanDirectory(const std::string& directory) {
-  auto scan = parquet::PlanParquetScan({directory});
+  auto scan = io::parquet::PlanParquetScan({directory});
   EXPECT_TRUE(scan.ok()) << scan.status().ToString();
   return exec::MakeScan(scan->schema, scan->tasks).ValueOrDie();
 }
@@ -64,7 +67,7 @@ inline exec::PlanPtr IdPartitions(int partitions, int rows) {
   for (int p = 0; p < partitions; ++p) {
     std::vector<std::optional<int64_t>> v;
     for (int i = 0; i < rows; ++i) v.push_back(p * rows + i);
-    RecordBatch b = exec::test::Batch({{"v", flotilla::testing::I64(v)}});
+    RecordBatch b = flotilla::testing::Batch({{"v", flotilla::testing::I64(v)}});
     parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
   }
   return exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
@@ -84,7 +87,7 @@ inline exec::QueryResult ExpectSameAsLocal(InProcessCluster& cluster, const exec
   auto dist = cluster.Run(plan, std::move(options));
   EXPECT_TRUE(dist.ok()) << what << ": " << dist.status().ToString();
   if (!local.ok() || !dist.ok()) return {};
-  exec::test::ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered,
+  flotilla::testing::ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered,
                          what);
   return dist.MoveValueUnsafe();
 }
@@ -97,4 +100,4 @@ inline DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
   return d;
 }
 
-}  // namespace flotilla::distributed::test
+}  // namespace flotilla::testing

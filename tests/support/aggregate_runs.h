@@ -13,7 +13,10 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 
-namespace flotilla::expr::testing {
+namespace flotilla::testing {
+
+// The aggregate tests speak the expression layer's terms.
+using namespace ::flotilla::expr;  // NOLINT
 
 template <typename T>
 Array MakeArray(const TypePtr& type, const std::vector<std::optional<T>>& values) {
@@ -140,4 +143,4 @@ inline void ExpectSameResult(const Array& expected, const Array& actual, double 
   }
 }
 
-}  // namespace flotilla::expr::testing
+}  // namespace flotilla::testing

@@ -11,16 +11,17 @@
 #include <vector>
 
 #include "flotilla/compute/concat.h"
-#include "flotilla/compute/kernel_test_util.h"
+#include "tests/support/literal_arrays.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/pipeline/pipeline_builder.h"
 #include "flotilla/exec/plan/physical_plan.h"
 #include "tests/support/canonical_json.h"
 
-namespace flotilla::exec::test {
+namespace flotilla::testing {
 
-using namespace flotilla::testing;  // I64, Strs, N, ...
+// The local engine's tests speak its terms (plans, options, results).
+using namespace ::flotilla::exec;  // NOLINT
 
 inline RecordBatch Batch(std::vector<std::pair<std::string, Array>> columns) {
   return RecordBatch::FromColumns(std::move(columns)).ValueOrDie();
@@ -157,4 +158,4 @@ inline void ExpectSameRowsWhenSpilling(const PlanPtr& plan, const RecordBatch& e
   }
 }
 
-}  // namespace flotilla::exec::test
+}  // namespace flotilla::testing

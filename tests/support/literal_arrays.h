@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "flotilla/columnar/builder.h"
-#include "flotilla/compute/test_reference.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::testing {
 
