@@ -3,10 +3,13 @@
 // as engine functions, and the binding groups module.cc assembles.
 #include <pybind11/pybind11.h>
 
+#include <memory>
 #include <string>
+#include <vector>
 
-#include "flotilla/types/schema.h"
 #include "flotilla/exec/pipeline/executor.h"
+#include "flotilla/expr/expression.h"
+#include "flotilla/types/schema.h"
 
 namespace flotilla::python {
 
@@ -29,7 +32,16 @@ py::list SchemaFields(const Schema& schema);
 /// (type_spec.cc); a bad one raises ValueError / TypeError.
 TypePtr TypeOf(const py::handle& type);
 
-/// parse_sql_type (type_spec.cc).
+/// Python's expression arguments as the engine's.
+std::vector<expr::ExprPtr> Exprs(const std::vector<std::shared_ptr<expr::Expression>>& v);
+
+/// The binding groups module.cc assembles: Expr and its constructors (expression_bindings.cc);
+/// Column and Batch, DataFrame and the readers (dataframe_bindings.cc); Session
+/// (session_bindings.cc); parse_sql_type (type_spec.cc).
+void BindExpressions(py::module_& m);
+void BindBatches(py::module_& m);
+void BindDataFrame(py::module_& m);
+void BindSession(py::module_& m);
 void BindTypes(py::module_& m);
 
 /// The distributed runner's pieces (distributed.cc).

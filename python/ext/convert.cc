@@ -22,10 +22,15 @@ py::module_& DecimalModule() {
 }
 
 bool IsDate(const py::handle& v) {
-  return py::isinstance(v, Datetime().attr("date")) && !py::isinstance(v, Datetime().attr("datetime"));
+  return py::isinstance(v, Datetime().attr("date")) &&
+         !py::isinstance(v, Datetime().attr("datetime"));
 }
-bool IsDatetime(const py::handle& v) { return py::isinstance(v, Datetime().attr("datetime")); }
-bool IsDecimal(const py::handle& v) { return py::isinstance(v, DecimalModule().attr("Decimal")); }
+bool IsDatetime(const py::handle& v) {
+  return py::isinstance(v, Datetime().attr("datetime"));
+}
+bool IsDecimal(const py::handle& v) {
+  return py::isinstance(v, DecimalModule().attr("Decimal"));
+}
 
 int32_t DecimalScale(const py::handle& v) {
   const py::object exponent = v.attr("as_tuple")().attr("exponent");
@@ -74,11 +79,13 @@ Result<TypePtr> InferType(const py::handle& values) {
       py::list all;
       for (const py::handle row : values)
         if (!row.is_none())
-          for (const py::handle e : row) all.append(e);
+          for (const py::handle e : row)
+            all.append(e);
       FLOTILLA_ASSIGN_OR_RETURN(TypePtr element, InferType(all));
       found = list(element);
     } else if (py::hasattr(v, "dtype") && py::hasattr(v, "item")) {  // a numpy scalar
-      return InferType(py::list(py::module_::import("numpy").attr("asarray")(values).attr("tolist")()));
+      return InferType(
+          py::list(py::module_::import("numpy").attr("asarray")(values).attr("tolist")()));
     } else {
       return Status::TypeError("cannot convert a Python " +
                                py::str(py::type::of(v).attr("__name__")).cast<std::string>() +
@@ -100,8 +107,8 @@ int64_t DaysOf(const py::handle& date) {
 int64_t MicrosOf(const py::handle& dt) {
   py::object value = py::reinterpret_borrow<py::object>(dt);
   if (!value.attr("tzinfo").is_none()) {
-    value = value.attr("astimezone")(Datetime().attr("timezone").attr("utc")).attr("replace")(
-        py::arg("tzinfo") = py::none());
+    value = value.attr("astimezone")(Datetime().attr("timezone").attr("utc"))
+                .attr("replace")(py::arg("tzinfo") = py::none());
   }
   static const auto* epoch = new py::object(Datetime().attr("datetime")(1970, 1, 1));
   const py::object delta = value.attr("__sub__")(*epoch);
@@ -119,12 +126,14 @@ template <typename T>
 Status AppendNumber(ArrayBuilder* b, const py::handle& v, const TypePtr& type) {
   auto* nb = static_cast<NumericBuilder<T>*>(b);
   if constexpr (std::is_floating_point_v<T>) {
-    if (!py::isinstance<py::float_>(v) && !py::isinstance<py::int_>(v) && !py::hasattr(v, "__float__")) {
+    if (!py::isinstance<py::float_>(v) && !py::isinstance<py::int_>(v) &&
+        !py::hasattr(v, "__float__")) {
       return TypeMismatch(v, type);
     }
     return nb->Append(static_cast<T>(v.cast<double>()));
   } else {
-    if (py::isinstance<py::bool_>(v) || py::isinstance<py::float_>(v) || !py::hasattr(v, "__index__")) {
+    if (py::isinstance<py::bool_>(v) || py::isinstance<py::float_>(v) ||
+        !py::hasattr(v, "__index__")) {
       return TypeMismatch(v, type);
     }
     const py::int_ i = py::reinterpret_borrow<py::object>(v.attr("__index__")());
@@ -149,22 +158,34 @@ Status Append(ArrayBuilder* b, const TypePtr& type, const py::handle& v) {
     case TypeId::kNull:
       return b->AppendNull();
     case TypeId::kBool:
-      if (!py::isinstance<py::bool_>(v) && !py::hasattr(v, "__bool__")) return TypeMismatch(v, type);
+      if (!py::isinstance<py::bool_>(v) && !py::hasattr(v, "__bool__"))
+        return TypeMismatch(v, type);
       return static_cast<BooleanBuilder*>(b)->Append(v.cast<bool>());
-    case TypeId::kInt8: return AppendNumber<int8_t>(b, v, type);
-    case TypeId::kInt16: return AppendNumber<int16_t>(b, v, type);
-    case TypeId::kInt32: return AppendNumber<int32_t>(b, v, type);
-    case TypeId::kInt64: return AppendNumber<int64_t>(b, v, type);
-    case TypeId::kUInt8: return AppendNumber<uint8_t>(b, v, type);
-    case TypeId::kUInt16: return AppendNumber<uint16_t>(b, v, type);
-    case TypeId::kUInt32: return AppendNumber<uint32_t>(b, v, type);
-    case TypeId::kUInt64: return AppendNumber<uint64_t>(b, v, type);
-    case TypeId::kFloat32: return AppendNumber<float>(b, v, type);
-    case TypeId::kFloat64: return AppendNumber<double>(b, v, type);
+    case TypeId::kInt8:
+      return AppendNumber<int8_t>(b, v, type);
+    case TypeId::kInt16:
+      return AppendNumber<int16_t>(b, v, type);
+    case TypeId::kInt32:
+      return AppendNumber<int32_t>(b, v, type);
+    case TypeId::kInt64:
+      return AppendNumber<int64_t>(b, v, type);
+    case TypeId::kUInt8:
+      return AppendNumber<uint8_t>(b, v, type);
+    case TypeId::kUInt16:
+      return AppendNumber<uint16_t>(b, v, type);
+    case TypeId::kUInt32:
+      return AppendNumber<uint32_t>(b, v, type);
+    case TypeId::kUInt64:
+      return AppendNumber<uint64_t>(b, v, type);
+    case TypeId::kFloat32:
+      return AppendNumber<float>(b, v, type);
+    case TypeId::kFloat64:
+      return AppendNumber<double>(b, v, type);
     case TypeId::kString:
     case TypeId::kLargeString:
       if (!py::isinstance<py::str>(v)) return TypeMismatch(v, type);
-      if (type->id() == TypeId::kString) return static_cast<StringBuilder*>(b)->Append(v.cast<std::string>());
+      if (type->id() == TypeId::kString)
+        return static_cast<StringBuilder*>(b)->Append(v.cast<std::string>());
       return static_cast<LargeStringBuilder*>(b)->Append(v.cast<std::string>());
     case TypeId::kBinary:
       if (!py::isinstance<py::bytes>(v)) return TypeMismatch(v, type);
@@ -176,10 +197,17 @@ Status Append(ArrayBuilder* b, const TypePtr& type, const py::handle& v) {
       if (!IsDatetime(v)) return TypeMismatch(v, type);
       int64_t micros = MicrosOf(v);
       switch (type->unit()) {
-        case TimeUnit::kSecond: micros /= 1000000; break;
-        case TimeUnit::kMilli: micros /= 1000; break;
-        case TimeUnit::kMicro: break;
-        case TimeUnit::kNano: micros *= 1000; break;
+        case TimeUnit::kSecond:
+          micros /= 1000000;
+          break;
+        case TimeUnit::kMilli:
+          micros /= 1000;
+          break;
+        case TimeUnit::kMicro:
+          break;
+        case TimeUnit::kNano:
+          micros *= 1000;
+          break;
       }
       return static_cast<NumericBuilder<int64_t>*>(b)->Append(micros);
     }
@@ -190,11 +218,13 @@ Status Append(ArrayBuilder* b, const TypePtr& type, const py::handle& v) {
       return static_cast<FixedSizeBinaryBuilder*>(b)->AppendDecimal(x);
     }
     case TypeId::kList: {
-      if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v) && !py::hasattr(v, "tolist")) {
+      if (!py::isinstance<py::list>(v) && !py::isinstance<py::tuple>(v) &&
+          !py::hasattr(v, "tolist")) {
         return TypeMismatch(v, type);
       }
       auto* lb = static_cast<ListBuilder*>(b);
-      py::object items = py::hasattr(v, "tolist") ? v.attr("tolist")() : py::reinterpret_borrow<py::object>(v);
+      py::object items =
+          py::hasattr(v, "tolist") ? v.attr("tolist")() : py::reinterpret_borrow<py::object>(v);
       // The list starts before its values are appended.
       FLOTILLA_RETURN_NOT_OK(lb->Append());
       for (const py::handle e : items) {
@@ -235,9 +265,12 @@ Result<Array> FromNumpy(const py::array& a) {
     // datetime64[unit]: the same int64 values.
     const std::string unit = py::str(a.dtype()).cast<std::string>();
     TimeUnit u = TimeUnit::kMicro;
-    if (unit.find("[s]") != std::string::npos) u = TimeUnit::kSecond;
-    else if (unit.find("[ms]") != std::string::npos) u = TimeUnit::kMilli;
-    else if (unit.find("[ns]") != std::string::npos) u = TimeUnit::kNano;
+    if (unit.find("[s]") != std::string::npos)
+      u = TimeUnit::kSecond;
+    else if (unit.find("[ms]") != std::string::npos)
+      u = TimeUnit::kMilli;
+    else if (unit.find("[ns]") != std::string::npos)
+      u = TimeUnit::kNano;
     else if (unit.find("[us]") == std::string::npos) {
       return ToArray(a.attr("astype")("datetime64[us]"));
     }
@@ -263,7 +296,8 @@ Result<Array> FromNumpy(const py::array& a) {
       FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(type));
       auto* nb = static_cast<NumericBuilder<int64_t>*>(builder.get());
       for (ssize_t i = 0; i < n; ++i) {
-        FLOTILLA_RETURN_NOT_OK(v[i] == std::numeric_limits<int64_t>::min() ? nb->AppendNull() : nb->Append(v[i]));
+        FLOTILLA_RETURN_NOT_OK(v[i] == std::numeric_limits<int64_t>::min() ? nb->AppendNull()
+                                                                           : nb->Append(v[i]));
       }
       return builder->Finish();
     }
@@ -291,7 +325,9 @@ Result<Array> ToArray(const py::handle& values, TypePtr type) {
   if (!py::isinstance<py::list>(values) && !py::isinstance<py::tuple>(values)) {
     if (py::hasattr(values, "to_numpy")) return ToArray(values.attr("to_numpy")(), type);  // pandas
     if (py::hasattr(values, "__iter__") && !py::isinstance<py::str>(values)) {
-      return ToArray(py::reinterpret_borrow<py::list>(py::module_::import("builtins").attr("list")(values)), type);
+      return ToArray(
+          py::reinterpret_borrow<py::list>(py::module_::import("builtins").attr("list")(values)),
+          type);
     }
     return Status::TypeError("a column must be a list, a tuple or a numpy array, got " +
                              py::str(py::type::of(values).attr("__name__")).cast<std::string>());
@@ -310,17 +346,28 @@ py::object ToPython(const Array& a, int64_t i) {
   if (a.IsNull(i)) return py::none();
   const DataType& t = *a.type();
   switch (t.id()) {
-    case TypeId::kBool: return py::bool_(a.BoolValue(i));
-    case TypeId::kInt8: return py::int_(a.values<int8_t>()[i]);
-    case TypeId::kInt16: return py::int_(a.values<int16_t>()[i]);
-    case TypeId::kInt32: return py::int_(a.values<int32_t>()[i]);
-    case TypeId::kInt64: return py::int_(a.values<int64_t>()[i]);
-    case TypeId::kUInt8: return py::int_(a.values<uint8_t>()[i]);
-    case TypeId::kUInt16: return py::int_(a.values<uint16_t>()[i]);
-    case TypeId::kUInt32: return py::int_(a.values<uint32_t>()[i]);
-    case TypeId::kUInt64: return py::int_(a.values<uint64_t>()[i]);
-    case TypeId::kFloat32: return py::float_(a.values<float>()[i]);
-    case TypeId::kFloat64: return py::float_(a.values<double>()[i]);
+    case TypeId::kBool:
+      return py::bool_(a.BoolValue(i));
+    case TypeId::kInt8:
+      return py::int_(a.values<int8_t>()[i]);
+    case TypeId::kInt16:
+      return py::int_(a.values<int16_t>()[i]);
+    case TypeId::kInt32:
+      return py::int_(a.values<int32_t>()[i]);
+    case TypeId::kInt64:
+      return py::int_(a.values<int64_t>()[i]);
+    case TypeId::kUInt8:
+      return py::int_(a.values<uint8_t>()[i]);
+    case TypeId::kUInt16:
+      return py::int_(a.values<uint16_t>()[i]);
+    case TypeId::kUInt32:
+      return py::int_(a.values<uint32_t>()[i]);
+    case TypeId::kUInt64:
+      return py::int_(a.values<uint64_t>()[i]);
+    case TypeId::kFloat32:
+      return py::float_(a.values<float>()[i]);
+    case TypeId::kFloat64:
+      return py::float_(a.values<double>()[i]);
     case TypeId::kString:
     case TypeId::kLargeString: {
       const std::string_view v = a.GetView(i);
@@ -344,17 +391,25 @@ py::object ToPython(const Array& a, int64_t i) {
       int64_t v = a.values<int64_t>()[i];
       int64_t micros = v;
       switch (t.unit()) {
-        case TimeUnit::kSecond: micros = v * 1000000; break;
-        case TimeUnit::kMilli: micros = v * 1000; break;
-        case TimeUnit::kMicro: break;
-        case TimeUnit::kNano: micros = v / 1000; break;
+        case TimeUnit::kSecond:
+          micros = v * 1000000;
+          break;
+        case TimeUnit::kMilli:
+          micros = v * 1000;
+          break;
+        case TimeUnit::kMicro:
+          break;
+        case TimeUnit::kNano:
+          micros = v / 1000;
+          break;
       }
       py::object delta = Datetime().attr("timedelta")(py::arg("microseconds") = micros);
       if (t.id() == TypeId::kDuration) return delta;
-      py::object epoch = t.timezone().empty()
-                             ? Datetime().attr("datetime")(1970, 1, 1)
-                             : Datetime().attr("datetime")(1970, 1, 1, py::arg("tzinfo") =
-                                                               Datetime().attr("timezone").attr("utc"));
+      py::object epoch =
+          t.timezone().empty()
+              ? Datetime().attr("datetime")(1970, 1, 1)
+              : Datetime().attr("datetime")(
+                    1970, 1, 1, py::arg("tzinfo") = Datetime().attr("timezone").attr("utc"));
       return epoch.attr("__add__")(delta);
     }
     case TypeId::kList:
@@ -385,16 +440,36 @@ py::object ToNumpy(const Array& a) {
   const DataType& t = *a.type();
   std::string dtype;
   switch (t.id()) {
-    case TypeId::kInt8: dtype = "int8"; break;
-    case TypeId::kInt16: dtype = "int16"; break;
-    case TypeId::kInt32: dtype = "int32"; break;
-    case TypeId::kInt64: dtype = "int64"; break;
-    case TypeId::kUInt8: dtype = "uint8"; break;
-    case TypeId::kUInt16: dtype = "uint16"; break;
-    case TypeId::kUInt32: dtype = "uint32"; break;
-    case TypeId::kUInt64: dtype = "uint64"; break;
-    case TypeId::kFloat32: dtype = "float32"; break;
-    case TypeId::kFloat64: dtype = "float64"; break;
+    case TypeId::kInt8:
+      dtype = "int8";
+      break;
+    case TypeId::kInt16:
+      dtype = "int16";
+      break;
+    case TypeId::kInt32:
+      dtype = "int32";
+      break;
+    case TypeId::kInt64:
+      dtype = "int64";
+      break;
+    case TypeId::kUInt8:
+      dtype = "uint8";
+      break;
+    case TypeId::kUInt16:
+      dtype = "uint16";
+      break;
+    case TypeId::kUInt32:
+      dtype = "uint32";
+      break;
+    case TypeId::kUInt64:
+      dtype = "uint64";
+      break;
+    case TypeId::kFloat32:
+      dtype = "float32";
+      break;
+    case TypeId::kFloat64:
+      dtype = "float64";
+      break;
     case TypeId::kTimestamp:
       dtype = t.unit() == TimeUnit::kSecond  ? "datetime64[s]"
               : t.unit() == TimeUnit::kMilli ? "datetime64[ms]"
@@ -419,8 +494,9 @@ py::object ToNumpy(const Array& a) {
     py::array_t<double> out(a.length());
     auto m = out.mutable_unchecked<1>();
     for (int64_t i = 0; i < a.length(); ++i)
-      m(i) = a.IsNull(i) ? std::nan("")
-                         : (t.id() == TypeId::kFloat32 ? a.values<float>()[i] : a.values<double>()[i]);
+      m(i) = a.IsNull(i)
+                 ? std::nan("")
+                 : (t.id() == TypeId::kFloat32 ? a.values<float>()[i] : a.values<double>()[i]);
     return out;
   }
   if (t.id() == TypeId::kBool && a.null_count() == 0) {

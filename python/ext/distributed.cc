@@ -23,13 +23,12 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
   py::function fn;
   void OnEvent(const distributed::TaskEvent& e) override {
     py::gil_scoped_acquire gil;
-    Send(py::dict(py::arg("event") = distributed::TaskEventKindName(e.kind),
-                  py::arg("query") = e.query_id, py::arg("task") = e.task_id,
-                  py::arg("node") = e.node_id, py::arg("node_name") = e.node_name,
-                  py::arg("worker") = e.worker, py::arg("attempt") = e.attempt,
-                  py::arg("seconds") = e.seconds, py::arg("rows") = e.rows,
-                  py::arg("bytes") = e.bytes, py::arg("message") = e.message,
-                  py::arg("time") = e.time));
+    Send(py::dict(
+        py::arg("event") = distributed::TaskEventKindName(e.kind), py::arg("query") = e.query_id,
+        py::arg("task") = e.task_id, py::arg("node") = e.node_id,
+        py::arg("node_name") = e.node_name, py::arg("worker") = e.worker,
+        py::arg("attempt") = e.attempt, py::arg("seconds") = e.seconds, py::arg("rows") = e.rows,
+        py::arg("bytes") = e.bytes, py::arg("message") = e.message, py::arg("time") = e.time));
   }
   void OnQueryFinished(int64_t query_id, const Status& status) override {
     py::gil_scoped_acquire gil;
@@ -78,7 +77,8 @@ class PyBackend final : public distributed::ClusterBackend {
         events.finished.push_back(
             {t[0].cast<int64_t>(), t[1].cast<std::string>(), t[2].cast<std::string>()});
       }
-      for (py::handle w : got[1]) events.lost.push_back(w.cast<std::string>());
+      for (py::handle w : got[1])
+        events.lost.push_back(w.cast<std::string>());
       for (py::handle j : got[2]) {
         auto t = j.cast<py::tuple>();
         events.joined.push_back(
@@ -141,19 +141,21 @@ void BindDistributed(py::module_& m) {
            py::arg("store_memory_bytes") = distributed::WorkerOptions{}.store_memory_bytes)
       .def_property_readonly("id", &distributed::WorkerRuntime::id)
       .def_property_readonly("address", &distributed::WorkerRuntime::address)
-      .def("register_udf", [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
-                              py::object return_type) {
-        w.RegisterUdf(name, PythonBatchFunction(fn, TypeOf(return_type)));
-      })
-      .def("run_task", [](distributed::WorkerRuntime& w, py::bytes task) {
-        std::string bytes = task;
-        std::string result;
-        {
-          py::gil_scoped_release release;
-          result = w.RunTask(bytes);
-        }
-        return py::bytes(result);
-      })
+      .def("register_udf",
+           [](distributed::WorkerRuntime& w, const std::string& name, py::object fn,
+              py::object return_type) {
+             w.RegisterUdf(name, PythonBatchFunction(fn, TypeOf(return_type)));
+           })
+      .def("run_task",
+           [](distributed::WorkerRuntime& w, py::bytes task) {
+             std::string bytes = task;
+             std::string result;
+             {
+               py::gil_scoped_release release;
+               result = w.RunTask(bytes);
+             }
+             return py::bytes(result);
+           })
       .def("drop_query", &distributed::WorkerRuntime::DropQuery)
       .def("cancel_task", &distributed::WorkerRuntime::CancelTask);
 
@@ -174,9 +176,11 @@ void BindDistributed(py::module_& m) {
              o.plan.broadcast_max_bytes = broadcast_max_bytes;
              o.plan.gather_sort_rows = gather_sort_rows;
              if (write_root) {
-               o.write = distributed::WriteSpec{*write_root, format, partition_by, compression.value_or("")};
+               o.write = distributed::WriteSpec{*write_root, format, partition_by,
+                                                compression.value_or("")};
              }
-             if (event_log) o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
+             if (event_log)
+               o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
              for (py::function& f : subscribers) {
                auto sub = std::make_shared<PyEventSubscriber>();
                sub->fn = std::move(f);
@@ -192,72 +196,83 @@ void BindDistributed(py::module_& m) {
            py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
            py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
            py::arg("min_source_tasks") = 1,
-           py::arg("broadcast_join_bytes") = distributed::DistributedPlanOptions{}.broadcast_join_bytes,
-           py::arg("broadcast_max_bytes") = distributed::DistributedPlanOptions{}.broadcast_max_bytes,
+           py::arg("broadcast_join_bytes") =
+               distributed::DistributedPlanOptions{}.broadcast_join_bytes,
+           py::arg("broadcast_max_bytes") =
+               distributed::DistributedPlanOptions{}.broadcast_max_bytes,
            py::arg("gather_sort_rows") = distributed::DistributedPlanOptions{}.gather_sort_rows,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
-      .def("add_worker", [](distributed::QueryDriver& q, const std::string& id, double cpus,
-                            const std::string& pool) { Check(q.AddWorker({id, {cpus, 0, 0}, pool})); })
+      .def("add_worker",
+           [](distributed::QueryDriver& q, const std::string& id, double cpus,
+              const std::string& pool) {
+             Check(q.AddWorker({id, {cpus, 0, 0}, pool}));
+           })
       // The result's rows, from its partitions' metadata (after a run without fetching).
-      .def("result_rows", [](distributed::QueryDriver& q) {
-        int64_t n = 0;
-        for (const distributed::PartitionRef& r : q.ResultOrder()) n += r.num_rows;
-        return n;
-      })
-      .def("empty_result", [](distributed::QueryDriver& q) {
-        return Check(RecordBatch::MakeEmpty(q.schema()));
-      });
+      .def("result_rows",
+           [](distributed::QueryDriver& q) {
+             int64_t n = 0;
+             for (const distributed::PartitionRef& r : q.ResultOrder())
+               n += r.num_rows;
+             return n;
+           })
+      .def("empty_result",
+           [](distributed::QueryDriver& q) { return Check(RecordBatch::MakeEmpty(q.schema())); });
 
   // Runs the driver's query to its end on `backend` (see PyBackend); returns the result
   // partitions as batches, in order (none without fetch_results). The GIL is released while
   // it runs: the backend's calls and the subscribers take it.
-  m.def("run_query", [](distributed::QueryDriver& driver, py::object backend,
-                        const std::string& token, bool fetch_results, double stall_seconds,
-                        py::object on_result) {
-    PyBackend b(std::move(backend));
-    distributed::QueryLoopOptions o;
-    o.token = token;
-    o.fetch_results = fetch_results;
-    o.stall_seconds = stall_seconds;
-    if (!on_result.is_none()) {
-      o.on_result = [&](int64_t task) {
-        (void)b.Call([&] {
-          on_result(task);
-          return Status::OK();
-        });
-      };
-    }
-    Result<std::vector<distributed::StoredPartition>> parts = [&] {
-      py::gil_scoped_release release;
-      return distributed::RunQuery(driver, b, o);
-    }();
-    b.RaiseIfFailed();
-    py::list out;
-    for (const distributed::StoredPartition& p : Check(std::move(parts))) out.append(AsBatch(p));
-    return out;
-  }, py::arg("driver"), py::arg("backend"), py::arg("token"), py::arg("fetch_results") = true,
-     py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
-     py::arg("on_result") = py::none());
+  m.def(
+      "run_query",
+      [](distributed::QueryDriver& driver, py::object backend, const std::string& token,
+         bool fetch_results, double stall_seconds, py::object on_result) {
+        PyBackend b(std::move(backend));
+        distributed::QueryLoopOptions o;
+        o.token = token;
+        o.fetch_results = fetch_results;
+        o.stall_seconds = stall_seconds;
+        if (!on_result.is_none()) {
+          o.on_result = [&](int64_t task) {
+            (void)b.Call([&] {
+              on_result(task);
+              return Status::OK();
+            });
+          };
+        }
+        Result<std::vector<distributed::StoredPartition>> parts = [&] {
+          py::gil_scoped_release release;
+          return distributed::RunQuery(driver, b, o);
+        }();
+        b.RaiseIfFailed();
+        py::list out;
+        for (const distributed::StoredPartition& p : Check(std::move(parts)))
+          out.append(AsBatch(p));
+        return out;
+      },
+      py::arg("driver"), py::arg("backend"), py::arg("token"), py::arg("fetch_results") = true,
+      py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
+      py::arg("on_result") = py::none());
   // The pipeline nodes the distributed runner would run the query as (explain).
   // The pipeline nodes a runner with these settings runs `df` as (unset: the defaults).
-  m.def("explain_distributed", [](const DataFrame& d, std::optional<int64_t> broadcast_join_bytes,
-                                  std::optional<int64_t> gather_sort_rows,
-                                  std::optional<int64_t> scan_task_min_bytes,
-                                  std::optional<int64_t> scan_task_max_bytes, int workers) {
-    distributed::DistributedPlanOptions o;
-    if (broadcast_join_bytes) o.broadcast_join_bytes = *broadcast_join_bytes;
-    if (gather_sort_rows) o.gather_sort_rows = *gather_sort_rows;
-    distributed::ScanGrouping grouping;
-    if (scan_task_min_bytes) grouping.min_bytes = *scan_task_min_bytes;
-    if (scan_task_max_bytes) grouping.max_bytes = *scan_task_max_bytes;
-    grouping.min_tasks = std::max(1, workers);
-    o.concurrent_tasks = grouping.min_tasks;
-    return distributed::DistributedPlanToString(
-        Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)), &grouping);
-  }, py::arg("df"), py::arg("broadcast_join_bytes") = py::none(),
-     py::arg("gather_sort_rows") = py::none(), py::arg("scan_task_min_bytes") = py::none(),
-     py::arg("scan_task_max_bytes") = py::none(), py::arg("workers") = 1);
+  m.def(
+      "explain_distributed",
+      [](const DataFrame& d, std::optional<int64_t> broadcast_join_bytes,
+         std::optional<int64_t> gather_sort_rows, std::optional<int64_t> scan_task_min_bytes,
+         std::optional<int64_t> scan_task_max_bytes, int workers) {
+        distributed::DistributedPlanOptions o;
+        if (broadcast_join_bytes) o.broadcast_join_bytes = *broadcast_join_bytes;
+        if (gather_sort_rows) o.gather_sort_rows = *gather_sort_rows;
+        distributed::ScanGrouping grouping;
+        if (scan_task_min_bytes) grouping.min_bytes = *scan_task_min_bytes;
+        if (scan_task_max_bytes) grouping.max_bytes = *scan_task_max_bytes;
+        grouping.min_tasks = std::max(1, workers);
+        o.concurrent_tasks = grouping.min_tasks;
+        return distributed::DistributedPlanToString(
+            Check(distributed::PlanDistributed(Check(d.OptimizedPlan()), o)), &grouping);
+      },
+      py::arg("df"), py::arg("broadcast_join_bytes") = py::none(),
+      py::arg("gather_sort_rows") = py::none(), py::arg("scan_task_min_bytes") = py::none(),
+      py::arg("scan_task_max_bytes") = py::none(), py::arg("workers") = 1);
 }
 
 }  // namespace flotilla::python

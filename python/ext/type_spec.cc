@@ -21,10 +21,10 @@ TimeUnit UnitOf(const std::string& unit) {
 
 TypePtr PrimitiveOf(const std::string& kind) {
   static const std::map<std::string, TypePtr (*)()> types = {
-      {"null", &null},       {"bool", &boolean},   {"int8", &int8},       {"int16", &int16},
-      {"int32", &int32},     {"int64", &int64},    {"uint8", &uint8},     {"uint16", &uint16},
-      {"uint32", &uint32},   {"uint64", &uint64},  {"float32", &float32}, {"float64", &float64},
-      {"string", &utf8},     {"binary", &binary},  {"date32", &date32},
+      {"null", &null},     {"bool", &boolean},  {"int8", &int8},       {"int16", &int16},
+      {"int32", &int32},   {"int64", &int64},   {"uint8", &uint8},     {"uint16", &uint16},
+      {"uint32", &uint32}, {"uint64", &uint64}, {"float32", &float32}, {"float64", &float64},
+      {"string", &utf8},   {"binary", &binary}, {"date32", &date32},
   };
   auto it = types.find(kind);
   return it == types.end() ? nullptr : it->second();
@@ -34,7 +34,8 @@ TypePtr SpecType(const py::tuple& spec) {
   if (spec.empty()) throw py::value_error("an empty type spec");
   const auto kind = spec[0].cast<std::string>();
   if (TypePtr t = PrimitiveOf(kind)) return t;
-  if (kind == "timestamp") return timestamp(UnitOf(spec[1].cast<std::string>()), spec[2].cast<std::string>());
+  if (kind == "timestamp")
+    return timestamp(UnitOf(spec[1].cast<std::string>()), spec[2].cast<std::string>());
   if (kind == "duration") return duration(UnitOf(spec[1].cast<std::string>()));
   if (kind == "decimal128") return decimal128(spec[1].cast<int32_t>(), spec[2].cast<int32_t>());
   if (kind == "list") return list(TypeOf(spec[1]));
@@ -61,9 +62,8 @@ TypePtr TypeOf(const py::handle& type) {
 
 void BindTypes(py::module_& m) {
   // The engine's name for a SQL type name: what flotilla.DataType.from_sql reads back.
-  m.def("parse_sql_type", [](const std::string& name) {
-    return Check(sql::ParseTypeName(name))->ToString();
-  });
+  m.def("parse_sql_type",
+        [](const std::string& name) { return Check(sql::ParseTypeName(name))->ToString(); });
 }
 
 }  // namespace flotilla::python

@@ -56,7 +56,7 @@ struct LoadKey {
   bool operator<(const LoadKey& o) const { return load != o.load ? load < o.load : seq < o.seq; }
 };
 
-// Queued tasks with the same request and required worker fit exactly the same workers: once the
+// Queued tasks with the same request fit exactly the same workers of their pool: once the
 // first of them fits nowhere, a pass skips the rest without looking at them, so a pass costs
 // what it starts, not the length of the queue.
 struct Group {
@@ -73,11 +73,10 @@ struct Group {
 
 struct GroupKey {
   Resources request;
-  std::string required_worker;
 
   bool operator==(const GroupKey& o) const {
     return request.cpus == o.request.cpus && request.gpus == o.request.gpus &&
-           request.memory_bytes == o.request.memory_bytes && required_worker == o.required_worker;
+           request.memory_bytes == o.request.memory_bytes;
   }
 };
 
@@ -85,8 +84,7 @@ struct GroupKeyHash {
   size_t operator()(const GroupKey& k) const {
     size_t h = std::hash<double>()(k.request.cpus);
     h = h * 31 + std::hash<double>()(k.request.gpus);
-    h = h * 31 + std::hash<int64_t>()(k.request.memory_bytes);
-    return h * 31 + std::hash<std::string>()(k.required_worker);
+    return h * 31 + std::hash<int64_t>()(k.request.memory_bytes);
   }
 };
 
@@ -102,7 +100,7 @@ struct Task {
   QueueKey key(uint32_t index) const {
     return {spec.query_id, -static_cast<int64_t>(spec.node_rank), spec.task_id, index};
   }
-  GroupKey group_key() const { return {spec.request, spec.required_worker}; }
+  GroupKey group_key() const { return {spec.request}; }
 };
 
 struct Worker {
@@ -328,9 +326,7 @@ struct Scheduler::Impl {
     if (pool.many_grown) return true;
     for (uint32_t w : pool.grown) {
       const Worker& worker = workers[w];
-      if (worker.alive && &pools[worker.pool] == &pool &&
-          (key.required_worker.empty() || worker.spec.id == key.required_worker) &&
-          worker.Free().Fits(key.request)) {
+      if (worker.alive && &pools[worker.pool] == &pool && worker.Free().Fits(key.request)) {
         return true;
       }
     }
@@ -354,12 +350,6 @@ struct Scheduler::Impl {
   uint32_t Place(const Task& task, const Pool& pool, Group* group,
                  std::vector<Resources>* failed) const {
     const Resources& request = task.spec.request;
-    if (!task.spec.required_worker.empty()) {
-      auto it = worker_index.find(task.spec.required_worker);
-      if (it == worker_index.end()) return kNone;
-      const Worker& worker = workers[it->second];
-      return worker.pool == task.pool && worker.Free().Fits(request) ? it->second : kNone;
-    }
     if (request.cpus > *pool.free_cpus.rbegin() || request.gpus > *pool.free_gpus.rbegin() ||
         request.memory_bytes > *pool.free_memory.rbegin()) {
       return kNone;
@@ -413,7 +403,8 @@ Scheduler::~Scheduler() = default;
 Status Scheduler::AddWorker(const WorkerSpec& spec) {
   Impl& s = *impl_;
   FLOTILLA_RETURN_NOT_OK(CheckAmounts(spec.capacity, "worker '" + spec.id + "' capacity"));
-  uint32_t w = s.free_worker_indices.empty() ? static_cast<uint32_t>(s.workers.size()) : s.free_worker_indices.back();
+  uint32_t w = s.free_worker_indices.empty() ? static_cast<uint32_t>(s.workers.size())
+                                             : s.free_worker_indices.back();
   if (!s.worker_index.try_emplace(spec.id, w).second) {
     return Status::Invalid("worker '" + spec.id + "' already joined the cluster");
   }

@@ -12,8 +12,7 @@
 // Placement: among the workers with room for the task's resource request, the one holding the
 // most of the task's input bytes when it has room, otherwise the least loaded (lowest share of
 // its cpus in use, ties to the smaller worker index). A task naming a worker pool (an actor
-// pool) runs only on workers of that pool, and workers of a pool run only its tasks; a task
-// naming a required worker runs only there.
+// pool) runs only on workers of that pool, and workers of a pool run only its tasks.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -37,9 +36,9 @@ struct Resources {
 };
 
 struct WorkerSpec {
-  std::string id;       // unique; e.g. the worker's address
-  Resources capacity;   // what it can run at once
-  std::string pool;     // empty: a general worker; otherwise the actor pool it belongs to
+  std::string id;      // unique; e.g. the worker's address
+  Resources capacity;  // what it can run at once
+  std::string pool;    // empty: a general worker; otherwise the actor pool it belongs to
 };
 
 struct TaskSpec {
@@ -49,9 +48,8 @@ struct TaskSpec {
   Resources request{1, 0, 0};
   /// Bytes of the task's inputs held by each worker (locality preference).
   std::vector<std::pair<std::string, int64_t>> input_bytes;
-  std::string pool;             // hard affinity to an actor pool
-  std::string required_worker;  // hard affinity to one worker
-  int max_attempts = 3;         // runs before a retryable failure becomes final
+  std::string pool;      // hard affinity to an actor pool
+  int max_attempts = 3;  // runs before a retryable failure becomes final
 };
 
 struct Assignment {

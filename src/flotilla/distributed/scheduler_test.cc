@@ -111,7 +111,7 @@ TEST(SchedulerTest, PrefersTheWorkerWithRoomHoldingMostInputBytes) {
 
   // c full: the next best holder with room, not the least loaded (a).
   TaskSpec fill = MakeTask(2, 1, 0, {3, 0, 0});
-  fill.required_worker = "c";
+  fill.input_bytes = {{"c", 1}};
   s.Submit(fill).Check();
   TaskSpec t3 = MakeTask(3);
   t3.input_bytes = {{"c", 500}, {"b", 100}};
@@ -145,7 +145,7 @@ TEST(SchedulerTest, PlacesOnTheLeastLoadedWorkerTiesToTheEarlierOne) {
   mixed.AddWorker(MakeWorker("big", 8)).Check();
   mixed.AddWorker(MakeWorker("small", 2)).Check();
   TaskSpec preload = MakeTask(1, 1, 0, {2, 0, 0});
-  preload.required_worker = "big";
+  preload.input_bytes = {{"big", 1}};
   mixed.Submit(preload).Check();
   for (int64_t id = 2; id <= 6; ++id)
     mixed.Submit(MakeTask(id)).Check();
@@ -222,38 +222,6 @@ TEST(SchedulerTest, PoolTasksRunOnlyOnPoolWorkersAndPoolWorkersOnlyRunThem) {
   EXPECT_EQ(Placed(s.Schedule()), (Placements{{3, "g"}}));
 }
 
-TEST(SchedulerTest, RequiredWorkerIsHonoured) {
-  Scheduler s;
-  s.AddWorker(MakeWorker("a", 4)).Check();
-  s.AddWorker(MakeWorker("b", 4)).Check();
-  s.AddWorker(MakeWorker("p", 4, 0, 64 * kGiB, "embed")).Check();
-  TaskSpec on_b = MakeTask(1);
-  on_b.required_worker = "b";
-  s.Submit(on_b).Check();
-  TaskSpec on_z = MakeTask(2);
-  on_z.required_worker = "z";
-  s.Submit(on_z).Check();
-  TaskSpec big_on_b = MakeTask(3, 1, 0, {4, 0, 0});
-  big_on_b.required_worker = "b";
-  s.Submit(big_on_b).Check();
-  // A pool worker is required, but the task is not of its pool.
-  TaskSpec on_p = MakeTask(4);
-  on_p.required_worker = "p";
-  s.Submit(on_p).Check();
-  TaskSpec on_p_in_pool = on_p;
-  on_p_in_pool.task_id = 5;
-  on_p_in_pool.pool = "embed";
-  s.Submit(on_p_in_pool).Check();
-
-  EXPECT_EQ(Placed(s.Schedule()), (Placements{{1, "b"}, {5, "p"}}));
-  s.AddWorker(MakeWorker("z", 1)).Check();
-  EXPECT_EQ(Placed(s.Schedule()), (Placements{{2, "z"}}));
-  s.TaskCompleted(1).Check();
-  EXPECT_EQ(Placed(s.Schedule()), (Placements{{3, "b"}}));
-  EXPECT_EQ(s.state(4), TaskState::kQueued);
-  ExpectUsed(s, "a", {0, 0, 0});
-}
-
 TEST(SchedulerTest, RetryableFailuresRequeueUntilMaxAttempts) {
   Scheduler s;
   s.AddWorker(MakeWorker("w", 4)).Check();
@@ -295,10 +263,6 @@ TEST(SchedulerTest, RemoveWorkerRequeuesItsRunningTasks) {
     t.max_attempts = id == 3 ? 1 : 3;
     s.Submit(t).Check();
   }
-  TaskSpec pinned = MakeTask(4, 9);
-  pinned.required_worker = "a";
-  pinned.request = {4, 0, 0};
-  s.Submit(pinned).Check();
   EXPECT_EQ(Placed(s.Schedule()), (Placements{{1, "a"}, {2, "a"}, {3, "a"}}));
 
   Result<std::vector<int64_t>> requeued = s.RemoveWorker("a");
@@ -311,6 +275,10 @@ TEST(SchedulerTest, RemoveWorkerRequeuesItsRunningTasks) {
   EXPECT_EQ(s.num_running(), 0);
   EXPECT_EQ(s.used("a").status().code(), StatusCode::kKeyError);
 
+  // A task too large for what b has left waits for a worker with room.
+  TaskSpec large = MakeTask(4, 9);
+  large.request = {4, 0, 0};
+  s.Submit(large).Check();
   std::vector<Assignment> a = s.Schedule();
   ASSERT_EQ(Placed(a), (Placements{{1, "b"}, {2, "b"}}));
   EXPECT_EQ(a[0].attempt, 2);
@@ -409,7 +377,6 @@ struct SimWorker {
 struct SimTask {
   TaskSpec spec;
   int pool = 0;
-  int required = -1;  // the required worker's index
   // By worker index (worker k is "w<k>"); spec.input_bytes is filled only for Submit().
   std::vector<std::pair<int, int64_t>> input_bytes;
   TaskState state = TaskState::kQueued;
@@ -537,15 +504,14 @@ class Simulation {
   }
 
  private:
-  // What decides where a queued task may run: pool, required worker, request.
-  using Shape = std::tuple<int, int, double, double, int64_t>;
+  // What decides where a queued task may run: pool, request.
+  using Shape = std::tuple<int, double, double, int64_t>;
 
   uint64_t Uniform(uint64_t n) { return std::uniform_int_distribution<uint64_t>(0, n - 1)(rng_); }
   bool Chance(double p) { return std::uniform_real_distribution<double>(0, 1)(rng_) < p; }
 
   static Shape ShapeOf(const SimTask& t) {
-    return {t.pool, t.required, t.spec.request.cpus, t.spec.request.gpus,
-            t.spec.request.memory_bytes};
+    return {t.pool, t.spec.request.cpus, t.spec.request.gpus, t.spec.request.memory_bytes};
   }
 
   void Queue(int index) {
@@ -607,14 +573,6 @@ class Simulation {
       t.pool = 1;
     } else if (r < 0.07) {
       s.request.gpus = 1;
-    } else if (r < 0.075) {
-      t.required = static_cast<int>(Uniform(workers_.size()));
-      const SimWorker& w = workers_[t.required];
-      s.required_worker = w.spec.id;
-      s.pool = w.spec.pool;
-      t.pool = w.pool;
-      s.request.cpus = std::min(s.request.cpus, w.spec.capacity.cpus);
-      s.request.gpus = w.spec.capacity.gpus > 0 ? 1 : 0;
     }
     for (uint64_t n = Uniform(4); n > 0; --n) {
       int holder = static_cast<int>(Uniform(workers_.size() + 50));  // some join later
@@ -623,10 +581,8 @@ class Simulation {
     return t;
   }
 
-  bool Eligible(int pool, int required, int w) const {
-    return workers_[w].up && workers_[w].pool == pool && (required < 0 || required == w);
-  }
-  bool Eligible(const SimTask& t, int w) const { return Eligible(t.pool, t.required, w); }
+  bool Eligible(int pool, int w) const { return workers_[w].up && workers_[w].pool == pool; }
+  bool Eligible(const SimTask& t, int w) const { return Eligible(t.pool, w); }
 
   static Resources Free(const SimWorker& w) {
     Resources free = w.spec.capacity;
@@ -636,7 +592,6 @@ class Simulation {
 
   // The header's placement rule, by brute force over every worker.
   int ExpectedWorker(const SimTask& t) const {
-    if (t.required >= 0) return t.required;
     int best = -1;
     int64_t best_bytes = 0;
     for (const auto& [holder, bytes] : t.input_bytes) {
@@ -718,12 +673,12 @@ class Simulation {
   }
 
   bool HasRoom(const Shape& shape, int w) const {
-    auto [pool, required, cpus, gpus, memory] = shape;
-    return Eligible(pool, required, w) && Free(workers_[w]).Fits({cpus, gpus, memory});
+    auto [pool, cpus, gpus, memory] = shape;
+    return Eligible(pool, w) && Free(workers_[w]).Fits({cpus, gpus, memory});
   }
 
   std::string Describe(const Shape& shape, int w) const {
-    auto [pool, required, cpus, gpus, memory] = shape;
+    auto [pool, cpus, gpus, memory] = shape;
     return "a queued task of " + std::to_string(cpus) + " cpus, " + std::to_string(gpus) +
            " gpus, " + std::to_string(memory) + " bytes fits " + workers_[w].spec.id;
   }
