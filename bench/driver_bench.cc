@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/distributed/query_driver.h"
 #include "flotilla/distributed/ref_proto.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::distributed {
 namespace {
@@ -42,7 +42,12 @@ std::string FakeResult(const Dispatch& dispatch) {
   result.set_worker(dispatch.worker);
   for (int i = 0; i < std::max(task.num_outputs(), 1); ++i) {
     PartitionRef ref{"q/t" + std::to_string(task.task_id()) + "/p" + std::to_string(i),
-                     dispatch.worker, dispatch.worker, 1, 64, task.task_id(), i};
+                     dispatch.worker,
+                     dispatch.worker,
+                     1,
+                     64,
+                     task.task_id(),
+                     i};
     RefToProto(ref, result.add_outputs());
   }
   result.set_rows(task.num_outputs());
@@ -74,7 +79,8 @@ void BM_Shuffle(benchmark::State& state) {
       }
     }
     if (!driver->status().ok() || !driver->finished()) {
-      state.SkipWithError(("the simulated query did not finish: " + driver->status().ToString()).c_str());
+      state.SkipWithError(
+          ("the simulated query did not finish: " + driver->status().ToString()).c_str());
       return;
     }
   }

@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
-#include "flotilla/common/thread_pool.h"
 #include "flotilla/expr/expression.h"
 #include "flotilla/io/parquet/scan_task.h"
 #include "flotilla/io/parquet/writer.h"
@@ -53,7 +53,7 @@ Result<PlanPtr> BuildPlan(const Options& o, const io::parquet::ParquetScan& scan
     std::vector<AggregateSpec> aggs = {{"count_star", {}, "rows"}};
     for (const std::string& c : columns) {
       const TypeId id = scan.schema->field(scan.schema->GetFieldIndex(c)).type->id();
-      expr::ExprPtr value = id == TypeId::kString ? expr::Call("length", {Column(c)})
+      expr::ExprPtr value = id == TypeId::kString   ? expr::Call("length", {Column(c)})
                             : id == TypeId::kDate32 ? expr::Call("year", {Column(c)})
                                                     : Column(c);
       aggs.push_back({"sum", {value}, "s_" + c});
@@ -67,8 +67,9 @@ Result<PlanPtr> BuildPlan(const Options& o, const io::parquet::ParquetScan& scan
   expr::ExprPtr filter = pushdowns.filter;
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr plan, MakeScan(scan.schema, scan.tasks, pushdowns));
   FLOTILLA_ASSIGN_OR_RETURN(plan, MakeFilter(plan, filter));
-  return MakeAggregate(plan, {}, {{"count", {Column("l_orderkey")}, "rows"},
-                                  {"sum", {Column("l_quantity")}, "sum_quantity"}});
+  return MakeAggregate(
+      plan, {},
+      {{"count", {Column("l_orderkey")}, "rows"}, {"sum", {Column("l_quantity")}, "sum_quantity"}});
 }
 
 int Fail(const Status& st) {
@@ -81,11 +82,16 @@ int Main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const char* value = argv[i + 1];
-    if (flag == "--query") o.query = value;
-    else if (flag == "--file") o.file = value;
-    else if (flag == "--threads") o.threads = std::atoi(value);
-    else if (flag == "--repeats") o.repeats = std::atoi(value);
-    else if (flag == "--out") o.out = value;
+    if (flag == "--query")
+      o.query = value;
+    else if (flag == "--file")
+      o.file = value;
+    else if (flag == "--threads")
+      o.threads = std::atoi(value);
+    else if (flag == "--repeats")
+      o.repeats = std::atoi(value);
+    else if (flag == "--out")
+      o.out = value;
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
@@ -118,7 +124,8 @@ int Main(int argc, char** argv) {
     for (int r = 0; r < o.repeats; ++r) {
       const auto start = std::chrono::steady_clock::now();
       Status st = io::parquet::WriteParquetFile(out, scan->schema, batches, write_options);
-      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!st.ok()) return Fail(st);
     }
     if (o.out.empty()) std::remove(out.c_str());
@@ -133,7 +140,8 @@ int Main(int argc, char** argv) {
       auto result = Run(*plan, options);
       if (!result.ok()) return Fail(result.status());
       auto batch = result->ToBatch();
-      seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      seconds.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (!batch.ok()) return Fail(batch.status());
       if (r == 0) {
         std::printf("check result_rows %lld\n", static_cast<long long>(batch->num_rows()));
@@ -144,7 +152,8 @@ int Main(int argc, char** argv) {
     }
   }
   std::printf("seconds");
-  for (double s : seconds) std::printf(" %.4f", s);
+  for (double s : seconds)
+    std::printf(" %.4f", s);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("\npeak_rss_mib %.1f\n", usage.ru_maxrss / 1024.0);
@@ -154,4 +163,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace flotilla::exec
 
-int main(int argc, char** argv) { return flotilla::exec::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return flotilla::exec::Main(argc, argv);
+}

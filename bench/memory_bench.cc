@@ -45,7 +45,9 @@ struct Options {
   int64_t memory_limit = int64_t{256} << 20;
 };
 
-uint64_t Hash(int64_t i) { return (static_cast<uint64_t>(i) * 2654435761u + 12345) % 4294967291u; }
+uint64_t Hash(int64_t i) {
+  return (static_cast<uint64_t>(i) * 2654435761u + 12345) % 4294967291u;
+}
 
 /// Kilobytes from a "Name:   123 kB" line of /proc/self/status.
 int64_t StatusKiB(const char* name) {
@@ -122,10 +124,14 @@ int Main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const char* value = argv[i + 1];
-    if (flag == "--query") o.query = value;
-    else if (flag == "--rows") o.rows = std::atoll(value);
-    else if (flag == "--threads") o.threads = std::atoi(value);
-    else if (flag == "--memory-limit") o.memory_limit = ParseByteSize(value);
+    if (flag == "--query")
+      o.query = value;
+    else if (flag == "--rows")
+      o.rows = std::atoll(value);
+    else if (flag == "--threads")
+      o.threads = std::atoi(value);
+    else if (flag == "--memory-limit")
+      o.memory_limit = ParseByteSize(value);
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
@@ -133,7 +139,8 @@ int Main(int argc, char** argv) {
   }
   std::vector<RecordBatch> input = Input(o.rows);
   int64_t input_bytes = 0;
-  for (const RecordBatch& b : input) input_bytes += SliceBytes(b);
+  for (const RecordBatch& b : input)
+    input_bytes += SliceBytes(b);
   PlanPtr source = MakeInMemorySource(input.front().schema(), input).ValueOrDie();
   PlanPtr plan = BuildPlan(o, source);
 
@@ -163,21 +170,25 @@ int Main(int argc, char** argv) {
       if (!next->has_value()) break;
       rows += (*next)->batch.num_rows();
     }
-    for (const auto& s : stream->stats().operators()) spilled += s->spilled_bytes.load();
+    for (const auto& s : stream->stats().operators())
+      spilled += s->spilled_bytes.load();
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const double mib = 1 << 20;
-  std::printf("input_mib %.1f\npool_peak_mib %.1f\nrss_peak_mib %.1f\nspilled_mib %.1f\n"
-              "seconds %.3f\nrows %lld\n",
-              static_cast<double>(input_bytes) / mib,
-              static_cast<double>(buffers->peak_bytes() - pool_before) / mib,
-              static_cast<double>(StatusKiB("VmHWM") - rss_before_kib) / 1024.0,
-              static_cast<double>(spilled) / mib, seconds, static_cast<long long>(rows));
+  std::printf(
+      "input_mib %.1f\npool_peak_mib %.1f\nrss_peak_mib %.1f\nspilled_mib %.1f\n"
+      "seconds %.3f\nrows %lld\n",
+      static_cast<double>(input_bytes) / mib,
+      static_cast<double>(buffers->peak_bytes() - pool_before) / mib,
+      static_cast<double>(StatusKiB("VmHWM") - rss_before_kib) / 1024.0,
+      static_cast<double>(spilled) / mib, seconds, static_cast<long long>(rows));
   return 0;
 }
 
 }  // namespace
 }  // namespace flotilla::exec
 
-int main(int argc, char** argv) { return flotilla::exec::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return flotilla::exec::Main(argc, argv);
+}

@@ -41,16 +41,20 @@ struct Options {
   int64_t memory_limit = 0;
 };
 
-int64_t Hash(int64_t i) { return (i * 2654435761 + 12345) % 4294967291; }
+int64_t Hash(int64_t i) {
+  return (i * 2654435761 + 12345) % 4294967291;
+}
 
 Array Int64Column(int64_t n, const std::function<int64_t(int64_t)>& f) {
   BufferPtr values = compute::AllocateUninitializedValues(n, 8).ValueOrDie();
   auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-  for (int64_t i = 0; i < n; ++i) out[i] = f(i);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = f(i);
   return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
 }
 
-PlanPtr Table(int64_t n, std::vector<std::pair<std::string, std::function<int64_t(int64_t)>>> columns) {
+PlanPtr Table(int64_t n,
+              std::vector<std::pair<std::string, std::function<int64_t(int64_t)>>> columns) {
   // Batches of one million rows, as a reader would produce them.
   std::vector<RecordBatch> batches;
   for (int64_t start = 0; start < n; start += 1'000'000) {
@@ -111,7 +115,8 @@ void PrintChecks(const Options& o, const RecordBatch& r) {
                 static_cast<long long>(weighted));
   } else if (o.query == "join") {
     int64_t sum = 0;
-    for (int64_t i = 0; i < rows; ++i) sum += col(0)[i] + col(1)[i];
+    for (int64_t i = 0; i < rows; ++i)
+      sum += col(0)[i] + col(1)[i];
     std::printf("check sum %lld\n", static_cast<long long>(sum));
   } else if (o.query == "sort" || o.query == "top100") {
     int64_t sum = 0, positional = 0;
@@ -126,7 +131,8 @@ void PrintChecks(const Options& o, const RecordBatch& r) {
                 static_cast<long long>(sum), static_cast<long long>(positional), ordered ? 1 : 0);
   } else if (o.query == "row_number") {
     int64_t weighted = 0;
-    for (int64_t i = 0; i < rows; ++i) weighted += col(2)[i] * (col(1)[i] % 1000);
+    for (int64_t i = 0; i < rows; ++i)
+      weighted += col(2)[i] * (col(1)[i] % 1000);
     std::printf("check weighted %lld\n", static_cast<long long>(weighted));
   }
 }
@@ -136,11 +142,16 @@ int Main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i];
     const char* value = argv[i + 1];
-    if (flag == "--query") o.query = value;
-    else if (flag == "--rows") o.rows = std::atoll(value);
-    else if (flag == "--threads") o.threads = std::atoi(value);
-    else if (flag == "--repeats") o.repeats = std::atoi(value);
-    else if (flag == "--memory-limit") o.memory_limit = ParseByteSize(value);
+    if (flag == "--query")
+      o.query = value;
+    else if (flag == "--rows")
+      o.rows = std::atoll(value);
+    else if (flag == "--threads")
+      o.threads = std::atoi(value);
+    else if (flag == "--repeats")
+      o.repeats = std::atoi(value);
+    else if (flag == "--memory-limit")
+      o.memory_limit = ParseByteSize(value);
     else {
       std::fprintf(stderr, "unknown option %s\n", flag.c_str());
       return 2;
@@ -161,18 +172,21 @@ int Main(int argc, char** argv) {
   for (int r = 0; r < o.repeats; ++r) {
     const auto start = std::chrono::steady_clock::now();
     auto result = Run(plan, options);
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!result.ok()) {
       std::fprintf(stderr, "%s failed: %s\n", o.query.c_str(), result.status().ToString().c_str());
       return 1;
     }
     seconds.push_back(s);
     spilled = 0;
-    for (const auto& stats : result->stats->operators()) spilled += stats->spilled_bytes.load();
+    for (const auto& stats : result->stats->operators())
+      spilled += stats->spilled_bytes.load();
     if (r == 0) PrintChecks(o, result->ToBatch().ValueOrDie());
   }
   std::printf("seconds");
-  for (double s : seconds) std::printf(" %.4f", s);
+  for (double s : seconds)
+    std::printf(" %.4f", s);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("\npeak_rss_mib %.1f\nspilled_bytes %lld\n", usage.ru_maxrss / 1024.0,
@@ -183,4 +197,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace flotilla::exec
 
-int main(int argc, char** argv) { return flotilla::exec::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return flotilla::exec::Main(argc, argv);
+}

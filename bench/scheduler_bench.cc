@@ -1,8 +1,8 @@
-// Scheduler decisions per second (src/flotilla/distributed/scheduler.h) on a simulated cluster: 1,000
-// workers of 4 to 32 cpus and 16 to 128 GiB, one in ten with gpus, 31 in an actor pool; 100,000
-// tasks of 8 queries with random cpu, memory and gpu requests, 2% for the pool, and input bytes
-// on up to 3 random workers. items_per_second is assignments made per second of scheduler time
-// (Schedule() and the TaskCompleted() calls that make room); submitting is not timed.
+// Scheduler decisions per second (src/flotilla/distributed/scheduler.h) on a simulated cluster:
+// 1,000 workers of 4 to 32 cpus and 16 to 128 GiB, one in ten with gpus, 31 in an actor pool;
+// 100,000 tasks of 8 queries with random cpu, memory and gpu requests, 2% for the pool, and input
+// bytes on up to 3 random workers. items_per_second is assignments made per second of scheduler
+// time (Schedule() and the TaskCompleted() calls that make room); submitting is not timed.
 //
 //   BM_DrainInRounds: every round schedules what fits, then a random quarter of the running
 //     tasks completes, until all 100,000 are done (a backend that batches its events).

@@ -74,7 +74,8 @@ class Mutator {
   Bytes Next() {
     Bytes out = seeds_[Below(seeds_.size())];
     const int steps = 1 + static_cast<int>(Below(4));
-    for (int s = 0; s < steps; ++s) Mutate(&out);
+    for (int s = 0; s < steps; ++s)
+      Mutate(&out);
     if (out.size() > max_size_) out.resize(max_size_);
     return out;
   }
@@ -83,14 +84,16 @@ class Mutator {
   size_t Below(size_t n) { return n == 0 ? 0 : static_cast<size_t>(rng_() % n); }
 
   void Mutate(Bytes* b) {
-    static const uint8_t kEdgeBytes[] = {0x00, 0x01, 0x7f, 0x80, 0xff, '"', ',', '\n', '\\', '{',
-                                         '[', '-', '0', '9'};
-    static const int64_t kEdgeInts[] = {0, 1, -1, 127, 128, 255, 256, 32767, 65535, INT32_MAX,
+    static const uint8_t kEdgeBytes[] = {0x00, 0x01, 0x7f, 0x80, 0xff, '"', ',',
+                                         '\n', '\\', '{',  '[',  '-',  '0', '9'};
+    static const int64_t kEdgeInts[] = {0,         1,         -1,        127,    128,
+                                        255,       256,       32767,     65535,  INT32_MAX,
                                         INT32_MIN, INT64_MAX, INT64_MIN, 1 << 24};
     switch (Below(b->empty() ? 2 : 9)) {
       case 0: {  // insert random bytes
         const size_t at = Below(b->size() + 1), n = 1 + Below(8);
-        for (size_t i = 0; i < n; ++i) b->insert(b->begin() + static_cast<long>(at), static_cast<uint8_t>(rng_()));
+        for (size_t i = 0; i < n; ++i)
+          b->insert(b->begin() + static_cast<long>(at), static_cast<uint8_t>(rng_()));
         return;
       }
       case 1: {  // splice: a piece of another seed
@@ -175,14 +178,15 @@ int main(int argc, char** argv) {
     std::cerr << "no seeds in " << argv[1] << "\n";
     return 2;
   }
-  for (int sig : {SIGSEGV, SIGABRT, SIGILL, SIGFPE, SIGBUS}) ::signal(sig, OnSignal);
+  for (int sig : {SIGSEGV, SIGABRT, SIGILL, SIGFPE, SIGBUS})
+    ::signal(sig, OnSignal);
 #if defined(__SANITIZE_ADDRESS__)
   __sanitizer_set_death_callback(WriteCurrent);
 #endif
-  for (const Bytes& s : seeds) Run(s);
+  for (const Bytes& s : seeds)
+    Run(s);
   Mutator mutator(seed, seeds, std::max<size_t>(4096, 2 * largest));
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   int64_t runs = 0;
   while (std::chrono::steady_clock::now() < deadline) {
     Run(mutator.Next());

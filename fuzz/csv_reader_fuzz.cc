@@ -28,11 +28,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   auto schema = std::make_shared<Schema>(std::move(fields));
   auto whole = io::csv::ReadCsvRange(file.get(), info->data_offset, file->size(), schema, all,
-                                 options.parse);
+                                     options.parse);
   if (whole.ok()) fuzz::Walk(*whole);
 
   auto starts = io::csv::SplitRows((*buffer)->view(), info->data_offset, options.parse, 64,
-                               io::text::LineLocator(file.get(), 0, (*buffer)->view()));
+                                   io::text::LineLocator(file.get(), 0, (*buffer)->view()));
   if (!starts.ok()) {
     if (whole.ok()) __builtin_trap();  // one read succeeded where splitting failed
     return 0;
@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool ok = true;
   for (size_t k = 0; k + 1 < starts->size(); ++k) {
     auto part = io::csv::ReadCsvRange(file.get(), (*starts)[k], (*starts)[k + 1], schema, all,
-                                  options.parse);
+                                      options.parse);
     if (!part.ok()) {
       ok = false;
       break;

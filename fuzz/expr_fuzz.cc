@@ -15,8 +15,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   volatile size_t shown = (*e)->ToString().size();
   (void)shown;
   using namespace flotilla;
-  static const Schema schema({{"a", int64()}, {"b", utf8()}, {"c", float64()}, {"d", date32()},
-                              {"e", boolean()}, {"f", list(int32())}, {"g", decimal128(12, 2)}});
+  static const Schema schema({{"a", int64()},
+                              {"b", utf8()},
+                              {"c", float64()},
+                              {"d", date32()},
+                              {"e", boolean()},
+                              {"f", list(int32())},
+                              {"g", decimal128(12, 2)}});
   (void)expr::Bind(*e, schema);
   auto again = expr::SerializeExpression(*e);
   if (!again.ok() || !expr::DeserializeExpression(*again).ok()) __builtin_trap();

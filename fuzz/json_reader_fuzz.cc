@@ -43,11 +43,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (whole.ok() && (!ok || rows != whole->num_rows())) __builtin_trap();
   auto text = io::json::ReadJsonRange(file.get(), 0, file->size(),
-                                  std::make_shared<Schema>(std::move(as_text)), all);
+                                      std::make_shared<Schema>(std::move(as_text)), all);
   if (text.ok()) fuzz::Walk(*text);
   // Decimals find each number's text again (the on-demand path).
   auto decimals = io::json::ReadJsonRange(file.get(), 0, file->size(),
-                                      std::make_shared<Schema>(std::move(as_decimal)), all);
+                                          std::make_shared<Schema>(std::move(as_decimal)), all);
   if (decimals.ok()) fuzz::Walk(*decimals);
   return 0;
 }

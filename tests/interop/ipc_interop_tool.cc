@@ -8,16 +8,16 @@
 //
 // Exit codes: 0 ok, 1 a clean error (e.g. the reader rejected the input), 2 usage.
 
+#include <fmt/format.h>
+
 #include <bit>
 #include <cstdio>
 #include <cstring>
-#include <limits>
 #include <exception>
 #include <fstream>
+#include <limits>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/io/ipc/ipc.h"
@@ -82,9 +82,12 @@ void WriteCase(const std::string& dir, const std::string& name, Format format,
 
 const char* CompressionName(ipc::Compression c) {
   switch (c) {
-    case ipc::Compression::kNone: return "none";
-    case ipc::Compression::kLz4Frame: return "lz4";
-    case ipc::Compression::kZstd: return "zstd";
+    case ipc::Compression::kNone:
+      return "none";
+    case ipc::Compression::kLz4Frame:
+      return "lz4";
+    case ipc::Compression::kZstd:
+      return "zstd";
   }
   return "?";
 }
@@ -96,19 +99,22 @@ BufferPtr BytesBuffer(const void* data, size_t size) {
 // A validity bitmap of `n` bits where every `every`-th bit (from `first`) is 0.
 BufferPtr Bitmap(int64_t n, int64_t first, int64_t every) {
   std::vector<uint8_t> bits(static_cast<size_t>((n + 7) / 8), 0xFF);
-  for (int64_t i = first; i < n; i += every) bits[i / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
+  for (int64_t i = first; i < n; i += every)
+    bits[i / 8] &= static_cast<uint8_t>(~(1u << (i % 8)));
   return BytesBuffer(bits.data(), bits.size());
 }
 
 Array StringArray(const std::vector<const char*>& values) {
   StringBuilder b(utf8());
-  for (const char* v : values) Check(v ? b.Append(v) : b.AppendNull(), "string builder");
+  for (const char* v : values)
+    Check(v ? b.Append(v) : b.AppendNull(), "string builder");
   return Unwrap(b.Finish(), "string builder");
 }
 
 Array Int32Array(const std::vector<int>& values) {  // -1 = null
   Int32Builder b(int32());
-  for (int v : values) Check(v < 0 ? b.AppendNull() : b.Append(v), "int32 builder");
+  for (int v : values)
+    Check(v < 0 ? b.AppendNull() : b.Append(v), "int32 builder");
   return Unwrap(b.Finish(), "int32 builder");
 }
 
@@ -123,7 +129,8 @@ std::vector<Array> NestedWithChildOffsets() {
   {  // list<int16> at offset 3, child sliced at 5
     Array child = RandomArray(int16(), 100, 501).Slice(5, 80);
     std::vector<int32_t> offsets;
-    for (int32_t i = 0, o = 0; i <= 44; ++i, o += (i % 4)) offsets.push_back(std::min(o, 80));
+    for (int32_t i = 0, o = 0; i <= 44; ++i, o += (i % 4))
+      offsets.push_back(std::min(o, 80));
     auto d = std::make_shared<ArrayData>();
     d->type = list(int16());
     d->offset = 3;
@@ -174,24 +181,44 @@ Array Numbers(TypePtr type, const std::vector<T>& values, int null_at = -1) {
 // the largest decimal128(38, 0) magnitudes, extreme timestamps.
 RecordBatch SpecialValues() {
   using L64 = std::numeric_limits<int64_t>;
-  const std::vector<float> f32 = {
-      std::bit_cast<float>(0x7fc00000u), std::bit_cast<float>(0x7fc00001u),
-      std::bit_cast<float>(0xffc12345u), std::bit_cast<float>(0x7f800001u), -0.0f, 0.0f,
-      std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
-      std::numeric_limits<float>::denorm_min(), std::numeric_limits<float>::max()};
-  const std::vector<double> f64 = {
-      std::bit_cast<double>(0x7ff8000000000000ull), std::bit_cast<double>(0x7ff8dead0000beefull),
-      std::bit_cast<double>(0xfff0000000000001ull), std::bit_cast<double>(0x7ff0000000000001ull),
-      -0.0, 0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-      std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::lowest()};
-  const std::vector<int64_t> i64 = {L64::min(), L64::max(), -1, 0, 1, L64::min() + 1,
-                                    4294967296, -4294967297, 9007199254740993, -9007199254740993};
-  const std::vector<uint64_t> u64 = {0, std::numeric_limits<uint64_t>::max(), 1ull << 63,
-                                     (1ull << 63) - 1, 9007199254740993ull, 1, 2, 3, 4, 5};
+  const std::vector<float> f32 = {std::bit_cast<float>(0x7fc00000u),
+                                  std::bit_cast<float>(0x7fc00001u),
+                                  std::bit_cast<float>(0xffc12345u),
+                                  std::bit_cast<float>(0x7f800001u),
+                                  -0.0f,
+                                  0.0f,
+                                  std::numeric_limits<float>::infinity(),
+                                  -std::numeric_limits<float>::infinity(),
+                                  std::numeric_limits<float>::denorm_min(),
+                                  std::numeric_limits<float>::max()};
+  const std::vector<double> f64 = {std::bit_cast<double>(0x7ff8000000000000ull),
+                                   std::bit_cast<double>(0x7ff8dead0000beefull),
+                                   std::bit_cast<double>(0xfff0000000000001ull),
+                                   std::bit_cast<double>(0x7ff0000000000001ull),
+                                   -0.0,
+                                   0.0,
+                                   std::numeric_limits<double>::infinity(),
+                                   -std::numeric_limits<double>::infinity(),
+                                   std::numeric_limits<double>::denorm_min(),
+                                   std::numeric_limits<double>::lowest()};
+  const std::vector<int64_t> i64 = {
+      L64::min(),       L64::max(),       -1, 0, 1, L64::min() + 1, 4294967296, -4294967297,
+      9007199254740993, -9007199254740993};
+  const std::vector<uint64_t> u64 = {0,
+                                     std::numeric_limits<uint64_t>::max(),
+                                     1ull << 63,
+                                     (1ull << 63) - 1,
+                                     9007199254740993ull,
+                                     1,
+                                     2,
+                                     3,
+                                     4,
+                                     5};
   const std::vector<int8_t> i8 = {-128, 127, -1, 0, 1, 2, 3, 4, 5, 6};
   const std::vector<uint32_t> u32 = {0, 4294967295u, 2147483648u, 1, 2, 3, 4, 5, 6, 7};
   Int128 max38 = 1;
-  for (int i = 0; i < 38; ++i) max38 *= 10;
+  for (int i = 0; i < 38; ++i)
+    max38 *= 10;
   max38 -= 1;
   FixedSizeBinaryBuilder dec(decimal128(38, 0));
   for (Int128 v : {max38, -max38, Int128{0}, Int128{-1}, Int128{1}, static_cast<Int128>(L64::min()),
@@ -212,7 +239,8 @@ RecordBatch SpecialValues() {
       {"dur_s", ts(duration(TimeUnit::kSecond))},
   };
   // The columns with a null inserted have 11 rows: trim them all to 10.
-  for (auto& [name, array] : cols) array = array.Slice(0, 10);
+  for (auto& [name, array] : cols)
+    array = array.Slice(0, 10);
   return Unwrap(RecordBatch::FromColumns(cols), "special values batch");
 }
 
@@ -250,11 +278,14 @@ void WriteAll(const std::string& dir) {
     std::vector<Array> cols;
     auto types = AllTypesForTesting();
     for (size_t i = 0; i < types.size(); ++i) {
-      cols.push_back(RandomArray(types[i], 300, 600 + i).Slice(2 * static_cast<int64_t>(i) + 1, 57));
+      cols.push_back(
+          RandomArray(types[i], 300, 600 + i).Slice(2 * static_cast<int64_t>(i) + 1, 57));
     }
     RecordBatch b = MakeBatch(schema, cols);
-    WriteCase(dir, "cpp_mixed_offsets_stream", Format::kStream, ipc::Compression::kNone, schema, {b});
-    WriteCase(dir, "cpp_mixed_offsets_file_lz4", Format::kFile, ipc::Compression::kLz4Frame, schema, {b});
+    WriteCase(dir, "cpp_mixed_offsets_stream", Format::kStream, ipc::Compression::kNone, schema,
+              {b});
+    WriteCase(dir, "cpp_mixed_offsets_file_lz4", Format::kFile, ipc::Compression::kLz4Frame, schema,
+              {b});
   }
 
   // No nulls (no validity bitmaps) and only nulls.
@@ -276,8 +307,8 @@ void WriteAll(const std::string& dir) {
     ipc::WriteOptions options;
     options.zstd_level = 3;
     options.min_compress_bytes = 256;
-    RecordBatch b = RandomBatchOfAllTypes(5000, 11, RandomOptions{.null_probability = 0.05,
-                                                                   .distinct_values = 16});
+    RecordBatch b = RandomBatchOfAllTypes(
+        5000, 11, RandomOptions{.null_probability = 0.05, .distinct_values = 16});
     WriteCase(dir, "cpp_large_file_zstd_mixed", Format::kFile, ipc::Compression::kZstd, schema, {b},
               options);
     WriteCase(dir, "cpp_large_stream_lz4_mixed", Format::kStream, ipc::Compression::kLz4Frame,
@@ -288,13 +319,14 @@ void WriteAll(const std::string& dir) {
   {
     std::vector<Array> cols = NestedWithChildOffsets();
     std::vector<std::pair<std::string, Array>> named;
-    for (size_t i = 0; i < cols.size(); ++i) named.emplace_back(fmt::format("n{}", i), cols[i]);
+    for (size_t i = 0; i < cols.size(); ++i)
+      named.emplace_back(fmt::format("n{}", i), cols[i]);
     RecordBatch b = Unwrap(RecordBatch::FromColumns(named), "nested batch");
     for (ipc::Compression c : {ipc::Compression::kNone, ipc::Compression::kZstd}) {
-      WriteCase(dir, fmt::format("cpp_child_offsets_stream_{}", CompressionName(c)), Format::kStream,
-                c, b.schema(), {b, b.Slice(7, 25)});
-      WriteCase(dir, fmt::format("cpp_child_offsets_file_{}", CompressionName(c)), Format::kFile,
-                c, b.schema(), {b.Slice(1, 39), b});
+      WriteCase(dir, fmt::format("cpp_child_offsets_stream_{}", CompressionName(c)),
+                Format::kStream, c, b.schema(), {b, b.Slice(7, 25)});
+      WriteCase(dir, fmt::format("cpp_child_offsets_file_{}", CompressionName(c)), Format::kFile, c,
+                b.schema(), {b.Slice(1, 39), b});
     }
   }
 
@@ -313,8 +345,8 @@ void WriteAll(const std::string& dir) {
     Array dict_a = StringArray({"alpha", "beta", nullptr, "gamma", "Zürich 東京"});
     Array dict_b = StringArray({"omega", "psi", "chi", "phi"}).Slice(1, 2);  // psi, chi
     auto dict_type = dictionary(int32(), utf8());
-    auto dschema = std::make_shared<Schema>(
-        std::vector<Field>{Field{"d", dict_type}, Field{"n", int32()}});
+    auto dschema =
+        std::make_shared<Schema>(std::vector<Field>{Field{"d", dict_type}, Field{"n", int32()}});
     auto batch = [&](const std::vector<int>& idx, const Array& dict, uint64_t seed) {
       Array d = Unwrap(MakeDictionaryArray(Int32Array(idx), dict), "dictionary array");
       return MakeBatch(dschema, {d, RandomArray(int32(), static_cast<int64_t>(idx.size()), seed)});
@@ -353,7 +385,8 @@ void ReadOne(const std::string& path, const std::string& out) {
     auto reader = Unwrap(ipc::FileReader::Open(path), "opening " + path);
     schema = reader->schema();
     for (int i = 0; i < reader->num_batches(); ++i) {
-      batches.push_back(Unwrap(reader->ReadBatch(i), fmt::format("reading batch {} of {}", i, path)));
+      batches.push_back(
+          Unwrap(reader->ReadBatch(i), fmt::format("reading batch {} of {}", i, path)));
     }
   } else {
     // Message by message from a sequential file stream.
@@ -361,7 +394,8 @@ void ReadOne(const std::string& path, const std::string& out) {
     auto reader = Unwrap(ipc::StreamReader::Open(std::move(input)), "opening stream " + path);
     schema = reader->schema();
     for (;;) {
-      auto next = Unwrap(reader->Next(), fmt::format("reading batch {} of {}", batches.size(), path));
+      auto next =
+          Unwrap(reader->Next(), fmt::format("reading batch {} of {}", batches.size(), path));
       if (!next) break;
       batches.push_back(std::move(*next));
     }
@@ -394,4 +428,6 @@ int Main(int argc, char** argv) {
 }  // namespace
 }  // namespace flotilla
 
-int main(int argc, char** argv) { return flotilla::Main(argc, argv); }
+int main(int argc, char** argv) {
+  return flotilla::Main(argc, argv);
+}

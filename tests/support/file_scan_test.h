@@ -16,7 +16,8 @@ namespace flotilla::testing {
 class FileScanTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string suite = ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
+    const std::string suite =
+        ::testing::UnitTest::GetInstance()->current_test_info()->test_suite_name();
     dir_ = std::filesystem::temp_directory_path() /
            ("flotilla_" + suite + "_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "flotilla/compute/concat.h"
-#include "tests/support/literal_arrays.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/pipeline/pipeline_builder.h"
 #include "flotilla/exec/plan/physical_plan.h"
 #include "tests/support/canonical_json.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::testing {
 
@@ -151,7 +151,8 @@ inline void ExpectSameRowsWhenSpilling(const PlanPtr& plan, const RecordBatch& e
     ExpectRows(result->ToBatch().ValueOrDie(), expected,
                ordered && (mode.maintain_order || HasDefinedOrder(*plan)), mode.ToString());
     int64_t spilled = 0;
-    for (const auto& s : result->stats->operators()) spilled += s->spilled_bytes.load();
+    for (const auto& s : result->stats->operators())
+      spilled += s->spilled_bytes.load();
     EXPECT_GT(spilled, 0) << mode.ToString();
     EXPECT_EQ(small.reserved(), 0);
     EXPECT_TRUE(std::filesystem::is_empty(spill_dir)) << "spill files left behind";

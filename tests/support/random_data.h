@@ -21,7 +21,6 @@ Array RandomArray(const TypePtr& type, int64_t length, uint64_t seed,
                   const RandomOptions& options = {});
 
 /// One column per type in AllTypesForTesting(), named c0, c1, ...
-RecordBatch RandomBatchOfAllTypes(int64_t length, uint64_t seed,
-                                  const RandomOptions& options = {});
+RecordBatch RandomBatchOfAllTypes(int64_t length, uint64_t seed, const RandomOptions& options = {});
 
 }  // namespace flotilla::testing

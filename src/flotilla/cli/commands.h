@@ -17,11 +17,11 @@ struct CatOptions {
 };
 
 struct SqlOptions {
-  std::string query;                  // empty: read -f FILE, or open the shell
+  std::string query;  // empty: read -f FILE, or open the shell
   std::string file;
-  std::string format = "table";      // table | csv | json
-  std::string output;                 // empty: stdout
-  std::vector<std::string> tables;    // directories whose files become tables
+  std::string format = "table";     // table | csv | json
+  std::string output;               // empty: stdout
+  std::vector<std::string> tables;  // directories whose files become tables
   int threads = 0;
   std::string memory_limit;
   std::vector<std::string> settings;  // name=value
@@ -36,7 +36,7 @@ struct TpchGenOptions {
   std::string out_dir;
   int files_per_table = 1;
   int threads = 0;
-  int64_t row_group_rows = 0;  // 0: the generator's default
+  int64_t row_group_rows = 0;       // 0: the generator's default
   std::vector<std::string> tables;  // empty: all eight
 };
 

@@ -67,15 +67,15 @@ Status Demo(const std::string& dir, const TablePrintOptions& table) {
   options.compression = ipc::Compression::kZstd;
   auto t0 = Clock::now();
   // Two batches, the second a zero-copy slice, to show batching and slicing.
-  FLOTILLA_RETURN_NOT_OK(ipc::WriteFile(path, orders.schema(),
-                                        {orders.Slice(0, 60000), orders.Slice(60000, 40000)},
-                                        options));
+  FLOTILLA_RETURN_NOT_OK(ipc::WriteFile(
+      path, orders.schema(), {orders.Slice(0, 60000), orders.Slice(60000, 40000)}, options));
   auto t1 = Clock::now();
   SchemaPtr schema;
   FLOTILLA_ASSIGN_OR_RETURN(auto batches, ipc::ReadFile(path, &schema));
   auto t2 = Clock::now();
   int64_t rows = 0;
-  for (const auto& b : batches) rows += b.num_rows();
+  for (const auto& b : batches)
+    rows += b.num_rows();
   if (rows != orders.num_rows() || !batches[0].Equals(orders.Slice(0, batches[0].num_rows()))) {
     return Status::Internal("the demo file did not read back identically");
   }
@@ -87,9 +87,10 @@ Status Demo(const std::string& dir, const TablePrintOptions& table) {
     std::fclose(f);
   }
   auto ms = [](auto d) { return std::chrono::duration<double, std::milli>(d).count(); };
-  fmt::print("Wrote {} rows to {} ({} bytes, Arrow IPC file, zstd) in {:.1f} ms; "
-             "read back in {:.1f} ms, identical.\n\n",
-             orders.num_rows(), path, size, ms(t1 - t0), ms(t2 - t1));
+  fmt::print(
+      "Wrote {} rows to {} ({} bytes, Arrow IPC file, zstd) in {:.1f} ms; "
+      "read back in {:.1f} ms, identical.\n\n",
+      orders.num_rows(), path, size, ms(t1 - t0), ms(t2 - t1));
   fmt::print("{}", FormatTable(*schema, batches, table));
   std::remove(path.c_str());
   return Status::OK();

@@ -21,7 +21,8 @@ int main(int argc, char** argv) {
       ->default_val(32);
 
   std::string demo_dir = "/tmp";
-  auto* demo = app.add_subcommand("demo", "Write a small table as Arrow IPC, read it back, print it");
+  auto* demo =
+      app.add_subcommand("demo", "Write a small table as Arrow IPC, read it back, print it");
   demo->add_option("--dir", demo_dir, "Where the demo writes its file")->default_val("/tmp");
 
   cli::CatOptions cat;
@@ -38,17 +39,20 @@ int main(int argc, char** argv) {
       },
       "1..1024");
   auto* sql_cmd = app.add_subcommand("sql", "Run SQL: a query, a file of statements, or a shell");
-  sql_cmd->add_option("query", sql.query, "The SQL to run (all statements; the last one's rows are printed)");
+  sql_cmd->add_option("query", sql.query,
+                      "The SQL to run (all statements; the last one's rows are printed)");
   sql_cmd->add_option("-f,--file", sql.file, "Read the SQL from this file");
   sql_cmd->add_option("--format", sql.format, "Output format: table, csv (with a header) or json")
       ->check(CLI::IsMember({"table", "csv", "json"}));
   sql_cmd->add_option("-o,--output", sql.output, "Write the rows to this file instead of stdout");
-  sql_cmd->add_option("--tables", sql.tables,
-                      "Register DIR/NAME.parquet|csv|json (and DIR/NAME/) as table NAME")
+  sql_cmd
+      ->add_option("--tables", sql.tables,
+                   "Register DIR/NAME.parquet|csv|json (and DIR/NAME/) as table NAME")
       ->allow_extra_args(false);
   sql_cmd->add_option("--threads", sql.threads, "Worker threads (default: one per core)")
       ->check(threads_check);
-  sql_cmd->add_option("--memory-limit", sql.memory_limit, "Memory budget, e.g. 8GiB (default: 80% of RAM)");
+  sql_cmd->add_option("--memory-limit", sql.memory_limit,
+                      "Memory budget, e.g. 8GiB (default: 80% of RAM)");
   sql_cmd->add_flag("--timer", sql.timer, "Print each statement's time on stderr");
   sql_cmd->add_option("--runner", sql.runner,
                       "local (default), or dask[=ADDRESS]: run on a Dask cluster (a new local one "
@@ -66,8 +70,9 @@ int main(int argc, char** argv) {
       ->default_val(1);
   gen_cmd->add_option("--out", gen.out_dir, "Directory to write NAME.parquet (or NAME/) into")
       ->required();
-  gen_cmd->add_option("--files-per-table", gen.files_per_table,
-                      "Files per table; above 1 each table is a directory NAME/part-K.parquet")
+  gen_cmd
+      ->add_option("--files-per-table", gen.files_per_table,
+                   "Files per table; above 1 each table is a directory NAME/part-K.parquet")
       ->default_val(1);
   gen_cmd->add_option("--threads", gen.threads, "Threads (default: one per core)")
       ->check(threads_check);
@@ -75,7 +80,8 @@ int main(int argc, char** argv) {
   gen_cmd->add_option("--table", gen.tables, "Only this table (repeatable)")
       ->allow_extra_args(false);
   cli::TpchRunOptions run;
-  auto* run_cmd = tpch_cmd->add_subcommand("run", "Run the 22 TPC-H queries, print rows and seconds");
+  auto* run_cmd =
+      tpch_cmd->add_subcommand("run", "Run the 22 TPC-H queries, print rows and seconds");
   run_cmd->add_option("--tables", run.tables_dir, "Directory of the eight tables")->required();
   run_cmd->add_option("--queries", run.queries_dir, "Directory of q01.sql .. q22.sql")
       ->default_val("tpch/queries");

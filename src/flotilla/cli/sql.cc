@@ -6,7 +6,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -34,7 +33,8 @@ class StdoutStream final : public io::OutputStream {
   }
   int64_t Tell() const override { return written_; }
   Status Close() override {
-    return std::fflush(stdout) == 0 ? Status::OK() : Status::IOError("cannot write to standard output");
+    return std::fflush(stdout) == 0 ? Status::OK()
+                                    : Status::IOError("cannot write to standard output");
   }
 
  private:
@@ -44,7 +44,8 @@ class StdoutStream final : public io::OutputStream {
 // A csv or json writer to stdout, or to --output's hidden temporary name (io/fs/atomic_write.h):
 // the file appears under its name only when complete (Commit), and a failed query leaves
 // nothing (Discard).
-Result<std::unique_ptr<io::FormatWriter>> OpenWriter(const SchemaPtr& schema, const SqlOptions& options) {
+Result<std::unique_ptr<io::FormatWriter>> OpenWriter(const SchemaPtr& schema,
+                                                     const SqlOptions& options) {
   std::unique_ptr<io::OutputStream> stream;
   if (options.output.empty()) {
     stream = std::make_unique<StdoutStream>();
@@ -281,8 +282,8 @@ int RunSqlOnDask(const SqlOptions& options, const std::string& text) {
   const char* old = std::getenv("PYTHONPATH");
   std::string path = python_dir + (old != nullptr && *old ? ":" + std::string(old) : "");
   setenv("PYTHONPATH", path.c_str(), 1);
-  std::vector<std::string> args{"/usr/bin/python3", "-m", "flotilla.sql_cli", "--runner",
-                                options.runner, "--format", options.format};
+  std::vector<std::string> args{"/usr/bin/python3", "-m",       "flotilla.sql_cli", "--runner",
+                                options.runner,     "--format", options.format};
   if (!options.output.empty()) {
     args.push_back("--output");
     args.push_back(options.output);
@@ -297,7 +298,8 @@ int RunSqlOnDask(const SqlOptions& options, const std::string& text) {
   }
   args.push_back(text);
   std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
+  for (std::string& a : args)
+    argv.push_back(a.data());
   argv.push_back(nullptr);
   RestoreSignals();
   execv(argv[0], argv.data());
@@ -319,8 +321,10 @@ int RunSql(const SqlOptions& options) {
   }
   for (const std::string& setting : options.settings) {
     const size_t eq = setting.find('=');
-    if (eq == std::string::npos) return fail(Status::Invalid("--set takes name=value, got '" + setting + "'"));
-    if (auto s = session.Set(setting.substr(0, eq), setting.substr(eq + 1)); !s.ok()) return fail(s);
+    if (eq == std::string::npos)
+      return fail(Status::Invalid("--set takes name=value, got '" + setting + "'"));
+    if (auto s = session.Set(setting.substr(0, eq), setting.substr(eq + 1)); !s.ok())
+      return fail(s);
   }
   for (const std::string& dir : options.tables) {
     if (auto s = session.RegisterDirectory(dir); !s.ok()) return fail(s);
@@ -332,14 +336,16 @@ int RunSql(const SqlOptions& options) {
     text = std::move(*contents);
   }
   std::string runner = options.runner;
-  if (runner == "local" && std::getenv("FLOTILLA_RUNNER") != nullptr) runner = std::getenv("FLOTILLA_RUNNER");
+  if (runner == "local" && std::getenv("FLOTILLA_RUNNER") != nullptr)
+    runner = std::getenv("FLOTILLA_RUNNER");
   if (runner.rfind("dask", 0) == 0 && !text.empty()) {
     SqlOptions o = options;
     o.runner = runner;
     return RunSqlOnDask(o, text);
   }
   if (runner != "local" && runner.rfind("dask", 0) != 0) {
-    return fail(Status::Invalid("--runner: expected local, dask or dask=ADDRESS, got '" + runner + "'"));
+    return fail(
+        Status::Invalid("--runner: expected local, dask or dask=ADDRESS, got '" + runner + "'"));
   }
   if (text.empty()) return Shell(&session, options).Run();
   sql::Session::StatementDone timer;

@@ -13,12 +13,15 @@ int NumBuffers(const DataType& type) {
   switch (type.id()) {
     case TypeId::kNull:
     case TypeId::kFixedSizeList:
-    case TypeId::kStruct: return 1;
+    case TypeId::kStruct:
+      return 1;
     case TypeId::kString:
     case TypeId::kLargeString:
     case TypeId::kBinary:
-    case TypeId::kLargeBinary: return 3;
-    default: return 2;  // fixed width, list (offsets), dictionary (indices)
+    case TypeId::kLargeBinary:
+      return 3;
+    default:
+      return 2;  // fixed width, list (offsets), dictionary (indices)
   }
 }
 
@@ -27,20 +30,22 @@ namespace {
 Status CheckBuffer(const ArrayData& d, int slot, int64_t needed_bytes, const char* what) {
   const BufferPtr& b = d.buffers[slot];
   if (needed_bytes == 0) return Status::OK();
-  if (!b) return Status::Invalid(fmt::format("{} array is missing its {} buffer", d.type->ToString(), what));
+  if (!b)
+    return Status::Invalid(
+        fmt::format("{} array is missing its {} buffer", d.type->ToString(), what));
   if (b->size() < needed_bytes) {
-    return Status::Invalid(fmt::format("{} array of length {} at offset {} needs {} bytes of {}, "
-                                       "buffer has {}",
-                                       d.type->ToString(), d.length, d.offset, needed_bytes, what,
-                                       b->size()));
+    return Status::Invalid(
+        fmt::format("{} array of length {} at offset {} needs {} bytes of {}, "
+                    "buffer has {}",
+                    d.type->ToString(), d.length, d.offset, needed_bytes, what, b->size()));
   }
   return Status::OK();
 }
 
 template <typename Offset>
 Status CheckOffsets(const ArrayData& d, int64_t target_length, const char* target) {
-  FLOTILLA_RETURN_NOT_OK(
-      CheckBuffer(d, 1, (d.offset + d.length + 1) * static_cast<int64_t>(sizeof(Offset)), "offsets"));
+  FLOTILLA_RETURN_NOT_OK(CheckBuffer(
+      d, 1, (d.offset + d.length + 1) * static_cast<int64_t>(sizeof(Offset)), "offsets"));
   if (d.length == 0 && (!d.buffers[1] || d.buffers[1]->size() == 0)) return Status::OK();
   const Offset* o = d.buffers[1]->data_as<Offset>() + d.offset;
   for (int64_t i = 0; i < d.length; ++i) {
@@ -51,8 +56,8 @@ Status CheckOffsets(const ArrayData& d, int64_t target_length, const char* targe
   }
   if (o[d.length] > target_length) {
     return Status::Invalid(fmt::format("{} array offsets reach {} but its {} has only {}",
-                                       d.type->ToString(), static_cast<int64_t>(o[d.length]), target,
-                                       target_length));
+                                       d.type->ToString(), static_cast<int64_t>(o[d.length]),
+                                       target, target_length));
   }
   return Status::OK();
 }
@@ -65,9 +70,10 @@ Status CheckIndices(const ArrayData& d, int64_t dict_length) {
     if (valid && !bit_util::GetBit(valid, d.offset + i)) continue;
     // Via int64 so that uint64 indices >= 2^63 count as negative rather than passing.
     if (static_cast<int64_t>(idx[i]) < 0 || static_cast<int64_t>(idx[i]) >= dict_length) {
-      return Status::Invalid(fmt::format("dictionary index {} at row {} is out of range for a "
-                                         "dictionary of {} values",
-                                         static_cast<int64_t>(idx[i]), i, dict_length));
+      return Status::Invalid(
+          fmt::format("dictionary index {} at row {} is out of range for a "
+                      "dictionary of {} values",
+                      static_cast<int64_t>(idx[i]), i, dict_length));
     }
   }
   return Status::OK();
@@ -81,7 +87,8 @@ Status Validate(ArrayData& d) {
   if (static_cast<int>(d.buffers.size()) < nbuf) d.buffers.resize(nbuf);
   const int64_t end = d.offset + d.length;
   if (t.id() != TypeId::kNull) {
-    if (d.buffers[0]) FLOTILLA_RETURN_NOT_OK(CheckBuffer(d, 0, bit_util::BytesForBits(end), "validity"));
+    if (d.buffers[0])
+      FLOTILLA_RETURN_NOT_OK(CheckBuffer(d, 0, bit_util::BytesForBits(end), "validity"));
   } else {
     d.buffers[0] = nullptr;
   }
@@ -94,8 +101,10 @@ Status Validate(ArrayData& d) {
   }
 
   switch (t.id()) {
-    case TypeId::kNull: return Status::OK();
-    case TypeId::kBool: return CheckBuffer(d, 1, bit_util::BytesForBits(end), "values");
+    case TypeId::kNull:
+      return Status::OK();
+    case TypeId::kBool:
+      return CheckBuffer(d, 1, bit_util::BytesForBits(end), "values");
     case TypeId::kString:
     case TypeId::kBinary: {
       int64_t data_size = d.buffers[2] ? d.buffers[2]->size() : 0;
@@ -107,7 +116,8 @@ Status Validate(ArrayData& d) {
       return CheckOffsets<int64_t>(d, data_size, "data buffer");
     }
     case TypeId::kList: {
-      if (d.children.size() != 1 || !d.children[0]) return Status::Invalid("list array needs one child");
+      if (d.children.size() != 1 || !d.children[0])
+        return Status::Invalid("list array needs one child");
       FLOTILLA_RETURN_NOT_OK(Validate(*d.children[0]));
       return CheckOffsets<int32_t>(d, d.children[0]->length, "child array");
     }
@@ -118,10 +128,10 @@ Status Validate(ArrayData& d) {
       if (t.fixed_size() < 0) return Status::Invalid("fixed_size_list with negative size");
       FLOTILLA_RETURN_NOT_OK(Validate(*d.children[0]));
       if (d.children[0]->length < end * t.fixed_size()) {
-        return Status::Invalid(fmt::format("{} array of {} rows at offset {} needs {} child values, "
-                                           "child has {}",
-                                           t.ToString(), d.length, d.offset, end * t.fixed_size(),
-                                           d.children[0]->length));
+        return Status::Invalid(fmt::format(
+            "{} array of {} rows at offset {} needs {} child values, "
+            "child has {}",
+            t.ToString(), d.length, d.offset, end * t.fixed_size(), d.children[0]->length));
       }
       return Status::OK();
     }
@@ -134,9 +144,10 @@ Status Validate(ArrayData& d) {
         if (!c) return Status::Invalid("struct array with a missing child");
         FLOTILLA_RETURN_NOT_OK(Validate(*c));
         if (c->length < end) {
-          return Status::Invalid(fmt::format("struct child of length {} is shorter than the "
-                                             "struct's {} rows at offset {}",
-                                             c->length, d.length, d.offset));
+          return Status::Invalid(
+              fmt::format("struct child of length {} is shorter than the "
+                          "struct's {} rows at offset {}",
+                          c->length, d.length, d.offset));
         }
       }
       return Status::OK();
@@ -152,18 +163,25 @@ Status Validate(ArrayData& d) {
                                  " does not match " + t.ToString());
       }
       FLOTILLA_RETURN_NOT_OK(Validate(*d.dictionary));
-      FLOTILLA_RETURN_NOT_OK(
-          CheckBuffer(d, 1, end * (t.index_type()->bit_width() / 8), "indices"));
+      FLOTILLA_RETURN_NOT_OK(CheckBuffer(d, 1, end * (t.index_type()->bit_width() / 8), "indices"));
       if (d.length == 0) return Status::OK();
       switch (t.index_type()->id()) {
-        case TypeId::kInt8: return CheckIndices<int8_t>(d, d.dictionary->length);
-        case TypeId::kInt16: return CheckIndices<int16_t>(d, d.dictionary->length);
-        case TypeId::kInt32: return CheckIndices<int32_t>(d, d.dictionary->length);
-        case TypeId::kInt64: return CheckIndices<int64_t>(d, d.dictionary->length);
-        case TypeId::kUInt8: return CheckIndices<uint8_t>(d, d.dictionary->length);
-        case TypeId::kUInt16: return CheckIndices<uint16_t>(d, d.dictionary->length);
-        case TypeId::kUInt32: return CheckIndices<uint32_t>(d, d.dictionary->length);
-        default: return CheckIndices<uint64_t>(d, d.dictionary->length);
+        case TypeId::kInt8:
+          return CheckIndices<int8_t>(d, d.dictionary->length);
+        case TypeId::kInt16:
+          return CheckIndices<int16_t>(d, d.dictionary->length);
+        case TypeId::kInt32:
+          return CheckIndices<int32_t>(d, d.dictionary->length);
+        case TypeId::kInt64:
+          return CheckIndices<int64_t>(d, d.dictionary->length);
+        case TypeId::kUInt8:
+          return CheckIndices<uint8_t>(d, d.dictionary->length);
+        case TypeId::kUInt16:
+          return CheckIndices<uint16_t>(d, d.dictionary->length);
+        case TypeId::kUInt32:
+          return CheckIndices<uint32_t>(d, d.dictionary->length);
+        default:
+          return CheckIndices<uint64_t>(d, d.dictionary->length);
       }
     }
     default: {
@@ -191,21 +209,32 @@ Result<Array> Array::MakeNull(const TypePtr& type, int64_t length) {
   int nbuf = NumBuffers(*type);
   d->buffers.resize(nbuf);
   if (type->id() != TypeId::kNull) {
-    FLOTILLA_ASSIGN_OR_RETURN(d->buffers[0], Buffer::AllocateZeroed(bit_util::BytesForBits(length)));
+    FLOTILLA_ASSIGN_OR_RETURN(d->buffers[0],
+                              Buffer::AllocateZeroed(bit_util::BytesForBits(length)));
   }
   int64_t values_bytes = -1;  // size of buffers[1], -1 when the type has none
   switch (type->id()) {
     case TypeId::kNull:
     case TypeId::kStruct:
-    case TypeId::kFixedSizeList: break;
+    case TypeId::kFixedSizeList:
+      break;
     case TypeId::kString:
     case TypeId::kBinary:
-    case TypeId::kList: values_bytes = (length + 1) * 4; break;
+    case TypeId::kList:
+      values_bytes = (length + 1) * 4;
+      break;
     case TypeId::kLargeString:
-    case TypeId::kLargeBinary: values_bytes = (length + 1) * 8; break;
-    case TypeId::kDictionary: values_bytes = length * type->index_type()->byte_width(); break;
-    case TypeId::kBool: values_bytes = bit_util::BytesForBits(length); break;
-    default: values_bytes = length * type->byte_width();
+    case TypeId::kLargeBinary:
+      values_bytes = (length + 1) * 8;
+      break;
+    case TypeId::kDictionary:
+      values_bytes = length * type->index_type()->byte_width();
+      break;
+    case TypeId::kBool:
+      values_bytes = bit_util::BytesForBits(length);
+      break;
+    default:
+      values_bytes = length * type->byte_width();
   }
   if (values_bytes >= 0) {
     FLOTILLA_ASSIGN_OR_RETURN(d->buffers[1], Buffer::AllocateZeroed(values_bytes));
@@ -217,7 +246,8 @@ Result<Array> Array::MakeNull(const TypePtr& type, int64_t length) {
     FLOTILLA_ASSIGN_OR_RETURN(Array child, MakeNull(type->value_type(), 0));
     d->children.push_back(child.data());
   } else if (type->id() == TypeId::kFixedSizeList) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array child, MakeNull(type->value_type(), length * type->fixed_size()));
+    FLOTILLA_ASSIGN_OR_RETURN(Array child,
+                              MakeNull(type->value_type(), length * type->fixed_size()));
     d->children.push_back(child.data());
   } else if (type->id() == TypeId::kStruct) {
     for (const auto& f : type->fields()) {
@@ -254,13 +284,20 @@ int64_t Array::DictionaryIndex(int64_t i) const {
   const DataType& it = *type()->index_type();
   const int64_t row = data_->offset + i;
   switch (it.id()) {
-    case TypeId::kInt8: return data_->buffers[1]->data_as<int8_t>()[row];
-    case TypeId::kUInt8: return data_->buffers[1]->data_as<uint8_t>()[row];
-    case TypeId::kInt16: return data_->buffers[1]->data_as<int16_t>()[row];
-    case TypeId::kUInt16: return data_->buffers[1]->data_as<uint16_t>()[row];
-    case TypeId::kInt32: return data_->buffers[1]->data_as<int32_t>()[row];
-    case TypeId::kUInt32: return data_->buffers[1]->data_as<uint32_t>()[row];
-    default: return data_->buffers[1]->data_as<int64_t>()[row];
+    case TypeId::kInt8:
+      return data_->buffers[1]->data_as<int8_t>()[row];
+    case TypeId::kUInt8:
+      return data_->buffers[1]->data_as<uint8_t>()[row];
+    case TypeId::kInt16:
+      return data_->buffers[1]->data_as<int16_t>()[row];
+    case TypeId::kUInt16:
+      return data_->buffers[1]->data_as<uint16_t>()[row];
+    case TypeId::kInt32:
+      return data_->buffers[1]->data_as<int32_t>()[row];
+    case TypeId::kUInt32:
+      return data_->buffers[1]->data_as<uint32_t>()[row];
+    default:
+      return data_->buffers[1]->data_as<int64_t>()[row];
   }
 }
 
@@ -305,24 +342,31 @@ bool FixedEqual(const Array& a, const Array& b, int64_t i) {
 
 bool ValueEqual(const Array& a, const Array& b, int64_t i) {
   switch (a.type_id()) {
-    case TypeId::kNull: return true;
-    case TypeId::kBool: return a.BoolValue(i) == b.BoolValue(i);
+    case TypeId::kNull:
+      return true;
+    case TypeId::kBool:
+      return a.BoolValue(i) == b.BoolValue(i);
     case TypeId::kInt8:
-    case TypeId::kUInt8: return FixedEqual<uint8_t>(a, b, i);
+    case TypeId::kUInt8:
+      return FixedEqual<uint8_t>(a, b, i);
     case TypeId::kInt16:
-    case TypeId::kUInt16: return FixedEqual<uint16_t>(a, b, i);
+    case TypeId::kUInt16:
+      return FixedEqual<uint16_t>(a, b, i);
     case TypeId::kInt32:
     case TypeId::kUInt32:
     case TypeId::kFloat32:
-    case TypeId::kDate32: return FixedEqual<uint32_t>(a, b, i);
+    case TypeId::kDate32:
+      return FixedEqual<uint32_t>(a, b, i);
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
-    case TypeId::kTime64: return FixedEqual<uint64_t>(a, b, i);
+    case TypeId::kTime64:
+      return FixedEqual<uint64_t>(a, b, i);
     case TypeId::kList:
-    case TypeId::kFixedSizeList: return a.ListValues(i).Equals(b.ListValues(i));
+    case TypeId::kFixedSizeList:
+      return a.ListValues(i).Equals(b.ListValues(i));
     case TypeId::kStruct:
       for (int f = 0; f < a.num_children(); ++f) {
         if (!a.field(f).Slice(i, 1).Equals(b.field(f).Slice(i, 1))) return false;
@@ -330,9 +374,11 @@ bool ValueEqual(const Array& a, const Array& b, int64_t i) {
       return true;
     case TypeId::kDictionary:
       // Compare the values the indices point to, so differently ordered dictionaries are equal.
-      return a.dictionary().Slice(a.DictionaryIndex(i), 1).Equals(
-          b.dictionary().Slice(b.DictionaryIndex(i), 1));
-    default: return a.GetView(i) == b.GetView(i);
+      return a.dictionary()
+          .Slice(a.DictionaryIndex(i), 1)
+          .Equals(b.dictionary().Slice(b.DictionaryIndex(i), 1));
+    default:
+      return a.GetView(i) == b.GetView(i);
   }
 }
 
@@ -356,34 +402,54 @@ std::string Array::ValueToString(int64_t i) const {
   if (IsNull(i)) return "null";
   const DataType& t = *type();
   switch (t.id()) {
-    case TypeId::kNull: return "null";
-    case TypeId::kBool: return BoolValue(i) ? "true" : "false";
-    case TypeId::kInt8: return std::to_string(values<int8_t>()[i]);
-    case TypeId::kInt16: return std::to_string(values<int16_t>()[i]);
-    case TypeId::kInt32: return std::to_string(values<int32_t>()[i]);
-    case TypeId::kInt64: return std::to_string(values<int64_t>()[i]);
-    case TypeId::kUInt8: return std::to_string(values<uint8_t>()[i]);
-    case TypeId::kUInt16: return std::to_string(values<uint16_t>()[i]);
-    case TypeId::kUInt32: return std::to_string(values<uint32_t>()[i]);
-    case TypeId::kUInt64: return std::to_string(values<uint64_t>()[i]);
-    case TypeId::kFloat32: return fmt::format("{}", values<float>()[i]);
-    case TypeId::kFloat64: return fmt::format("{}", values<double>()[i]);
-    case TypeId::kDecimal128: return DecimalToString(values<Int128>()[i], t.scale());
-    case TypeId::kDate32: return FormatDate32(values<int32_t>()[i]);
-    case TypeId::kTimestamp: return FormatTimestamp(values<int64_t>()[i], t.unit(), t.timezone());
-    case TypeId::kDuration: return FormatDuration(values<int64_t>()[i], t.unit());
-    case TypeId::kTime64: return FormatTime64(values<int64_t>()[i], t.unit());
+    case TypeId::kNull:
+      return "null";
+    case TypeId::kBool:
+      return BoolValue(i) ? "true" : "false";
+    case TypeId::kInt8:
+      return std::to_string(values<int8_t>()[i]);
+    case TypeId::kInt16:
+      return std::to_string(values<int16_t>()[i]);
+    case TypeId::kInt32:
+      return std::to_string(values<int32_t>()[i]);
+    case TypeId::kInt64:
+      return std::to_string(values<int64_t>()[i]);
+    case TypeId::kUInt8:
+      return std::to_string(values<uint8_t>()[i]);
+    case TypeId::kUInt16:
+      return std::to_string(values<uint16_t>()[i]);
+    case TypeId::kUInt32:
+      return std::to_string(values<uint32_t>()[i]);
+    case TypeId::kUInt64:
+      return std::to_string(values<uint64_t>()[i]);
+    case TypeId::kFloat32:
+      return fmt::format("{}", values<float>()[i]);
+    case TypeId::kFloat64:
+      return fmt::format("{}", values<double>()[i]);
+    case TypeId::kDecimal128:
+      return DecimalToString(values<Int128>()[i], t.scale());
+    case TypeId::kDate32:
+      return FormatDate32(values<int32_t>()[i]);
+    case TypeId::kTimestamp:
+      return FormatTimestamp(values<int64_t>()[i], t.unit(), t.timezone());
+    case TypeId::kDuration:
+      return FormatDuration(values<int64_t>()[i], t.unit());
+    case TypeId::kTime64:
+      return FormatTime64(values<int64_t>()[i], t.unit());
     case TypeId::kString:
-    case TypeId::kLargeString: return std::string(GetView(i));
+    case TypeId::kLargeString:
+      return std::string(GetView(i));
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
     case TypeId::kFixedSizeBinary: {
       std::string out;
-      for (unsigned char c : GetView(i)) out += fmt::format("{:02x}", c);
+      for (unsigned char c : GetView(i))
+        out += fmt::format("{:02x}", c);
       return out;
     }
     case TypeId::kList:
-    case TypeId::kFixedSizeList: return ListValues(i).ToString();
+    case TypeId::kFixedSizeList:
+      return ListValues(i).ToString();
     case TypeId::kStruct: {
       std::string out = "{";
       for (int f = 0; f < num_children(); ++f) {
@@ -392,7 +458,8 @@ std::string Array::ValueToString(int64_t i) const {
       }
       return out + "}";
     }
-    case TypeId::kDictionary: return dictionary().ValueToString(DictionaryIndex(i));
+    case TypeId::kDictionary:
+      return dictionary().ValueToString(DictionaryIndex(i));
   }
   return "?";
 }

@@ -43,8 +43,8 @@ Status BooleanBuilder::FinishInto(ArrayData* out) {
 template <typename Offset>
 Status BaseBinaryBuilder<Offset>::AppendOffset() {
   if (sizeof(Offset) == 4 && data_.size() > INT32_MAX) {
-    return Status::Invalid(fmt::format("{} data exceeds 2 GiB; use the large_ variant",
-                                       type_->ToString()));
+    return Status::Invalid(
+        fmt::format("{} data exceeds 2 GiB; use the large_ variant", type_->ToString()));
   }
   return offsets_.Append<Offset>(static_cast<Offset>(data_.size()));
 }
@@ -60,8 +60,8 @@ Status BaseBinaryBuilder<Offset>::AppendArraySlice(const Array& array, int64_t o
   int64_t base = data_.size() - (last - first) - first;
   FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(length * static_cast<int64_t>(sizeof(Offset))));
   if (sizeof(Offset) == 4 && data_.size() > INT32_MAX) {
-    return Status::Invalid(fmt::format("{} data exceeds 2 GiB; use the large_ variant",
-                                       type_->ToString()));
+    return Status::Invalid(
+        fmt::format("{} data exceeds 2 GiB; use the large_ variant", type_->ToString()));
   }
   for (int64_t i = 1; i <= length; ++i) {
     offsets_.UnsafeAppend<Offset>(static_cast<Offset>(array.ValueOffset(offset + i) + base));
@@ -151,8 +151,7 @@ Status ListBuilder::FinishInto(ArrayData* out) {
 
 // --- fixed_size_list ---------------------------------------------------------------------------
 
-Status FixedSizeListBuilder::AppendArraySlice(const Array& array, int64_t offset,
-                                              int64_t length) {
+Status FixedSizeListBuilder::AppendArraySlice(const Array& array, int64_t offset, int64_t length) {
   FLOTILLA_RETURN_NOT_OK(AppendValidityOf(array, offset, length));
   int64_t n = type_->fixed_size();
   return values_->AppendArraySlice(array.child(0), (array.offset() + offset) * n, length * n);
@@ -171,7 +170,8 @@ Status FixedSizeListBuilder::FinishInto(ArrayData* out) {
 // --- struct ------------------------------------------------------------------------------------
 
 Status StructBuilder::AppendEmptyValues(int64_t n) {
-  for (auto& f : fields_) FLOTILLA_RETURN_NOT_OK(f->AppendNulls(n));
+  for (auto& f : fields_)
+    FLOTILLA_RETURN_NOT_OK(f->AppendNulls(n));
   return Status::OK();
 }
 
@@ -187,8 +187,8 @@ Status StructBuilder::AppendArraySlice(const Array& array, int64_t offset, int64
 Status StructBuilder::FinishInto(ArrayData* out) {
   for (auto& f : fields_) {
     if (f->length() != out->length) {
-      return Status::Invalid(fmt::format("struct field has {} values for {} rows", f->length(),
-                                         out->length));
+      return Status::Invalid(
+          fmt::format("struct field has {} values for {} rows", f->length(), out->length));
     }
     FLOTILLA_ASSIGN_OR_RETURN(Array child, f->Finish());
     out->children.push_back(child.data());
@@ -209,14 +209,25 @@ DictionaryBuilder::~DictionaryBuilder() = default;
 Status DictionaryBuilder::AppendIndex(int64_t index) {
   FLOTILLA_RETURN_NOT_OK(AppendValid());
   switch (type_->index_type()->id()) {
-    case TypeId::kInt8: return static_cast<Int8Builder*>(index_builder_.get())->Append(static_cast<int8_t>(index));
-    case TypeId::kInt16: return static_cast<Int16Builder*>(index_builder_.get())->Append(static_cast<int16_t>(index));
-    case TypeId::kInt32: return static_cast<Int32Builder*>(index_builder_.get())->Append(static_cast<int32_t>(index));
-    case TypeId::kInt64: return static_cast<Int64Builder*>(index_builder_.get())->Append(index);
-    case TypeId::kUInt8: return static_cast<UInt8Builder*>(index_builder_.get())->Append(static_cast<uint8_t>(index));
-    case TypeId::kUInt16: return static_cast<UInt16Builder*>(index_builder_.get())->Append(static_cast<uint16_t>(index));
-    case TypeId::kUInt32: return static_cast<UInt32Builder*>(index_builder_.get())->Append(static_cast<uint32_t>(index));
-    default: return static_cast<UInt64Builder*>(index_builder_.get())->Append(static_cast<uint64_t>(index));
+    case TypeId::kInt8:
+      return static_cast<Int8Builder*>(index_builder_.get())->Append(static_cast<int8_t>(index));
+    case TypeId::kInt16:
+      return static_cast<Int16Builder*>(index_builder_.get())->Append(static_cast<int16_t>(index));
+    case TypeId::kInt32:
+      return static_cast<Int32Builder*>(index_builder_.get())->Append(static_cast<int32_t>(index));
+    case TypeId::kInt64:
+      return static_cast<Int64Builder*>(index_builder_.get())->Append(index);
+    case TypeId::kUInt8:
+      return static_cast<UInt8Builder*>(index_builder_.get())->Append(static_cast<uint8_t>(index));
+    case TypeId::kUInt16:
+      return static_cast<UInt16Builder*>(index_builder_.get())
+          ->Append(static_cast<uint16_t>(index));
+    case TypeId::kUInt32:
+      return static_cast<UInt32Builder*>(index_builder_.get())
+          ->Append(static_cast<uint32_t>(index));
+    default:
+      return static_cast<UInt64Builder*>(index_builder_.get())
+          ->Append(static_cast<uint64_t>(index));
   }
 }
 
@@ -267,7 +278,9 @@ Status DictionaryBuilder::AppendArraySlice(const Array& array, int64_t offset, i
   return Status::OK();
 }
 
-Status DictionaryBuilder::AppendEmptyValues(int64_t n) { return index_builder_->AppendNulls(n); }
+Status DictionaryBuilder::AppendEmptyValues(int64_t n) {
+  return index_builder_->AppendNulls(n);
+}
 
 Status DictionaryBuilder::FinishInto(ArrayData* out) {
   FLOTILLA_ASSIGN_OR_RETURN(Array indices, index_builder_->Finish());
@@ -283,28 +296,43 @@ Status DictionaryBuilder::FinishInto(ArrayData* out) {
 
 Result<std::unique_ptr<ArrayBuilder>> MakeBuilder(const TypePtr& type, MemoryPool* pool) {
   switch (type->id()) {
-    case TypeId::kNull: return std::make_unique<NullBuilder>(pool);
-    case TypeId::kBool: return std::make_unique<BooleanBuilder>(pool);
-    case TypeId::kInt8: return std::make_unique<Int8Builder>(type, pool);
-    case TypeId::kInt16: return std::make_unique<Int16Builder>(type, pool);
+    case TypeId::kNull:
+      return std::make_unique<NullBuilder>(pool);
+    case TypeId::kBool:
+      return std::make_unique<BooleanBuilder>(pool);
+    case TypeId::kInt8:
+      return std::make_unique<Int8Builder>(type, pool);
+    case TypeId::kInt16:
+      return std::make_unique<Int16Builder>(type, pool);
     case TypeId::kInt32:
-    case TypeId::kDate32: return std::make_unique<Int32Builder>(type, pool);
+    case TypeId::kDate32:
+      return std::make_unique<Int32Builder>(type, pool);
     case TypeId::kInt64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
-    case TypeId::kTime64: return std::make_unique<Int64Builder>(type, pool);
-    case TypeId::kUInt8: return std::make_unique<UInt8Builder>(type, pool);
-    case TypeId::kUInt16: return std::make_unique<UInt16Builder>(type, pool);
-    case TypeId::kUInt32: return std::make_unique<UInt32Builder>(type, pool);
-    case TypeId::kUInt64: return std::make_unique<UInt64Builder>(type, pool);
-    case TypeId::kFloat32: return std::make_unique<FloatBuilder>(type, pool);
-    case TypeId::kFloat64: return std::make_unique<DoubleBuilder>(type, pool);
+    case TypeId::kTime64:
+      return std::make_unique<Int64Builder>(type, pool);
+    case TypeId::kUInt8:
+      return std::make_unique<UInt8Builder>(type, pool);
+    case TypeId::kUInt16:
+      return std::make_unique<UInt16Builder>(type, pool);
+    case TypeId::kUInt32:
+      return std::make_unique<UInt32Builder>(type, pool);
+    case TypeId::kUInt64:
+      return std::make_unique<UInt64Builder>(type, pool);
+    case TypeId::kFloat32:
+      return std::make_unique<FloatBuilder>(type, pool);
+    case TypeId::kFloat64:
+      return std::make_unique<DoubleBuilder>(type, pool);
     case TypeId::kDecimal128:
-    case TypeId::kFixedSizeBinary: return std::make_unique<FixedSizeBinaryBuilder>(type, pool);
+    case TypeId::kFixedSizeBinary:
+      return std::make_unique<FixedSizeBinaryBuilder>(type, pool);
     case TypeId::kString:
-    case TypeId::kBinary: return std::make_unique<StringBuilder>(type, pool);
+    case TypeId::kBinary:
+      return std::make_unique<StringBuilder>(type, pool);
     case TypeId::kLargeString:
-    case TypeId::kLargeBinary: return std::make_unique<LargeStringBuilder>(type, pool);
+    case TypeId::kLargeBinary:
+      return std::make_unique<LargeStringBuilder>(type, pool);
     case TypeId::kList: {
       FLOTILLA_ASSIGN_OR_RETURN(auto values, MakeBuilder(type->value_type(), pool));
       return std::make_unique<ListBuilder>(type, std::move(values), pool);

@@ -15,7 +15,8 @@ namespace flotilla {
 
 class ArrayBuilder {
  public:
-  ArrayBuilder(TypePtr type, MemoryPool* pool) : type_(std::move(type)), pool_(pool), validity_(pool) {}
+  ArrayBuilder(TypePtr type, MemoryPool* pool)
+      : type_(std::move(type)), pool_(pool), validity_(pool) {}
   virtual ~ArrayBuilder() = default;
   ArrayBuilder(const ArrayBuilder&) = delete;
   ArrayBuilder& operator=(const ArrayBuilder&) = delete;
@@ -66,10 +67,13 @@ class NumericBuilder : public ArrayBuilder {
     return values_.Append<T>(value);
   }
   Status AppendValues(const T* values, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) FLOTILLA_RETURN_NOT_OK(AppendValid());
+    for (int64_t i = 0; i < n; ++i)
+      FLOTILLA_RETURN_NOT_OK(AppendValid());
     return values_.Append(values, n * static_cast<int64_t>(sizeof(T)));
   }
-  Status Reserve(int64_t n) override { return values_.Reserve(n * static_cast<int64_t>(sizeof(T))); }
+  Status Reserve(int64_t n) override {
+    return values_.Reserve(n * static_cast<int64_t>(sizeof(T)));
+  }
   Status AppendArraySlice(const Array& array, int64_t offset, int64_t length) override {
     FLOTILLA_RETURN_NOT_OK(AppendValidityOf(array, offset, length));
     return values_.Append(array.values<T>() + offset, length * static_cast<int64_t>(sizeof(T)));
@@ -136,7 +140,8 @@ class BaseBinaryBuilder : public ArrayBuilder {
 
  protected:
   Status AppendEmptyValues(int64_t n) override {
-    for (int64_t i = 0; i < n; ++i) FLOTILLA_RETURN_NOT_OK(AppendOffset());
+    for (int64_t i = 0; i < n; ++i)
+      FLOTILLA_RETURN_NOT_OK(AppendOffset());
     return Status::OK();
   }
   Status FinishInto(ArrayData* out) override;

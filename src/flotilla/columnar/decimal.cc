@@ -109,10 +109,14 @@ namespace {
 // Units per second and the digits of a full fraction.
 std::pair<int64_t, int> SecondFraction(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond: return {1, 0};
-    case TimeUnit::kMilli: return {1000, 3};
-    case TimeUnit::kMicro: return {1000000, 6};
-    case TimeUnit::kNano: return {1000000000, 9};
+    case TimeUnit::kSecond:
+      return {1, 0};
+    case TimeUnit::kMilli:
+      return {1000, 3};
+    case TimeUnit::kMicro:
+      return {1000000, 6};
+    case TimeUnit::kNano:
+      return {1000000000, 9};
   }
   return {1, 0};
 }

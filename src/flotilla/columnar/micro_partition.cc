@@ -13,8 +13,7 @@ Result<MicroPartition> MicroPartition::FromBatches(SchemaPtr schema,
   for (size_t i = 0; i < batches.size(); ++i) {
     if (!batches[i].schema()->Equals(*p.schema_)) {
       return Status::TypeError(fmt::format("batch {} has schema\n{}but the partition's is\n{}", i,
-                                           batches[i].schema()->ToString(),
-                                           p.schema_->ToString()));
+                                           batches[i].schema()->ToString(), p.schema_->ToString()));
     }
     p.num_rows_ += batches[i].num_rows();
   }
@@ -35,7 +34,8 @@ MicroPartition MicroPartition::Unloaded(SchemaPtr schema,
 int64_t MicroPartition::size_bytes() const {
   if (!is_loaded()) return size_estimate_;
   int64_t total = 0;
-  for (const auto& b : batches_) total += b.TotalBufferSize();
+  for (const auto& b : batches_)
+    total += b.TotalBufferSize();
   return total;
 }
 
@@ -55,8 +55,8 @@ Status MicroPartition::SetStatistics(std::vector<ColumnStatistics> statistics) {
   }
   for (size_t i = 0; i < statistics.size(); ++i) {
     for (const Array* a : {&statistics[i].min, &statistics[i].max}) {
-      if (a->valid() && (!a->type()->Equals(*schema_->field(static_cast<int>(i)).type) ||
-                         a->length() != 1)) {
+      if (a->valid() &&
+          (!a->type()->Equals(*schema_->field(static_cast<int>(i)).type) || a->length() != 1)) {
         return Status::TypeError("statistics for column '" +
                                  schema_->field(static_cast<int>(i)).name +
                                  "' must be one value of the column's type");
@@ -85,8 +85,8 @@ std::string MicroPartition::ToString() const {
   if (!is_loaded()) {
     return fmt::format("MicroPartition(unloaded: {}, ~{} rows)", source_->ToString(), num_rows_);
   }
-  return fmt::format("MicroPartition({} rows in {} batches, {} bytes)", num_rows_,
-                     batches_.size(), size_bytes());
+  return fmt::format("MicroPartition({} rows in {} batches, {} bytes)", num_rows_, batches_.size(),
+                     size_bytes());
 }
 
 }  // namespace flotilla

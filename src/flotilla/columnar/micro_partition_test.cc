@@ -23,9 +23,7 @@ class CountingSource : public PartitionSource {
 
 class FailingSource : public PartitionSource {
  public:
-  Result<std::vector<RecordBatch>> Load() const override {
-    return Status::IOError("disk on fire");
-  }
+  Result<std::vector<RecordBatch>> Load() const override { return Status::IOError("disk on fire"); }
   std::string ToString() const override { return "file 'x.arrow'"; }
 };
 

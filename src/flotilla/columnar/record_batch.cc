@@ -60,9 +60,11 @@ Result<Array> RecordBatch::GetColumn(std::string_view name) const {
 RecordBatch RecordBatch::Slice(int64_t offset, int64_t length) const {
   std::vector<Array> cols;
   cols.reserve(columns_.size());
-  for (const auto& c : columns_) cols.push_back(c.Slice(offset, length));
-  int64_t rows = cols.empty() ? std::clamp<int64_t>(length, 0, std::max<int64_t>(0, num_rows_ - offset))
-                              : cols[0].length();
+  for (const auto& c : columns_)
+    cols.push_back(c.Slice(offset, length));
+  int64_t rows = cols.empty()
+                     ? std::clamp<int64_t>(length, 0, std::max<int64_t>(0, num_rows_ - offset))
+                     : cols[0].length();
   return RecordBatch(schema_, std::move(cols), rows);
 }
 
@@ -71,8 +73,8 @@ Result<RecordBatch> RecordBatch::SelectColumns(const std::vector<int>& indices) 
   std::vector<Array> cols;
   for (int i : indices) {
     if (i < 0 || i >= num_columns()) {
-      return Status::IndexError(fmt::format("column index {} out of range for {} columns", i,
-                                            num_columns()));
+      return Status::IndexError(
+          fmt::format("column index {} out of range for {} columns", i, num_columns()));
     }
     fields.push_back(schema_->field(i));
     cols.push_back(columns_[i]);
@@ -83,15 +85,18 @@ Result<RecordBatch> RecordBatch::SelectColumns(const std::vector<int>& indices) 
 
 int64_t TotalBufferSize(const ArrayData& array) {
   int64_t total = 0;
-  for (const auto& b : array.buffers) total += b ? b->size() : 0;
-  for (const auto& c : array.children) total += c ? TotalBufferSize(*c) : 0;
+  for (const auto& b : array.buffers)
+    total += b ? b->size() : 0;
+  for (const auto& c : array.children)
+    total += c ? TotalBufferSize(*c) : 0;
   if (array.dictionary) total += TotalBufferSize(*array.dictionary);
   return total;
 }
 
 int64_t RecordBatch::TotalBufferSize() const {
   int64_t total = 0;
-  for (const auto& c : columns_) total += flotilla::TotalBufferSize(*c.data());
+  for (const auto& c : columns_)
+    total += flotilla::TotalBufferSize(*c.data());
   return total;
 }
 

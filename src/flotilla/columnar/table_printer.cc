@@ -84,7 +84,8 @@ std::string Rule(const std::vector<int>& widths, const char* left, const char* m
   std::string out = left;
   for (size_t c = 0; c < widths.size(); ++c) {
     if (c) out += mid;
-    for (int i = 0; i < widths[c] + 2; ++i) out += "─";
+    for (int i = 0; i < widths[c] + 2; ++i)
+      out += "─";
   }
   return out + right + "\n";
 }
@@ -94,21 +95,25 @@ std::string Rule(const std::vector<int>& widths, const char* left, const char* m
 int DisplayWidth(std::string_view text) {
   int width = 0;
   size_t i = 0;
-  while (i < text.size()) width += CodePointWidth(NextCodePoint(text, &i));
+  while (i < text.size())
+    width += CodePointWidth(NextCodePoint(text, &i));
   return width;
 }
 
 std::string FormatTable(const Schema& schema, const std::vector<RecordBatch>& batches,
                         const TablePrintOptions& options) {
   int64_t total = 0;
-  for (const auto& b : batches) total += b.num_rows();
+  for (const auto& b : batches)
+    total += b.num_rows();
   // Which rows to show: all, or the head and the tail around a "…" row.
   std::vector<int64_t> shown;
   bool elided = total > options.max_rows;
   int64_t head = elided ? (options.max_rows + 1) / 2 : total;
   int64_t tail = elided ? options.max_rows / 2 : 0;
-  for (int64_t r = 0; r < head; ++r) shown.push_back(r);
-  for (int64_t r = total - tail; r < total; ++r) shown.push_back(r);
+  for (int64_t r = 0; r < head; ++r)
+    shown.push_back(r);
+  for (int64_t r = total - tail; r < total; ++r)
+    shown.push_back(r);
 
   const int ncols = schema.num_fields();
   std::vector<std::vector<std::string>> cells(ncols);
@@ -121,10 +126,11 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatch>& ba
   size_t batch = 0;
   int64_t batch_start = 0;
   for (int64_t row : shown) {
-    while (row >= batch_start + batches[batch].num_rows()) batch_start += batches[batch++].num_rows();
+    while (row >= batch_start + batches[batch].num_rows())
+      batch_start += batches[batch++].num_rows();
     for (int c = 0; c < ncols; ++c) {
-      std::string v = Fit(batches[batch].column(c).ValueToString(row - batch_start),
-                          options.max_column_width);
+      std::string v =
+          Fit(batches[batch].column(c).ValueToString(row - batch_start), options.max_column_width);
       widths[c] = std::max(widths[c], DisplayWidth(v));
       cells[c].push_back(std::move(v));
     }
@@ -156,7 +162,8 @@ std::string FormatTable(const Schema& schema, const std::vector<RecordBatch>& ba
   for (size_t r = 0; r < shown.size(); ++r) {
     if (elided && static_cast<int64_t>(r) == head) {
       out += "│";
-      for (int c = 0; c < visible; ++c) out += " " + Pad("…", w[c], false) + " │";
+      for (int c = 0; c < visible; ++c)
+        out += " " + Pad("…", w[c], false) + " │";
       out += "\n";
     }
     out += "│";

@@ -10,12 +10,13 @@ namespace {
 RecordBatch SmallBatch() {
   Int64Builder ids(int64());
   StringBuilder names(utf8());
-  for (int i = 1; i <= 3; ++i) EXPECT_TRUE(ids.Append(i * 10).ok());
+  for (int i = 1; i <= 3; ++i)
+    EXPECT_TRUE(ids.Append(i * 10).ok());
   EXPECT_TRUE(names.Append("alpha").ok());
   EXPECT_TRUE(names.AppendNull().ok());
   EXPECT_TRUE(names.Append("a much longer value than fits").ok());
-  return RecordBatch::FromColumns({{"id", ids.Finish().ValueOrDie()},
-                                   {"name", names.Finish().ValueOrDie()}})
+  return RecordBatch::FromColumns(
+             {{"id", ids.Finish().ValueOrDie()}, {"name", names.Finish().ValueOrDie()}})
       .ValueOrDie();
 }
 
@@ -37,7 +38,8 @@ TEST(TablePrinterTest, AlignsColumnsAndShowsTypes) {
 
 TEST(TablePrinterTest, ElidesMiddleRows) {
   Int32Builder b(int32());
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(b.Append(i).ok());
+  for (int i = 0; i < 10; ++i)
+    ASSERT_TRUE(b.Append(i).ok());
   auto batch = RecordBatch::FromColumns({{"n", b.Finish().ValueOrDie()}}).ValueOrDie();
   TablePrintOptions options;
   options.max_rows = 4;

@@ -16,12 +16,14 @@ inline char AsciiUpper(char c) {
 
 inline std::string AsciiLower(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = AsciiLower(c);
+  for (char& c : out)
+    c = AsciiLower(c);
   return out;
 }
 inline std::string AsciiUpper(std::string_view text) {
   std::string out(text);
-  for (char& c : out) c = AsciiUpper(c);
+  for (char& c : out)
+    c = AsciiUpper(c);
   return out;
 }
 

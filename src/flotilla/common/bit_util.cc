@@ -9,14 +9,17 @@ int64_t CountSetBits(const uint8_t* bits, int64_t offset, int64_t length) {
   int64_t i = offset;
   const int64_t end = offset + length;
   // Leading bits up to a byte boundary, then whole 64-bit words, then the tail.
-  for (; i < end && (i & 7) != 0; ++i) count += GetBit(bits, i);
+  for (; i < end && (i & 7) != 0; ++i)
+    count += GetBit(bits, i);
   for (; i + 64 <= end; i += 64) {
     uint64_t word;
     std::memcpy(&word, bits + (i >> 3), 8);
     count += std::popcount(word);
   }
-  for (; i + 8 <= end; i += 8) count += std::popcount(static_cast<unsigned>(bits[i >> 3]));
-  for (; i < end; ++i) count += GetBit(bits, i);
+  for (; i + 8 <= end; i += 8)
+    count += std::popcount(static_cast<unsigned>(bits[i >> 3]));
+  for (; i < end; ++i)
+    count += GetBit(bits, i);
   return count;
 }
 
@@ -45,19 +48,22 @@ void CopyBitmap(const uint8_t* src, int64_t src_offset, int64_t length, uint8_t*
     dst[(dst_offset + i) >> 3] =
         shift == 0 ? p[0] : static_cast<uint8_t>((p[0] >> shift) | (p[1] << (8 - shift)));
   }
-  for (; i < length; ++i) SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
+  for (; i < length; ++i)
+    SetBitTo(dst, dst_offset + i, GetBit(src, src_offset + i));
 }
 
 void SetBitsTo(uint8_t* bits, int64_t offset, int64_t length, bool value) {
   int64_t i = offset;
   const int64_t end = offset + length;
-  for (; i < end && (i & 7) != 0; ++i) SetBitTo(bits, i, value);
+  for (; i < end && (i & 7) != 0; ++i)
+    SetBitTo(bits, i, value);
   int64_t whole_bytes = (end - i) >> 3;
   if (whole_bytes > 0) {
     std::memset(bits + (i >> 3), value ? 0xFF : 0, static_cast<size_t>(whole_bytes));
   }
   i += whole_bytes * 8;
-  for (; i < end; ++i) SetBitTo(bits, i, value);
+  for (; i < end; ++i)
+    SetBitTo(bits, i, value);
 }
 
 }  // namespace flotilla::bit_util

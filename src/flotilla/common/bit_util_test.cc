@@ -11,7 +11,8 @@ namespace {
 TEST(BitUtil, CopyBitmapAtEveryOffsetPairMatchesBitByBit) {
   std::mt19937 rng(3);
   std::vector<uint8_t> src(40);
-  for (uint8_t& b : src) b = static_cast<uint8_t>(rng());
+  for (uint8_t& b : src)
+    b = static_cast<uint8_t>(rng());
   for (int64_t src_offset = 0; src_offset < 16; ++src_offset) {
     for (int64_t dst_offset = 0; dst_offset < 16; ++dst_offset) {
       for (int64_t length : {0, 1, 7, 8, 9, 63, 64, 65, 200}) {
@@ -20,11 +21,11 @@ TEST(BitUtil, CopyBitmapAtEveryOffsetPairMatchesBitByBit) {
         CopyBitmap(src.data(), src_offset, length, dst.data(), dst_offset);
         for (int64_t i = 0; i < 40 * 8; ++i) {
           const bool inside = i >= dst_offset && i < dst_offset + length;
-          const bool expected = inside ? GetBit(src.data(), src_offset + i - dst_offset)
-                                       : GetBit(before.data(), i);
+          const bool expected =
+              inside ? GetBit(src.data(), src_offset + i - dst_offset) : GetBit(before.data(), i);
           ASSERT_EQ(GetBit(dst.data(), i), expected)
-              << "src " << src_offset << " dst " << dst_offset << " length " << length
-              << " bit " << i;
+              << "src " << src_offset << " dst " << dst_offset << " length " << length << " bit "
+              << i;
         }
       }
     }

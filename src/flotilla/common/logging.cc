@@ -1,12 +1,13 @@
 #include "flotilla/common/logging.h"
 
+#include <strings.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
-#include <strings.h>
 
 namespace flotilla::log {
 namespace {
@@ -15,9 +16,8 @@ Level LevelFromEnvironment() {
   const char* env = std::getenv("FLOTILLA_LOG");
   Level level = Level::kWarn;
   if (env != nullptr && !ParseLevel(env, &level)) {
-    std::fprintf(stderr,
-                 "flotilla: ignoring FLOTILLA_LOG='%s'; use debug, info, warn, error or off\n",
-                 env);
+    std::fprintf(
+        stderr, "flotilla: ignoring FLOTILLA_LOG='%s'; use debug, info, warn, error or off\n", env);
   }
   return level;
 }
@@ -39,11 +39,16 @@ std::string& Tag() {
 
 const char* LevelName(Level level) {
   switch (level) {
-    case Level::kDebug: return "DEBUG";
-    case Level::kInfo: return "INFO";
-    case Level::kWarn: return "WARN";
-    case Level::kError: return "ERROR";
-    case Level::kOff: return "OFF";
+    case Level::kDebug:
+      return "DEBUG";
+    case Level::kInfo:
+      return "INFO";
+    case Level::kWarn:
+      return "WARN";
+    case Level::kError:
+      return "ERROR";
+    case Level::kOff:
+      return "OFF";
   }
   return "?";
 }
@@ -68,9 +73,13 @@ bool ParseLevel(std::string_view text, Level* out) {
   return false;
 }
 
-Level CurrentLevel() { return static_cast<Level>(LevelSlot().load(std::memory_order_relaxed)); }
+Level CurrentLevel() {
+  return static_cast<Level>(LevelSlot().load(std::memory_order_relaxed));
+}
 
-void SetLevel(Level level) { LevelSlot().store(static_cast<int>(level)); }
+void SetLevel(Level level) {
+  LevelSlot().store(static_cast<int>(level));
+}
 
 void SetTag(std::string tag) {
   std::lock_guard<std::mutex> lock(WriteMutex());
@@ -92,8 +101,7 @@ void Write(Level level, std::string_view message) {
                  static_cast<int>(message.size()), message.data());
   } else {
     std::fprintf(stderr, "[%s.%03d %s %s] %.*s\n", stamp, static_cast<int>(millis),
-                 LevelName(level), Tag().c_str(), static_cast<int>(message.size()),
-                 message.data());
+                 LevelName(level), Tag().c_str(), static_cast<int>(message.size()), message.data());
   }
 }
 

@@ -20,7 +20,9 @@ void SetTag(std::string tag);
 
 void Write(Level level, std::string_view message);
 
-inline bool Enabled(Level level) { return level >= CurrentLevel(); }
+inline bool Enabled(Level level) {
+  return level >= CurrentLevel();
+}
 
 template <typename... Args>
 void Debug(fmt::format_string<Args...> f, Args&&... args) {

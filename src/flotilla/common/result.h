@@ -19,7 +19,7 @@ class [[nodiscard]] Result {
                                                     !std::is_same_v<std::decay_t<U>, T> &&
                                                     !std::is_same_v<std::decay_t<U>, Status>>>
   Result(U&& value) : value_(T(std::forward<U>(value))) {}  // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
+  Result(Status status) : status_(std::move(status)) {      // NOLINT: implicit by design
     if (status_.ok()) status_ = Status::Internal("Result constructed from an OK Status");
   }
 

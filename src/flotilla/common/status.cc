@@ -7,16 +7,26 @@ namespace flotilla {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalid: return "Invalid";
-    case StatusCode::kTypeError: return "Type error";
-    case StatusCode::kKeyError: return "Key error";
-    case StatusCode::kIndexError: return "Index error";
-    case StatusCode::kIOError: return "IO error";
-    case StatusCode::kOutOfMemory: return "Out of memory";
-    case StatusCode::kNotImplemented: return "Not implemented";
-    case StatusCode::kCancelled: return "Cancelled";
-    case StatusCode::kInternal: return "Internal error";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalid:
+      return "Invalid";
+    case StatusCode::kTypeError:
+      return "Type error";
+    case StatusCode::kKeyError:
+      return "Key error";
+    case StatusCode::kIndexError:
+      return "Index error";
+    case StatusCode::kIOError:
+      return "IO error";
+    case StatusCode::kOutOfMemory:
+      return "Out of memory";
+    case StatusCode::kNotImplemented:
+      return "Not implemented";
+    case StatusCode::kCancelled:
+      return "Cancelled";
+    case StatusCode::kInternal:
+      return "Internal error";
   }
   return "Unknown";
 }

@@ -73,18 +73,20 @@ class [[nodiscard]] Status {
 #define FLOTILLA_CONCAT(a, b) FLOTILLA_CONCAT_IMPL(a, b)
 
 /// Returns the Status from the enclosing function when `expr` is not OK.
-#define FLOTILLA_RETURN_NOT_OK(expr)                         \
-  do {                                                       \
-    ::flotilla::Status _st = ::flotilla::ToStatus((expr));   \
-    if (!_st.ok()) return _st;                               \
+#define FLOTILLA_RETURN_NOT_OK(expr)                       \
+  do {                                                     \
+    ::flotilla::Status _st = ::flotilla::ToStatus((expr)); \
+    if (!_st.ok()) return _st;                             \
   } while (false)
 
 /// Fails with Invalid(message) when `cond` is false.
-#define FLOTILLA_RETURN_IF_NOT(cond, message)                                 \
-  do {                                                                        \
-    if (!(cond)) return ::flotilla::Status::Invalid(message);                 \
+#define FLOTILLA_RETURN_IF_NOT(cond, message)                 \
+  do {                                                        \
+    if (!(cond)) return ::flotilla::Status::Invalid(message); \
   } while (false)
 
 namespace flotilla {
-inline const Status& ToStatus(const Status& s) { return s; }
+inline const Status& ToStatus(const Status& s) {
+  return s;
+}
 }  // namespace flotilla

@@ -318,17 +318,20 @@ Status DecimalLoopForShape(DecimalCall& c) {
 // overflow test and works on 64-bit words. Inputs without nulls only, so null rows keep the
 // general path's zero.
 template <bool kLeftScalar, bool kRightScalar>
-void NarrowDecimalLoop(ArithmeticOp op, const int64_t* a, const int64_t* b, int64_t fx,
-                       int64_t fy, int64_t n, Int128* out) {
+void NarrowDecimalLoop(ArithmeticOp op, const int64_t* a, const int64_t* b, int64_t fx, int64_t fy,
+                       int64_t n, Int128* out) {
   // Words 0, 2, 4, ...: the low halves of little-endian 128-bit values.
   auto x = [&](int64_t i) { return a[kLeftScalar ? 0 : 2 * i]; };
   auto y = [&](int64_t i) { return b[kRightScalar ? 0 : 2 * i]; };
   if (op == ArithmeticOp::kMultiply) {
-    for (int64_t i = 0; i < n; ++i) out[i] = Int128{x(i)} * y(i);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = Int128{x(i)} * y(i);
   } else if (op == ArithmeticOp::kAdd) {
-    for (int64_t i = 0; i < n; ++i) out[i] = Int128{x(i) * fx + y(i) * fy};
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = Int128{x(i) * fx + y(i) * fy};
   } else {
-    for (int64_t i = 0; i < n; ++i) out[i] = Int128{x(i) * fx - y(i) * fy};
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = Int128{x(i) * fx - y(i) * fy};
   }
 }
 

@@ -132,9 +132,9 @@ TEST(ArithmeticTest, DecimalsWithoutNullsOfAtMost18DigitsInEveryShape) {
   EXPECT_ARRAYS_EQUAL(Decimals(16, 2, {"-0.95", "-0.90", "-1.00"}),
                       Apply(ArithmeticOp::kSubtract, discount, one));
   // Different scales: 12.34 + 0.006 at scale 3.
-  EXPECT_ARRAYS_EQUAL(Decimals(17, 3, {"12.346", "-12.334"}),
-                      Apply(ArithmeticOp::kAdd, Decimals(15, 2, {"12.34", "-12.34"}),
-                            Decimals(4, 3, {"0.006"})));
+  EXPECT_ARRAYS_EQUAL(
+      Decimals(17, 3, {"12.346", "-12.334"}),
+      Apply(ArithmeticOp::kAdd, Decimals(15, 2, {"12.34", "-12.34"}), Decimals(4, 3, {"0.006"})));
 }
 
 TEST(ArithmeticTest, DecimalRoundingDivisionByZeroAndOverflow) {

@@ -27,7 +27,8 @@ Result<Array> Kleene(const Array& left, const Array& right, int64_t n, bool domi
     const uint8_t* a = left.raw_values() + left.offset() / 8;
     const uint8_t* b = right.raw_values() + right.offset() / 8;
     const int64_t bytes = bit_util::BytesForBits(n);
-    for (int64_t i = 0; i < bytes; ++i) out[i] = dominant ? (a[i] | b[i]) : (a[i] & b[i]);
+    for (int64_t i = 0; i < bytes; ++i)
+      out[i] = dominant ? (a[i] | b[i]) : (a[i] & b[i]);
     if (n % 8 != 0) out[bytes - 1] &= static_cast<uint8_t>((1u << (n % 8)) - 1);
     return MakeFixedWidthArray(boolean(), n, nullptr, 0, std::move(bits));
   }

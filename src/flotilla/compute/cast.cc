@@ -82,9 +82,9 @@ bool FloatToDecimal(double d, int32_t precision, int32_t scale, Int128* out) {
   // text, to the same effect): -0.725, stored just above -0.725, becomes -0.73 at scale 2, as
   // its reader expects. Wider scales, where the double product stops being exact for whole
   // numbers, scale in long double.
-  const long double scaled =
-      scale <= 15 ? static_cast<long double>(std::round(d * std::pow(10.0, scale)))
-                  : std::round(static_cast<long double>(d) * std::pow(10.0L, scale));
+  const long double scaled = scale <= 15
+                                 ? static_cast<long double>(std::round(d * std::pow(10.0, scale)))
+                                 : std::round(static_cast<long double>(d) * std::pow(10.0L, scale));
   if (std::fabs(scaled) >= std::pow(10.0L, precision)) return false;
   *out = static_cast<Int128>(scaled);
   return true;
@@ -270,18 +270,18 @@ Result<Array> CastToTimestamp(const Array& in, const TypePtr& to, const CastOpti
 }
 
 bool IsNested(const DataType& t) {
-  return t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList ||
-         t.id() == TypeId::kStruct;
+  return t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList || t.id() == TypeId::kStruct;
 }
 
 // A string inside a list or struct is quoted, as DuckDB's casts quote it, when it could be
 // misread: empty, "null" in any case, with a separator or quote, or space at either end.
 void AppendNestedString(std::string_view s, std::string* out) {
-  const bool quote =
-      s.empty() || (s.size() == 4 && (s[0] | 32) == 'n' && (s[1] | 32) == 'u' &&
-                    (s[2] | 32) == 'l' && (s[3] | 32) == 'l') ||
-      s.find_first_of(",[]{}:'\"") != std::string_view::npos || std::isspace(static_cast<unsigned char>(s.front())) ||
-      std::isspace(static_cast<unsigned char>(s.back()));
+  const bool quote = s.empty() ||
+                     (s.size() == 4 && (s[0] | 32) == 'n' && (s[1] | 32) == 'u' &&
+                      (s[2] | 32) == 'l' && (s[3] | 32) == 'l') ||
+                     s.find_first_of(",[]{}:'\"") != std::string_view::npos ||
+                     std::isspace(static_cast<unsigned char>(s.front())) ||
+                     std::isspace(static_cast<unsigned char>(s.back()));
   if (!quote) {
     out->append(s);
     return;

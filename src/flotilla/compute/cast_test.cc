@@ -5,8 +5,8 @@
 #include <cmath>
 #include <limits>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/compute/parse.h"
+#include "tests/support/literal_arrays.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::compute {

@@ -2,8 +2,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/arithmetic.h"
@@ -121,10 +121,12 @@ Result<Array> Decimals(CompareOp op, const Array& left, const Array& right, int6
   // A constant on the side of the smaller scale (`l_quantity >= 1`) is rescaled once.
   Int128 constant;
   if (right.length() == 1 && n != 1 && s2 < s1 && !__builtin_mul_overflow(b[0], fb, &constant)) {
-    return Loop(op, left, right, n, [a, constant](int64_t i, int64_t) { return ThreeWay(a[i], constant); });
+    return Loop(op, left, right, n,
+                [a, constant](int64_t i, int64_t) { return ThreeWay(a[i], constant); });
   }
   if (left.length() == 1 && n != 1 && s1 < s2 && !__builtin_mul_overflow(a[0], fa, &constant)) {
-    return Loop(op, left, right, n, [b, constant](int64_t, int64_t j) { return ThreeWay(constant, b[j]); });
+    return Loop(op, left, right, n,
+                [b, constant](int64_t, int64_t j) { return ThreeWay(constant, b[j]); });
   }
   return Loop(op, left, right, n, [=](int64_t i, int64_t j) {
     Int128 x, y;
@@ -185,7 +187,8 @@ Status CheckComparable(const DataType& left, const DataType& right) {
   if (left.id() == TypeId::kDecimal128 && right.id() == TypeId::kDecimal128) return Status::OK();
   const bool orderable = left.is_numeric() || left.is_binary_like() || left.id() == TypeId::kBool ||
                          left.id() == TypeId::kDate32 || left.id() == TypeId::kTimestamp ||
-                         left.id() == TypeId::kDuration || left.id() == TypeId::kTime64 || left.id() == TypeId::kFixedSizeBinary;
+                         left.id() == TypeId::kDuration || left.id() == TypeId::kTime64 ||
+                         left.id() == TypeId::kFixedSizeBinary;
   if (orderable && left.Equals(right)) return Status::OK();
   return Status::TypeError("cannot compare " + left.ToString() + " with " + right.ToString());
 }

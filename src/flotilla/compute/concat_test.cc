@@ -4,8 +4,8 @@
 
 #include <set>
 
-#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::compute {
 namespace {

@@ -137,8 +137,7 @@ Result<RecordBatch> Explode(const RecordBatch& batch, const std::vector<int>& li
       if (identity) {
         columns[c] = batch.column(c);
       } else {
-        FLOTILLA_ASSIGN_OR_RETURN(columns[c],
-                                  internal::Gather(batch.column(c), repeat, pool));
+        FLOTILLA_ASSIGN_OR_RETURN(columns[c], internal::Gather(batch.column(c), repeat, pool));
       }
       continue;
     }

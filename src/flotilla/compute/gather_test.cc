@@ -6,8 +6,8 @@
 #include <random>
 #include <string>
 
-#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::compute::internal {
 namespace {

@@ -19,7 +19,6 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-
 // Reads exactly 1..max_digits digits at `*pos`.
 bool ReadNumber(std::string_view s, size_t* pos, int max_digits, int64_t* out) {
   int64_t v = 0;

@@ -8,10 +8,10 @@
 
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/hash.h"
-#include "tests/support/literal_arrays.h"
 #include "flotilla/compute/sample.h"
 #include "flotilla/compute/sort.h"
 #include "flotilla/compute/take.h"
+#include "tests/support/literal_arrays.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::compute {

@@ -269,8 +269,8 @@ Result<RowComparator> RowComparator::Make(const RecordBatch& left, const RecordB
     const Array& column = left.column(key.column);
     FLOTILLA_RETURN_NOT_OK(
         internal::CheckSortable(*column.type(), left.schema()->field(key.column).name));
-    FLOTILLA_ASSIGN_OR_RETURN(auto comparator, internal::MakeKeyComparator(
-                                                   column, right.column(key.column), key));
+    FLOTILLA_ASSIGN_OR_RETURN(auto comparator,
+                              internal::MakeKeyComparator(column, right.column(key.column), key));
     out.keys_.push_back(std::move(comparator));
   }
   return out;

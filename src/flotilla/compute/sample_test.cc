@@ -6,8 +6,8 @@
 #include <cmath>
 #include <numeric>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/compute/take.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::compute {
 namespace {

@@ -9,8 +9,8 @@
 
 #include "flotilla/columnar/decimal.h"
 #include "flotilla/compute/take.h"
-#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::compute {
 namespace {

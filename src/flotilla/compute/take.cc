@@ -97,7 +97,8 @@ Result<Array> TakeIndices(const std::vector<int64_t>& indices) {
 Result<Array> TakeIndices(int64_t n, const std::function<int64_t(int64_t)>& at) {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
   auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-  for (int64_t i = 0; i < n; ++i) out[i] = at(i);
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = at(i);
   return compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values));
 }
 

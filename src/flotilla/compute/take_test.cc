@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/reference_kernels.h"
 #include "tests/support/random_data.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::compute {
 namespace {

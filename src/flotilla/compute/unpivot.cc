@@ -132,8 +132,7 @@ Result<RecordBatch> Unpivot(const RecordBatch& batch, const std::vector<int>& id
     FLOTILLA_ASSIGN_OR_RETURN(Array repeat,
                               IndexArray(total, pool, [v](int64_t k) { return k / v; }));
     for (int c : id_columns) {
-      FLOTILLA_ASSIGN_OR_RETURN(Array taken,
-                                internal::Gather(batch.column(c), repeat, pool));
+      FLOTILLA_ASSIGN_OR_RETURN(Array taken, internal::Gather(batch.column(c), repeat, pool));
       columns.push_back(std::move(taken));
     }
   }

@@ -18,7 +18,8 @@ using expr::ExprPtr;
 
 Result<DataFrame> Scan(Result<io::FileScan> scan) {
   if (!scan.ok()) return scan.status();
-  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, exec::MakeScan(scan->schema, std::move(scan->tasks)));
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan,
+                            exec::MakeScan(scan->schema, std::move(scan->tasks)));
   return DataFrame(plan);
 }
 
@@ -63,7 +64,8 @@ Result<exec::PlanPtr> PlanAggregation(const exec::PlanPtr& input, std::vector<Ex
     FLOTILLA_ASSIGN_OR_RETURN(
         ExprPtr rewritten, expr::Rewrite(bare, [&](const ExprPtr& n) -> Result<ExprPtr> {
           auto key = key_names.find(n->ToString());
-          if (key != key_names.end() && n->kind() != ExprKind::kLiteral) return expr::Column(key->second);
+          if (key != key_names.end() && n->kind() != ExprKind::kLiteral)
+            return expr::Column(key->second);
           if (n->kind() == ExprKind::kAggregate) {
             const std::string name = "__a" + std::to_string(next++);
             specs.push_back({n->name(), n->children(), name});
@@ -100,7 +102,9 @@ Result<DataFrame> DataFrame::FromBatches(SchemaPtr schema, std::vector<RecordBat
   return Wrap(exec::MakeInMemorySource(std::move(schema), std::move(batches)));
 }
 
-std::vector<std::string> DataFrame::column_names() const { return schema()->field_names(); }
+std::vector<std::string> DataFrame::column_names() const {
+  return schema()->field_names();
+}
 
 Result<DataFrame> DataFrame::Select(std::vector<ExprPtr> columns) const {
   return Wrap(exec::MakeProject(plan_, std::move(columns)));
@@ -113,7 +117,8 @@ Result<DataFrame> DataFrame::Select(const std::vector<std::string>& names) const
   return Select(std::move(columns));
 }
 
-Result<DataFrame> DataFrame::WithColumns(std::vector<std::pair<std::string, ExprPtr>> columns) const {
+Result<DataFrame> DataFrame::WithColumns(
+    std::vector<std::pair<std::string, ExprPtr>> columns) const {
   std::vector<ExprPtr> out;
   std::set<std::string> replaced;
   for (const Field& f : schema()->fields()) {
@@ -135,7 +140,8 @@ Result<DataFrame> DataFrame::WithColumn(const std::string& name, ExprPtr value) 
   return WithColumns({{name, std::move(value)}});
 }
 
-Result<DataFrame> DataFrame::WithColumnRenamed(const std::string& from, const std::string& to) const {
+Result<DataFrame> DataFrame::WithColumnRenamed(const std::string& from,
+                                               const std::string& to) const {
   if (schema()->GetFieldIndex(from) < 0) {
     return Status::KeyError("with_column_renamed: no column '" + from + "'");
   }
@@ -189,11 +195,12 @@ Result<DataFrame> DataFrame::Join(const DataFrame& right, std::vector<ExprPtr> l
   } else if (how == "anti") {
     type = exec::JoinType::kAnti;
   } else {
-    return Status::Invalid("join: how must be inner, left, right, outer, semi, anti or cross, got '" +
-                           how + "'");
+    return Status::Invalid(
+        "join: how must be inner, left, right, outer, semi, anti or cross, got '" + how + "'");
   }
   if (left_on.size() != right_on.size() || left_on.empty()) {
-    return Status::Invalid("join: left_on and right_on must name the same number of keys (at least one)");
+    return Status::Invalid(
+        "join: left_on and right_on must name the same number of keys (at least one)");
   }
   FLOTILLA_RETURN_NOT_OK(
       optimizer::CoerceJoinKeys(*schema(), *right.schema(), &left_on, &right_on));
@@ -282,11 +289,13 @@ Result<DataFrame> DataFrame::WithMonotonicId(const std::string& name) const {
 Result<DataFrame> DataFrame::WithWindow(std::vector<ExprPtr> partition_by,
                                         std::vector<SortBy> order_by,
                                         std::vector<exec::WindowExpression> functions) const {
-  return Wrap(exec::MakeWindow(plan_, std::move(partition_by), SortSpecs(order_by),
-                               std::move(functions)));
+  return Wrap(
+      exec::MakeWindow(plan_, std::move(partition_by), SortSpecs(order_by), std::move(functions)));
 }
 
-Result<exec::PlanPtr> DataFrame::OptimizedPlan() const { return optimizer::Optimize(plan_); }
+Result<exec::PlanPtr> DataFrame::OptimizedPlan() const {
+  return optimizer::Optimize(plan_);
+}
 
 Result<exec::QueryResult> DataFrame::Collect(const exec::ExecOptions& options) const {
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, OptimizedPlan());
@@ -299,15 +308,16 @@ Result<RecordBatch> DataFrame::ToBatch(const exec::ExecOptions& options) const {
 }
 
 Result<int64_t> DataFrame::CountRows(const exec::ExecOptions& options) const {
-  FLOTILLA_ASSIGN_OR_RETURN(DataFrame counted, Agg({expr::Alias(expr::Aggregate("count_star", {}), "count")}));
+  FLOTILLA_ASSIGN_OR_RETURN(DataFrame counted,
+                            Agg({expr::Alias(expr::Aggregate("count_star", {}), "count")}));
   FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, counted.ToBatch(options));
   return batch.column(0).values<int64_t>()[0];
 }
 
 Result<std::string> DataFrame::Explain(bool analyze, const exec::ExecOptions& options) const {
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr optimized, OptimizedPlan());
-  std::string out = "== Logical plan ==\n" + exec::PlanToString(*plan_) +
-                    "== Optimized plan ==\n" + exec::PlanToString(*optimized);
+  std::string out = "== Logical plan ==\n" + exec::PlanToString(*plan_) + "== Optimized plan ==\n" +
+                    exec::PlanToString(*optimized);
   FLOTILLA_ASSIGN_OR_RETURN(std::string pipelines, exec::ExplainPipelines(optimized, options));
   out += "== Physical plan (pipelines, in run order) ==\n" + pipelines;
   if (analyze) {
@@ -317,7 +327,8 @@ Result<std::string> DataFrame::Explain(bool analyze, const exec::ExecOptions& op
   return out;
 }
 
-Result<RecordBatch> DataFrame::Write(const std::string& root, const io::DatasetWriteOptions& options,
+Result<RecordBatch> DataFrame::Write(const std::string& root,
+                                     const io::DatasetWriteOptions& options,
                                      const exec::ExecOptions& exec_options) const {
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, OptimizedPlan());
   FLOTILLA_ASSIGN_OR_RETURN(auto writer, io::DatasetWriter::Open(root, plan->schema(), options));

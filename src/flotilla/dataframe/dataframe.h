@@ -81,7 +81,8 @@ class DataFrame {
                           std::vector<std::string> names) const;
   Result<DataFrame> SampleFraction(double fraction, bool with_replacement = false,
                                    uint64_t seed = 0) const;
-  Result<DataFrame> SampleSize(int64_t size, bool with_replacement = false, uint64_t seed = 0) const;
+  Result<DataFrame> SampleSize(int64_t size, bool with_replacement = false,
+                               uint64_t seed = 0) const;
   /// This frame's rows then `other`'s (same column names and types).
   Result<DataFrame> Concat(const DataFrame& other) const;
   /// Concat, then distinct rows.
@@ -91,7 +92,8 @@ class DataFrame {
   Result<DataFrame> Repartition(int n, std::vector<expr::ExprPtr> keys = {}) const;
   Result<DataFrame> WithMonotonicId(const std::string& name = "id") const;
   /// Window functions (expr::Window) named by their aliases, over one PARTITION BY / ORDER BY.
-  Result<DataFrame> WithWindow(std::vector<expr::ExprPtr> partition_by, std::vector<SortBy> order_by,
+  Result<DataFrame> WithWindow(std::vector<expr::ExprPtr> partition_by,
+                               std::vector<SortBy> order_by,
                                std::vector<exec::WindowExpression> functions) const;
 
   // --- Actions ----------------------------------------------------------------------------

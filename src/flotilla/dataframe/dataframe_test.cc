@@ -23,7 +23,8 @@ std::vector<std::string> Rows(const Result<DataFrame>& df) {
   for (int64_t i = 0; i < batch->num_rows(); ++i) {
     std::string row;
     for (int c = 0; c < batch->num_columns(); ++c)
-      row += (c ? "|" : "") + (batch->column(c).IsNull(i) ? "NULL" : batch->column(c).ValueToString(i));
+      row += (c ? "|" : "") +
+             (batch->column(c).IsNull(i) ? "NULL" : batch->column(c).ValueToString(i));
     rows.push_back(row);
   }
   return rows;
@@ -80,9 +81,10 @@ TEST(DataFrame, Joins) {
   EXPECT_EQ(Rows(t.orders.Join(t.customers, {Column("cust")}, {Column("cust")}, "anti")
                      ->Select(std::vector<std::string>{"id"})),
             (V{"4"}));
-  EXPECT_EQ(Rows(t.orders.Join(t.customers, {Column("cust")}, {Column("cust")}, "inner", "sort_merge")
-                     ->Agg({expr::Alias(expr::Aggregate("count_star", {}), "n")})),
-            (V{"3"}));
+  EXPECT_EQ(
+      Rows(t.orders.Join(t.customers, {Column("cust")}, {Column("cust")}, "inner", "sort_merge")
+               ->Agg({expr::Alias(expr::Aggregate("count_star", {}), "n")})),
+      (V{"3"}));
   EXPECT_FALSE(t.orders.Join(t.customers, {Column("cust")}, {Column("cust")}, "sideways").ok());
 }
 
@@ -92,7 +94,8 @@ TEST(DataFrame, SameOptimizedPlanAsSql) {
                 ->GroupBy({Column("cust")})
                 .Agg({expr::Alias(expr::Aggregate("sum", {Column("total")}), "s")});
   ASSERT_TRUE(df.ok()) << df.status().ToString();
-  auto sql = t.session.PlanSql("SELECT cust, sum(total) AS s FROM orders WHERE total > 1 GROUP BY cust");
+  auto sql =
+      t.session.PlanSql("SELECT cust, sum(total) AS s FROM orders WHERE total > 1 GROUP BY cust");
   ASSERT_TRUE(sql.ok()) << sql.status().ToString();
   auto optimized = df->OptimizedPlan();
   ASSERT_TRUE(optimized.ok());
@@ -101,8 +104,8 @@ TEST(DataFrame, SameOptimizedPlanAsSql) {
   auto joined = t.orders.Join(t.customers, {Column("cust")}, {Column("cust")})
                     ->Select({Column("id"), Column("name")});
   ASSERT_TRUE(joined.ok());
-  auto sql_join = t.session.PlanSql(
-      "SELECT id, name FROM orders o JOIN customers c ON o.cust = c.cust");
+  auto sql_join =
+      t.session.PlanSql("SELECT id, name FROM orders o JOIN customers c ON o.cust = c.cust");
   ASSERT_TRUE(sql_join.ok()) << sql_join.status().ToString();
   EXPECT_EQ(exec::PlanToString(**joined->OptimizedPlan()), exec::PlanToString(**sql_join));
 }

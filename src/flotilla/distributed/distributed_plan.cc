@@ -81,7 +81,8 @@ bool Covers(const std::vector<std::string>& columns, const std::vector<std::stri
 
 // What `clustered` becomes after `op` runs in the same tasks: kept by the steps that keep each
 // row in its task and its key columns unchanged, renamed by projections, lost otherwise.
-std::vector<std::string> Carry(const std::vector<std::string>& clustered, const exec::PlanNode& op) {
+std::vector<std::string> Carry(const std::vector<std::string>& clustered,
+                               const exec::PlanNode& op) {
   using exec::PlanKind;
   if (clustered.empty()) return {};
   switch (op.kind()) {
@@ -227,15 +228,18 @@ class Translator {
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
         std::vector<std::string> columns = d.columns;
         if (columns.empty()) {
-          for (const Field& f : plan->schema()->fields()) columns.push_back(f.name);
+          for (const Field& f : plan->schema()->fields())
+            columns.push_back(f.name);
         }
         if (Covers(columns, nodes_[input].clustered_on)) return Elide(input, plan);
         FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {plan}));
         std::vector<expr::ExprPtr> keys;
         if (d.columns.empty()) {
-          for (const Field& f : plan->schema()->fields()) keys.push_back(expr::Column(f.name));
+          for (const Field& f : plan->schema()->fields())
+            keys.push_back(expr::Column(f.name));
         } else {
-          for (const std::string& c : d.columns) keys.push_back(expr::Column(c));
+          for (const std::string& c : d.columns)
+            keys.push_back(expr::Column(c));
         }
         return HashExchange(input, std::move(keys), {plan});
       }
@@ -243,9 +247,9 @@ class Translator {
         const auto& t = static_cast<const exec::TopNNode&>(*plan);
         // Each task keeps its own first limit + offset rows; one task picks among them.
         FLOTILLA_ASSIGN_OR_RETURN(int input, Visit(plan->children()[0]));
-        FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr local,
-                                  exec::MakeTopN(plan->children()[0], t.keys,
-                                                 t.limit < 0 ? -1 : t.limit + t.offset, 0));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            exec::PlanPtr local,
+            exec::MakeTopN(plan->children()[0], t.keys, t.limit < 0 ? -1 : t.limit + t.offset, 0));
         if (t.limit >= 0) FLOTILLA_RETURN_NOT_OK(AppendToChain(input, {local}));
         return Follow(NodeKind::kGather, input, plan);
       }
@@ -365,11 +369,12 @@ class Translator {
 
   // When `node` is an exchange clustered on columns that are all among `own_keys` (plain
   // columns), the other side's keys to split on, in the clustering's order.
-  std::optional<std::vector<expr::ExprPtr>> SplitKeysFor(int node,
-                                                         const std::vector<expr::ExprPtr>& own_keys,
-                                                         const std::vector<expr::ExprPtr>& other_keys) {
+  std::optional<std::vector<expr::ExprPtr>> SplitKeysFor(
+      int node, const std::vector<expr::ExprPtr>& own_keys,
+      const std::vector<expr::ExprPtr>& other_keys) {
     const PipelineNode& n = nodes_[node];
-    if (n.kind != NodeKind::kExchange || n.exchange >= 0 || n.clustered_on.empty()) return std::nullopt;
+    if (n.kind != NodeKind::kExchange || n.exchange >= 0 || n.clustered_on.empty())
+      return std::nullopt;
     const std::vector<std::string> names = ColumnNames(own_keys);
     if (names.empty()) return std::nullopt;
     std::vector<expr::ExprPtr> out;
@@ -390,7 +395,8 @@ class Translator {
     // The clustering's columns as each side names them.
     const std::vector<std::string>& own_names = nodes_[own].clustered_on;
     const std::vector<std::string> own_keys = ColumnNames(own_is_left ? j.left_keys : j.right_keys);
-    const std::vector<std::string> other_keys = ColumnNames(own_is_left ? j.right_keys : j.left_keys);
+    const std::vector<std::string> other_keys =
+        ColumnNames(own_is_left ? j.right_keys : j.left_keys);
     std::vector<std::string> other_names;
     for (const std::string& c : own_names) {
       const auto at = std::find(own_keys.begin(), own_keys.end(), c) - own_keys.begin();
@@ -398,9 +404,9 @@ class Translator {
       other_names.push_back(other_keys[static_cast<size_t>(at)]);
     }
     if (other_keys.empty()) other_names.clear();
-    const std::vector<std::string> clustering =
-        own_is_left ? OutputClustering(j, own_names, other_names)
-                    : OutputClustering(j, other_names, own_names);
+    const std::vector<std::string> clustering = own_is_left
+                                                    ? OutputClustering(j, own_names, other_names)
+                                                    : OutputClustering(j, other_names, own_names);
     nodes_[own].sides.push_back({other, false});
     nodes_[own].rank = std::max(nodes_[own].rank, nodes_[other].rank + 1);
     FLOTILLA_RETURN_NOT_OK(AppendToChain(
@@ -410,7 +416,8 @@ class Translator {
               }}));
     nodes_[own].clustered_on = clustering;
     nodes_[own].elided_exchanges += 1;
-    FLOTILLA_RETURN_NOT_OK(SealMapSide(other, HashSplit(nodes_[other].schema, std::move(split_keys)), own));
+    FLOTILLA_RETURN_NOT_OK(
+        SealMapSide(other, HashSplit(nodes_[other].schema, std::move(split_keys)), own));
     return own;
   }
 
@@ -495,7 +502,8 @@ class Translator {
     n.clustered_on = Carry(ColumnNames(keys), *reduce.op);
     n.chain.push_back(std::move(reduce));
     const int id = Add(std::move(n));
-    FLOTILLA_RETURN_NOT_OK(SealMapSide(input, HashSplit(nodes_[input].schema, std::move(keys)), id));
+    FLOTILLA_RETURN_NOT_OK(
+        SealMapSide(input, HashSplit(nodes_[input].schema, std::move(keys)), id));
     return id;
   }
 
@@ -516,17 +524,16 @@ class Translator {
                               exec::MakeSampleSize(project, 0, false, kSortSampleSeed));
     PipelineNode s = NewNode(NodeKind::kSample, {input}, project->schema());
     s.chain.push_back({project});
-    s.chain.push_back({sample, [](exec::PlanPtr in, const TaskContext& t) {
-                         // This task's share of the sample: in proportion to its rows.
-                         const int64_t want = kSampleRowsPerPartition * t.target_partitions;
-                         int64_t size = t.total_input_rows <= 0
-                                            ? 0
-                                            : (t.input_rows * want + t.total_input_rows - 1) /
-                                                  t.total_input_rows;
-                         size = std::min(size, t.input_rows);
-                         return exec::MakeSampleSize(std::move(in), size, false,
-                                                     kSortSampleSeed + t.task_index);
-                       }});
+    s.chain.push_back(
+        {sample, [](exec::PlanPtr in, const TaskContext& t) {
+           // This task's share of the sample: in proportion to its rows.
+           const int64_t want = kSampleRowsPerPartition * t.target_partitions;
+           int64_t size = t.total_input_rows <= 0
+                              ? 0
+                              : (t.input_rows * want + t.total_input_rows - 1) / t.total_input_rows;
+           size = std::min(size, t.input_rows);
+           return exec::MakeSampleSize(std::move(in), size, false, kSortSampleSeed + t.task_index);
+         }});
     const int sample_node = Add(std::move(s));
 
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr split,
@@ -539,8 +546,7 @@ class Translator {
                        }});
     const int map = Add(std::move(m));
 
-    PipelineNode x = NewNode(NodeKind::kExchange, {map},
-                             reduce ? reduce->op->schema() : schema);
+    PipelineNode x = NewNode(NodeKind::kExchange, {map}, reduce ? reduce->op->schema() : schema);
     x.num_partitions = num_partitions;
     x.count_from = {input};
     x.ordered = true;
@@ -602,7 +608,8 @@ class Translator {
     n.id = static_cast<int>(nodes_.size());
     n.kind = kind;
     n.inputs = std::move(inputs);
-    for (int i : n.inputs) n.rank = std::max(n.rank, nodes_[i].rank + 1);
+    for (int i : n.inputs)
+      n.rank = std::max(n.rank, nodes_[i].rank + 1);
     n.schema = std::move(schema);
     return n;
   }
@@ -689,17 +696,28 @@ const exec::PlanPtr& TaskContext::Side(int node) const {
 
 const char* NodeKindName(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kSource: return "Source";
-    case NodeKind::kExchange: return "Exchange";
-    case NodeKind::kIntoPartitions: return "IntoPartitions";
-    case NodeKind::kGather: return "Gather";
-    case NodeKind::kLimit: return "Limit";
-    case NodeKind::kActorPool: return "ActorPool";
-    case NodeKind::kMap: return "Map";
-    case NodeKind::kSample: return "SortSample";
-    case NodeKind::kConcat: return "Concat";
-    case NodeKind::kCommit: return "Commit";
-    case NodeKind::kPairs: return "Pairs";
+    case NodeKind::kSource:
+      return "Source";
+    case NodeKind::kExchange:
+      return "Exchange";
+    case NodeKind::kIntoPartitions:
+      return "IntoPartitions";
+    case NodeKind::kGather:
+      return "Gather";
+    case NodeKind::kLimit:
+      return "Limit";
+    case NodeKind::kActorPool:
+      return "ActorPool";
+    case NodeKind::kMap:
+      return "Map";
+    case NodeKind::kSample:
+      return "SortSample";
+    case NodeKind::kConcat:
+      return "Concat";
+    case NodeKind::kCommit:
+      return "Commit";
+    case NodeKind::kPairs:
+      return "Pairs";
   }
   return "?";
 }
@@ -730,7 +748,8 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan,
 
 void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_by) {
   std::vector<Field> fields{{"path", utf8(), true}};
-  for (const std::string& c : partition_by) fields.push_back({c, utf8(), true});
+  for (const std::string& c : partition_by)
+    fields.push_back({c, utf8(), true});
   fields.push_back({"rows", int64(), true});
   fields.push_back({"bytes", int64(), true});
   PipelineNode n;
@@ -770,10 +789,9 @@ Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder,
     if (read_later) moved.push_back(s);
     return s.node == side || read_later;
   });
-  const SchemaPtr own_schema =
-      !h.chain.empty() ? h.chain.back().op->schema()
-      : h.kind == NodeKind::kSource ? h.source->schema()
-                                    : nodes[h.inputs[0]].schema;
+  const SchemaPtr own_schema = !h.chain.empty()              ? h.chain.back().op->schema()
+                               : h.kind == NodeKind::kSource ? h.source->schema()
+                                                             : nodes[h.inputs[0]].schema;
 
   std::vector<int> added;
   PipelineNode x;
@@ -809,7 +827,8 @@ Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder,
   x.sides.push_back({other, false});
   x.sides.insert(x.sides.end(), moved.begin(), moved.end());
   x.rank = std::max(x.rank, holder_node.rank + 1);
-  for (const SideInput& m : moved) x.rank = std::max(x.rank, nodes[m.node].rank + 1);
+  for (const SideInput& m : moved)
+    x.rank = std::max(x.rank, nodes[m.node].rank + 1);
   x.chain.push_back({join, [join, other, side_is_left](exec::PlanPtr in, const TaskContext& t) {
                        return side_is_left ? Rejoin(join, t.Side(other), std::move(in))
                                            : Rejoin(join, std::move(in), t.Side(other));
@@ -829,9 +848,12 @@ Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder,
     if (id == holder) id = to;
   };
   for (PipelineNode& n : nodes) {
-    for (int& i : n.inputs) swap(i);
-    for (SideInput& si : n.sides) swap(si.node);
-    for (int& c : n.count_from) swap(c);
+    for (int& i : n.inputs)
+      swap(i);
+    for (SideInput& si : n.sides)
+      swap(si.node);
+    for (int& c : n.count_from)
+      swap(c);
   }
   swap(plan->root);
   added.push_back(to);
@@ -873,9 +895,9 @@ std::string DistributedPlanToString(const DistributedPlan& plan, const ScanGroup
           const auto& tasks = static_cast<const exec::ScanNode&>(*n.source).tasks;
           out += " (" + std::to_string(tasks.size()) + " scan tasks";
           if (grouping != nullptr) {
-            const size_t run = GroupScanTasks(tasks, grouping->min_bytes, grouping->max_bytes,
-                                              grouping->min_tasks)
-                                   .size();
+            const size_t run =
+                GroupScanTasks(tasks, grouping->min_bytes, grouping->max_bytes, grouping->min_tasks)
+                    .size();
             out += " run as " + std::to_string(run) + (run == 1 ? " task" : " tasks");
           }
           out += ")";
@@ -887,12 +909,14 @@ std::string DistributedPlanToString(const DistributedPlan& plan, const ScanGroup
     if (n.exchange >= 0) out += ", each task split for [" + std::to_string(n.exchange) + "]";
     if (!n.inputs.empty()) {
       out += " <-";
-      for (int i : n.inputs) out += " [" + std::to_string(i) + "]";
+      for (int i : n.inputs)
+        out += " [" + std::to_string(i) + "]";
     }
     for (const SideInput& s : n.sides) {
       out += " + [" + std::to_string(s.node) + "] " +
-             (s.broadcast ? "broadcast to every task"
-              : n.kind == NodeKind::kPairs ? "paired" : "co-partitioned");
+             (s.broadcast                  ? "broadcast to every task"
+              : n.kind == NodeKind::kPairs ? "paired"
+                                           : "co-partitioned");
     }
     if (!n.reason.empty()) out += ", " + n.reason;
     if (n.id == plan.root) out += "  (result)";
@@ -921,7 +945,8 @@ std::vector<std::vector<std::shared_ptr<const io::ScanTask>>> GroupScanTasks(
   std::vector<std::shared_ptr<const io::ScanTask>> known;
   auto place_known = [&] {
     int64_t total = 0;
-    for (const auto& t : known) total += t->size_bytes();
+    for (const auto& t : known)
+      total += t->size_bytes();
     if (known.empty()) return;
     int64_t n = std::max<int64_t>(1, total / std::max<int64_t>(min_bytes, 1));
     n = std::max<int64_t>(n, (total + max_bytes - 1) / std::max<int64_t>(max_bytes, 1));
@@ -932,9 +957,10 @@ std::vector<std::vector<std::shared_ptr<const io::ScanTask>>> GroupScanTasks(
     for (const auto& t : known) {
       const int64_t size = t->size_bytes();
       const double middle = static_cast<double>(before) + static_cast<double>(size) / 2;
-      int64_t g = total > 0 ? static_cast<int64_t>(middle * static_cast<double>(n) /
-                                                   static_cast<double>(total))
-                            : 0;
+      int64_t g =
+          total > 0
+              ? static_cast<int64_t>(middle * static_cast<double>(n) / static_cast<double>(total))
+              : 0;
       g = std::min(g, n - 1);
       if (g != last) groups.emplace_back();
       groups.back().push_back(t);

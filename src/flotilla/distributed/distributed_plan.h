@@ -47,11 +47,11 @@ const char* NodeKindName(NodeKind kind);
 /// What a task's fragment may depend on besides its input: known only when its node's tasks
 /// are created or the driver has computed a small result.
 struct TaskContext {
-  int64_t task_index = 0;         // among its node's tasks
-  int output_partitions = 1;      // a shuffle's map side: the partitions each task writes
-  int64_t input_rows = 0;         // rows the task reads
-  int64_t total_input_rows = 0;   // rows all tasks of the node read
-  int target_partitions = 1;      // kSample: the partitions of the range exchange it samples for
+  int64_t task_index = 0;        // among its node's tasks
+  int output_partitions = 1;     // a shuffle's map side: the partitions each task writes
+  int64_t input_rows = 0;        // rows the task reads
+  int64_t total_input_rows = 0;  // rows all tasks of the node read
+  int target_partitions = 1;     // kSample: the partitions of the range exchange it samples for
   const RecordBatch* boundaries = nullptr;  // a range exchange's, computed once by the driver
   /// The task's reads of its node's side inputs (PipelineNode::sides), by node id.
   std::vector<std::pair<int, exec::PlanPtr>> sides;
@@ -86,7 +86,7 @@ struct PipelineNode {
   NodeKind kind = NodeKind::kSource;
   std::vector<int> inputs;  // upstream node ids
   std::vector<SideInput> sides;
-  int rank = 0;             // 1 + the largest input rank: downstream nodes rank higher
+  int rank = 0;  // 1 + the largest input rank: downstream nodes rank higher
   /// Single-input operators each task applies above its input, bottom-up.
   std::vector<ChainStep> chain;
   exec::PlanPtr source;  // kSource: a Scan or InMemorySource node
@@ -102,18 +102,18 @@ struct PipelineNode {
   /// the boundaries, and the keys.
   int sample = -1;
   std::vector<exec::SortSpec> range_keys;
-  int range_exchange = -1;  // kSample: the range exchange whose boundaries it samples for
+  int range_exchange = -1;         // kSample: the range exchange whose boundaries it samples for
   int64_t limit = -1, offset = 0;  // kLimit
-  std::string pool;  // kActorPool: the pool's name (its UDF's function name)
+  std::string pool;                // kActorPool: the pool's name (its UDF's function name)
   int pool_size = 0;
-  std::string note;  // for explain, a warning: "runs on one worker"
+  std::string note;    // for explain, a warning: "runs on one worker"
   std::string reason;  // for explain: why the runner added the node
   /// Columns the node's output is hash partitioned on: all rows of one value of them are in
   /// one task's output (an exchange's keys, carried through the steps that keep them). An
   /// aggregate, distinct or window over a superset of them needs no exchange of its own.
   std::vector<std::string> clustered_on;
   int elided_exchanges = 0;  // for explain
-  SchemaPtr schema;  // of the rows the node outputs
+  SchemaPtr schema;          // of the rows the node outputs
 
   /// "Scan -> Filter -> Project", for progress and events.
   std::string Name() const;

@@ -34,11 +34,16 @@ int TerminalWidth(std::FILE* out) {
 
 const char* TaskEventKindName(TaskEventKind kind) {
   switch (kind) {
-    case TaskEventKind::kSubmitted: return "submitted";
-    case TaskEventKind::kScheduled: return "scheduled";
-    case TaskEventKind::kCompleted: return "completed";
-    case TaskEventKind::kFailed: return "failed";
-    case TaskEventKind::kCancelled: return "cancelled";
+    case TaskEventKind::kSubmitted:
+      return "submitted";
+    case TaskEventKind::kScheduled:
+      return "scheduled";
+    case TaskEventKind::kCompleted:
+      return "completed";
+    case TaskEventKind::kFailed:
+      return "failed";
+    case TaskEventKind::kCancelled:
+      return "cancelled";
   }
   return "?";
 }
@@ -57,7 +62,9 @@ Result<std::shared_ptr<JsonLinesEventLog>> JsonLinesEventLog::Open(const std::st
   return std::shared_ptr<JsonLinesEventLog>(new JsonLinesEventLog(f));
 }
 
-JsonLinesEventLog::~JsonLinesEventLog() { std::fclose(file_); }
+JsonLinesEventLog::~JsonLinesEventLog() {
+  std::fclose(file_);
+}
 
 void JsonLinesEventLog::OnEvent(const TaskEvent& event) {
   std::lock_guard lock(mutex_);
@@ -82,13 +89,13 @@ void ProgressDisplay::Update(const std::vector<NodeProgress>& nodes, double elap
   last_draw_ = elapsed;
   const int width = TerminalWidth(out_);
   std::string frame;
-  for (int i = 0; i < lines_drawn_; ++i) frame += "\x1b[1A\x1b[2K";  // up one line, clear it
+  for (int i = 0; i < lines_drawn_; ++i)
+    frame += "\x1b[1A\x1b[2K";  // up one line, clear it
   for (size_t i = 0; i < nodes.size(); ++i) {
     const NodeProgress& n = nodes[i];
-    std::string stats = fmt::format("  {}/{} tasks{}  {} rows  {:.1f}s", n.tasks_done,
-                                    n.tasks_total,
-                                    n.running > 0 ? fmt::format(" ({} running)", n.running) : "",
-                                    Count(n.rows), elapsed);
+    std::string stats = fmt::format(
+        "  {}/{} tasks{}  {} rows  {:.1f}s", n.tasks_done, n.tasks_total,
+        n.running > 0 ? fmt::format(" ({} running)", n.running) : "", Count(n.rows), elapsed);
     std::string head = fmt::format("[{}/{}] ", i + 1, nodes.size());
     int room = width - 1 - static_cast<int>(head.size() + stats.size());
     std::string name = n.name;

@@ -25,9 +25,9 @@ struct TaskEvent {
   std::string node_name;
   std::string worker;  // scheduled and after
   int attempt = 0;
-  double seconds = 0;  // completed/failed: from scheduling to the report
-  int64_t rows = 0;    // completed: rows output
-  int64_t bytes = 0;   // completed: bytes output
+  double seconds = 0;   // completed/failed: from scheduling to the report
+  int64_t rows = 0;     // completed: rows output
+  int64_t bytes = 0;    // completed: bytes output
   std::string message;  // failed: the error; cancelled: why
   double time = 0;      // seconds since the query started
 };

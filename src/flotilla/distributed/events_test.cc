@@ -16,7 +16,8 @@ std::string ReadAll(std::FILE* f) {
   std::string out;
   char buf[4096];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) out.append(buf, n);
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    out.append(buf, n);
   return out;
 }
 
@@ -25,8 +26,18 @@ TEST(EventsTest, JsonLinesLogWritesOneEscapedObjectPerEvent) {
   std::filesystem::remove(path);
   {
     auto log = JsonLinesEventLog::Open(path.string()).ValueOrDie();
-    TaskEvent e{TaskEventKind::kFailed, 3, 12884901889, 2, "Scan -> \"Filter\"", "worker-1", 2,
-                0.25, 0, 0, "bad\nrow", 1.5};
+    TaskEvent e{TaskEventKind::kFailed,
+                3,
+                12884901889,
+                2,
+                "Scan -> \"Filter\"",
+                "worker-1",
+                2,
+                0.25,
+                0,
+                0,
+                "bad\nrow",
+                1.5};
     log->OnEvent(e);
     log->OnQueryFinished(3, Status::OK());
   }
@@ -35,10 +46,11 @@ TEST(EventsTest, JsonLinesLogWritesOneEscapedObjectPerEvent) {
   ASSERT_TRUE(std::getline(in, first));
   ASSERT_TRUE(std::getline(in, second));
   EXPECT_FALSE(std::getline(in, third));
-  EXPECT_EQ(first,
-            "{\"event\":\"failed\",\"query\":3,\"task\":12884901889,\"node\":2,"
-            "\"node_name\":\"Scan -> \\\"Filter\\\"\",\"worker\":\"worker-1\",\"attempt\":2,"
-            "\"seconds\":0.250000,\"rows\":0,\"bytes\":0,\"message\":\"bad\\nrow\",\"time\":1.500000}");
+  EXPECT_EQ(
+      first,
+      "{\"event\":\"failed\",\"query\":3,\"task\":12884901889,\"node\":2,"
+      "\"node_name\":\"Scan -> \\\"Filter\\\"\",\"worker\":\"worker-1\",\"attempt\":2,"
+      "\"seconds\":0.250000,\"rows\":0,\"bytes\":0,\"message\":\"bad\\nrow\",\"time\":1.500000}");
   EXPECT_EQ(second, "{\"event\":\"query_finished\",\"query\":3,\"status\":\"ok\"}");
   std::filesystem::remove(path);
 }

@@ -11,7 +11,8 @@ namespace {
 std::string RandomToken() {
   std::random_device rd;
   std::string token;
-  for (int i = 0; i < 4; ++i) token += std::to_string(rd());
+  for (int i = 0; i < 4; ++i)
+    token += std::to_string(rd());
   return token;
 }
 
@@ -21,7 +22,8 @@ void CollectUdfs(const exec::PlanPtr& plan, std::map<std::string, exec::BatchFun
     const auto& u = static_cast<const exec::UdfProjectNode&>(*plan);
     (*out)[u.function_name] = u.function;
   }
-  for (const exec::PlanPtr& c : plan->children()) CollectUdfs(c, out);
+  for (const exec::PlanPtr& c : plan->children())
+    CollectUdfs(c, out);
 }
 
 }  // namespace
@@ -44,7 +46,8 @@ Result<std::unique_ptr<InProcessCluster>> InProcessCluster::Start(InProcessClust
 }
 
 InProcessCluster::~InProcessCluster() {
-  for (std::thread& t : threads_) t.join();
+  for (std::thread& t : threads_)
+    t.join();
 }
 
 WorkerRuntime* InProcessCluster::RuntimeOf(const std::string& worker) {
@@ -59,7 +62,8 @@ Status InProcessCluster::Submit(const std::string& worker, int64_t task_id, std:
   const int index = index_of_.at(worker);
   {
     std::lock_guard lock(mutex_);
-    if (index < num_workers() && dead_[index]) return Status::IOError("worker " + worker + " is dead");
+    if (index < num_workers() && dead_[index])
+      return Status::IOError("worker " + worker + " is dead");
   }
   threads_.emplace_back([this, runtime, index, worker, task_id, b = std::move(bytes)] {
     std::string result = runtime->RunTask(b);
@@ -107,7 +111,8 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
   }
   const Resources capacity{static_cast<double>(options_.tasks_per_worker), 0, 0};
   for (int i = 0; i < num_workers(); ++i) {
-    for (const auto& [name, fn] : udfs) workers_[i]->RegisterUdf(name, fn);
+    for (const auto& [name, fn] : udfs)
+      workers_[i]->RegisterUdf(name, fn);
     if (dead_[i]) continue;
     FLOTILLA_RETURN_NOT_OK(driver->AddWorker({workers_[i]->id(), capacity, ""}));
     index_of_[workers_[i]->id()] = i;
@@ -119,7 +124,8 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
       w.id = "pool-" + pool + "-" + std::to_string(k);
       w.token = options_.token;
       FLOTILLA_ASSIGN_OR_RETURN(auto runtime, WorkerRuntime::Start(w));
-      for (const auto& [name, fn] : udfs) runtime->RegisterUdf(name, fn);
+      for (const auto& [name, fn] : udfs)
+        runtime->RegisterUdf(name, fn);
       FLOTILLA_RETURN_NOT_OK(driver->AddWorker({runtime->id(), {1, 0, 0}, pool}));
       index_of_[runtime->id()] = num_workers() + static_cast<int>(pool_workers_.size());
       pool_workers_.push_back(std::move(runtime));
@@ -132,9 +138,11 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
   int64_t results = 0;
   if (on_progress) loop.on_result = [&](int64_t) { on_progress(++results); };
   Result<std::vector<StoredPartition>> partitions = RunQuery(*driver, *this, loop);
-  for (std::thread& t : threads_) t.join();
+  for (std::thread& t : threads_)
+    t.join();
   threads_.clear();
-  for (auto& w : workers_) w->DropQuery(driver->query_id());
+  for (auto& w : workers_)
+    w->DropQuery(driver->query_id());
   pool_workers_.clear();
   index_of_.clear();
   FLOTILLA_RETURN_NOT_OK(partitions.status());

@@ -8,11 +8,11 @@
 #include <set>
 #include <thread>
 
-#include "flotilla/distributed/test_cluster.h"
-#include "tests/support/plan_checks.h"
 #include "flotilla/distributed/proto/task.pb.h"
+#include "flotilla/distributed/test_cluster.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/io/parquet/writer.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::distributed {
 namespace {
@@ -25,14 +25,15 @@ using namespace flotilla::testing;
 using expr::Column;
 using expr::Literal;
 using testing::IdPartitions;
-using testing::Recorder;
 using testing::RecordedTo;
+using testing::Recorder;
 using testing::StartCluster;
 
 class DistributedTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / ("flotilla-dist-test-" + std::to_string(getpid())));
+    dir_ = new fs::path(fs::temp_directory_path() /
+                        ("flotilla-dist-test-" + std::to_string(getpid())));
     fs::remove_all(*dir_);
     fs::create_directories(*dir_ / "data");
     // 4 files x 3 row groups of 250 rows: 12 scan tasks.
@@ -48,8 +49,9 @@ class DistributedTest : public ::testing::Test {
       RecordBatch b = Batch({{"id", I64(id)}, {"k", I64(k)}, {"s", Strs(s)}});
       io::parquet::ParquetWriteOptions o;
       o.row_group_rows = 250;
-      ASSERT_TRUE(io::parquet::WriteParquetFile((*dir_ / "data" / ("part-" + std::to_string(f) + ".parquet")).string(),
-                                            b.schema(), {b}, o)
+      ASSERT_TRUE(io::parquet::WriteParquetFile(
+                      (*dir_ / "data" / ("part-" + std::to_string(f) + ".parquet")).string(),
+                      b.schema(), {b}, o)
                       .ok());
     }
   }
@@ -88,9 +90,10 @@ fs::path* DistributedTest::dir_ = nullptr;
 
 TEST_F(DistributedTest, FilterAndProjectAreFusedIntoOneTaskPerScanTask) {
   PlanPtr plan = exec::MakeFilter(Scan(), Less(Column("k"), Literal(int64_t{5}))).ValueOrDie();
-  plan = exec::MakeProject(plan, {Column("id"), Column("s"),
-                                  expr::Alias(Multiply(Column("id"), Literal(int64_t{2})), "twice")})
-             .ValueOrDie();
+  plan =
+      exec::MakeProject(plan, {Column("id"), Column("s"),
+                               expr::Alias(Multiply(Column("id"), Literal(int64_t{2})), "twice")})
+          .ValueOrDie();
   exec::QueryResult r = ExpectSame(plan, /*ordered=*/true, Options());
   EXPECT_EQ(r.num_rows(), 428 * 5 + 4);  // 3000 = 428 * 7 + 4 ids, k = id % 7 < 5
   EXPECT_EQ(recorder_->Count(TaskEventKind::kCompleted), 12);
@@ -117,7 +120,9 @@ TEST_F(DistributedTest, SmallScanTasksAreMergedTowardTheMinimumSizeButKeepEveryW
 }
 
 TEST_F(DistributedTest, ExplodeAndUnpivot) {
-  PlanPtr words = exec::MakeProject(Scan(), {Column("id"), expr::Alias(expr::Call("split", {Column("s"), Literal(" ")}), "w")})
+  PlanPtr words = exec::MakeProject(
+                      Scan(), {Column("id"),
+                               expr::Alias(expr::Call("split", {Column("s"), Literal(" ")}), "w")})
                       .ValueOrDie();
   ExpectSame(exec::MakeExplode(words, {"w"}).ValueOrDie(), true, Options());
   ExpectSame(exec::MakeUnpivot(Scan(), {"s"}, {"id", "k"}).ValueOrDie(), true, Options());
@@ -130,11 +135,13 @@ TEST_F(DistributedTest, SampleByFractionAndBySize) {
   ExpectSame(exec::MakeSampleFraction(source, 0.5, false, 7).ValueOrDie(), true, Options());
   // Over 12 tasks each task draws its own rows: the same seed in all would pick the same
   // positions (ids 250 apart) in every row group.
-  auto spread = cluster_->Run(exec::MakeSampleFraction(Scan(), 0.1, false, 7).ValueOrDie(), Options());
+  auto spread =
+      cluster_->Run(exec::MakeSampleFraction(Scan(), 0.1, false, 7).ValueOrDie(), Options());
   ASSERT_TRUE(spread.ok()) << spread.status().ToString();
   std::set<int64_t> positions;
   RecordBatch picked = spread->ToBatch().ValueOrDie();
-  for (int64_t i = 0; i < picked.num_rows(); ++i) positions.insert(picked.column(0).values<int64_t>()[i] % 250);
+  for (int64_t i = 0; i < picked.num_rows(); ++i)
+    positions.insert(picked.column(0).values<int64_t>()[i] % 250);
   EXPECT_GT(positions.size(), 100u) << "tasks drew independent samples";
   EXPECT_GT(picked.num_rows(), 200);
   EXPECT_LT(picked.num_rows(), 400);
@@ -143,7 +150,8 @@ TEST_F(DistributedTest, SampleByFractionAndBySize) {
   RecordBatch rows = sized->ToBatch().ValueOrDie();
   EXPECT_EQ(rows.num_rows(), 50);
   std::set<std::string> distinct;
-  for (const std::string& row : CanonicalRows(rows)) distinct.insert(row);
+  for (const std::string& row : CanonicalRows(rows))
+    distinct.insert(row);
   EXPECT_EQ(distinct.size(), 50u) << "a sample without replacement repeats no row";
 }
 
@@ -170,10 +178,12 @@ TEST_F(DistributedTest, ConcatKeepsInputOrder) {
 
 TEST_F(DistributedTest, HashRepartitionPutsEachKeyInOnePartition) {
   PlanPtr plan = exec::MakeRepartitionByHash(Scan(), 4, {Column("k")}).ValueOrDie();
-  const int64_t calls_before = cluster_->worker(0).flight_calls_served() + cluster_->worker(1).flight_calls_served();
+  const int64_t calls_before =
+      cluster_->worker(0).flight_calls_served() + cluster_->worker(1).flight_calls_served();
   exec::QueryResult r = ExpectSame(plan, false, Options());
   ASSERT_EQ(r.partitions.size(), 4u);
-  const int64_t calls = cluster_->worker(0).flight_calls_served() + cluster_->worker(1).flight_calls_served() - calls_before;
+  const int64_t calls = cluster_->worker(0).flight_calls_served() +
+                        cluster_->worker(1).flight_calls_served() - calls_before;
   // 12 map tasks, 4 reducers: each reducer reads the other worker's map outputs in one call
   // (at most 4), and the driver fetches the 4 results.
   EXPECT_LE(calls, 8) << "reducers read per worker, not per map task";
@@ -186,11 +196,13 @@ TEST_F(DistributedTest, HashRepartitionPutsEachKeyInOnePartition) {
     }
   }
   EXPECT_EQ(partitions_of_key.size(), 7u);
-  for (const auto& [key, parts] : partitions_of_key) EXPECT_EQ(parts.size(), 1u) << key;
+  for (const auto& [key, parts] : partitions_of_key)
+    EXPECT_EQ(parts.size(), 1u) << key;
 }
 
 TEST_F(DistributedTest, RandomRepartitionAndIntoPartitions) {
-  exec::QueryResult r = ExpectSame(exec::MakeRepartitionRandom(Scan(), 3, 11).ValueOrDie(), false, Options());
+  exec::QueryResult r =
+      ExpectSame(exec::MakeRepartitionRandom(Scan(), 3, 11).ValueOrDie(), false, Options());
   EXPECT_EQ(r.partitions.size(), 3u);
   exec::ExecOptions local_options;
   local_options.progress = 0;
@@ -206,14 +218,16 @@ TEST_F(DistributedTest, RandomRepartitionAndIntoPartitions) {
 exec::BatchFunction Triple() {
   return [](const std::vector<Array>& args) -> Result<Array> {
     std::vector<std::optional<int64_t>> out;
-    for (int64_t i = 0; i < args[0].length(); ++i) out.push_back(args[0].values<int64_t>()[i] * 3);
+    for (int64_t i = 0; i < args[0].length(); ++i)
+      out.push_back(args[0].values<int64_t>()[i] * 3);
     return I64(out);
   };
 }
 
 TEST_F(DistributedTest, UdfAndActorPool) {
-  PlanPtr udf = exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
-                    .ValueOrDie();
+  PlanPtr udf =
+      exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
+          .ValueOrDie();
   ExpectSame(udf, true, Options());
   PlanPtr pool = exec::MakeUdfProject(Scan(), "triple_pool", Triple(), {Column("id")}, {"id"}, "t",
                                       int64(), /*concurrency=*/2)
@@ -222,7 +236,8 @@ TEST_F(DistributedTest, UdfAndActorPool) {
   ExpectSame(pool, true, Options());
   std::set<std::string> pool_workers;
   for (const TaskEvent& e : recorder_->events) {
-    if (e.kind == TaskEventKind::kCompleted && e.node_name == "ActorPool") pool_workers.insert(e.worker);
+    if (e.kind == TaskEventKind::kCompleted && e.node_name == "ActorPool")
+      pool_workers.insert(e.worker);
   }
   EXPECT_EQ(pool_workers, (std::set<std::string>{"pool-triple_pool-0", "pool-triple_pool-1"}));
 }
@@ -230,9 +245,11 @@ TEST_F(DistributedTest, UdfAndActorPool) {
 TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {
   // One in-memory partition of 40 rows: one source task on a cluster of 2 workers.
   std::vector<std::optional<int64_t>> ids;
-  for (int64_t i = 0; i < 40; ++i) ids.push_back(i);
+  for (int64_t i = 0; i < 40; ++i)
+    ids.push_back(i);
   RecordBatch b = flotilla::testing::Batch({{"id", I64(ids)}});
-  PlanPtr one = exec::MakeInMemorySource(b.schema(), {MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie()})
+  PlanPtr one = exec::MakeInMemorySource(
+                    b.schema(), {MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie()})
                     .ValueOrDie();
   PlanPtr udf = exec::MakeUdfProject(one, "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
                     .ValueOrDie();
@@ -253,9 +270,12 @@ TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {
   }
   EXPECT_EQ(workers.size(), 2u) << "both workers ran the UDF";
   // A source with a task per concurrent task already is left as it is.
-  EXPECT_EQ(DistributedPlanToString(PlanDistributed(
-                exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")}, {"id"}, "t", int64())
-                    .ValueOrDie(), two).ValueOrDie())
+  EXPECT_EQ(DistributedPlanToString(
+                PlanDistributed(exec::MakeUdfProject(Scan(), "triple", Triple(), {Column("id")},
+                                                     {"id"}, "t", int64())
+                                    .ValueOrDie(),
+                                two)
+                    .ValueOrDie())
                 .find("IntoPartitions"),
             std::string::npos);
 }
@@ -285,12 +305,13 @@ TEST_F(DistributedTest, WritesGoThroughStagingAndOneCommit) {
                      .ValueOrDie();
   exec::ExecOptions local_options;
   local_options.progress = 0;
-  ExpectRows(exec::Run(read, local_options).ValueOrDie().ToBatch().ValueOrDie(),
-             exec::Run(exec::MakeProject(Scan(), {Column("id"), Column("s")}).ValueOrDie(), local_options)
-                 .ValueOrDie()
-                 .ToBatch()
-                 .ValueOrDie(),
-             false);
+  ExpectRows(
+      exec::Run(read, local_options).ValueOrDie().ToBatch().ValueOrDie(),
+      exec::Run(exec::MakeProject(Scan(), {Column("id"), Column("s")}).ValueOrDie(), local_options)
+          .ValueOrDie()
+          .ToBatch()
+          .ValueOrDie(),
+      false);
 }
 
 TEST_F(DistributedTest, AFailedWriteLeavesNothingBehind) {
@@ -300,8 +321,9 @@ TEST_F(DistributedTest, AFailedWriteLeavesNothingBehind) {
     if (++calls > 6) return Status::Invalid("the disk is full of bad ideas");
     return args[0];
   };
-  PlanPtr plan = exec::MakeUdfProject(Scan(), "late", late_failure, {Column("id")}, {"id"}, "t", int64())
-                     .ValueOrDie();
+  PlanPtr plan =
+      exec::MakeUdfProject(Scan(), "late", late_failure, {Column("id")}, {"id"}, "t", int64())
+          .ValueOrDie();
   DriverOptions o = Options();
   o.write = WriteSpec{root.string(), "parquet", {}, ""};
   auto r = cluster_->Run(plan, std::move(o));
@@ -310,9 +332,11 @@ TEST_F(DistributedTest, AFailedWriteLeavesNothingBehind) {
   // Some tasks had written their staged files; none is left, and nothing is in the root.
   std::vector<std::string> left;
   if (fs::exists(root)) {
-    for (const auto& e : fs::recursive_directory_iterator(root)) left.push_back(e.path().string());
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      left.push_back(e.path().string());
   }
-  EXPECT_TRUE(left.empty()) << left.size() << " entries left, e.g. " << (left.empty() ? "" : left[0]);
+  EXPECT_TRUE(left.empty()) << left.size() << " entries left, e.g. "
+                            << (left.empty() ? "" : left[0]);
 }
 
 TEST_F(DistributedTest, OperatorsNotDistributedYetFailAtOnceNamingThem) {
@@ -333,11 +357,13 @@ TEST_F(DistributedTest, AUserErrorFailsTheQueryWithItsMessageWithoutRetrying) {
   exec::BatchFunction boom = [](const std::vector<Array>&) -> Result<Array> {
     return Status::Invalid("the model refused the input");
   };
-  PlanPtr plan = exec::MakeUdfProject(Scan(), "boom", boom, {Column("id")}, {"id"}, "t", int64()).ValueOrDie();
+  PlanPtr plan =
+      exec::MakeUdfProject(Scan(), "boom", boom, {Column("id")}, {"id"}, "t", int64()).ValueOrDie();
   auto r = cluster_->Run(plan, Options());
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("the model refused the input"), std::string::npos);
-  for (const TaskEvent& e : recorder_->events) EXPECT_EQ(e.attempt <= 1, true);
+  for (const TaskEvent& e : recorder_->events)
+    EXPECT_EQ(e.attempt <= 1, true);
 }
 
 // How many tasks were re-run because `worker` lost their outputs.
@@ -402,7 +428,8 @@ TEST(DistributedRecoveryTest, AWorkerWhoseDataCannotBeReadIsRemovedBeforeRetries
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_FALSE(stopped.empty());
   std::vector<std::optional<int64_t>> all;
-  for (int i = 0; i < 300; ++i) all.push_back(i);
+  for (int i = 0; i < 300; ++i)
+    all.push_back(i);
   ExpectRows(r->ToBatch().ValueOrDie(), Batch({{"v", I64(all)}}), false);
   EXPECT_GT(RerunsFor(*recorder, stopped), 0)
       << stopped << "'s map outputs were recomputed elsewhere";
@@ -415,14 +442,17 @@ TEST(DistributedRecoveryTest, LosingEveryWorkerIsAClearErrorNotAHang) {
   InProcessCluster* c = cluster.get();
   auto r = cluster->Run(IdPartitions(4, 2), d, [c](int64_t) { c->KillWorker(0); });
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("no task can run"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("no task can run"), std::string::npos)
+      << r.status().ToString();
 }
 
 TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
   auto task = [](int64_t bytes) {
     struct Sized final : io::ScanTask {
       explicit Sized(int64_t b) : b(b) {}
-      Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override { return std::vector<RecordBatch>{}; }
+      Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override {
+        return std::vector<RecordBatch>{};
+      }
       int64_t size_bytes() const override { return b; }
       std::string ToString() const override { return "sized"; }
       int64_t b;
@@ -431,13 +461,15 @@ TEST(GroupScanTasksTest, MergesSmallTasksAndSplitsAtTheMaximum) {
   };
   auto sizes = [](const auto& groups) {
     std::vector<size_t> out;
-    for (const auto& g : groups) out.push_back(g.size());
+    for (const auto& g : groups)
+      out.push_back(g.size());
     return out;
   };
   // A task of unknown size stands alone; the known runs on either side are grouped apart
   // (80 bytes at 30: 2 groups; 235 bytes: 7 wanted, but only 3 tasks).
-  auto groups = GroupScanTasks({task(10), task(10), task(10), task(50), task(-1), task(30), task(200), task(5)},
-                               /*min=*/30, /*max=*/1000);
+  auto groups = GroupScanTasks(
+      {task(10), task(10), task(10), task(50), task(-1), task(30), task(200), task(5)},
+      /*min=*/30, /*max=*/1000);
   EXPECT_EQ(sizes(groups), (std::vector<size_t>{3, 1, 1, 1, 1, 1}));
   // Thirteen tasks of 10 at a minimum of 40: three groups of 4-5, not three of 4 and a leftover.
   std::vector<std::shared_ptr<const io::ScanTask>> even(13, task(10));
@@ -467,11 +499,13 @@ TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
     return args[0];
   };
   worker->RegisterUdf("slow", slow);
-  RecordBatch b = flotilla::testing::Batch({{"v", testing::I64(std::vector<std::optional<int64_t>>(10, 1))}});
+  RecordBatch b =
+      flotilla::testing::Batch({{"v", testing::I64(std::vector<std::optional<int64_t>>(10, 1))}});
   std::vector<MicroPartition> parts;
-  for (int i = 0; i < 300; ++i) parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
-  PlanPtr plan = exec::MakeUdfProject(exec::MakeInMemorySource(b.schema(), parts).ValueOrDie(), "slow",
-                                      slow, {expr::Column("v")}, {}, "w", int64())
+  for (int i = 0; i < 300; ++i)
+    parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
+  PlanPtr plan = exec::MakeUdfProject(exec::MakeInMemorySource(b.schema(), parts).ValueOrDie(),
+                                      "slow", slow, {expr::Column("v")}, {}, "w", int64())
                      .ValueOrDie();
   proto::Task task;
   task.set_query_id(1);

@@ -59,16 +59,17 @@ std::vector<Inputs> Cases() {
        Side("rk", "rv", 3, 5, [](int i) -> std::optional<int64_t> { return i % 4 == 0 ? 3 : i; })},
       {"left keys all null",
        Side("k", "lv", 3, 8, [](int) -> std::optional<int64_t> { return std::nullopt; }),
-       Side("rk", "rv", 2, 6, [](int i) -> std::optional<int64_t> {
-         return i % 3 == 0 ? std::nullopt : std::optional<int64_t>(i % 4);
-       })},
+       Side("rk", "rv", 2, 6,
+            [](int i) -> std::optional<int64_t> {
+              return i % 3 == 0 ? std::nullopt : std::optional<int64_t>(i % 4);
+            })},
       {"right side empty", Side("k", "lv", 3, 7, mod(3)), Side("rk", "rv", 0, 0, mod(3))},
       {"left side empty", Side("k", "lv", 0, 0, mod(3)), Side("rk", "rv", 2, 7, mod(3))},
   };
 }
 
-constexpr JoinType kEveryType[] = {JoinType::kInner, JoinType::kLeft,      JoinType::kRight,
-                                   JoinType::kFull,  JoinType::kSemi,      JoinType::kAnti,
+constexpr JoinType kEveryType[] = {JoinType::kInner,     JoinType::kLeft,     JoinType::kRight,
+                                   JoinType::kFull,      JoinType::kSemi,     JoinType::kAnti,
                                    JoinType::kRightSemi, JoinType::kRightAnti};
 
 enum class Strategy { kShuffle, kBroadcast };
@@ -172,7 +173,8 @@ TEST_F(JoinOperatorsTest, CrossJoinBroadcastsItsSmallerSideOrPairsTasks) {
   never.broadcast_join_bytes = 0;
   const std::string text = DistributedPlanToString(PlanDistributed(cross, never).ValueOrDie());
   EXPECT_NE(text.find("Pairs -> CrossJoin (every pair of tasks) <- [0] + [1] paired"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   recorder_->events.clear();
   ExpectSame(cross, Strategy::kShuffle, "3 tasks x 5 tasks");
   EXPECT_EQ(recorder_->Completed("Pairs -> CrossJoin"), 15);
@@ -206,29 +208,33 @@ TEST_F(JoinOperatorsTest, ABroadcastSideOverTheCapIsNotBroadcast) {
   // cap) by shuffle, then aggregate: the steps after the large join move to its exchange.
   PlanPtr fact = Side("k", "lv", 6, 40, [](int i) -> std::optional<int64_t> { return i % 7; });
   PlanPtr small = Side("ak", "av", 1, 3, [](int i) -> std::optional<int64_t> { return i; });
-  PlanPtr large = Side("bk", "bv", 2, 1000, [](int i) -> std::optional<int64_t> { return i % 300; });
-  PlanPtr star = exec::MakeHashJoin(
-                     exec::MakeHashJoin(fact, small, {Column("k")}, {Column("ak")}, JoinType::kInner)
-                         .ValueOrDie(),
-                     large, {Column("lv")}, {Column("bk")}, JoinType::kLeft)
+  PlanPtr large =
+      Side("bk", "bv", 2, 1000, [](int i) -> std::optional<int64_t> { return i % 300; });
+  PlanPtr star = exec::MakeHashJoin(exec::MakeHashJoin(fact, small, {Column("k")}, {Column("ak")},
+                                                       JoinType::kInner)
+                                        .ValueOrDie(),
+                                    large, {Column("lv")}, {Column("bk")}, JoinType::kLeft)
                      .ValueOrDie();
-  PlanPtr sums = exec::MakeAggregate(star, {Column("k")}, {{"sum", {Column("bv")}, "s"}, {"count_star", {}, "n"}})
+  PlanPtr sums = exec::MakeAggregate(star, {Column("k")},
+                                     {{"sum", {Column("bv")}, "s"}, {"count_star", {}, "n"}})
                      .ValueOrDie();
   recorder_->events.clear();
   DriverOptions o = Options(Strategy::kBroadcast);
   o.plan.broadcast_max_bytes = 4096;  // the small side's bytes are under it, the large one's over
   testing::ExpectSameAsLocal(*cluster_, sums, o, false, "a star, one dimension over the cap", 1);
   nodes = recorder_->CompletedNodes();
-  EXPECT_TRUE(nodes.count("InMemorySource -> HashJoin -> Repartition")) << ::testing::PrintToString(nodes);
-  EXPECT_TRUE(nodes.count("Exchange -> HashJoin -> Aggregate -> Repartition")) << ::testing::PrintToString(nodes);
+  EXPECT_TRUE(nodes.count("InMemorySource -> HashJoin -> Repartition"))
+      << ::testing::PrintToString(nodes);
+  EXPECT_TRUE(nodes.count("Exchange -> HashJoin -> Aggregate -> Repartition"))
+      << ::testing::PrintToString(nodes);
 
   // A cross join's side over the cap: every pair of tasks.
   PlanPtr three = Side("k", "lv", 3, 4, [](int i) -> std::optional<int64_t> { return i; });
   recorder_->events.clear();
   DriverOptions capped = Options(Strategy::kBroadcast);
   capped.plan.broadcast_max_bytes = 0;
-  testing::ExpectSameAsLocal(*cluster_, exec::MakeCrossJoin(fact, three).ValueOrDie(), capped, false,
-                          "a cross join over the cap", 1);
+  testing::ExpectSameAsLocal(*cluster_, exec::MakeCrossJoin(fact, three).ValueOrDie(), capped,
+                             false, "a cross join over the cap", 1);
   EXPECT_EQ(recorder_->Completed("Pairs -> CrossJoin"), 18);
 }
 
@@ -237,14 +243,17 @@ TEST_F(JoinOperatorsTest, JoinsOfJoinsThenAnAggregate) {
   PlanPtr a = Side("k", "lv", 4, 25, [](int i) -> std::optional<int64_t> { return i % 9; });
   PlanPtr b = Side("rk", "rv", 3, 10, [](int i) -> std::optional<int64_t> { return i % 6; });
   PlanPtr c = Side("ck", "cv", 2, 5, [](int i) -> std::optional<int64_t> { return i; });
-  PlanPtr ab = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
+  PlanPtr ab =
+      exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
   PlanPtr agg = exec::MakeAggregate(ab, {Column("k")},
                                     {{"sum", {Column("rv")}, "srv"}, {"count_star", {}, "n"}},
                                     exec::AggregateMode::kSingle)
                     .ValueOrDie();
-  PlanPtr abc = exec::MakeHashJoin(agg, c, {Column("k")}, {Column("ck")}, JoinType::kLeft).ValueOrDie();
-  PlanPtr top = exec::MakeTopN(abc, {{Column("srv"), false, false}, {Column("k"), true, false}}, 4, 1)
-                    .ValueOrDie();
+  PlanPtr abc =
+      exec::MakeHashJoin(agg, c, {Column("k")}, {Column("ck")}, JoinType::kLeft).ValueOrDie();
+  PlanPtr top =
+      exec::MakeTopN(abc, {{Column("srv"), false, false}, {Column("k"), true, false}}, 4, 1)
+          .ValueOrDie();
   for (Strategy strategy : {Strategy::kShuffle, Strategy::kBroadcast}) {
     ExpectSame(abc, strategy, "join, aggregate, join");
     ExpectSame(top, strategy, "join, aggregate, join, top-N");
@@ -254,17 +263,18 @@ TEST_F(JoinOperatorsTest, JoinsOfJoinsThenAnAggregate) {
 TEST_F(JoinOperatorsTest, ASmallSideIsBroadcastAndExplainSaysSo) {
   PlanPtr big = Side("k", "lv", 4, 10, [](int i) -> std::optional<int64_t> { return i % 5; });
   PlanPtr small = Side("rk", "rv", 1, 3, [](int i) -> std::optional<int64_t> { return i; });
-  PlanPtr join = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kLeft)
-                     .ValueOrDie();
+  PlanPtr join =
+      exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kLeft).ValueOrDie();
   DistributedPlanOptions broadcast;  // the default threshold: 10 MiB
   std::string text = DistributedPlanToString(PlanDistributed(join, broadcast).ValueOrDie());
   EXPECT_NE(text.find("broadcast to every task"), std::string::npos) << text;
   // A right join keeps every right row once: the right side cannot be broadcast.
-  PlanPtr right = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kRight)
-                      .ValueOrDie();
+  PlanPtr right =
+      exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kRight).ValueOrDie();
   text = DistributedPlanToString(PlanDistributed(right, broadcast).ValueOrDie());
   EXPECT_NE(text.find("[0] broadcast to every task"), std::string::npos)
-      << "the left side is, for a right join\n" << text;
+      << "the left side is, for a right join\n"
+      << text;
   DistributedPlanOptions never;
   never.broadcast_join_bytes = 0;
   text = DistributedPlanToString(PlanDistributed(join, never).ValueOrDie());
@@ -284,8 +294,8 @@ TEST_F(JoinOperatorsTest, ASmallSideIsBroadcastAndExplainSaysSo) {
   text = DistributedPlanToString(PlanDistributed(shuffled, broadcast).ValueOrDie());
   EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
   // A full join is never broadcast.
-  PlanPtr full = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kFull)
-                     .ValueOrDie();
+  PlanPtr full =
+      exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kFull).ValueOrDie();
   text = DistributedPlanToString(PlanDistributed(full, broadcast).ValueOrDie());
   EXPECT_EQ(text.find("broadcast"), std::string::npos) << text;
 }
@@ -294,8 +304,8 @@ TEST_F(JoinOperatorsTest, EachWorkerPullsABroadcastSideOnce) {
   // One small partition, on one worker; twelve tasks of the large side over three workers.
   PlanPtr big = Side("k", "lv", 12, 20, [](int i) -> std::optional<int64_t> { return i % 7; });
   PlanPtr small = Side("rk", "rv", 1, 5, [](int i) -> std::optional<int64_t> { return i; });
-  PlanPtr join = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kInner)
-                     .ValueOrDie();
+  PlanPtr join =
+      exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
   ExpectSame(join, Strategy::kBroadcast, "broadcast to 12 tasks");
   std::string holder;
   std::map<std::string, int> joins;  // worker -> its join tasks
@@ -327,7 +337,8 @@ TEST_F(JoinOperatorsTest, ExchangesOnKeysAlreadyPartitionedAreElided) {
   };
   std::vector<exec::AggregateSpec> sums{{"sum", {Column("lv")}, "s"}, {"count_star", {}, "n"}};
   // A group-by on the join's key, and on the key and more: no exchange of their own.
-  PlanPtr joined = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
+  PlanPtr joined =
+      exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
   for (const PlanPtr& agg :
        {exec::MakeAggregate(joined, {Column("k")}, sums).ValueOrDie(),
         exec::MakeAggregate(joined, {Column("rv"), Column("k")}, sums).ValueOrDie()}) {
@@ -338,29 +349,32 @@ TEST_F(JoinOperatorsTest, ExchangesOnKeysAlreadyPartitionedAreElided) {
   }
   // A user's hash repartition, then distinct, a window and a renamed key's group-by over it.
   PlanPtr parts = exec::MakeRepartitionByHash(a, 4, {Column("k")}).ValueOrDie();
-  PlanPtr renamed = exec::MakeProject(parts, {expr::Alias(Column("k"), "key"), Column("lv")}).ValueOrDie();
+  PlanPtr renamed =
+      exec::MakeProject(parts, {expr::Alias(Column("k"), "key"), Column("lv")}).ValueOrDie();
   std::vector<exec::AggregateSpec> by_key{{"sum", {Column("lv")}, "s"}};
-  for (const PlanPtr& plan :
-       {exec::MakeDistinct(parts, {"k"}).ValueOrDie(),
-        exec::MakeWindow(parts, {Column("k")}, {{Column("lv"), true, false}},
-                         {{"row_number", {}, std::nullopt, "rn"}})
-            .ValueOrDie(),
-        exec::MakeAggregate(renamed, {Column("key")}, by_key).ValueOrDie()}) {
+  for (const PlanPtr& plan : {exec::MakeDistinct(parts, {"k"}).ValueOrDie(),
+                              exec::MakeWindow(parts, {Column("k")}, {{Column("lv"), true, false}},
+                                               {{"row_number", {}, std::nullopt, "rn"}})
+                                  .ValueOrDie(),
+                              exec::MakeAggregate(renamed, {Column("key")}, by_key).ValueOrDie()}) {
     const std::string text = explain(plan);
     EXPECT_NE(text.find("1 exchange(s) elided"), std::string::npos) << text;
     ExpectSame(plan, Strategy::kShuffle, "over a hash repartition on the key");
   }
   // A join with a side already partitioned on its key: only the other side is shuffled, into
   // its partitions; then a group-by on the key over the join.
-  PlanPtr a_sums = exec::MakeAggregate(a, {Column("k")}, {{"sum", {Column("lv")}, "lv"}}).ValueOrDie();
-  PlanPtr b_sums = exec::MakeAggregate(b, {Column("rk")}, {{"sum", {Column("rv")}, "rv"}}).ValueOrDie();
+  PlanPtr a_sums =
+      exec::MakeAggregate(a, {Column("k")}, {{"sum", {Column("lv")}, "lv"}}).ValueOrDie();
+  PlanPtr b_sums =
+      exec::MakeAggregate(b, {Column("rk")}, {{"sum", {Column("rv")}, "rv"}}).ValueOrDie();
   for (JoinType type : kEveryType) {
     for (const auto& [left, right] : {std::pair{a_sums, b}, std::pair{a, b_sums}}) {
-      PlanPtr join = exec::MakeHashJoin(left, right, {Column("k")}, {Column("rk")}, type).ValueOrDie();
+      PlanPtr join =
+          exec::MakeHashJoin(left, right, {Column("k")}, {Column("rk")}, type).ValueOrDie();
       const std::string text = explain(join);
       EXPECT_NE(text.find("1 exchange(s) elided"), std::string::npos) << text;
-      ExpectSame(join, Strategy::kShuffle, std::string("join of a partitioned side, ") +
-                                               exec::JoinTypeName(type));
+      ExpectSame(join, Strategy::kShuffle,
+                 std::string("join of a partitioned side, ") + exec::JoinTypeName(type));
     }
   }
   PlanPtr again = exec::MakeAggregate(
@@ -372,10 +386,12 @@ TEST_F(JoinOperatorsTest, ExchangesOnKeysAlreadyPartitionedAreElided) {
   ExpectSame(again, Strategy::kShuffle, "aggregate, join, aggregate on one key");
   // Not elided: another key; a right join, whose left key is null in its unmatched rows; a
   // projection that computes the key.
-  PlanPtr right = exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kRight).ValueOrDie();
-  PlanPtr computed = exec::MakeProject(parts, {expr::Alias(expr::Mod(Column("k"), Literal(int64_t{2})), "k"),
-                                               Column("lv")})
-                         .ValueOrDie();
+  PlanPtr right =
+      exec::MakeHashJoin(a, b, {Column("k")}, {Column("rk")}, JoinType::kRight).ValueOrDie();
+  PlanPtr computed =
+      exec::MakeProject(
+          parts, {expr::Alias(expr::Mod(Column("k"), Literal(int64_t{2})), "k"), Column("lv")})
+          .ValueOrDie();
   for (const PlanPtr& plan : {exec::MakeAggregate(joined, {Column("rv")}, sums).ValueOrDie(),
                               exec::MakeAggregate(right, {Column("k")}, sums).ValueOrDie(),
                               exec::MakeAggregate(computed, {Column("k")}, by_key).ValueOrDie()}) {
@@ -388,8 +404,8 @@ TEST_F(JoinOperatorsTest, ExchangesOnKeysAlreadyPartitionedAreElided) {
 TEST_F(JoinOperatorsTest, ALostBroadcastSideIsRecomputed) {
   PlanPtr big = Side("k", "lv", 6, 50, [](int i) -> std::optional<int64_t> { return i % 11; });
   PlanPtr small = Side("rk", "rv", 2, 5, [](int i) -> std::optional<int64_t> { return i; });
-  PlanPtr join = exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kInner)
-                     .ValueOrDie();
+  PlanPtr join =
+      exec::MakeHashJoin(big, small, {Column("k")}, {Column("rk")}, JoinType::kInner).ValueOrDie();
   exec::ExecOptions local_options;
   local_options.progress = 0;
   auto local = exec::Run(join, local_options).ValueOrDie();

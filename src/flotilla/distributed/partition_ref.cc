@@ -18,17 +18,22 @@ std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
 
 PartitionScanTask::PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
                                      PartitionFetcher fetch, bool keep)
-    : pieces_(std::move(pieces)), schema_(std::move(schema)), fetch_(std::move(fetch)), keep_(keep) {}
+    : pieces_(std::move(pieces)),
+      schema_(std::move(schema)),
+      fetch_(std::move(fetch)),
+      keep_(keep) {}
 
 int64_t PartitionScanTask::num_rows() const {
   int64_t n = 0;
-  for (const PartitionPiece& p : pieces_) n += p.num_rows();
+  for (const PartitionPiece& p : pieces_)
+    n += p.num_rows();
   return n;
 }
 
 int64_t PartitionScanTask::size_bytes() const {
   int64_t n = 0;
-  for (const PartitionPiece& p : pieces_) n += p.ref.size_bytes;
+  for (const PartitionPiece& p : pieces_)
+    n += p.ref.size_bytes;
   return n;
 }
 
@@ -40,15 +45,15 @@ std::string PartitionScanTask::ToString() const {
   return s + ")";
 }
 
-Result<std::vector<RecordBatch>> PartitionScanTask::Read(
-    const io::ScanPushdowns& pushdowns) const {
+Result<std::vector<RecordBatch>> PartitionScanTask::Read(const io::ScanPushdowns& pushdowns) const {
   std::vector<RecordBatch> rows;
   if (pieces_.empty()) return rows;
   if (fetch_ == nullptr) {
     return Status::Invalid("partition '" + pieces_[0].ref.id + "' can only be read on a worker");
   }
   std::vector<PartitionRef> refs;
-  for (const PartitionPiece& p : pieces_) refs.push_back(p.ref);
+  for (const PartitionPiece& p : pieces_)
+    refs.push_back(p.ref);
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> partitions, fetch_(refs, keep_));
   if (partitions.size() != pieces_.size()) {
     return Status::Invalid("partition fetch returned " + std::to_string(partitions.size()) +

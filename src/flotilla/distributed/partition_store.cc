@@ -9,13 +9,15 @@ namespace flotilla::distributed {
 
 int64_t StoredPartition::num_rows() const {
   int64_t n = 0;
-  for (const RecordBatch& b : batches) n += b.num_rows();
+  for (const RecordBatch& b : batches)
+    n += b.num_rows();
   return n;
 }
 
 int64_t PartitionBytes(const std::vector<RecordBatch>& batches) {
   int64_t n = 0;
-  for (const RecordBatch& b : batches) n += exec::SliceBytes(b);
+  for (const RecordBatch& b : batches)
+    n += exec::SliceBytes(b);
   return n;
 }
 
@@ -101,7 +103,8 @@ Result<StoredPartition> PartitionStore::Get(const std::string& id) const {
   {
     std::lock_guard lock(mutex_);
     auto it = by_id_.find(id);
-    if (it == by_id_.end()) return Status::KeyError("partition '" + id + "' is not in this worker's store");
+    if (it == by_id_.end())
+      return Status::KeyError("partition '" + id + "' is not in this worker's store");
     const Entry* found = it->second;
     out.schema = found->schema;
     if (found->spill_path.empty()) {

@@ -1,7 +1,6 @@
 #include "flotilla/distributed/partition_store.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -17,7 +16,8 @@ using namespace flotilla::testing;
 
 StoredPartition Rows(int64_t first, int64_t n) {
   std::vector<std::optional<int64_t>> v;
-  for (int64_t i = 0; i < n; ++i) v.push_back(first + i);
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(first + i);
   RecordBatch b = Batch({{"v", I64(v)}});
   return {b.schema(), {b}};
 }
@@ -26,7 +26,8 @@ TEST(PartitionStoreTest, SpillsTheOldestPastItsBudgetAndReadsThemBack) {
   auto dir = std::filesystem::temp_directory_path() / "flotilla-store-test";
   std::filesystem::remove_all(dir);
   PartitionStore store(/*memory_budget=*/100000, dir.string());
-  for (int i = 0; i < 5; ++i) ASSERT_TRUE(store.Put("q1/p" + std::to_string(i), Rows(i * 10000, 10000)).ok());
+  for (int i = 0; i < 5; ++i)
+    ASSERT_TRUE(store.Put("q1/p" + std::to_string(i), Rows(i * 10000, 10000)).ok());
   PartitionStoreStats s = store.stats();
   EXPECT_EQ(s.partitions, 5);
   EXPECT_LE(s.memory_bytes, 100000);

@@ -7,16 +7,18 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/partition.h"
-#include "flotilla/io/ipc/ipc.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/io/ipc/ipc.h"
 
 namespace flotilla::distributed {
 namespace {
 
 // Task ids are unique across queries: the query id in the high bits.
-int64_t TaskIdBase(int64_t query_id) { return query_id << 32; }
+int64_t TaskIdBase(int64_t query_id) {
+  return query_id << 32;
+}
 
 }  // namespace
 
@@ -40,7 +42,8 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
   }
   d->schema_ = d->plan_.schema;
   d->order_.resize(d->plan_.nodes.size());
-  for (size_t i = 0; i < d->order_.size(); ++i) d->order_[i] = static_cast<int>(i);
+  for (size_t i = 0; i < d->order_.size(); ++i)
+    d->order_[i] = static_cast<int>(i);
   d->IndexNodes();
   d->next_task_ = TaskIdBase(d->options_.query_id);
   if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
@@ -60,7 +63,8 @@ void QueryDriver::IndexNodes() {
   for (const PipelineNode& n : plan_.nodes) {
     if (n.kind == NodeKind::kConcat) continue;
     std::vector<int> inputs = n.inputs;
-    for (const SideInput& s : n.sides) inputs.push_back(s.node);
+    for (const SideInput& s : n.sides)
+      inputs.push_back(s.node);
     while (!inputs.empty()) {
       const int i = inputs.back();
       inputs.pop_back();
@@ -86,7 +90,9 @@ std::string QueryDriver::StagingDirectory() const {
   return options_.write->root + "/.flotilla-staging-q" + std::to_string(options_.query_id);
 }
 
-std::string QueryDriver::NodeName(int node) const { return plan_.nodes[node].Name(); }
+std::string QueryDriver::NodeName(int node) const {
+  return plan_.nodes[node].Name();
+}
 
 std::vector<bool> QueryDriver::ThroughConcats(int node) const {
   std::vector<bool> out(plan_.nodes.size(), false);
@@ -104,7 +110,9 @@ std::vector<bool> QueryDriver::ThroughConcats(int node) const {
 
 // --- Workers ------------------------------------------------------------------------------------
 
-Status QueryDriver::AddWorker(const WorkerSpec& worker) { return scheduler_.AddWorker(worker); }
+Status QueryDriver::AddWorker(const WorkerSpec& worker) {
+  return scheduler_.AddWorker(worker);
+}
 
 Status QueryDriver::RemoveWorker(const std::string& worker_id) {
   // A worker's loss may be reported more than once (the driver itself, on a failed read, and
@@ -129,7 +137,8 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
                                  [&](const PartitionRef& r) { return r.worker == worker_id; });
     if (!on_worker || !Needed(s)) continue;
     lost.push_back(s.id);
-    for (const PartitionRef& r : s.outputs) nodes_[s.node].rows -= r.num_rows;
+    for (const PartitionRef& r : s.outputs)
+      nodes_[s.node].rows -= r.num_rows;
     s.outputs.clear();
     s.fetched = 0;
     SetState(&s, SlotState::kWaiting);
@@ -197,7 +206,9 @@ void QueryDriver::SetState(Slot* slot, SlotState to) {
   const SlotState from = slot->state;
   if (from == to) return;
   NodeState& node = nodes_[slot->node];
-  auto finished = [](SlotState st) { return st == SlotState::kDone || st == SlotState::kCancelled; };
+  auto finished = [](SlotState st) {
+    return st == SlotState::kDone || st == SlotState::kCancelled;
+  };
   node.finished += static_cast<int>(finished(to)) - static_cast<int>(finished(from));
   if (from == SlotState::kDone) {
     node.done -= 1;
@@ -269,16 +280,19 @@ Status QueryDriver::CheckBroadcastSizes(int node) {
     }
     int64_t bytes = 0;
     for (int64_t b : DoneOutputs(side.node)) {
-      for (const PartitionRef& r : slots_[b].outputs) bytes += r.size_bytes;
+      for (const PartitionRef& r : slots_[b].outputs)
+        bytes += r.size_bytes;
     }
     if (bytes <= options_.plan.broadcast_max_bytes) continue;
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> added, JoinWithoutBroadcast(&plan_, node, side.node));
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> added,
+                              JoinWithoutBroadcast(&plan_, node, side.node));
     // The new nodes run between the holder and its readers.
     order_.insert(std::find(order_.begin(), order_.end(), node) + 1, added.begin(), added.end());
     IndexNodes();
-    log::Info("query {}: the broadcast side [{}] holds {} bytes, over the cap of {}: joined in "
-              "[{}] without broadcasting it", options_.query_id, side.node, bytes,
-              options_.plan.broadcast_max_bytes, added.back());
+    log::Info(
+        "query {}: the broadcast side [{}] holds {} bytes, over the cap of {}: joined in "
+        "[{}] without broadcasting it",
+        options_.query_id, side.node, bytes, options_.plan.broadcast_max_bytes, added.back());
   }
   return Status::OK();
 }
@@ -300,7 +314,8 @@ int QueryDriver::Partitions(int exchange) {
   for (int from : n.count_from) {
     if (!SlotsKnown(from)) return 0;
     int64_t count = 0;
-    for (int64_t s : OutputSlots(from)) count += slots_[s].state != SlotState::kCancelled;
+    for (int64_t s : OutputSlots(from))
+      count += slots_[s].state != SlotState::kCancelled;
     tasks = std::max(tasks, count);
   }
   const int most = std::max(1, options_.max_shuffle_partitions);
@@ -334,7 +349,8 @@ Status QueryDriver::ComputeBoundaries(int exchange) {
   for (size_t k = 0; k < n.range_keys.size(); ++k) {
     keys.push_back({static_cast<int>(k), n.range_keys[k].ascending, n.range_keys[k].nulls_first});
   }
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries, compute::RangeBoundaries(all, keys, state.partitions));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch boundaries,
+                            compute::RangeBoundaries(all, keys, state.partitions));
   state.boundaries = std::move(boundaries);
   return Status::OK();
 }
@@ -394,7 +410,8 @@ Status QueryDriver::Submit(Slot* slot) {
   spec.request = options_.task_request;
   spec.max_attempts = options_.max_attempts;
   std::map<std::string, int64_t> bytes;
-  for (const InputPart& p : slot->inputs) bytes[RefOf(p).worker] += RefOf(p).size_bytes;
+  for (const InputPart& p : slot->inputs)
+    bytes[RefOf(p).worker] += RefOf(p).size_bytes;
   spec.input_bytes.assign(bytes.begin(), bytes.end());
   if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
     spec.pool = plan_.nodes[slot->node].pool;
@@ -438,7 +455,8 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     task.mutable_output()->set_kind(proto::TaskOutput::COMMIT);
     task.mutable_output()->set_root(w.root);
     task.mutable_output()->set_staging(StagingDirectory());
-    for (const InputPart& p : slot.inputs) RefToProto(RefOf(p), task.add_inputs());
+    for (const InputPart& p : slot.inputs)
+      RefToProto(RefOf(p), task.add_inputs());
     return task.SerializeAsString();
   }
   exec::PlanPtr leaf = slot.leaf;
@@ -453,10 +471,10 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   for (size_t k = 0; k < node.sides.size(); ++k) {
     const SideInput& side = node.sides[k];
     // A broadcast side's order does not matter (it is a join's build side); one read per worker.
-    FLOTILLA_ASSIGN_OR_RETURN(
-        exec::PlanPtr read, ReadOf(slot, static_cast<int>(k) + 1, plan_.nodes[side.node].schema,
-                                   side.broadcast ? ReadOrder::kByWorker : order,
-                                   /*keep=*/side.broadcast));
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr read,
+                              ReadOf(slot, static_cast<int>(k) + 1, plan_.nodes[side.node].schema,
+                                     side.broadcast ? ReadOrder::kByWorker : order,
+                                     /*keep=*/side.broadcast));
     context.sides.emplace_back(side.node, std::move(read));
   }
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, context));
@@ -473,7 +491,8 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     out->set_staging(StagingDirectory() + "/t" + std::to_string(slot.task_id) + "." +
                      std::to_string(attempt));
     out->set_format(w.format);
-    for (const std::string& c : w.partition_by) out->add_partition_by(c);
+    for (const std::string& c : w.partition_by)
+      out->add_partition_by(c);
     out->set_compression(w.compression);
   }
   return task.SerializeAsString();
@@ -493,7 +512,8 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
       by_worker[RefOf(*p).worker].push_back({RefOf(*p), p->offset, p->length});
     }
     for (auto& [worker, pieces] : by_worker) {
-      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep));
+      tasks.push_back(
+          std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep));
     }
   } else if (order == ReadOrder::kInOrder) {
     // In part order (the scan hands out its tasks' rows in task order): one read per run of
@@ -527,8 +547,8 @@ Result<std::vector<Dispatch>> QueryDriver::Schedule() {
     }
     nodes_[slot.node].running += 1;
     started_at_[a.task_id] = Now();
-    Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node,
-          NodeName(slot.node), a.worker, a.attempt});
+    Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node, NodeName(slot.node),
+          a.worker, a.attempt});
     out.push_back({a.task_id, a.worker, bytes.MoveValueUnsafe()});
   }
   return out;
@@ -556,8 +576,8 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     Emit({TaskEventKind::kFailed, options_.query_id, task_id, slot.node, NodeName(slot.node),
           worker, attempt, seconds, 0, 0, result.error()});
     if (!again) {
-      StatusCode code = result.code() == 0 ? StatusCode::kInvalid
-                                           : static_cast<StatusCode>(result.code());
+      StatusCode code =
+          result.code() == 0 ? StatusCode::kInvalid : static_cast<StatusCode>(result.code());
       Finish(Status(code, result.error()));
       return Status::OK();
     }
@@ -575,7 +595,8 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_.TaskCompleted(task_id));
   slot.outputs.clear();
-  for (const proto::PartitionRef& r : result.outputs()) slot.outputs.push_back(RefFromProto(r));
+  for (const proto::PartitionRef& r : result.outputs())
+    slot.outputs.push_back(RefFromProto(r));
   if (!result.inline_rows().empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(result.inline_rows()));
     Result<std::vector<RecordBatch>> rows = ipc::ReadStream(std::move(buffer));
@@ -591,7 +612,8 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
         worker, attempt, seconds, result.rows(), result.bytes()});
   if (slot.final) {
     ready_.insert(ready_.end(), slot.outputs.begin(), slot.outputs.end());
-    for (const PartitionRef& r : slot.outputs) result_slot_[r.id] = slot.id;
+    for (const PartitionRef& r : slot.outputs)
+      result_slot_[r.id] = slot.id;
   }
   return Advance();
 }
@@ -615,9 +637,13 @@ Status QueryDriver::OnTaskLost(int64_t task_id, const std::string& worker,
   return Advance();
 }
 
-std::vector<int64_t> QueryDriver::TakeCancelled() { return std::exchange(cancelled_, {}); }
+std::vector<int64_t> QueryDriver::TakeCancelled() {
+  return std::exchange(cancelled_, {});
+}
 
-std::vector<PartitionRef> QueryDriver::TakeReadyResults() { return std::exchange(ready_, {}); }
+std::vector<PartitionRef> QueryDriver::TakeReadyResults() {
+  return std::exchange(ready_, {});
+}
 
 Status QueryDriver::MarkFetched(const std::string& ref_id) {
   auto it = result_slot_.find(ref_id);
@@ -642,24 +668,29 @@ std::vector<PartitionRef> QueryDriver::ResultOrder() const {
   return out;
 }
 
-void QueryDriver::Fail(Status status) { Finish(std::move(status)); }
+void QueryDriver::Fail(Status status) {
+  Finish(std::move(status));
+}
 
 void QueryDriver::Finish(Status status) {
   if (finished_) return;
   if (!status.ok()) {
-    for (Slot& s : slots_) CancelSlot(&s, "the query failed");
+    for (Slot& s : slots_)
+      CancelSlot(&s, "the query failed");
   }
   finished_ = true;
   status_ = std::move(status);
   if (progress_) progress_->Update(Progress(), Now(), true);
-  for (const auto& sub : options_.subscribers) sub->OnQueryFinished(options_.query_id, status_);
+  for (const auto& sub : options_.subscribers)
+    sub->OnQueryFinished(options_.query_id, status_);
 }
 
 // --- Observability ------------------------------------------------------------------------------
 
 void QueryDriver::Emit(TaskEvent event) {
   event.time = Now();
-  for (const auto& sub : options_.subscribers) sub->OnEvent(event);
+  for (const auto& sub : options_.subscribers)
+    sub->OnEvent(event);
   if (progress_ && !finished_) progress_->Update(Progress(), event.time);
 }
 
@@ -668,8 +699,8 @@ std::vector<NodeProgress> QueryDriver::Progress() const {
   for (size_t i = 0; i < nodes_.size(); ++i) {
     if (plan_.nodes[i].kind == NodeKind::kConcat) continue;
     const NodeState& n = nodes_[i];
-    out.push_back({NodeName(static_cast<int>(i)), n.done,
-                   static_cast<int64_t>(n.slots.size()), n.rows, n.running});
+    out.push_back({NodeName(static_cast<int>(i)), n.done, static_cast<int64_t>(n.slots.size()),
+                   n.rows, n.running});
   }
   return out;
 }

@@ -7,7 +7,8 @@
 //   while (!driver.finished()) {
 //     for (Dispatch& d : driver.Schedule()) backend.Submit(d.worker, d.task_id, d.bytes);
 //     driver.OnTaskResult(task_id, result_bytes);                             // as they arrive
-//     for (PartitionRef& r : driver.TakeReadyResults()) fetch r over Flight; driver.MarkFetched(r.id);
+//     for (PartitionRef& r : driver.TakeReadyResults()) fetch r over Flight;
+//     driver.MarkFetched(r.id);
 //   }
 //
 // Fault tolerance is by lineage: when a worker is removed its running tasks are re-queued, and
@@ -129,8 +130,8 @@ class QueryDriver final : private TaskGraph {
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
   struct Slot {
     int64_t id = 0;
-    int node = 0;        // its pipeline node
-    int64_t index = 0;   // among its node's tasks
+    int node = 0;       // its pipeline node
+    int64_t index = 0;  // among its node's tasks
     std::vector<std::shared_ptr<const io::ScanTask>> scan;
     exec::PlanPtr leaf;  // an in-memory source's partition
     std::vector<InputPart> inputs;
@@ -139,7 +140,7 @@ class QueryDriver final : private TaskGraph {
     std::vector<PartitionRef> outputs;
     bool final = false;  // its outputs are the query's result (a write's: its commit's)
     int64_t fetched = 0;
-    int64_t missing = 0;  // input parts whose producing task is not done
+    int64_t missing = 0;                   // input parts whose producing task is not done
     std::vector<RecordBatch> inline_rows;  // a kSample task's result, kept by the driver
   };
   struct NodeState {
@@ -149,8 +150,8 @@ class QueryDriver final : private TaskGraph {
     int64_t done = 0;
     int64_t finished = 0;  // done or cancelled
     int64_t running = 0;
-    int partitions = 0;        // kExchange: its partition count, once decided
-    int64_t input_rows = 0;    // kSample: the rows all its tasks read
+    int partitions = 0;                     // kExchange: its partition count, once decided
+    int64_t input_rows = 0;                 // kSample: the rows all its tasks read
     std::optional<RecordBatch> boundaries;  // a range kExchange's, computed once
   };
 
@@ -196,8 +197,8 @@ class QueryDriver final : private TaskGraph {
   Result<std::string> TaskBytes(const Slot& slot, int attempt) const;
   /// A scan of the slot's input parts of `side` (0: its own input; k: its node's side k - 1).
   /// `keep`: the reading worker keeps what it pulls (a broadcast side).
-  Result<exec::PlanPtr> ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
-                               ReadOrder order, bool keep = false) const;
+  Result<exec::PlanPtr> ReadOf(const Slot& slot, int side, const SchemaPtr& schema, ReadOrder order,
+                               bool keep = false) const;
   const PartitionRef& RefOf(const InputPart& part) const;
   bool Needed(const Slot& slot) const;
   void Emit(TaskEvent event);
@@ -212,12 +213,12 @@ class QueryDriver final : private TaskGraph {
   SchemaPtr schema_;
   Scheduler scheduler_;
   std::vector<Slot> slots_;
-  std::vector<NodeState> nodes_;  // per pipeline node
-  std::vector<int> order_;  // the pipeline nodes in topological order
+  std::vector<NodeState> nodes_;   // per pipeline node
+  std::vector<int> order_;         // the pipeline nodes in topological order
   std::vector<bool> output_node_;  // per pipeline node: its tasks' outputs are the result
   std::vector<bool> writer_node_;  // per pipeline node: its tasks write the files a commit moves
-  std::set<int64_t> runnable_;  // waiting slots whose inputs are all done
-  std::vector<std::vector<int64_t>> readers_;  // per slot: the slots reading it, per part
+  std::set<int64_t> runnable_;     // waiting slots whose inputs are all done
+  std::vector<std::vector<int64_t>> readers_;      // per slot: the slots reading it, per part
   std::vector<std::vector<int>> readers_of_node_;  // per node: the nodes reading its tasks
   std::unordered_map<int64_t, int64_t> slot_of_task_;
   std::unordered_map<int64_t, double> started_at_;

@@ -27,7 +27,8 @@ class QueryLoop {
     Status st = Loop();
     if (!st.ok()) driver_.Fail(st);
     // The query is over: stop what still runs, each at the worker running it.
-    for (int64_t task : driver_.TakeCancelled()) CancelTask(task);
+    for (int64_t task : driver_.TakeCancelled())
+      CancelTask(task);
     if (!driver_.status().ok()) {
       Drain();
       if (!driver_.StagingDirectory().empty()) {
@@ -57,7 +58,8 @@ class QueryLoop {
       FLOTILLA_RETURN_NOT_OK(FetchReady());
       if (driver_.finished()) break;
       FLOTILLA_ASSIGN_OR_RETURN(const int placed, Dispatch());
-      for (int64_t task : driver_.TakeCancelled()) CancelTask(task);
+      for (int64_t task : driver_.TakeCancelled())
+        CancelTask(task);
       // Every placement failed (its worker went): the driver has placed them again elsewhere.
       if (placed > 0 && running_.empty()) continue;
       // Nothing runs and nothing can be placed: only a worker joining can help now.
@@ -69,8 +71,8 @@ class QueryLoop {
                                      std::to_string(driver_.num_workers()) + " live worker(s)"));
         break;
       }
-      const double timeout = stuck ? std::min(0.5, options_.stall_seconds - Since(idle_since))
-                                   : 0.5;
+      const double timeout =
+          stuck ? std::min(0.5, options_.stall_seconds - Since(idle_since)) : 0.5;
       FLOTILLA_ASSIGN_OR_RETURN(BackendEvents events, backend_.Wait(std::max(0.0, timeout)));
       if (!events.empty()) idle = false;
       FLOTILLA_RETURN_NOT_OK(Apply(std::move(events)));
@@ -127,7 +129,8 @@ class QueryLoop {
       lost_.erase(w.id);
       FLOTILLA_RETURN_NOT_OK(driver_.AddWorker(w));
     }
-    for (const std::string& w : events.lost) FLOTILLA_RETURN_NOT_OK(LoseWorker(w));
+    for (const std::string& w : events.lost)
+      FLOTILLA_RETURN_NOT_OK(LoseWorker(w));
     for (BackendEvents::Finished& f : events.finished) {
       running_.erase(f.task_id);
       FLOTILLA_RETURN_NOT_OK(driver_.OnTaskResult(f.task_id, f.result));
@@ -160,7 +163,8 @@ class QueryLoop {
       for (const std::string& w : events->lost) {
         std::erase_if(running_, [&](const auto& r) { return r.second == w; });
       }
-      for (const BackendEvents::Finished& f : events->finished) running_.erase(f.task_id);
+      for (const BackendEvents::Finished& f : events->finished)
+        running_.erase(f.task_id);
     }
   }
 

@@ -22,8 +22,8 @@ using flotilla::testing::Batch;
 using flotilla::testing::ExpectRows;
 using flotilla::testing::I64;
 using testing::IdPartitions;
-using testing::Recorder;
 using testing::RecordedTo;
+using testing::Recorder;
 
 constexpr char kToken[] = "query-loop-test";
 
@@ -32,7 +32,8 @@ constexpr char kToken[] = "query-loop-test";
 class RecordingBackend final : public ClusterBackend {
  public:
   ~RecordingBackend() override {
-    for (std::thread& t : threads_) t.join();
+    for (std::thread& t : threads_)
+      t.join();
   }
 
   WorkerRuntime* StartWorker(const std::string& id) {
@@ -128,13 +129,15 @@ double Seconds(Clock::time_point since) {
 
 std::vector<std::optional<int64_t>> Range(int n) {
   std::vector<std::optional<int64_t>> v;
-  for (int i = 0; i < n; ++i) v.push_back(i);
+  for (int i = 0; i < n; ++i)
+    v.push_back(i);
   return v;
 }
 
 RecordBatch ToBatch(const std::vector<StoredPartition>& parts) {
   std::vector<RecordBatch> all;
-  for (const StoredPartition& p : parts) all.insert(all.end(), p.batches.begin(), p.batches.end());
+  for (const StoredPartition& p : parts)
+    all.insert(all.end(), p.batches.begin(), p.batches.end());
   return compute::ConcatBatches(all).ValueOrDie();
 }
 
@@ -147,17 +150,20 @@ TEST(QueryLoopTest, CancelsGoToTheWorkerRunningTheTaskAndAFailedQueryWaitsForThe
     return args[0];
   };
   RecordingBackend backend;
-  for (const char* id : {"a", "b"}) backend.StartWorker(id)->RegisterUdf("slow_or_fail", udf);
+  for (const char* id : {"a", "b"})
+    backend.StartWorker(id)->RegisterUdf("slow_or_fail", udf);
   exec::PlanPtr plan = exec::MakeUdfProject(IdPartitions(2, 1), "slow_or_fail", udf,
                                             {expr::Column("v")}, {"v"}, "w", int64())
                            .ValueOrDie();
   auto driver = QueryDriver::Make(plan, RecordedTo(std::make_shared<Recorder>())).ValueOrDie();
-  for (const char* id : {"a", "b"}) ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  for (const char* id : {"a", "b"})
+    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
   QueryLoopOptions o;
   o.token = kToken;
   auto r = RunQuery(*driver, backend, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("row 0 is refused"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("row 0 is refused"), std::string::npos)
+      << r.status().ToString();
 
   const auto submitted = backend.submitted();
   ASSERT_EQ(submitted.size(), 2u);
@@ -175,8 +181,8 @@ TEST(QueryLoopTest, CancelsGoToTheWorkerRunningTheTaskAndAFailedQueryWaitsForThe
 TEST(QueryLoopTest, AStalledQueryWaitsForAWorkerToJoin) {
   RecordingBackend backend;
   backend.JoinAfter("late", 0.2);
-  auto driver = QueryDriver::Make(IdPartitions(3, 10), RecordedTo(std::make_shared<Recorder>()))
-                    .ValueOrDie();
+  auto driver =
+      QueryDriver::Make(IdPartitions(3, 10), RecordedTo(std::make_shared<Recorder>())).ValueOrDie();
   QueryLoopOptions o;
   o.token = kToken;
   o.stall_seconds = 30;
@@ -189,8 +195,8 @@ TEST(QueryLoopTest, AStalledQueryWaitsForAWorkerToJoin) {
 
 TEST(QueryLoopTest, AStalledQueryFailsClearlyOnceItsWaitIsOver) {
   RecordingBackend backend;
-  auto driver = QueryDriver::Make(IdPartitions(3, 10), RecordedTo(std::make_shared<Recorder>()))
-                    .ValueOrDie();
+  auto driver =
+      QueryDriver::Make(IdPartitions(3, 10), RecordedTo(std::make_shared<Recorder>())).ValueOrDie();
   QueryLoopOptions o;
   o.token = kToken;
   o.stall_seconds = 0.3;
@@ -208,10 +214,12 @@ TEST(QueryLoopTest, AResultThatCannotBeFetchedIsComputedAgainElsewhere) {
   // The one result task's worker stops serving right after the task finished, without the
   // backend noticing: the fetch fails, the loop takes the worker out, the task runs again.
   RecordingBackend backend;
-  for (const char* id : {"a", "b"}) backend.StartWorker(id);
+  for (const char* id : {"a", "b"})
+    backend.StartWorker(id);
   auto recorder = std::make_shared<Recorder>();
   auto driver = QueryDriver::Make(IdPartitions(1, 25), RecordedTo(recorder)).ValueOrDie();
-  for (const char* id : {"a", "b"}) ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  for (const char* id : {"a", "b"})
+    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
   QueryLoopOptions o;
   o.token = kToken;
   bool stopped = false;

@@ -15,8 +15,8 @@
 #include <set>
 
 #include "flotilla/distributed/test_cluster.h"
-#include "tests/support/plan_checks.h"
 #include "flotilla/io/parquet/writer.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::distributed {
 namespace {
@@ -103,9 +103,10 @@ class ShuffleOperatorsTest : public ::testing::Test {
   // Runs `plan` locally and on the cluster, once per split, and compares the rows.
   void ExpectSame(const PlanPtr& plan, bool ordered, const std::string& what) {
     for (Split split : {Split::kMany, Split::kOne}) {
-      testing::ExpectSameAsLocal(*cluster_, plan, Options(split), ordered,
-                              what + (split == Split::kMany ? " (16 map tasks)" : " (1 map task)"),
-                              /*threads=*/1);
+      testing::ExpectSameAsLocal(
+          *cluster_, plan, Options(split), ordered,
+          what + (split == Split::kMany ? " (16 map tasks)" : " (1 map task)"),
+          /*threads=*/1);
     }
   }
 
@@ -154,17 +155,18 @@ TEST_F(ShuffleOperatorsTest, GroupedAggregateOfEveryFunction) {
 }
 
 TEST_F(ShuffleOperatorsTest, AggregateOverSeveralKeysAndExpressions) {
-  PlanPtr plan = exec::MakeAggregate(Scan(),
-                                     {Column("k"), expr::Alias(expr::Mod(Column("id"), Literal(int64_t{3})), "m")},
-                                     {{"sum", {Multiply(Column("x"), Literal(2.0))}, "twice"},
-                                      {"list", {Column("s")}, "ss"}})
-                     .ValueOrDie();
+  PlanPtr plan =
+      exec::MakeAggregate(
+          Scan(), {Column("k"), expr::Alias(expr::Mod(Column("id"), Literal(int64_t{3})), "m")},
+          {{"sum", {Multiply(Column("x"), Literal(2.0))}, "twice"}, {"list", {Column("s")}, "ss"}})
+          .ValueOrDie();
   ExpectSame(plan, false, "group by k, id % 3");
 }
 
 TEST_F(ShuffleOperatorsTest, UngroupedAggregateGivesOneRowEvenOfNothing) {
   for (bool empty : {false, true}) {
-    PlanPtr plan = exec::MakeAggregate(empty ? EmptyScan() : Scan(), {}, EveryAggregate()).ValueOrDie();
+    PlanPtr plan =
+        exec::MakeAggregate(empty ? EmptyScan() : Scan(), {}, EveryAggregate()).ValueOrDie();
     ExpectSame(plan, true, empty ? "ungrouped of nothing" : "ungrouped");
   }
   EXPECT_EQ(recorder_->Completed("Gather -> Aggregate"), 4);
@@ -187,8 +189,7 @@ TEST_F(ShuffleOperatorsTest, TopNWithOffsetAndTies) {
   for (bool empty : {false, true}) {
     PlanPtr in = empty ? EmptyScan() : Scan();
     // x has ties: the first rows in input order win them, as locally.
-    PlanPtr plan =
-        exec::MakeTopN(in, {{Column("x"), false, false}}, 25, 10).ValueOrDie();
+    PlanPtr plan = exec::MakeTopN(in, {{Column("x"), false, false}}, 25, 10).ValueOrDie();
     ExpectSame(plan, true, "top 25 by x desc after 10");
     plan = exec::MakeTopN(in, {{Column("k"), true, true}, {Column("s"), false, false}}, 40, 0)
                .ValueOrDie();
@@ -207,8 +208,8 @@ TEST_F(ShuffleOperatorsTest, WindowsWithAndWithoutPartitionKeys) {
     PlanPtr in = empty ? EmptyScan() : Scan();
     for (const char* key : {"k", "hot", "nk"}) {
       // Ordered by x, which has ties: row_number follows input order among them.
-      PlanPtr plan = exec::MakeWindow(in, {Column(key)}, {{Column("x"), true, false}}, functions)
-                         .ValueOrDie();
+      PlanPtr plan =
+          exec::MakeWindow(in, {Column(key)}, {{Column("x"), true, false}}, functions).ValueOrDie();
       ExpectSame(plan, false, std::string("window partitioned by ") + key);
     }
     PlanPtr whole =
@@ -220,9 +221,16 @@ TEST_F(ShuffleOperatorsTest, WindowsWithAndWithoutPartitionKeys) {
 }
 
 TEST_F(ShuffleOperatorsTest, Pivot) {
-  PlanPtr in = exec::MakeProject(Scan(), {Column("k"), Column("x"),
-                                          expr::Alias(expr::Call("concat", {Literal("c"), expr::Cast(expr::Mod(Column("id"), Literal(int64_t{3})), utf8())}), "p")})
-                   .ValueOrDie();
+  PlanPtr in =
+      exec::MakeProject(
+          Scan(),
+          {Column("k"), Column("x"),
+           expr::Alias(
+               expr::Call("concat",
+                          {Literal("c"),
+                           expr::Cast(expr::Mod(Column("id"), Literal(int64_t{3})), utf8())}),
+               "p")})
+          .ValueOrDie();
   for (const char* f : {"sum", "count", "first"}) {
     PlanPtr plan =
         exec::MakePivot(in, {Column("k")}, Column("p"), Column("x"), f, {"c0", "c1", "c2", "c9"})
@@ -233,13 +241,13 @@ TEST_F(ShuffleOperatorsTest, Pivot) {
 
 TEST_F(ShuffleOperatorsTest, SortIsGlobalAndStable) {
   const std::vector<std::vector<exec::SortSpec>> orders = {
-      {{Column("x"), false, false}},                                // ties, descending
+      {{Column("x"), false, false}},                                 // ties, descending
       {{Column("hot"), true, false}, {Column("id"), false, false}},  // 90% one value
-      {{Column("k"), true, true}},                                  // nulls first, ties
-      {{Column("k"), false, false}, {Column("s"), true, false}},    // nulls last
-      {{Column("s"), true, false}},                                 // strings
-      {{Column("nk"), true, false}},                                // every key null
-      {{expr::Cast(Column("x"), decimal128(12, 2)), true, false}},  // decimals
+      {{Column("k"), true, true}},                                   // nulls first, ties
+      {{Column("k"), false, false}, {Column("s"), true, false}},     // nulls last
+      {{Column("s"), true, false}},                                  // strings
+      {{Column("nk"), true, false}},                                 // every key null
+      {{expr::Cast(Column("x"), decimal128(12, 2)), true, false}},   // decimals
   };
   for (bool empty : {false, true}) {
     for (size_t i = 0; i < orders.size(); ++i) {
@@ -250,7 +258,8 @@ TEST_F(ShuffleOperatorsTest, SortIsGlobalAndStable) {
 }
 
 TEST_F(ShuffleOperatorsTest, ASortOfFewRowsRunsInOneTask) {
-  PlanPtr agg = exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("x")}, "total"}}).ValueOrDie();
+  PlanPtr agg =
+      exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("x")}, "total"}}).ValueOrDie();
   PlanPtr sorted = exec::MakeSort(agg, {{Column("total"), false, false}}).ValueOrDie();
   DistributedPlanOptions few;  // the default: estimated under a million rows
   const std::string text = DistributedPlanToString(PlanDistributed(sorted, few).ValueOrDie());
@@ -323,15 +332,17 @@ TEST_F(ShuffleOperatorsTest, MonotonicIdsEqualTheLocalRunnersOnInMemoryPartition
   std::vector<MicroPartition> parts;
   for (int p = 0; p < 3; ++p) {
     std::vector<std::optional<int64_t>> v;
-    for (int i = 0; i < 5 + p; ++i) v.push_back(p * 100 + i);
+    for (int i = 0; i < 5 + p; ++i)
+      v.push_back(p * 100 + i);
     RecordBatch b = Batch({{"v", I64(v)}});
     parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
   }
   PlanPtr source = exec::MakeInMemorySource(parts[0].schema(), parts).ValueOrDie();
-  PlanPtr plan = exec::MakeMonotonicId(
-                     exec::MakeFilter(source, Greater(Column("v"), Literal(int64_t{0}))).ValueOrDie(),
-                     "row_id")
-                     .ValueOrDie();
+  PlanPtr plan =
+      exec::MakeMonotonicId(
+          exec::MakeFilter(source, Greater(Column("v"), Literal(int64_t{0}))).ValueOrDie(),
+          "row_id")
+          .ValueOrDie();
   ExpectSame(plan, true, "monotonically increasing id");
   // On files: unique ids, increasing in each task's rows.
   PlanPtr files = exec::MakeMonotonicId(Scan(), "row_id").ValueOrDie();
@@ -339,25 +350,32 @@ TEST_F(ShuffleOperatorsTest, MonotonicIdsEqualTheLocalRunnersOnInMemoryPartition
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   std::set<int64_t> ids;
   RecordBatch all = r->ToBatch().ValueOrDie();
-  for (int64_t i = 0; i < all.num_rows(); ++i) ids.insert(all.column(6).values<int64_t>()[i]);
+  for (int64_t i = 0; i < all.num_rows(); ++i)
+    ids.insert(all.column(6).values<int64_t>()[i]);
   EXPECT_EQ(ids.size(), static_cast<size_t>(kRows));
 }
 
 TEST_F(ShuffleOperatorsTest, ConcatOfShuffles) {
-  PlanPtr a = exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("id")}, "v"}}).ValueOrDie();
-  PlanPtr b = exec::MakeAggregate(Scan(), {Column("hot")}, {{"count", {Column("id")}, "v"}}).ValueOrDie();
-  PlanPtr b_renamed = exec::MakeProject(b, {expr::Alias(Column("hot"), "k"), Column("v")}).ValueOrDie();
+  PlanPtr a =
+      exec::MakeAggregate(Scan(), {Column("k")}, {{"sum", {Column("id")}, "v"}}).ValueOrDie();
+  PlanPtr b =
+      exec::MakeAggregate(Scan(), {Column("hot")}, {{"count", {Column("id")}, "v"}}).ValueOrDie();
+  PlanPtr b_renamed =
+      exec::MakeProject(b, {expr::Alias(Column("hot"), "k"), Column("v")}).ValueOrDie();
   ExpectSame(exec::MakeConcat({a, b_renamed}).ValueOrDie(), false, "concat of two aggregates");
   // An aggregate above a concat: both inputs' tasks write one shuffle.
   PlanPtr both = exec::MakeConcat({Scan(), EmptyScan(), Scan()}).ValueOrDie();
-  ExpectSame(exec::MakeAggregate(both, {Column("s")}, {{"list", {Column("id")}, "ids"}}).ValueOrDie(),
-             false, "aggregate of a concat");
-  ExpectSame(exec::MakeSort(both, {{Column("x"), true, false}}).ValueOrDie(), true, "sort of a concat");
+  ExpectSame(
+      exec::MakeAggregate(both, {Column("s")}, {{"list", {Column("id")}, "ids"}}).ValueOrDie(),
+      false, "aggregate of a concat");
+  ExpectSame(exec::MakeSort(both, {{Column("x"), true, false}}).ValueOrDie(), true,
+             "sort of a concat");
 }
 
 TEST_F(ShuffleOperatorsTest, ChainsOfShuffles) {
   // Aggregate, then sort its output, then a window over that: three exchanges.
-  PlanPtr agg = exec::MakeAggregate(Scan(), {Column("s")}, {{"sum", {Column("x")}, "total"}}).ValueOrDie();
+  PlanPtr agg =
+      exec::MakeAggregate(Scan(), {Column("s")}, {{"sum", {Column("x")}, "total"}}).ValueOrDie();
   PlanPtr sorted = exec::MakeSort(agg, {{Column("total"), false, false}}).ValueOrDie();
   ExpectSame(sorted, true, "sorted aggregate");
   PlanPtr window = exec::MakeWindow(agg, {}, {{Column("total"), true, false}},
@@ -367,8 +385,8 @@ TEST_F(ShuffleOperatorsTest, ChainsOfShuffles) {
 }
 
 TEST_F(ShuffleOperatorsTest, AnEmptySourceSchedulesNoMapTask) {
-  SchemaPtr schema = std::make_shared<Schema>(
-      std::vector<Field>{{"k", int64(), true}, {"s", utf8(), true}});
+  SchemaPtr schema =
+      std::make_shared<Schema>(std::vector<Field>{{"k", int64(), true}, {"s", utf8(), true}});
   PlanPtr none = exec::MakeInMemorySource(schema, std::vector<MicroPartition>{}).ValueOrDie();
   PlanPtr filtered = exec::MakeFilter(none, Greater(Column("k"), Literal(int64_t{1}))).ValueOrDie();
   auto r = cluster_->Run(filtered, Options(Split::kMany));
@@ -379,24 +397,30 @@ TEST_F(ShuffleOperatorsTest, AnEmptySourceSchedulesNoMapTask) {
   // Operators above it still answer as locally: one row of a global count, no groups.
   ExpectSame(exec::MakeAggregate(filtered, {}, {{"count", {Column("k")}, "n"}}).ValueOrDie(), true,
              "count of nothing");
-  ExpectSame(exec::MakeAggregate(filtered, {Column("s")}, {{"count", {Column("k")}, "n"}}).ValueOrDie(),
-             false, "groups of nothing");
+  ExpectSame(
+      exec::MakeAggregate(filtered, {Column("s")}, {{"count", {Column("k")}, "n"}}).ValueOrDie(),
+      false, "groups of nothing");
   ExpectSame(exec::MakeSort(filtered, {{Column("k"), true, false}}).ValueOrDie(), true,
              "sort of nothing");
 }
 
 TEST_F(ShuffleOperatorsTest, ExplainShowsInputModesAndWarnsOfOneWorker) {
-  PlanPtr plan = exec::MakeWindow(exec::MakeSort(Scan(), {{Column("id"), true, false}}).ValueOrDie(),
-                                  {}, {{Column("id"), true, false}}, {{"row_number", {}, std::nullopt, "rn"}})
-                     .ValueOrDie();
+  PlanPtr plan =
+      exec::MakeWindow(exec::MakeSort(Scan(), {{Column("id"), true, false}}).ValueOrDie(), {},
+                       {{Column("id"), true, false}}, {{"row_number", {}, std::nullopt, "rn"}})
+          .ValueOrDie();
   DistributedPlanOptions range;
   range.gather_sort_rows = 0;
   auto d = PlanDistributed(plan, range);
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   const std::string text = DistributedPlanToString(*d);
   EXPECT_NE(text.find("[1] SortSample (partition-wise) <- [0]"), std::string::npos) << text;
-  EXPECT_NE(text.find("[3] Exchange -> Sort (range exchange, partitions: one per upstream task"), std::string::npos) << text;
-  EXPECT_NE(text.find("warning: Window without partition keys runs on one worker"), std::string::npos) << text;
+  EXPECT_NE(text.find("[3] Exchange -> Sort (range exchange, partitions: one per upstream task"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("warning: Window without partition keys runs on one worker"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

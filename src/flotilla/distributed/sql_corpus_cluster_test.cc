@@ -52,7 +52,9 @@ std::vector<ClusterMode> Modes() {
   return {{"defaults", defaults}, {"shuffled", shuffled}};
 }
 
-void PrintTo(const ClusterMode& m, std::ostream* os) { *os << m.name; }
+void PrintTo(const ClusterMode& m, std::ostream* os) {
+  *os << m.name;
+}
 
 class SqlCorpusOnCluster : public ::testing::TestWithParam<ClusterMode> {};
 
@@ -86,12 +88,14 @@ TEST_P(SqlCorpusOnCluster, EveryQueryGivesTheLocalAnswerOrIsListedAsRefused) {
       }
       if (check.outcome == SqlCheck::kFailed && r.kind == SqlRecord::kQuery) {
         refused.insert(key);
-        if (!listed.count(key)) ADD_FAILURE() << "refused on the cluster, not listed: " << check.message;
+        if (!listed.count(key))
+          ADD_FAILURE() << "refused on the cluster, not listed: " << check.message;
         continue;
       }
       if (listed.count(key)) {
         ADD_FAILURE() << where << ": runs on the cluster now; remove its line from "
-                      << "tests/sql/cluster_refused.txt:\n" << key;
+                      << "tests/sql/cluster_refused.txt:\n"
+                      << key;
       }
       if (check.outcome != SqlCheck::kMatch) ADD_FAILURE() << check.message;
     }
@@ -99,7 +103,8 @@ TEST_P(SqlCorpusOnCluster, EveryQueryGivesTheLocalAnswerOrIsListedAsRefused) {
   for (const std::string& key : listed)
     if (!refused.count(key)) {
       EXPECT_TRUE(false) << "tests/sql/cluster_refused.txt lists a query that is not refused "
-                            "(or no longer in the corpus):\n" << key;
+                            "(or no longer in the corpus):\n"
+                         << key;
     }
   EXPECT_GE(queries, 300);
   // The corpus really ran spread out: tasks on every worker, and in the shuffled mode more

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "flotilla/distributed/in_process_cluster.h"
-#include "tests/support/plan_checks.h"
 #include "flotilla/io/parquet/scan_task.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::testing {
 
@@ -22,7 +22,8 @@ class Recorder final : public EventSubscriber {
   void OnEvent(const TaskEvent& e) override { events.push_back(e); }
   int Count(TaskEventKind kind) const {
     int n = 0;
-    for (const TaskEvent& e : events) n += e.kind == kind;
+    for (const TaskEvent& e : events)
+      n += e.kind == kind;
     return n;
   }
   std::set<std::string> CompletedNodes() const {
@@ -66,7 +67,8 @@ inline exec::PlanPtr IdPartitions(int partitions, int rows) {
   std::vector<MicroPartition> parts;
   for (int p = 0; p < partitions; ++p) {
     std::vector<std::optional<int64_t>> v;
-    for (int i = 0; i < rows; ++i) v.push_back(p * rows + i);
+    for (int i = 0; i < rows; ++i)
+      v.push_back(p * rows + i);
     RecordBatch b = flotilla::testing::Batch({{"v", flotilla::testing::I64(v)}});
     parts.push_back(MicroPartition::FromBatches(b.schema(), {b}).ValueOrDie());
   }
@@ -87,8 +89,8 @@ inline exec::QueryResult ExpectSameAsLocal(InProcessCluster& cluster, const exec
   auto dist = cluster.Run(plan, std::move(options));
   EXPECT_TRUE(dist.ok()) << what << ": " << dist.status().ToString();
   if (!local.ok() || !dist.ok()) return {};
-  flotilla::testing::ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(), ordered,
-                         what);
+  flotilla::testing::ExpectRows(dist->ToBatch().ValueOrDie(), local->ToBatch().ValueOrDie(),
+                                ordered, what);
   return dist.MoveValueUnsafe();
 }
 

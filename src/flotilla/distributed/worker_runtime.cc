@@ -10,13 +10,13 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
-#include "flotilla/exec/plan/range_scan.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/exec/plan/range_scan.h"
 #include "flotilla/io/csv/scan_task.h"
 #include "flotilla/io/dataset/dataset_writer.h"
-#include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/dataset/hive_partitions.h"
+#include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/scan_task.h"
@@ -24,7 +24,9 @@
 namespace flotilla::distributed {
 namespace {
 
-std::string QueryPrefix(int64_t query_id) { return "q" + std::to_string(query_id) + "/"; }
+std::string QueryPrefix(int64_t query_id) {
+  return "q" + std::to_string(query_id) + "/";
+}
 
 // The task's output: the files a WRITE task wrote, or the files a COMMIT moved into place.
 Status CommitFiles(const proto::TaskOutput& output, const std::vector<RecordBatch>& tables,
@@ -37,7 +39,8 @@ Status CommitFiles(const proto::TaskOutput& output, const std::vector<RecordBatc
     if (path_col < 0) return Status::Invalid("commit: a staged files table has no 'path' column");
     const Array& paths = table.column(path_col);
     FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<ArrayBuilder> builder, MakeBuilder(paths.type()));
-    if (paths.type()->id() != TypeId::kString) return Status::Invalid("commit: the path column is not a string");
+    if (paths.type()->id() != TypeId::kString)
+      return Status::Invalid("commit: the path column is not a string");
     auto* strings = static_cast<StringBuilder*>(builder.get());
     for (int64_t i = 0; i < table.num_rows(); ++i) {
       std::string path(paths.GetView(i));
@@ -49,8 +52,8 @@ Status CommitFiles(const proto::TaskOutput& output, const std::vector<RecordBatc
       size_t slash = rel.find('/');
       std::string task_dir = rel.substr(0, slash);
       fs::path rest(rel.substr(slash + 1));
-      fs::path dest = fs::path(root) / rest.parent_path() /
-                      (task_dir + "-" + rest.filename().string());
+      fs::path dest =
+          fs::path(root) / rest.parent_path() / (task_dir + "-" + rest.filename().string());
       std::error_code ec;
       fs::create_directories(dest.parent_path(), ec);
       fs::rename(path, dest, ec);
@@ -62,8 +65,8 @@ Status CommitFiles(const proto::TaskOutput& output, const std::vector<RecordBatc
     }
     std::vector<Array> columns = table.columns();
     FLOTILLA_ASSIGN_OR_RETURN(columns[path_col], builder->Finish());
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch moved,
-                              RecordBatch::Make(table.schema(), std::move(columns), table.num_rows()));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        RecordBatch moved, RecordBatch::Make(table.schema(), std::move(columns), table.num_rows()));
     committed->push_back(std::move(moved));
   }
   std::error_code ec;
@@ -75,7 +78,8 @@ Result<std::vector<RecordBatch>> WriteStaged(const proto::TaskOutput& output,
                                              const exec::QueryResult& result) {
   io::DatasetWriteOptions options;
   FLOTILLA_ASSIGN_OR_RETURN(options.format, io::ParseFileFormat(output.format()));
-  for (const std::string& c : output.partition_by()) options.partition_by.push_back(c);
+  for (const std::string& c : output.partition_by())
+    options.partition_by.push_back(c);
   if (!output.compression().empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(options.parquet.codec, io::parquet::ParseCodec(output.compression()));
   }
@@ -109,35 +113,35 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions option
     std::error_code error;
     const std::filesystem::path tmp = std::filesystem::temp_directory_path(error);
     if (error) {
-      return Status::IOError("worker: no directory for stored partitions: the temporary "
-                             "directory (TMPDIR) is not usable: " + error.message() +
-                             "; set TMPDIR or the worker's spill_dir");
+      return Status::IOError(
+          "worker: no directory for stored partitions: the temporary "
+          "directory (TMPDIR) is not usable: " +
+          error.message() + "; set TMPDIR or the worker's spill_dir");
     }
-    w->spill_dir_ = (tmp /
-                     ("flotilla-worker-" + std::to_string(::getpid()) + "-" +
-                      std::to_string(counter.fetch_add(1))))
+    w->spill_dir_ = (tmp / ("flotilla-worker-" + std::to_string(::getpid()) + "-" +
+                            std::to_string(counter.fetch_add(1))))
                         .string();
     w->owns_spill_dir_ = true;
   }
   w->store_ = std::make_unique<PartitionStore>(options.store_memory_bytes, w->spill_dir_);
   PartitionStore* store = w->store_.get();
   FLOTILLA_ASSIGN_OR_RETURN(
-      w->flight_,
-      FlightServer::Start(options.host, options.port, options.token,
-                          [store](const std::string& ticket) -> Result<std::vector<StoredPartition>> {
-                            // One id, or several one per line (MultiPartitionTicket).
-                            std::vector<StoredPartition> out;
-                            size_t start = 0;
-                            while (start <= ticket.size()) {
-                              size_t end = ticket.find('\n', start);
-                              if (end == std::string::npos) end = ticket.size();
-                              FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p,
-                                                        store->Get(ticket.substr(start, end - start)));
-                              out.push_back(std::move(p));
-                              start = end + 1;
-                            }
-                            return out;
-                          }));
+      w->flight_, FlightServer::Start(
+                      options.host, options.port, options.token,
+                      [store](const std::string& ticket) -> Result<std::vector<StoredPartition>> {
+                        // One id, or several one per line (MultiPartitionTicket).
+                        std::vector<StoredPartition> out;
+                        size_t start = 0;
+                        while (start <= ticket.size()) {
+                          size_t end = ticket.find('\n', start);
+                          if (end == std::string::npos) end = ticket.size();
+                          FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p,
+                                                    store->Get(ticket.substr(start, end - start)));
+                          out.push_back(std::move(p));
+                          start = end + 1;
+                        }
+                        return out;
+                      }));
   w->address_ = w->flight_->address();
   w->id_ = options.id.empty() ? w->address_ : options.id;
   return w;
@@ -168,10 +172,12 @@ void WorkerRuntime::CancelTask(int64_t task_id) {
 Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::PlanPtr& plan) {
   exec::ExecOptions options = options_.exec;
   options.progress = 0;
-  FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<exec::ResultStream> stream, exec::Execute(plan, options));
+  FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<exec::ResultStream> stream,
+                            exec::Execute(plan, options));
   {
     std::lock_guard lock(running_mutex_);
-    if (cancelled_.erase(task_id) > 0) return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
+    if (cancelled_.erase(task_id) > 0)
+      return Status::Cancelled("task " + std::to_string(task_id) + " was cancelled");
     running_[task_id] = stream.get();
   }
   Result<exec::QueryResult> result = exec::CollectPartitions(stream.get());
@@ -213,7 +219,8 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(const std::vector<Part
         FlightGetMany(refs[0].address, options_.token, MultiPartitionTicket(refs),
                       static_cast<int>(refs.size())));
     if (keep) {
-      for (size_t i = 0; i < refs.size(); ++i) FLOTILLA_RETURN_NOT_OK(store_->Put(refs[i].id, pulled[i]));
+      for (size_t i = 0; i < refs.size(); ++i)
+        FLOTILLA_RETURN_NOT_OK(store_->Put(refs[i].id, pulled[i]));
     }
     return pulled;
   }
@@ -261,15 +268,15 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   io::json::RegisterJsonScanTasks(&resolver.scan_tasks);
   io::RegisterHivePartitionTasks(&resolver.scan_tasks);
   exec::RegisterRangeScanTasks(&resolver.scan_tasks);
-  RegisterPartitionScanTasks(&resolver.scan_tasks, [this, &note_lost](const std::vector<PartitionRef>& refs,
-                                                          bool keep) {
-    Result<std::vector<StoredPartition>> p = Fetch(refs, keep);
-    if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
-                    p.status().code() == StatusCode::kKeyError)) {
-      note_lost(refs[0].worker);
-    }
-    return p;
-  });
+  RegisterPartitionScanTasks(&resolver.scan_tasks,
+                             [this, &note_lost](const std::vector<PartitionRef>& refs, bool keep) {
+                               Result<std::vector<StoredPartition>> p = Fetch(refs, keep);
+                               if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
+                                               p.status().code() == StatusCode::kKeyError)) {
+                                 note_lost(refs[0].worker);
+                               }
+                               return p;
+                             });
   {
     std::lock_guard lock(udfs_mutex_);
     resolver.udfs = udfs_;
@@ -306,7 +313,8 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
       Result<BufferPtr> ipc = ipc::WriteStreamToBuffer(result->schema, rows);
       if (!ipc.ok()) return fail(ipc.status());
       out.set_inline_rows(std::string((*ipc)->view()));
-      for (const RecordBatch& b : rows) out.set_rows(out.rows() + b.num_rows());
+      for (const RecordBatch& b : rows)
+        out.set_rows(out.rows() + b.num_rows());
     } else if (output.kind() == proto::TaskOutput::WRITE) {
       Result<std::vector<RecordBatch>> written = WriteStaged(output, *result);
       if (!written.ok()) return fail(written.status());
@@ -341,8 +349,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   }
   out.set_rows(out.rows() + rows);  // an inline result counted its rows already
   out.set_bytes(bytes);
-  out.set_seconds(
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  out.set_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   return out.SerializeAsString();
 }
 

@@ -5,8 +5,8 @@
 
 #include "flotilla/common/suggest.h"
 #include "flotilla/compute/cast.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::expr {
 namespace {
@@ -21,7 +21,6 @@ bool IsLogic(BinaryOp op) {
 std::string In(const std::string& text) {
   return " in `" + text + "`";
 }
-
 
 bool IsLambdaFunction(const std::string& name) {
   return name == "list_transform" || name == "list_filter" || name == "list_reduce" ||
@@ -267,12 +266,15 @@ class Binder {
       const bool add_sub = op == BinaryOp::kAdd || op == BinaryOp::kSubtract;
       if (add_sub && left->type->id() == TypeId::kDate32 && right->type->is_integer()) {
         return CallFunction(op == BinaryOp::kAdd ? "date_add" : "date_sub",
-                            {std::move(left), std::move(right), MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
+                            {std::move(left), std::move(right),
+                             MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
                             text);
       }
-      if (op == BinaryOp::kAdd && left->type->is_integer() && right->type->id() == TypeId::kDate32) {
+      if (op == BinaryOp::kAdd && left->type->is_integer() &&
+          right->type->id() == TypeId::kDate32) {
         return CallFunction("date_add",
-                            {std::move(right), std::move(left), MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
+                            {std::move(right), std::move(left),
+                             MakeBoundLiteral(Literal(std::string("day"))->literal(), "'day'")},
                             text);
       }
       // timestamp - timestamp: an interval, as DuckDB's.
@@ -362,7 +364,8 @@ class Binder {
 
   // The arguments with decimals as float64 (or, for concat, non-strings as strings); empty when
   // nothing would change.
-  Result<std::vector<BoundPtr>> ImplicitRetry(const ScalarFunction& f, const std::vector<BoundPtr>& args) {
+  Result<std::vector<BoundPtr>> ImplicitRetry(const ScalarFunction& f,
+                                              const std::vector<BoundPtr>& args) {
     const bool to_string = f.name == "concat" || f.name == "concat_ws";
     std::vector<BoundPtr> out = args;
     bool changed = false;
@@ -489,11 +492,11 @@ class Binder {
     const bool reduce = name == "list_reduce" || name == "list_reduce_from";
     const size_t names_from = name == "list_reduce_from" ? 3 : 2;
     const size_t min_params = reduce ? 2 : 1;
-    const bool shaped = c.size() >= names_from + min_params &&
-                        c.size() <= names_from + min_params + 1 &&
-                        std::all_of(c.begin() + names_from, c.end(), [](const ExprPtr& p) {
-                          return p->kind() == ExprKind::kLiteral && p->literal().type()->is_string();
-                        });
+    const bool shaped =
+        c.size() >= names_from + min_params && c.size() <= names_from + min_params + 1 &&
+        std::all_of(c.begin() + names_from, c.end(), [](const ExprPtr& p) {
+          return p->kind() == ExprKind::kLiteral && p->literal().type()->is_string();
+        });
     if (!shaped) {
       return Status::TypeError(name + "() takes a list and a lambda: " + name +
                                (reduce ? "(l, (acc, x) -> ...)" : "(l, x -> ...)") + In(text));
@@ -511,7 +514,8 @@ class Binder {
     if (reduce) param_types = {element, element, int64()};
     std::vector<Field> fields = schema_.fields();
     for (size_t k = names_from; k < c.size(); ++k) {
-      fields.push_back({std::string(c[k]->literal().GetView(0)), param_types[k - names_from], true});
+      fields.push_back(
+          {std::string(c[k]->literal().GetView(0)), param_types[k - names_from], true});
     }
     const Schema scope(std::move(fields));
     FLOTILLA_ASSIGN_OR_RETURN(BoundPtr body, Binder(scope).Bind(c[1]));

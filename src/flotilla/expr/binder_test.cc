@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/evaluator.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::expr {
 namespace {
@@ -123,8 +123,8 @@ TEST(BinderTest, ConstantFolding) {
   EXPECT_EQ(mixed.root->children[1]->kind, BoundKind::kLiteral);
   // A constant that cannot be computed stays unfolded: it fails, naming the expression, only
   // when a row evaluates it (never under CASE WHEN FALSE, or over no rows).
-  auto one_row =
-      flotilla::RecordBatch::Make(std::make_shared<Schema>(std::vector<Field>{}), {}, 1).ValueOrDie();
+  auto one_row = flotilla::RecordBatch::Make(std::make_shared<Schema>(std::vector<Field>{}), {}, 1)
+                     .ValueOrDie();
   auto evaluated = [&](const ExprPtr& e) {
     auto bound = B(e);
     EXPECT_TRUE(bound.ok()) << bound.status().ToString();

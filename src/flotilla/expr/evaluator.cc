@@ -138,7 +138,8 @@ Result<Array> SelectByChoice(const TypePtr& type, const std::vector<Branch>& bra
     }
     p[i] = base[c] + at;
   }
-  return compute::Take(all, compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(positions)));
+  return compute::Take(all,
+                       compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(positions)));
 }
 
 bool TrueAt(const Datum& condition, int64_t k) {
@@ -388,7 +389,8 @@ void InputColumnsRead(const BoundNode& node, int inputs, std::vector<bool>* read
   if (node.kind == BoundKind::kColumn && node.column_index < inputs) {
     (*read)[static_cast<size_t>(node.column_index)] = true;
   }
-  for (const BoundPtr& c : node.children) InputColumnsRead(*c, inputs, read);
+  for (const BoundPtr& c : node.children)
+    InputColumnsRead(*c, inputs, read);
 }
 
 // list_transform / list_filter: the body is evaluated once over every element of every list,
@@ -466,10 +468,9 @@ Result<Datum> EvaluateLambda(const BoundNode& node, const RecordBatch& batch) {
   FLOTILLA_ASSIGN_OR_RETURN(
       BufferPtr validity_buffer,
       Buffer::CopyOf({reinterpret_cast<const char*>(validity.data()), validity.size()}));
-  FLOTILLA_ASSIGN_OR_RETURN(
-      BufferPtr offset_buffer,
-      Buffer::CopyOf({reinterpret_cast<const char*>(offsets.data()),
-                      offsets.size() * sizeof(int32_t)}));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr offset_buffer,
+                            Buffer::CopyOf({reinterpret_cast<const char*>(offsets.data()),
+                                            offsets.size() * sizeof(int32_t)}));
   data->buffers = {std::move(validity_buffer), std::move(offset_buffer)};
   data->children = {values.data()};
   FLOTILLA_ASSIGN_OR_RETURN(Array out, Array::Make(std::move(data)));
@@ -519,7 +520,8 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
     FLOTILLA_ASSIGN_OR_RETURN(acc, compute::Take(initial, rows));
   } else {
     std::vector<int64_t> firsts;
-    for (int64_t row : active) firsts.push_back(lists.ValueOffset(row));
+    for (int64_t row : active)
+      firsts.push_back(lists.ValueOffset(row));
     FLOTILLA_ASSIGN_OR_RETURN(Array at, Int64Array(firsts));
     FLOTILLA_ASSIGN_OR_RETURN(acc, compute::Take(elements, at));
   }
@@ -528,7 +530,8 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
   int64_t finished_rows = 0;
   std::vector<int64_t> result_at(static_cast<size_t>(n), -1);
   std::vector<Field> fields;
-  for (int i = 0; i < inputs; ++i) fields.push_back(batch.schema()->field(i));
+  for (int i = 0; i < inputs; ++i)
+    fields.push_back(batch.schema()->field(i));
   fields.push_back({"accumulator", node.type, true});
   fields.push_back({"element", elements.type(), true});
   fields.push_back({"position", int64(), true});
@@ -580,8 +583,8 @@ Result<Datum> EvaluateReduce(const BoundNode& node, const RecordBatch& batch) {
     active = std::move(go_rows);
     ++step;
   }
-  FLOTILLA_ASSIGN_OR_RETURN(Array values, finished.empty() ? Array::MakeNull(node.type, 0)
-                                                           : compute::Concat(finished));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      Array values, finished.empty() ? Array::MakeNull(node.type, 0) : compute::Concat(finished));
   Int64Builder at(int64());
   for (int64_t i : result_at) {
     FLOTILLA_RETURN_NOT_OK(i < 0 ? at.AppendNull() : at.Append(i));

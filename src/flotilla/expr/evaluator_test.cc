@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::expr {
 namespace {

@@ -27,7 +27,8 @@ std::vector<std::pair<std::string, ExprPtr>> Seeds() {
   return {
       {"arithmetic", Add(Multiply(Column("a"), Literal(int64_t{3})), Negate(Column("c")))},
       {"comparison", And(Less(Column("a"), Literal(int64_t{10})), Not(IsNull(Column("b"))))},
-      {"call", Call("upper", {Call("substr", {Column("b"), Literal(int64_t{1}), Literal(int64_t{2})})})},
+      {"call",
+       Call("upper", {Call("substr", {Column("b"), Literal(int64_t{1}), Literal(int64_t{2})})})},
       {"case", Case({{Greater(Column("c"), Literal(0.5)), Literal("big")}}, Literal("small"))},
       {"cast", TryCast(Cast(Column("b"), int32()), float64())},
       {"in_between", Or(IsIn(Column("a"), {Literal(int64_t{1}), Literal(int64_t{2})}),

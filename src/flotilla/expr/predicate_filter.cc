@@ -75,7 +75,8 @@ Result<RecordBatch> PredicateFilter::Apply(const RecordBatch& batch) const {
         return batch.Slice(0, 0);
     } else {
       Array mask = value.array();
-      if (mask.type_id() != TypeId::kBool) return compute::Filter(rows, mask);  // its error names the type
+      if (mask.type_id() != TypeId::kBool)
+        return compute::Filter(rows, mask);  // its error names the type
       if (pending) {
         FLOTILLA_ASSIGN_OR_RETURN(mask, compute::KleeneAnd(*pending, mask, rows.num_rows()));
       }

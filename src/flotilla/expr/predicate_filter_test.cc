@@ -6,8 +6,8 @@
 #include <optional>
 #include <vector>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/literal_arrays.h"
 
 namespace flotilla::expr {
 namespace {

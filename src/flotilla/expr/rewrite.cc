@@ -39,20 +39,22 @@ std::set<std::string> Columns(const ExprPtr& e) {
 }
 
 ExprPtr RenameColumns(const ExprPtr& e, const std::map<std::string, std::string>& names) {
-  return Rewrite(e, [&](const ExprPtr& n) -> Result<ExprPtr> {
-           if (n->kind() != ExprKind::kColumn) return ExprPtr();
-           auto it = names.find(n->name());
-           return it == names.end() || it->second == n->name() ? n : Column(it->second);
-         })
+  return Rewrite(e,
+                 [&](const ExprPtr& n) -> Result<ExprPtr> {
+                   if (n->kind() != ExprKind::kColumn) return ExprPtr();
+                   auto it = names.find(n->name());
+                   return it == names.end() || it->second == n->name() ? n : Column(it->second);
+                 })
       .ValueOrDie();
 }
 
 ExprPtr SubstituteColumns(const ExprPtr& e, const std::map<std::string, ExprPtr>& definitions) {
-  return Rewrite(e, [&](const ExprPtr& n) -> Result<ExprPtr> {
-           if (n->kind() != ExprKind::kColumn) return ExprPtr();
-           auto it = definitions.find(n->name());
-           return it == definitions.end() ? n : Unaliased(it->second);
-         })
+  return Rewrite(e,
+                 [&](const ExprPtr& n) -> Result<ExprPtr> {
+                   if (n->kind() != ExprKind::kColumn) return ExprPtr();
+                   auto it = definitions.find(n->name());
+                   return it == definitions.end() ? n : Unaliased(it->second);
+                 })
       .ValueOrDie();
 }
 

@@ -22,7 +22,9 @@ Result<ExprPtr> Rewrite(const ExprPtr& e, const RewriteFn& fn);
 
 /// Whether a column reference names a lambda's parameter (list_transform's body reads its
 /// elements as columns "__lambda<depth>_<k>"), not a column of the input.
-inline bool IsLambdaParameter(const std::string& name) { return name.rfind("__lambda", 0) == 0; }
+inline bool IsLambdaParameter(const std::string& name) {
+  return name.rfind("__lambda", 0) == 0;
+}
 
 /// The column names `e` reads (of its input: lambda parameters left out).
 void CollectColumns(const ExprPtr& e, std::set<std::string>* out);

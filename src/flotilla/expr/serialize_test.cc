@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/literal_arrays.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/expression_proto.h"
 #include "flotilla/io/ipc/ipc.h"
+#include "tests/support/literal_arrays.h"
 #include "tests/support/random_data.h"
 
 namespace flotilla::expr {

@@ -75,9 +75,9 @@ Status ReadCsv(const fs::path& path) {
     all.push_back(static_cast<int>(c));
   }
   FLOTILLA_ASSIGN_OR_RETURN(
-      RecordBatch batch, csv::ReadCsvRange(file.get(), info.data_offset, file->size(),
-                                           std::make_shared<Schema>(std::move(fields)), all,
-                                           options.parse));
+      RecordBatch batch,
+      csv::ReadCsvRange(file.get(), info.data_offset, file->size(),
+                        std::make_shared<Schema>(std::move(fields)), all, options.parse));
   if (batch.num_rows() == 0) return Status::Invalid("no rows");
   return Status::OK();
 }
@@ -87,7 +87,8 @@ Status ReadJson(const fs::path& path) {
   int64_t rows = 0;
   for (const auto& task : scan.tasks) {
     FLOTILLA_ASSIGN_OR_RETURN(auto batches, task->Read({}));
-    for (const RecordBatch& b : batches) rows += b.num_rows();
+    for (const RecordBatch& b : batches)
+      rows += b.num_rows();
   }
   if (rows == 0) return Status::Invalid("no rows");
   return Status::OK();
@@ -124,10 +125,18 @@ void ExpectSeeds(const std::string& format, Status (*read)(const fs::path&)) {
   }
 }
 
-TEST(FuzzCorpus, ParquetSeeds) { ExpectSeeds("parquet", ReadParquet); }
-TEST(FuzzCorpus, CsvSeeds) { ExpectSeeds("csv", ReadCsv); }
-TEST(FuzzCorpus, JsonSeeds) { ExpectSeeds("json", ReadJson); }
-TEST(FuzzCorpus, CommittedIpcSeeds) { ExpectSeeds("ipc", ReadIpc); }
+TEST(FuzzCorpus, ParquetSeeds) {
+  ExpectSeeds("parquet", ReadParquet);
+}
+TEST(FuzzCorpus, CsvSeeds) {
+  ExpectSeeds("csv", ReadCsv);
+}
+TEST(FuzzCorpus, JsonSeeds) {
+  ExpectSeeds("json", ReadJson);
+}
+TEST(FuzzCorpus, CommittedIpcSeeds) {
+  ExpectSeeds("ipc", ReadIpc);
+}
 
 }  // namespace
 }  // namespace flotilla::io

@@ -2,9 +2,9 @@
 // The interface the file readers plug into: a scan is a list of scan tasks (a file, a row-group
 // range of a file...), each read on its own, in parallel with the others, in task order.
 #include <cstdint>
-#include <memory>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>

@@ -40,14 +40,17 @@ bool IsBoolLiteral(const ExprPtr& e, bool value) {
   return a.type_id() == TypeId::kBool && !a.IsNull(0) && a.BoolValue(0) == value;
 }
 
-bool IsNullLiteral(const ExprPtr& e) { return e->kind() == ExprKind::kLiteral && e->literal().IsNull(0); }
+bool IsNullLiteral(const ExprPtr& e) {
+  return e->kind() == ExprKind::kLiteral && e->literal().IsNull(0);
+}
 
 // (a AND b) OR (a AND c) -> a AND (b OR c), which holds in three-valued logic too. A condition
 // that every branch of an OR repeats (TPC-H Q19's join key) can then become a join key.
 ExprPtr FactorOr(const ExprPtr& e) {
   const std::vector<ExprPtr> disjuncts = expr::SplitDisjuncts(e);
   std::vector<std::vector<ExprPtr>> branches;
-  for (const ExprPtr& d : disjuncts) branches.push_back(expr::SplitConjuncts(d));
+  for (const ExprPtr& d : disjuncts)
+    branches.push_back(expr::SplitConjuncts(d));
   auto in = [](const std::vector<ExprPtr>& conjuncts, const std::string& text) {
     return std::any_of(conjuncts.begin(), conjuncts.end(),
                        [&](const ExprPtr& c) { return c->ToString() == text; });
@@ -58,7 +61,8 @@ ExprPtr FactorOr(const ExprPtr& e) {
     const std::string text = c->ToString();
     if (common_text.count(text)) continue;
     bool everywhere = true;
-    for (size_t b = 1; b < branches.size() && everywhere; ++b) everywhere = in(branches[b], text);
+    for (size_t b = 1; b < branches.size() && everywhere; ++b)
+      everywhere = in(branches[b], text);
     if (everywhere) {
       common.push_back(c);
       common_text.insert(text);
@@ -89,14 +93,14 @@ ExprPtr Fold(const ExprPtr& e) {
   }
   ExprPtr out = changed ? expr::WithChildren(*e, children) : e;
   const bool constant = expr::Columns(out).empty() && !expr::Contains(out, ExprKind::kAggregate) &&
-                        !expr::Contains(out, ExprKind::kWindow) && out->kind() != ExprKind::kAlias &&
-                        !expr::CallsVolatileFunction(out);
+                        !expr::Contains(out, ExprKind::kWindow) &&
+                        out->kind() != ExprKind::kAlias && !expr::CallsVolatileFunction(out);
   if (constant) {
     if (ExprPtr value = Evaluated(out)) return value;
     return out;
   }
-  if (out->kind() == ExprKind::kBinary && (out->binary_op() == expr::BinaryOp::kAnd ||
-                                           out->binary_op() == expr::BinaryOp::kOr)) {
+  if (out->kind() == ExprKind::kBinary &&
+      (out->binary_op() == expr::BinaryOp::kAnd || out->binary_op() == expr::BinaryOp::kOr)) {
     const bool is_and = out->binary_op() == expr::BinaryOp::kAnd;
     const ExprPtr& a = out->children()[0];
     const ExprPtr& b = out->children()[1];
@@ -178,6 +182,8 @@ Result<PlanPtr> FoldNode(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> FoldConstants(const PlanPtr& plan) { return FoldNode(plan); }
+Result<PlanPtr> FoldConstants(const PlanPtr& plan) {
+  return FoldNode(plan);
+}
 
 }  // namespace flotilla::optimizer

@@ -112,7 +112,8 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
   std::vector<ExprPtr> implied;
   if (type == JoinType::kInner) implied = conditions;
   for (const ExprPtr& c : residual)
-    for (const ExprPtr& conjunct : expr::SplitConjuncts(c)) implied.push_back(conjunct);
+    for (const ExprPtr& conjunct : expr::SplitConjuncts(c))
+      implied.push_back(conjunct);
   for (const ExprPtr& c : implied) {
     if (ReadsOnly(c, left_names) || ReadsOnly(c, right_names)) continue;
     if (type == JoinType::kInner || type == JoinType::kSemi || type == JoinType::kRight) {
@@ -120,7 +121,8 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
     }
     if (type == JoinType::kInner || type == JoinType::kSemi || type == JoinType::kLeft ||
         type == JoinType::kAnti) {
-      if (ExprPtr r = ImpliedFor(c, right_names)) to_right_side.push_back(expr::RenameColumns(r, to_right));
+      if (ExprPtr r = ImpliedFor(c, right_names))
+        to_right_side.push_back(expr::RenameColumns(r, to_right));
     }
   }
   for (const ExprPtr& c : conditions) {
@@ -158,14 +160,14 @@ Result<PlanPtr> PushJoin(const PlanPtr& node, std::vector<ExprPtr> conditions) {
     FLOTILLA_ASSIGN_OR_RETURN(out, MakeCrossJoin(new_left, new_right));
     FLOTILLA_ASSIGN_OR_RETURN(out, WithFilter(out, residual));
   } else if (node->kind() == PlanKind::kSortMergeJoin) {
-    FLOTILLA_ASSIGN_OR_RETURN(out, MakeSortMergeJoin(new_left, new_right, left_keys, right_keys,
-                                                     type, null_equal));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        out, MakeSortMergeJoin(new_left, new_right, left_keys, right_keys, type, null_equal));
     FLOTILLA_ASSIGN_OR_RETURN(out, WithFilter(out, residual));
   } else {
-    FLOTILLA_ASSIGN_OR_RETURN(out, MakeHashJoin(new_left, new_right, left_keys, right_keys, type,
-                                                expr::JoinConjuncts(residual), null_equal,
-                                                join != nullptr ? join->strategy
-                                                                : JoinStrategy::kAuto));
+    FLOTILLA_ASSIGN_OR_RETURN(out,
+                              MakeHashJoin(new_left, new_right, left_keys, right_keys, type,
+                                           expr::JoinConjuncts(residual), null_equal,
+                                           join != nullptr ? join->strategy : JoinStrategy::kAuto));
   }
   return WithFilter(out, above);
 }
@@ -184,7 +186,8 @@ Result<PlanPtr> Push(const PlanPtr& node, std::vector<ExprPtr> conditions) {
       const Schema& schema = *node->schema();
       for (size_t i = 0; i < p.expressions.size(); ++i) {
         const ExprPtr& e = p.expressions[i];
-        if (expr::Contains(e, ExprKind::kAggregate) || expr::Contains(e, ExprKind::kWindow)) continue;
+        if (expr::Contains(e, ExprKind::kAggregate) || expr::Contains(e, ExprKind::kWindow))
+          continue;
         definitions[schema.field(static_cast<int>(i)).name] = e;
       }
       std::vector<ExprPtr> down, above;
@@ -271,7 +274,8 @@ Result<PlanPtr> Push(const PlanPtr& node, std::vector<ExprPtr> conditions) {
       if (pushdowns.limit) break;  // the limit was applied before these conditions
       if (pushdowns.filter) conditions.insert(conditions.begin(), pushdowns.filter);
       pushdowns.filter = expr::JoinConjuncts(Distinct(conditions));
-      if (pushdowns.filter->ToString() == (s.pushdowns.filter ? s.pushdowns.filter->ToString() : "")) {
+      if (pushdowns.filter->ToString() ==
+          (s.pushdowns.filter ? s.pushdowns.filter->ToString() : "")) {
         return node;
       }
       auto scan = MakeScan(s.file_schema, s.tasks, pushdowns);
@@ -287,6 +291,8 @@ Result<PlanPtr> Push(const PlanPtr& node, std::vector<ExprPtr> conditions) {
 
 }  // namespace
 
-Result<PlanPtr> PushDownFilters(const PlanPtr& plan) { return Push(plan, {}); }
+Result<PlanPtr> PushDownFilters(const PlanPtr& plan) {
+  return Push(plan, {});
+}
 
 }  // namespace flotilla::optimizer

@@ -29,7 +29,9 @@ using expr::ExprPtr;
 std::string Token(size_t input, const std::string& column) {
   return "\x1e" + std::to_string(input) + "\x1e" + column;
 }
-size_t InputOf(const std::string& token) { return std::stoul(token.substr(1)); }
+size_t InputOf(const std::string& token) {
+  return std::stoul(token.substr(1));
+}
 
 struct Region {
   std::vector<PlanPtr> inputs;
@@ -99,9 +101,11 @@ bool Within(const std::set<size_t>& inputs, const std::set<size_t>& available) {
 
 // For `a = b` with one side only over `left` inputs and the other only over `right`: the
 // two sides in that order.
-std::optional<std::pair<ExprPtr, ExprPtr>> SplitEquality(const ExprPtr& c, const std::set<size_t>& left,
+std::optional<std::pair<ExprPtr, ExprPtr>> SplitEquality(const ExprPtr& c,
+                                                         const std::set<size_t>& left,
                                                          const std::set<size_t>& right) {
-  if (c->kind() != ExprKind::kBinary || c->binary_op() != expr::BinaryOp::kEqual) return std::nullopt;
+  if (c->kind() != ExprKind::kBinary || c->binary_op() != expr::BinaryOp::kEqual)
+    return std::nullopt;
   const ExprPtr& a = c->children()[0];
   const ExprPtr& b = c->children()[1];
   const std::set<size_t> ia = InputsOf(a), ib = InputsOf(b);
@@ -184,9 +188,9 @@ Result<Component> JoinComponents(const Region& region, std::vector<bool>* used,
   }
   FLOTILLA_RETURN_NOT_OK(
       CoerceJoinKeys(*probe.plan->schema(), *build.plan->schema(), &left_keys, &right_keys));
-  FLOTILLA_ASSIGN_OR_RETURN(out.plan,
-                            MakeHashJoin(probe.plan, build.plan, left_keys, right_keys,
-                                         JoinType::kInner, expr::JoinConjuncts(residual)));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      out.plan, MakeHashJoin(probe.plan, build.plan, left_keys, right_keys, JoinType::kInner,
+                             expr::JoinConjuncts(residual)));
   return out;
 }
 
@@ -202,8 +206,9 @@ Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_to
     std::map<std::string, std::string> names;
     for (const Field& f : region.inputs[i]->schema()->fields())
       names[Token(i, f.name)] = f.name;
-    FLOTILLA_ASSIGN_OR_RETURN(region.inputs[i],
-                              MakeFilter(region.inputs[i], expr::RenameColumns(region.conditions[c], names)));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        region.inputs[i],
+        MakeFilter(region.inputs[i], expr::RenameColumns(region.conditions[c], names)));
     used[c] = true;
   }
   // Greedy operator ordering: every input starts as a component of its own; the two connected
@@ -233,7 +238,8 @@ Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_to
     if (!best) {
       // Nothing connected is left: a cross join of the two smallest components.
       std::vector<size_t> order(components.size());
-      for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+      for (size_t i = 0; i < order.size(); ++i)
+        order[i] = i;
       std::sort(order.begin(), order.end(),
                 [&](size_t x, size_t y) { return components[x].rows < components[y].rows; });
       best = std::make_pair(std::min(order[0], order[1]), std::max(order[0], order[1]));
@@ -242,8 +248,8 @@ Result<PlanPtr> Rebuild(Region region, const std::vector<std::string>& output_to
     // The larger component probes: the hash join builds its right input.
     size_t probe = best->first, build = best->second;
     if (components[probe].rows < components[build].rows) std::swap(probe, build);
-    FLOTILLA_ASSIGN_OR_RETURN(
-        Component joined, JoinComponents(region, &used, components[probe], components[build]));
+    FLOTILLA_ASSIGN_OR_RETURN(Component joined,
+                              JoinComponents(region, &used, components[probe], components[build]));
     joined.rows = best_rows;
     components[best->first] = std::move(joined);
     components.erase(components.begin() + static_cast<std::ptrdiff_t>(best->second));
@@ -281,6 +287,8 @@ Result<PlanPtr> Reorder(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> ReorderJoins(const PlanPtr& plan) { return Reorder(plan); }
+Result<PlanPtr> ReorderJoins(const PlanPtr& plan) {
+  return Reorder(plan);
+}
 
 }  // namespace flotilla::optimizer

@@ -42,7 +42,8 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
   if (join.type == JoinType::kSemi || join.type == JoinType::kAnti) {
     // A semi or anti join of a smaller left side builds that side instead: a right semi or
     // anti join, whose output is the same rows under the same names.
-    const JoinType type = join.type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
+    const JoinType type =
+        join.type == JoinType::kSemi ? JoinType::kRightSemi : JoinType::kRightAnti;
     return MakeHashJoin(right, left, join.right_keys, join.left_keys, type, residual,
                         join.null_equal, join.strategy);
   }
@@ -54,9 +55,9 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
   } else if (type == JoinType::kRight) {
     type = JoinType::kLeft;
   }
-  FLOTILLA_ASSIGN_OR_RETURN(PlanPtr swapped,
-                            MakeHashJoin(right, left, join.right_keys, join.left_keys, type,
-                                         residual, join.null_equal, join.strategy));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      PlanPtr swapped, MakeHashJoin(right, left, join.right_keys, join.left_keys, type, residual,
+                                    join.null_equal, join.strategy));
   std::vector<ExprPtr> project;
   for (const Field& f : out->schema()->fields()) {
     const std::string& now = old_to_new.at(f.name);
@@ -67,6 +68,8 @@ Result<PlanPtr> Sides(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> ChooseJoinSides(const PlanPtr& plan) { return Sides(plan); }
+Result<PlanPtr> ChooseJoinSides(const PlanPtr& plan) {
+  return Sides(plan);
+}
 
 }  // namespace flotilla::optimizer

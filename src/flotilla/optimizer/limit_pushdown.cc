@@ -20,7 +20,8 @@ Result<PlanPtr> Limit(const PlanPtr& node) {
       return MakeTopN(child->children()[0], sort.keys, limit.limit, limit.offset);
     }
     case PlanKind::kProject: {
-      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr below, MakeLimit(child->children()[0], limit.limit, limit.offset));
+      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr below,
+                                MakeLimit(child->children()[0], limit.limit, limit.offset));
       FLOTILLA_ASSIGN_OR_RETURN(below, Limit(below));
       return WithNewChildren(*child, {below});
     }
@@ -41,6 +42,8 @@ Result<PlanPtr> Limit(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> PushDownLimits(const PlanPtr& plan) { return Limit(plan); }
+Result<PlanPtr> PushDownLimits(const PlanPtr& plan) {
+  return Limit(plan);
+}
 
 }  // namespace flotilla::optimizer

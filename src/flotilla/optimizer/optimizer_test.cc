@@ -2,13 +2,13 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/rewrite.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::optimizer {
 namespace {
 
-using namespace exec;        // NOLINT
+using namespace exec;               // NOLINT
 using namespace flotilla::testing;  // NOLINT
 using expr::Column;
 using expr::Literal;
@@ -16,9 +16,11 @@ using expr::Literal;
 // A scan (so pushdowns are visible) of `batch` split in two tasks.
 PlanPtr ScanOf(const RecordBatch& batch) {
   std::vector<std::shared_ptr<const ScanTask>> tasks = {
-      std::make_shared<InMemoryScanTask>(std::vector<RecordBatch>{batch.Slice(0, batch.num_rows() / 2)}, "a"),
       std::make_shared<InMemoryScanTask>(
-          std::vector<RecordBatch>{batch.Slice(batch.num_rows() / 2, batch.num_rows() - batch.num_rows() / 2)},
+          std::vector<RecordBatch>{batch.Slice(0, batch.num_rows() / 2)}, "a"),
+      std::make_shared<InMemoryScanTask>(
+          std::vector<RecordBatch>{
+              batch.Slice(batch.num_rows() / 2, batch.num_rows() - batch.num_rows() / 2)},
           "b")};
   return MakeScan(batch.schema(), tasks).ValueOrDie();
 }
@@ -48,12 +50,14 @@ std::string Optimized(const PlanPtr& plan, bool ordered = false) {
 
 TEST(Optimizer, FoldsConstantsAndDropsTrueFilters) {
   PlanPtr scan = ScanOf(Orders());
-  auto plan = MakeFilter(scan, expr::And(Literal(true),
-                                         expr::Less(Column("total"),
-                                                    expr::Add(Literal(int64_t{2}), Literal(int64_t{8})))))
-                  .ValueOrDie();
+  auto plan =
+      MakeFilter(scan, expr::And(Literal(true),
+                                 expr::Less(Column("total"),
+                                            expr::Add(Literal(int64_t{2}), Literal(int64_t{8})))))
+          .ValueOrDie();
   EXPECT_EQ(Optimized(plan), "Scan: 2 task(s) [a, ...] filter total < 10\n");
-  auto always = MakeFilter(scan, expr::Or(Literal(true), expr::Less(Column("id"), Literal(int64_t{0}))));
+  auto always =
+      MakeFilter(scan, expr::Or(Literal(true), expr::Less(Column("id"), Literal(int64_t{0}))));
   EXPECT_EQ(Optimized(*always), "Scan: 2 task(s) [a, ...]\n");
   auto never = MakeFilter(scan, expr::Equal(Literal(int64_t{1}), Literal(int64_t{2})));
   EXPECT_EQ(Optimized(*never), "InMemorySource: 1 partition(s), 0 rows\n");
@@ -61,7 +65,9 @@ TEST(Optimizer, FoldsConstantsAndDropsTrueFilters) {
 
 TEST(Optimizer, FiltersMoveThroughProjectionsIntoScans) {
   PlanPtr scan = ScanOf(Orders());
-  auto project = MakeProject(scan, {Column("id"), expr::Alias(expr::Multiply(Column("total"), Literal(int64_t{2})), "t2")});
+  auto project = MakeProject(
+      scan,
+      {Column("id"), expr::Alias(expr::Multiply(Column("total"), Literal(int64_t{2})), "t2")});
   auto plan = MakeFilter(*project, expr::Greater(Column("t2"), Literal(int64_t{20})));
   EXPECT_EQ(Optimized(*plan),
             "Project: id, total * 2 AS t2\n"
@@ -95,10 +101,10 @@ TEST(Optimizer, SemiAndAntiJoinsOfASmallerLeftSideBuildIt) {
   for (JoinType type : {JoinType::kSemi, JoinType::kAnti}) {
     auto plan = MakeHashJoin(MemorySource({Customers()}), MemorySource({Orders()}),
                              {Column("cust")}, {Column("cust")}, type);
-    EXPECT_EQ(Optimized(*plan),
-              std::string("HashJoin (right ") + JoinTypeName(type) + "): cust = cust\n" +
-                  "  InMemorySource: 1 partition(s), 6 rows\n"
-                  "  InMemorySource: 1 partition(s), 2 rows\n");
+    EXPECT_EQ(Optimized(*plan), std::string("HashJoin (right ") + JoinTypeName(type) +
+                                    "): cust = cust\n" +
+                                    "  InMemorySource: 1 partition(s), 6 rows\n"
+                                    "  InMemorySource: 1 partition(s), 2 rows\n");
   }
 }
 
@@ -134,7 +140,8 @@ TEST(Optimizer, AJoinsStrategyHintSurvivesReordering) {
   auto a = MemorySource({Batch({{"k", I64({1, 2, 3})}, {"x", I64({10, 20, 30})}})});
   auto b = MemorySource({Batch({{"j", I64({1, 2})}, {"y", I64({7, 8})}})});
   std::vector<std::optional<int64_t>> ks;
-  for (int i = 0; i < 50; ++i) ks.push_back(i % 4);
+  for (int i = 0; i < 50; ++i)
+    ks.push_back(i % 4);
   auto c = MemorySource({Batch({{"ck", I64(ks)}})});
   auto ab = MakeHashJoin(a, b, {Column("k")}, {Column("j")}, JoinType::kInner, nullptr, {},
                          JoinStrategy::kBroadcast)
@@ -206,8 +213,10 @@ TEST(Optimizer, JoinOrderTellsKeysFromLowCardinalityColumns) {
     fk.push_back(i % 12);
     g.push_back(i % 2);
   }
-  for (int i = 0; i < 12; ++i) dk.push_back(i);
-  for (int i = 0; i < 8; ++i) xg.push_back(i % 2);
+  for (int i = 0; i < 12; ++i)
+    dk.push_back(i);
+  for (int i = 0; i < 8; ++i)
+    xg.push_back(i % 2);
   auto f = ScanOf(Batch({{"fk", I64(fk)}, {"g", I64(g)}}));
   auto d = ScanOf(Batch({{"dk", I64(dk)}}));
   auto x = ScanOf(Batch({{"xg", I64(xg)}}));
@@ -324,7 +333,8 @@ TEST(Optimizer, ConditionsSharedByEveryBranchOfAnOrBecomeJoinKeys) {
                        expr::And(key(), expr::Equal(Column("name"), Literal(std::string("ann"))))));
   const std::string text = Optimized(*plan);
   EXPECT_NE(text.find("HashJoin (inner): cust = cust AND (total > 10) OR (name = 'ann')"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_EQ(text.find("CrossJoin"), std::string::npos) << text;
 }
 
@@ -332,21 +342,19 @@ TEST(Optimizer, AnOrAcrossAJoinFiltersEachSideByWhatItImplies) {
   auto join = MakeHashJoin(ScanOf(Orders()), ScanOf(Customers()), {Column("cust")},
                            {Column("cust")}, JoinType::kInner);
   auto plan = MakeFilter(
-      *join,
-      expr::Or(expr::And(expr::Less(Column("total"), Literal(int64_t{8})),
-                         expr::Equal(Column("name"), Literal(std::string("ann")))),
-               expr::And(expr::Greater(Column("total"), Literal(int64_t{12})),
-                         expr::Equal(Column("name"), Literal(std::string("bob"))))));
+      *join, expr::Or(expr::And(expr::Less(Column("total"), Literal(int64_t{8})),
+                                expr::Equal(Column("name"), Literal(std::string("ann")))),
+                      expr::And(expr::Greater(Column("total"), Literal(int64_t{12})),
+                                expr::Equal(Column("name"), Literal(std::string("bob"))))));
   const std::string text = Optimized(*plan);
-  EXPECT_NE(text.find("filter (total < 8) OR (total > 12)"),
-            std::string::npos) << text;
+  EXPECT_NE(text.find("filter (total < 8) OR (total > 12)"), std::string::npos) << text;
   EXPECT_NE(text.find("filter (name = 'ann') OR (name = 'bob')"), std::string::npos) << text;
 }
 
 TEST(Optimizer, OnConditionsOfTheInnerSideOfALeftJoinFilterItsInput) {
-  auto join = MakeHashJoin(ScanOf(Customers()), ScanOf(Orders()), {Column("cust")},
-                           {Column("cust")}, JoinType::kLeft,
-                           expr::Greater(Column("total"), Literal(int64_t{8})));
+  auto join =
+      MakeHashJoin(ScanOf(Customers()), ScanOf(Orders()), {Column("cust")}, {Column("cust")},
+                   JoinType::kLeft, expr::Greater(Column("total"), Literal(int64_t{8})));
   EXPECT_EQ(Optimized(*join),
             "HashJoin (left): cust = cust\n"
             "  Scan: 2 task(s) [a, ...]\n"

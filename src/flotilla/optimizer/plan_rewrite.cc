@@ -48,7 +48,8 @@ double EstimateRows(const PlanNode& node) {
       return n.limit >= 0 ? std::min<double>(child(0), static_cast<double>(n.limit)) : child(0);
     }
     case PlanKind::kTopN:
-      return std::min<double>(child(0), static_cast<double>(static_cast<const TopNNode&>(node).limit));
+      return std::min<double>(child(0),
+                              static_cast<double>(static_cast<const TopNNode&>(node).limit));
     case PlanKind::kAggregate:
       return static_cast<const AggregateNode&>(node).group_by.empty() ? 1 : child(0) * 0.1;
     case PlanKind::kDistinct:
@@ -81,8 +82,9 @@ double ScanDistinct(const ScanNode& scan, const std::string& column) {
   for (const auto& task : scan.tasks) {
     auto r = task->IntegerRange(column);
     if (!r) return std::numeric_limits<double>::infinity();
-    range = range ? std::make_pair(std::min(range->first, r->first), std::max(range->second, r->second))
-                  : *r;
+    range =
+        range ? std::make_pair(std::min(range->first, r->first), std::max(range->second, r->second))
+              : *r;
   }
   if (!range) return std::numeric_limits<double>::infinity();
   return static_cast<double>(range->second) - static_cast<double>(range->first) + 1;
@@ -104,7 +106,8 @@ double EstimateDistinct(const PlanNode& node, const std::string& column) {
       if (i < 0) break;
       expr::ExprPtr e = project.expressions[static_cast<size_t>(i)];
       if (e->kind() == expr::ExprKind::kAlias) e = e->children()[0];
-      if (e->kind() == expr::ExprKind::kColumn) distinct = EstimateDistinct(*node.children()[0], e->name());
+      if (e->kind() == expr::ExprKind::kColumn)
+        distinct = EstimateDistinct(*node.children()[0], e->name());
       break;
     }
     case PlanKind::kAggregate:
@@ -130,7 +133,8 @@ std::vector<std::string> RightOutputNames(const Schema& left, const Schema& righ
   return names;
 }
 
-Status CoerceJoinKeys(const Schema& left, const Schema& right, std::vector<expr::ExprPtr>* left_keys,
+Status CoerceJoinKeys(const Schema& left, const Schema& right,
+                      std::vector<expr::ExprPtr>* left_keys,
                       std::vector<expr::ExprPtr>* right_keys) {
   for (size_t i = 0; i < left_keys->size() && i < right_keys->size(); ++i) {
     auto l = expr::Bind((*left_keys)[i], left);

@@ -44,7 +44,8 @@ namespace flotilla::optimizer {
 
 /// Casts each pair of join keys of different types to their common comparison type (int32 with
 /// int64 -> int64, integer with decimal -> decimal, ...), as an equality between them would.
-Status CoerceJoinKeys(const Schema& left, const Schema& right, std::vector<expr::ExprPtr>* left_keys,
+Status CoerceJoinKeys(const Schema& left, const Schema& right,
+                      std::vector<expr::ExprPtr>* left_keys,
                       std::vector<expr::ExprPtr>* right_keys);
 
 }  // namespace flotilla::optimizer

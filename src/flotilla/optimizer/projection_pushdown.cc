@@ -103,7 +103,8 @@ Result<PlanPtr> Prune(const PlanPtr& node, const Required& required) {
       std::set<std::string> below;
       for (size_t i = 0; i < p.expressions.size(); ++i) {
         const std::string& name = node->schema()->field(static_cast<int>(i)).name;
-        if (required && !required->count(name) && !(kept.empty() && i + 1 == p.expressions.size())) {
+        if (required && !required->count(name) &&
+            !(kept.empty() && i + 1 == p.expressions.size())) {
           continue;
         }
         kept.push_back(p.expressions[i]);
@@ -130,7 +131,8 @@ Result<PlanPtr> Prune(const PlanPtr& node, const Required& required) {
     }
     case PlanKind::kFilter: {
       const auto& f = static_cast<const FilterNode&>(*node);
-      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr child, Prune(node->children()[0], With(required, {f.predicate})));
+      FLOTILLA_ASSIGN_OR_RETURN(PlanPtr child,
+                                Prune(node->children()[0], With(required, {f.predicate})));
       return Rebuilt(node, {child});
     }
     case PlanKind::kAggregate: {
@@ -202,6 +204,8 @@ Result<PlanPtr> Prune(const PlanPtr& node, const Required& required) {
 
 }  // namespace
 
-Result<PlanPtr> PushDownProjections(const PlanPtr& plan) { return Prune(plan, std::nullopt); }
+Result<PlanPtr> PushDownProjections(const PlanPtr& plan) {
+  return Prune(plan, std::nullopt);
+}
 
 }  // namespace flotilla::optimizer

@@ -37,13 +37,15 @@ void Count(const ExprPtr& e, std::map<std::string, std::pair<ExprPtr, int>>* cou
     entry.first = e;
     ++entry.second;
   }
-  for (const ExprPtr& c : e->children()) Count(c, counts);
+  for (const ExprPtr& c : e->children())
+    Count(c, counts);
 }
 
 int Occurrences(const std::vector<AggregateSpec>& aggregates, const std::string& text) {
   std::map<std::string, std::pair<ExprPtr, int>> counts;
   for (const AggregateSpec& a : aggregates)
-    for (const ExprPtr& arg : a.arguments) Count(arg, &counts);
+    for (const ExprPtr& arg : a.arguments)
+      Count(arg, &counts);
   auto it = counts.find(text);
   return it == counts.end() ? 0 : it->second.second;
 }
@@ -55,7 +57,8 @@ Result<PlanPtr> Share(const PlanPtr& node) {
   if (aggregate.mode == AggregateMode::kFinal) return out;
   std::map<std::string, std::pair<ExprPtr, int>> counts;
   for (const AggregateSpec& a : aggregate.aggregates)
-    for (const ExprPtr& arg : a.arguments) Count(arg, &counts);
+    for (const ExprPtr& arg : a.arguments)
+      Count(arg, &counts);
   std::vector<std::string> repeated;
   for (const auto& [text, entry] : counts)
     if (entry.second > 1) repeated.push_back(text);
@@ -69,14 +72,14 @@ Result<PlanPtr> Share(const PlanPtr& node) {
   for (const std::string& text : repeated) {
     if (Occurrences(aggregates, text) < 2) continue;
     std::string name = "__shared" + std::to_string(shared.size());
-    while (input->schema()->GetFieldIndex(name) >= 0) name += "_";
+    while (input->schema()->GetFieldIndex(name) >= 0)
+      name += "_";
     const ExprPtr column = expr::Column(name);
     for (AggregateSpec& a : aggregates) {
       for (ExprPtr& arg : a.arguments) {
-        FLOTILLA_ASSIGN_OR_RETURN(
-            arg, expr::Rewrite(arg, [&](const ExprPtr& e) -> Result<ExprPtr> {
-              return e->ToString() == text ? column : nullptr;
-            }));
+        FLOTILLA_ASSIGN_OR_RETURN(arg, expr::Rewrite(arg, [&](const ExprPtr& e) -> Result<ExprPtr> {
+                                    return e->ToString() == text ? column : nullptr;
+                                  }));
       }
     }
     shared.push_back(expr::Alias(counts.at(text).first, name));
@@ -84,9 +87,11 @@ Result<PlanPtr> Share(const PlanPtr& node) {
   if (shared.empty()) return out;
   // The projection passes on the input columns still read, then adds the shared values.
   std::set<std::string> read;
-  for (const ExprPtr& g : aggregate.group_by) expr::CollectColumns(g, &read);
+  for (const ExprPtr& g : aggregate.group_by)
+    expr::CollectColumns(g, &read);
   for (const AggregateSpec& a : aggregates)
-    for (const ExprPtr& arg : a.arguments) expr::CollectColumns(arg, &read);
+    for (const ExprPtr& arg : a.arguments)
+      expr::CollectColumns(arg, &read);
   std::vector<ExprPtr> project;
   for (const Field& f : input->schema()->fields())
     if (read.count(f.name)) project.push_back(expr::Column(f.name));
@@ -97,6 +102,8 @@ Result<PlanPtr> Share(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> ShareSubexpressions(const PlanPtr& plan) { return Share(plan); }
+Result<PlanPtr> ShareSubexpressions(const PlanPtr& plan) {
+  return Share(plan);
+}
 
 }  // namespace flotilla::optimizer

@@ -27,7 +27,8 @@ bool IsIdentity(const ProjectNode& p) {
   if (static_cast<int>(p.expressions.size()) != in.num_fields()) return false;
   for (size_t i = 0; i < p.expressions.size(); ++i) {
     if (PassedColumn(p.expressions[i]) != in.field(static_cast<int>(i)).name) return false;
-    if (p.schema()->field(static_cast<int>(i)).name != in.field(static_cast<int>(i)).name) return false;
+    if (p.schema()->field(static_cast<int>(i)).name != in.field(static_cast<int>(i)).name)
+      return false;
   }
   return true;
 }
@@ -47,8 +48,8 @@ Result<PlanPtr> FoldIntoAggregate(const ProjectNode& p) {
   for (size_t i = 0; i < agg.group_by.size(); ++i) {
     const std::string& name = p.schema()->field(static_cast<int>(i)).name;
     const ExprPtr& bare = expr::Unaliased(agg.group_by[i]);
-    keys.push_back(bare->kind() == ExprKind::kColumn && bare->name() == name ? bare
-                                                                             : expr::Alias(bare, name));
+    keys.push_back(
+        bare->kind() == ExprKind::kColumn && bare->name() == name ? bare : expr::Alias(bare, name));
   }
   std::vector<AggregateSpec> specs = agg.aggregates;
   for (size_t i = 0; i < specs.size(); ++i)
@@ -80,13 +81,15 @@ Result<PlanPtr> MergeProjects(const ProjectNode& outer) {
     const ExprPtr& d = expr::Unaliased(definitions.at(name));
     const bool cheap = d->kind() == ExprKind::kColumn || d->kind() == ExprKind::kLiteral;
     if (count > 1 && !cheap) return PlanPtr();
-    if (expr::Contains(d, ExprKind::kAggregate) || expr::Contains(d, ExprKind::kWindow)) return PlanPtr();
+    if (expr::Contains(d, ExprKind::kAggregate) || expr::Contains(d, ExprKind::kWindow))
+      return PlanPtr();
   }
   std::vector<ExprPtr> merged;
   for (size_t i = 0; i < outer.expressions.size(); ++i) {
     const std::string& name = outer.schema()->field(static_cast<int>(i)).name;
     ExprPtr e = expr::SubstituteColumns(expr::Unaliased(outer.expressions[i]), definitions);
-    merged.push_back(e->kind() == ExprKind::kColumn && e->name() == name ? e : expr::Alias(e, name));
+    merged.push_back(e->kind() == ExprKind::kColumn && e->name() == name ? e
+                                                                         : expr::Alias(e, name));
   }
   return MakeProject(inner.children()[0], merged);
 }
@@ -111,6 +114,8 @@ Result<PlanPtr> Simplify(const PlanPtr& node) {
 
 }  // namespace
 
-Result<PlanPtr> SimplifyProjections(const PlanPtr& plan) { return Simplify(plan); }
+Result<PlanPtr> SimplifyProjections(const PlanPtr& plan) {
+  return Simplify(plan);
+}
 
 }  // namespace flotilla::optimizer

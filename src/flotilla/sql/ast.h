@@ -58,8 +58,8 @@ struct FrameBoundAst {
 };
 
 struct WindowAst {
-  std::string base;     // OVER w / OVER (w ...): the named window (WINDOW w AS (...)) refined
-  int64_t offset = 0;   // where the specification starts
+  std::string base;    // OVER w / OVER (w ...): the named window (WINDOW w AS (...)) refined
+  int64_t offset = 0;  // where the specification starts
   std::vector<NodePtr> partition_by;
   std::vector<OrderItem> order_by;
   bool has_frame = false;
@@ -163,8 +163,8 @@ struct CommonTable {
 // UNPIVOT source ON cols [INTO NAME n VALUE v], DuckDB's statements.
 struct PivotAst {
   TableRefPtr source;
-  std::vector<NodePtr> on;       // PIVOT: whose values become columns; UNPIVOT: the columns folded
-  std::vector<NodePtr> in;       // PIVOT ... ON k IN (...): the values (else every value found)
+  std::vector<NodePtr> on;  // PIVOT: whose values become columns; UNPIVOT: the columns folded
+  std::vector<NodePtr> in;  // PIVOT ... ON k IN (...): the values (else every value found)
   std::vector<SelectItem> aggregates;  // USING (count(*) when none)
   std::vector<NodePtr> group_by;       // none: every column not in ON or the aggregates
   std::string name_column = "name", value_column = "value";  // UNPIVOT ... INTO
@@ -192,21 +192,29 @@ struct Query {
 
 struct Statement {
   enum Kind {
-    kQuery, kExplain, kCreateView, kCreateTable, kCopy, kSet, kDrop, kShowTables, kDescribe,
+    kQuery,
+    kExplain,
+    kCreateView,
+    kCreateTable,
+    kCopy,
+    kSet,
+    kDrop,
+    kShowTables,
+    kDescribe,
     kInsert,
   };
   Kind kind = kQuery;
   int64_t offset = 0;
   QueryPtr query;
-  bool analyze = false;                    // EXPLAIN ANALYZE
-  std::shared_ptr<const Statement> inner;  // EXPLAIN's statement
-  std::string name;                        // view / table / setting
-  std::vector<std::string> column_aliases; // CREATE VIEW v (a, b); INSERT INTO t (a, b)
-  std::vector<Field> columns;              // CREATE TABLE t (a INTEGER, b VARCHAR)
+  bool analyze = false;                     // EXPLAIN ANALYZE
+  std::shared_ptr<const Statement> inner;   // EXPLAIN's statement
+  std::string name;                         // view / table / setting
+  std::vector<std::string> column_aliases;  // CREATE VIEW v (a, b); INSERT INTO t (a, b)
+  std::vector<Field> columns;               // CREATE TABLE t (a INTEGER, b VARCHAR)
   bool temporary = false, or_replace = false, if_exists = false;
-  std::string path;                        // COPY ... TO 'path'
-  std::vector<NamedArg> options;           // COPY's (FORMAT parquet, ...)
-  NodePtr value;                           // SET's value
+  std::string path;               // COPY ... TO 'path'
+  std::vector<NamedArg> options;  // COPY's (FORMAT parquet, ...)
+  NodePtr value;                  // SET's value
 };
 
 }  // namespace flotilla::sql

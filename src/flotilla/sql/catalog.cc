@@ -6,7 +6,9 @@
 namespace flotilla::sql {
 namespace {
 
-std::string Key(const std::string& name) { return AsciiLower(name); }
+std::string Key(const std::string& name) {
+  return AsciiLower(name);
+}
 
 }  // namespace
 

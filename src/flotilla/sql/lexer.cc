@@ -14,11 +14,14 @@ bool IsIdentifierStart(unsigned char c) {
 bool IsIdentifierPart(unsigned char c) {
   return IsIdentifierStart(c) || (c >= '0' && c <= '9') || c == '$';
 }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // Longest first, so "<=" is not read as "<" then "=".
-constexpr std::string_view kLongOperators[] = {"!~~", "::", ":=", "//", "<=", ">=", "<>", "!=", "==",
-                                               "||",  "!~", "~~", "<<", ">>", "->", "=>", "**"};
+constexpr std::string_view kLongOperators[] = {"!~~", "::", ":=", "//", "<=", ">=",
+                                               "<>",  "!=", "==", "||", "!~", "~~",
+                                               "<<",  ">>", "->", "=>", "**"};
 constexpr std::string_view kSingleOperators = "()[],;.:+-*/%^=<>~&|!{}";
 
 class Lexer {
@@ -67,7 +70,8 @@ class Lexer {
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
         ++pos_;
       } else if (c == '-' && Peek(1) == '-') {
-        while (pos_ < sql_.size() && sql_[pos_] != '\n') ++pos_;
+        while (pos_ < sql_.size() && sql_[pos_] != '\n')
+          ++pos_;
       } else if (c == '/' && Peek(1) == '*') {
         const size_t start = pos_;
         pos_ += 2;
@@ -110,7 +114,8 @@ class Lexer {
     if (c == '\'') return Quoted('\'', TokenKind::kString, start, false);
     if (c == '"') return Quoted('"', TokenKind::kQuotedIdentifier, start, false);
     if (IsIdentifierStart(c)) {
-      while (pos_ < sql_.size() && IsIdentifierPart(static_cast<unsigned char>(sql_[pos_]))) ++pos_;
+      while (pos_ < sql_.size() && IsIdentifierPart(static_cast<unsigned char>(sql_[pos_])))
+        ++pos_;
       return Make(TokenKind::kIdentifier, std::string(sql_.substr(start, pos_ - start)), start);
     }
     if (IsDigit(static_cast<char>(c)) || (c == '.' && IsDigit(Peek(1)))) return Number(start);
@@ -120,7 +125,8 @@ class Lexer {
     }
     if (c == '$' && IsDigit(Peek(1))) {
       ++pos_;
-      while (IsDigit(Peek())) ++pos_;
+      while (IsDigit(Peek()))
+        ++pos_;
       return Make(TokenKind::kParameter, std::string(sql_.substr(start, pos_ - start)), start);
     }
     for (std::string_view op : kLongOperators) {
@@ -133,17 +139,19 @@ class Lexer {
       ++pos_;
       return Make(TokenKind::kOperator, std::string(1, static_cast<char>(c)), start);
     }
-    return Error(start, std::string("unexpected character '") +
-                            std::string(sql_.substr(start, 1)) + "'");
+    return Error(start,
+                 std::string("unexpected character '") + std::string(sql_.substr(start, 1)) + "'");
   }
 
   Result<Token> Number(size_t start) {
     bool is_float = false;
-    while (IsDigit(Peek())) ++pos_;
+    while (IsDigit(Peek()))
+      ++pos_;
     if (Peek() == '.' && Peek(1) != '.') {  // "1..2" would be a range, not "1." then ".2"
       is_float = true;
       ++pos_;
-      while (IsDigit(Peek())) ++pos_;
+      while (IsDigit(Peek()))
+        ++pos_;
     }
     if (Peek() == 'e' || Peek() == 'E') {
       const size_t mark = pos_;
@@ -151,7 +159,8 @@ class Lexer {
       if (Peek() == '+' || Peek() == '-') ++pos_;
       if (IsDigit(Peek())) {
         is_float = true;
-        while (IsDigit(Peek())) ++pos_;
+        while (IsDigit(Peek()))
+          ++pos_;
       } else {
         pos_ = mark;  // "1e" without digits: the check below rejects it
       }
@@ -184,13 +193,26 @@ class Lexer {
       if (escapes && c == '\\' && pos_ < sql_.size()) {
         const char e = sql_[pos_++];
         switch (e) {
-          case 'n': value.push_back('\n'); break;
-          case 't': value.push_back('\t'); break;
-          case 'r': value.push_back('\r'); break;
-          case 'b': value.push_back('\b'); break;
-          case 'f': value.push_back('\f'); break;
-          case '0': value.push_back('\0'); break;
-          default: value.push_back(e);  // \\ \' and any other character stand for themselves
+          case 'n':
+            value.push_back('\n');
+            break;
+          case 't':
+            value.push_back('\t');
+            break;
+          case 'r':
+            value.push_back('\r');
+            break;
+          case 'b':
+            value.push_back('\b');
+            break;
+          case 'f':
+            value.push_back('\f');
+            break;
+          case '0':
+            value.push_back('\0');
+            break;
+          default:
+            value.push_back(e);  // \\ \' and any other character stand for themselves
         }
         continue;
       }
@@ -209,14 +231,22 @@ class Lexer {
 
 const char* TokenKindName(TokenKind kind) {
   switch (kind) {
-    case TokenKind::kIdentifier: return "identifier";
-    case TokenKind::kQuotedIdentifier: return "quoted identifier";
-    case TokenKind::kString: return "string";
-    case TokenKind::kInteger: return "integer";
-    case TokenKind::kFloat: return "number";
-    case TokenKind::kParameter: return "parameter";
-    case TokenKind::kOperator: return "operator";
-    case TokenKind::kEnd: return "end of input";
+    case TokenKind::kIdentifier:
+      return "identifier";
+    case TokenKind::kQuotedIdentifier:
+      return "quoted identifier";
+    case TokenKind::kString:
+      return "string";
+    case TokenKind::kInteger:
+      return "integer";
+    case TokenKind::kFloat:
+      return "number";
+    case TokenKind::kParameter:
+      return "parameter";
+    case TokenKind::kOperator:
+      return "operator";
+    case TokenKind::kEnd:
+      return "end of input";
   }
   return "token";
 }
@@ -225,6 +255,8 @@ bool Token::IsKeyword(std::string_view keyword) const {
   return kind == TokenKind::kIdentifier && AsciiEqualsIgnoreCase(text, keyword);
 }
 
-Result<std::vector<Token>> Tokenize(std::string_view sql) { return Lexer(sql).Run(); }
+Result<std::vector<Token>> Tokenize(std::string_view sql) {
+  return Lexer(sql).Run();
+}
 
 }  // namespace flotilla::sql

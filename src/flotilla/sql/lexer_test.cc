@@ -26,12 +26,12 @@ std::string LexError(std::string_view sql) {
 }
 
 TEST(Lexer, IdentifiersKeywordsAndOperators) {
-  EXPECT_EQ(Lex("SELECT a, b_2 FROM t WHERE x>=1 AND y<>2"),
-            (std::vector<std::string>{"identifier:SELECT", "identifier:a", "operator:,",
-                                      "identifier:b_2", "identifier:FROM", "identifier:t",
-                                      "identifier:WHERE", "identifier:x", "operator:>=",
-                                      "integer:1", "identifier:AND", "identifier:y",
-                                      "operator:<>", "integer:2"}));
+  EXPECT_EQ(
+      Lex("SELECT a, b_2 FROM t WHERE x>=1 AND y<>2"),
+      (std::vector<std::string>{"identifier:SELECT", "identifier:a", "operator:,", "identifier:b_2",
+                                "identifier:FROM", "identifier:t", "identifier:WHERE",
+                                "identifier:x", "operator:>=", "integer:1", "identifier:AND",
+                                "identifier:y", "operator:<>", "integer:2"}));
   EXPECT_EQ(Lex("x::int||'a'!=b<=c"),
             (std::vector<std::string>{"identifier:x", "operator:::", "identifier:int",
                                       "operator:||", "string:a", "operator:!=", "identifier:b",
@@ -61,12 +61,11 @@ TEST(Lexer, NumbersParametersAndComments) {
   EXPECT_EQ(Lex("1 1.5 .5 1e10 2.5E-3 7."),
             (std::vector<std::string>{"integer:1", "number:1.5", "number:.5", "number:1e10",
                                       "number:2.5E-3", "number:7."}));
-  EXPECT_EQ(Lex("a.b t.*"), (std::vector<std::string>{"identifier:a", "operator:.",
-                                                     "identifier:b", "identifier:t",
-                                                     "operator:.", "operator:*"}));
-  EXPECT_EQ(Lex("$1 + ? -- the rest\n/* a /* nested */ comment */ x"),
-            (std::vector<std::string>{"parameter:$1", "operator:+", "parameter:?",
-                                      "identifier:x"}));
+  EXPECT_EQ(Lex("a.b t.*"), (std::vector<std::string>{"identifier:a", "operator:.", "identifier:b",
+                                                      "identifier:t", "operator:.", "operator:*"}));
+  EXPECT_EQ(
+      Lex("$1 + ? -- the rest\n/* a /* nested */ comment */ x"),
+      (std::vector<std::string>{"parameter:$1", "operator:+", "parameter:?", "identifier:x"}));
   EXPECT_EQ(Lex("  \n\t-- only a comment"), std::vector<std::string>{});
 }
 
@@ -91,8 +90,9 @@ TEST(SourceError, ColumnsCountCharactersAndLongLinesAreCut) {
   // The caret sits under the character after "é" (2 bytes, one column).
   Status st = ErrorAt("SELECT 'é' + x", 13, "unknown column 'x'", StatusCode::kKeyError);
   EXPECT_EQ(st.code(), StatusCode::kKeyError);
-  EXPECT_EQ(st.message(), "unknown column 'x' at line 1, column 13:\n  SELECT 'é' + x\n"
-                          "              ^");
+  EXPECT_EQ(st.message(),
+            "unknown column 'x' at line 1, column 13:\n  SELECT 'é' + x\n"
+            "              ^");
   const std::string long_line = "SELECT " + std::string(200, 'a') + " + b" + std::string(100, ' ');
   st = ErrorAt(long_line, 210, "here");
   const std::string& m = st.message();

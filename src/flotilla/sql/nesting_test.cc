@@ -3,7 +3,6 @@
 // the parser and planner keep balanced) run. On the main thread and on a thread with a small
 // stack alike, since the parser and planner measure the stack they have left.
 #include <gtest/gtest.h>
-
 #include <pthread.h>
 
 #include <functional>
@@ -16,13 +15,15 @@ namespace {
 
 std::string Repeat(const std::string& s, int n) {
   std::string out;
-  for (int i = 0; i < n; ++i) out += s;
+  for (int i = 0; i < n; ++i)
+    out += s;
   return out;
 }
 
 std::string Joined(const std::string& term, const std::string& op, int n) {
   std::string out = term;
-  for (int i = 1; i < n; ++i) out += op + term;
+  for (int i = 1; i < n; ++i)
+    out += op + term;
   return out;
 }
 
@@ -34,7 +35,8 @@ struct Hostile {
 
 std::vector<Hostile> HostileQueries() {
   std::string nested = "SELECT 1";
-  for (int i = 0; i < 3000; ++i) nested = "SELECT * FROM (" + nested + ") t" + std::to_string(i);
+  for (int i = 0; i < 3000; ++i)
+    nested = "SELECT * FROM (" + nested + ") t" + std::to_string(i);
   return {
       {"parentheses", "SELECT " + Repeat("(", 2500) + "1" + Repeat(")", 2500), "nested too deeply"},
       {"calls", "SELECT " + Repeat("abs(", 5000) + "1" + Repeat(")", 5000), "nested too deeply"},
@@ -61,7 +63,9 @@ void ExpectCleanErrors() {
   }
 }
 
-TEST(Nesting, HostileQueriesGetAnErrorNotACrash) { ExpectCleanErrors(); }
+TEST(Nesting, HostileQueriesGetAnErrorNotACrash) {
+  ExpectCleanErrors();
+}
 
 TEST(Nesting, OnASmallThreadStackToo) {
   pthread_attr_t attr;
@@ -85,7 +89,8 @@ TEST(Nesting, WideAndOrChainsRun) {
   ASSERT_TRUE(all.ok()) << all.status().ToString();
   EXPECT_EQ(all->batch.column(0).ValueToString(0), "1");
   std::string any = "x = 0";
-  for (int i = 1; i < 5000; ++i) any += " OR x = " + std::to_string(i * 7);
+  for (int i = 1; i < 5000; ++i)
+    any += " OR x = " + std::to_string(i * 7);
   auto one = session.Execute("SELECT count(*) FROM (SELECT 14 AS x) WHERE " + any);
   ASSERT_TRUE(one.ok()) << one.status().ToString();
   EXPECT_EQ(one->batch.column(0).ValueToString(0), "1");

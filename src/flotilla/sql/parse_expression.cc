@@ -187,8 +187,7 @@ Result<NodePtr> Parser::Predicate() {
     bool negated = false;
     if (Peek().IsKeyword("not") &&
         (Peek(1).IsKeyword("between") || Peek(1).IsKeyword("in") || Peek(1).IsKeyword("like") ||
-         Peek(1).IsKeyword("ilike") || Peek(1).IsKeyword("similar") ||
-         Peek(1).IsKeyword("glob"))) {
+         Peek(1).IsKeyword("ilike") || Peek(1).IsKeyword("similar") || Peek(1).IsKeyword("glob"))) {
       Next();
       negated = true;
     }
@@ -560,7 +559,8 @@ Result<NodePtr> Parser::LambdaOrExpr() {
   } else if (Peek().IsOperator("(")) {
     // (a, b, c) -> ...: identifiers separated by commas, then ") ->".
     int k = 1;
-    while (Peek(k).kind == TokenKind::kIdentifier && Peek(k + 1).IsOperator(",")) k += 2;
+    while (Peek(k).kind == TokenKind::kIdentifier && Peek(k + 1).IsOperator(","))
+      k += 2;
     if (Peek(k).kind != TokenKind::kIdentifier || !Peek(k + 1).IsOperator(")") ||
         !Peek(k + 2).IsOperator("->")) {
       return Expr();

@@ -210,7 +210,8 @@ Status Parser::GroupByList(SelectCore* core) {
     }
     FLOTILLA_ASSIGN_OR_RETURN(NodePtr e, Expr());
     if (e->kind == NodeKind::kRow) {
-      for (const NodePtr& a : e->args) set.push_back(key(a));
+      for (const NodePtr& a : e->args)
+        set.push_back(key(a));
     } else {
       set.push_back(key(std::move(e)));
     }
@@ -233,7 +234,8 @@ Status Parser::GroupByList(SelectCore* core) {
       if (rollup) {
         for (size_t n = items.size() + 1; n-- > 0;) {
           std::vector<size_t> set;
-          for (size_t i = 0; i < n; ++i) set.insert(set.end(), items[i].begin(), items[i].end());
+          for (size_t i = 0; i < n; ++i)
+            set.insert(set.end(), items[i].begin(), items[i].end());
           out.push_back(std::move(set));
         }
       } else {

@@ -11,16 +11,14 @@
 namespace flotilla::sql {
 namespace internal {
 
-
 constexpr std::array kReserved = {
-    "all",    "and",   "anti",     "as",         "asc",     "between", "by",        "case",
-    "cross",  "desc",  "distinct", "else",       "end",     "except",  "exists",    "from",
-    "full",   "group", "having",   "ilike",      "in",      "inner",   "intersect", "is",
-    "join",   "left",  "like",     "limit",      "natural", "not",     "null",      "nulls",
-    "offset", "on",    "or",       "order",      "outer",   "qualify", "right",     "select",
-    "semi",   "then",  "union",    "using",      "values",  "when",    "where",     "window",
-    "with",   "asof",  "lateral",  "positional", "into",    "fetch",
-    "tablesample",
+    "all",    "and",   "anti",     "as",         "asc",     "between", "by",          "case",
+    "cross",  "desc",  "distinct", "else",       "end",     "except",  "exists",      "from",
+    "full",   "group", "having",   "ilike",      "in",      "inner",   "intersect",   "is",
+    "join",   "left",  "like",     "limit",      "natural", "not",     "null",        "nulls",
+    "offset", "on",    "or",       "order",      "outer",   "qualify", "right",       "select",
+    "semi",   "then",  "union",    "using",      "values",  "when",    "where",       "window",
+    "with",   "asof",  "lateral",  "positional", "into",    "fetch",   "tablesample",
 };
 
 bool IsReserved(const Token& t) {
@@ -200,7 +198,9 @@ Result<Statement> Parser::ParseStatement() {
   if (!Peek().IsKeyword("select") && !Peek().IsKeyword("with") && !Peek().IsKeyword("values") &&
       !Peek().IsOperator("(") && !Peek().IsKeyword("from") && !Peek().IsKeyword("summarize") &&
       !Peek().IsKeyword("pivot") && !Peek().IsKeyword("unpivot")) {
-    return Error(Peek(), "expected a statement (SELECT, WITH, VALUES, EXPLAIN, CREATE, INSERT, COPY, SET, DROP, DESCRIBE, SUMMARIZE, PIVOT, UNPIVOT)");
+    return Error(Peek(),
+                 "expected a statement (SELECT, WITH, VALUES, EXPLAIN, CREATE, INSERT, COPY, SET, "
+                 "DROP, DESCRIBE, SUMMARIZE, PIVOT, UNPIVOT)");
   }
   s.kind = Statement::kQuery;
   FLOTILLA_ASSIGN_OR_RETURN(s.query, ParseQuery());

@@ -47,7 +47,7 @@ bool SameSelection(const Node& a, const Node& b) {
 }  // namespace
 
 Result<std::vector<Planner::ChosenColumn>> Planner::ColumnsChosen(const Node& call,
-                                                                 const Relation& from) {
+                                                                  const Relation& from) {
   std::vector<ChosenColumn> chosen;
   auto visible = [&](const ScopeColumn& c) { return !c.hidden; };
   auto ref = [](const ScopeColumn& c) {
@@ -137,7 +137,8 @@ Result<NodePtr> Planner::WithColumn(const NodePtr& n, const Node& call, const No
 Status Planner::ExpandColumnsCalls(const SelectCore& s, const Relation& from,
                                    std::optional<SelectCore>* expanded) {
   bool any = s.where && FindColumnsCall(*s.where);
-  for (const SelectItem& item : s.items) any |= FindColumnsCall(*item.expr) != nullptr;
+  for (const SelectItem& item : s.items)
+    any |= FindColumnsCall(*item.expr) != nullptr;
   if (!any) return Status::OK();
   SelectCore out = s;
   out.items.clear();

@@ -9,13 +9,13 @@
 #include "flotilla/common/suggest.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
 #include "flotilla/sql/planner_internal.h"
 #include "flotilla/sql/source_error.h"
 #include "flotilla/sql/table_functions.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::sql::internal {
 
@@ -30,7 +30,8 @@ Result<std::string> Planner::ResolveColumn(const Node& n, const Relation& scope,
   for (int pass = 0; pass < 2 && matches.empty(); ++pass) {
     for (size_t i = 0; i < scope.columns.size(); ++i) {
       const ScopeColumn& c = scope.columns[i];
-      if (!table.empty() ? c.table != table && AsciiLower(c.table) != AsciiLower(table) : c.hidden) continue;
+      if (!table.empty() ? c.table != table && AsciiLower(c.table) != AsciiLower(table) : c.hidden)
+        continue;
       if (pass == 0 ? c.name == name : AsciiLower(c.name) == AsciiLower(name)) matches.push_back(i);
     }
   }
@@ -99,8 +100,9 @@ Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
         const std::string shown =
             n.names.size() == 2 ? n.names[0] + "." + n.names[1] : n.names.back();
         return ErrorNear(n.offset,
-                         "'" + shown + "' belongs to a query two or more levels out: correlated "
-                         "references past the next enclosing query are not supported yet",
+                         "'" + shown +
+                             "' belongs to a query two or more levels out: correlated "
+                             "references past the next enclosing query are not supported yet",
                          StatusCode::kNotImplemented);
       }
       if (n.names.size() == 1) {
@@ -201,8 +203,9 @@ Result<ExprPtr> Planner::Translate(const Node& n, ExprScope& es) {
       return ErrorNear(n.offset, "row values (a, b) are only supported before IN (subquery)",
                        StatusCode::kNotImplemented);
     case NodeKind::kLambda:
-      return ErrorNear(n.offset, "a lambda (x -> ...) is only allowed as the second argument of "
-                                 "list_transform or list_filter");
+      return ErrorNear(n.offset,
+                       "a lambda (x -> ...) is only allowed as the second argument of "
+                       "list_transform or list_filter");
   }
   return Status::Internal("unknown expression");
 }
@@ -496,12 +499,12 @@ Result<std::optional<ExprPtr>> Planner::OrderedAggregate(const Node& n, const st
         expr::Call("list_extract", {values, expr::Literal(int64_t{first ? 1 : -1})}));
   }
   // string_agg: the non-null strings joined; null when there are none.
-  ExprPtr joined = expr::Call(
-      "list_join", {values, args.size() > 1 ? args[1] : expr::Literal(",")});
-  return std::optional<ExprPtr>(expr::Case(
-      {{expr::Binary(expr::BinaryOp::kGreater, expr::Aggregate("count", {args[0]}),
-                     expr::Literal(int64_t{0})),
-        joined}}));
+  ExprPtr joined =
+      expr::Call("list_join", {values, args.size() > 1 ? args[1] : expr::Literal(",")});
+  return std::optional<ExprPtr>(
+      expr::Case({{expr::Binary(expr::BinaryOp::kGreater, expr::Aggregate("count", {args[0]}),
+                                expr::Literal(int64_t{0})),
+                   joined}}));
 }
 
 Result<ExprPtr> Planner::TranslateWindow(const Node& n, ExprScope& es) {
@@ -557,8 +560,8 @@ Result<ExprPtr> Planner::TranslateWindow(const Node& n, ExprScope& es) {
 Result<WindowAst> Planner::ResolveWindow(const WindowAst& over, size_t depth) const {
   if (over.base.empty()) return over;
   if (named_windows_ == nullptr || named_windows_->count(over.base) == 0) {
-    return ErrorNear(over.offset, "window '" + over.base + "' is not defined (WINDOW " +
-                                      over.base + " AS (...) after HAVING defines it)");
+    return ErrorNear(over.offset, "window '" + over.base + "' is not defined (WINDOW " + over.base +
+                                      " AS (...) after HAVING defines it)");
   }
   if (depth > named_windows_->size()) {
     return ErrorNear(over.offset, "window '" + over.base + "' is defined through itself");
@@ -636,17 +639,24 @@ Result<int64_t> Planner::ConstantInt(const Node& n, const char* what) {
 // names...) when an initial value is given.
 Result<ExprPtr> Planner::TranslateLambdaCall(const Node& n, ExprScope& es) {
   static const std::map<std::string, std::string> kNames = {
-      {"list_transform", "list_transform"}, {"list_apply", "list_transform"},
-      {"array_transform", "list_transform"}, {"array_apply", "list_transform"},
-      {"apply", "list_transform"},          {"list_filter", "list_filter"},
-      {"array_filter", "list_filter"},      {"filter", "list_filter"},
-      {"list_reduce", "list_reduce"},       {"array_reduce", "list_reduce"},
+      {"list_transform", "list_transform"},
+      {"list_apply", "list_transform"},
+      {"array_transform", "list_transform"},
+      {"array_apply", "list_transform"},
+      {"apply", "list_transform"},
+      {"list_filter", "list_filter"},
+      {"array_filter", "list_filter"},
+      {"filter", "list_filter"},
+      {"list_reduce", "list_reduce"},
+      {"array_reduce", "list_reduce"},
       {"reduce", "list_reduce"},
   };
   auto function = kNames.find(n.names[0]);
   if (function == kNames.end()) {
-    return ErrorNear(n.offset, n.names[0] + "() does not take a lambda; list_transform, "
-                                            "list_filter and list_reduce do",
+    return ErrorNear(n.offset,
+                     n.names[0] +
+                         "() does not take a lambda; list_transform, "
+                         "list_filter and list_reduce do",
                      StatusCode::kNotImplemented);
   }
   const bool reduce = function->second == "list_reduce";
@@ -669,8 +679,8 @@ Result<ExprPtr> Planner::TranslateLambdaCall(const Node& n, ExprScope& es) {
   }
   std::map<std::string, std::string> params;
   for (size_t k = 0; k < lambda.names.size(); ++k) {
-    const std::string internal = "__lambda" + std::to_string(lambda_params_.size() + 1) + "_" +
-                                 std::to_string(k + 1);
+    const std::string internal =
+        "__lambda" + std::to_string(lambda_params_.size() + 1) + "_" + std::to_string(k + 1);
     params[lambda.names[k]] = internal;
     args.push_back(expr::Literal(internal));
   }

@@ -8,13 +8,13 @@
 #include "flotilla/common/suggest.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
 #include "flotilla/sql/planner_internal.h"
 #include "flotilla/sql/source_error.h"
 #include "flotilla/sql/table_functions.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::sql::internal {
 
@@ -80,9 +80,8 @@ Result<Relation> Planner::PlanUnsampledTableRef(const TableRef& t) {
       if (entry == nullptr) {
         const auto& defining = ctx_.defining_ctes;
         if (std::find(defining.begin(), defining.end(), t.name) != defining.end()) {
-          return ErrorNear(t.offset,
-                           "the common table expression '" + t.name +
-                               "' refers to itself: write WITH RECURSIVE");
+          return ErrorNear(t.offset, "the common table expression '" + t.name +
+                                         "' refers to itself: write WITH RECURSIVE");
         }
         std::vector<std::string> names =
             ctx_.catalog ? ctx_.catalog->Names() : std::vector<std::string>{};
@@ -319,9 +318,9 @@ Result<size_t> Planner::FindUsing(const Relation& r, const std::string& name, co
   for (size_t i = 0; i < r.columns.size(); ++i) {
     if (r.columns[i].hidden || AsciiLower(r.columns[i].name) != AsciiLower(name)) continue;
     if (found) {
-      return ErrorNear(offset, "USING column '" + name + "' is ambiguous on the " + side +
-                                   " side: '" + r.columns[*found].name + "' and '" +
-                                   r.columns[i].name + "'",
+      return ErrorNear(offset,
+                       "USING column '" + name + "' is ambiguous on the " + side + " side: '" +
+                           r.columns[*found].name + "' and '" + r.columns[i].name + "'",
                        StatusCode::kKeyError);
     }
     found = i;

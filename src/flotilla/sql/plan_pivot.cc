@@ -10,14 +10,14 @@
 // UNPIVOT s ON a, b [INTO NAME n VALUE v] folds the columns into (name, value) rows next to the
 // other columns, cast to one type, leaving out NULL values.
 
-#include <set>
-
 #include <fmt/format.h>
+
+#include <set>
 
 #include "flotilla/common/ascii.h"
 #include "flotilla/compute/cast.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/sql/planner_internal.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::sql::internal {
 namespace {
@@ -84,10 +84,12 @@ Result<std::vector<std::vector<std::string>>> Planner::PivotValues(const PivotAs
                                                                    int64_t offset) {
   if (!p.in.empty()) {
     if (p.on.size() != 1) {
-      return ErrorNear(offset, "PIVOT ... IN (...) takes one ON column", StatusCode::kNotImplemented);
+      return ErrorNear(offset, "PIVOT ... IN (...) takes one ON column",
+                       StatusCode::kNotImplemented);
     }
     std::vector<std::vector<std::string>> values;
-    for (const NodePtr& v : p.in) values.push_back({LiteralName(*v)});
+    for (const NodePtr& v : p.in)
+      values.push_back({LiteralName(*v)});
     return values;
   }
   if (!ctx_.run) {
@@ -151,8 +153,10 @@ Result<Relation> Planner::PlanPivot(const Query& q) {
   core->group_by = p.group_by;
   if (core->group_by.empty()) {
     std::set<std::string> used;
-    for (const NodePtr& on : p.on) ColumnsRead(*on, &used);
-    for (const SelectItem& a : aggregates) ColumnsRead(*a.expr, &used);
+    for (const NodePtr& on : p.on)
+      ColumnsRead(*on, &used);
+    for (const SelectItem& a : aggregates)
+      ColumnsRead(*a.expr, &used);
     for (const ScopeColumn& c : source.columns) {
       if (c.hidden || used.count(AsciiLower(c.name))) continue;
       auto ref = MakeNode(NodeKind::kColumnRef, q.offset);
@@ -162,8 +166,9 @@ Result<Relation> Planner::PlanPivot(const Query& q) {
   }
   for (size_t i = 0; i < core->group_by.size(); ++i) {
     const NodePtr& key = core->group_by[i];
-    core->items.push_back({key, "", key->kind == NodeKind::kColumnRef ? key->names.back()
-                                                                      : fmt::format("key{}", i + 1)});
+    core->items.push_back(
+        {key, "",
+         key->kind == NodeKind::kColumnRef ? key->names.back() : fmt::format("key{}", i + 1)});
   }
   FLOTILLA_ASSIGN_OR_RETURN(auto values, PivotValues(p, q.offset));
   for (size_t v = 0; v < values.size(); ++v) {
@@ -174,9 +179,8 @@ Result<Relation> Planner::PlanPivot(const Query& q) {
       if (k > 0) name += "_";
       name += value[k];
       // Listed values compare as values; values found compare as the text they were found as.
-      NodePtr equal = p.in.empty()
-                          ? Binary("=", AsText(p.on[k]), StringLiteral(value[k], q.offset))
-                          : Binary("=", p.on[k], p.in[v]);
+      NodePtr equal = p.in.empty() ? Binary("=", AsText(p.on[k]), StringLiteral(value[k], q.offset))
+                                   : Binary("=", p.on[k], p.in[v]);
       condition = condition ? Binary("AND", condition, equal) : equal;
     }
     for (const SelectItem& a : aggregates) {
@@ -206,7 +210,8 @@ Result<Relation> Planner::PlanUnpivot(const Query& q) {
     std::vector<std::string> names;
     if (on->kind == NodeKind::kFunction && on->names[0] == "columns") {
       FLOTILLA_ASSIGN_OR_RETURN(auto chosen, ColumnsChosen(*on, source));
-      for (const ChosenColumn& c : chosen) names.push_back(c.name);
+      for (const ChosenColumn& c : chosen)
+        names.push_back(c.name);
     } else if (on->kind == NodeKind::kColumnRef) {
       names.push_back(on->names.back());
     } else {

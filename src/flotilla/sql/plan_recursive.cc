@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "flotilla/types/coercion.h"
 #include "flotilla/sql/planner_internal.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::sql::internal {
 namespace {
@@ -19,13 +19,16 @@ bool Mentions(const Node& n, const std::string& name);
 
 bool Mentions(const TableRef& t, const std::string& name) {
   switch (t.kind) {
-    case TableRef::kNamed: return t.name == name;
-    case TableRef::kPath: return false;
+    case TableRef::kNamed:
+      return t.name == name;
+    case TableRef::kPath:
+      return false;
     case TableRef::kFunction:
       for (const NamedArg& a : t.args)
         if (Mentions(*a.value, name)) return true;
       return false;
-    case TableRef::kSubquery: return MentionsTable(*t.subquery, name);
+    case TableRef::kSubquery:
+      return MentionsTable(*t.subquery, name);
     case TableRef::kJoin:
       return Mentions(*t.left, name) || Mentions(*t.right, name) || (t.on && Mentions(*t.on, name));
   }
@@ -60,9 +63,11 @@ bool MentionsTable(const Query& q, const std::string& name) {
     }
     case Query::kSetOp:
       return MentionsTable(*q.left, name) || MentionsTable(*q.right, name);
-    case Query::kSummarize: return MentionsTable(*q.left, name);
+    case Query::kSummarize:
+      return MentionsTable(*q.left, name);
     case Query::kPivot:
-    case Query::kUnpivot: return Mentions(*q.pivot->source, name);
+    case Query::kUnpivot:
+      return Mentions(*q.pivot->source, name);
     case Query::kValues:
       for (const auto& row : q.values)
         for (const NodePtr& v : row)

@@ -9,18 +9,18 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
 #include "flotilla/sql/planner_internal.h"
 #include "flotilla/sql/source_error.h"
 #include "flotilla/sql/table_functions.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::sql::internal {
 
 std::vector<OrderItem> Planner::ExpandOrderByAll(const std::vector<OrderItem>& items,
-                                                size_t outputs) {
+                                                 size_t outputs) {
   std::vector<OrderItem> out;
   for (const OrderItem& o : items) {
     if (o.expr->kind != NodeKind::kStar) {
@@ -93,7 +93,9 @@ Result<std::vector<Planner::Output>> Planner::ExpandSelectList(const SelectCore&
       const std::string table = n.names.empty() ? "" : n.names[0];
       bool any = false;
       // EXCLUDE and REPLACE name columns as written, whatever their case.
-      auto named = [](const std::string& a, const std::string& b) { return AsciiLower(a) == AsciiLower(b); };
+      auto named = [](const std::string& a, const std::string& b) {
+        return AsciiLower(a) == AsciiLower(b);
+      };
       std::vector<bool> used_exclude(n.exclude.size()), used_replace(n.replace.size());
       for (const ScopeColumn& c : from.columns) {
         if (c.hidden || (!table.empty() && c.table != table)) continue;
@@ -231,12 +233,14 @@ Result<Relation> Planner::PlanSelect(const SelectCore& written, const Query& q) 
     return Status::OK();
   };
   if (q.kind == Query::kSelect) {
-    for (const OrderItem& o : order_by) FLOTILLA_RETURN_NOT_OK(resolve(*o.expr, "ORDER BY"));
+    for (const OrderItem& o : order_by)
+      FLOTILLA_RETURN_NOT_OK(resolve(*o.expr, "ORDER BY"));
   }
   // DISTINCT ON keys are found as ORDER BY items are, and go through the aggregation with them
   // (after the ORDER BY items in `order`).
   const size_t num_order = order.size();
-  for (const NodePtr& d : s.distinct_on) FLOTILLA_RETURN_NOT_OK(resolve(*d, "DISTINCT ON"));
+  for (const NodePtr& d : s.distinct_on)
+    FLOTILLA_RETURN_NOT_OK(resolve(*d, "DISTINCT ON"));
 
   if (aggregated) {
     FLOTILLA_RETURN_NOT_OK(PlanAggregate(s, &rel, &outputs, &having, &qualify, &order));
@@ -347,7 +351,8 @@ Status Planner::PlanUnnest(Relation* rel, std::vector<ExprPtr>* project, int64_t
   }
   if (!list) return Status::OK();
   std::vector<ExprPtr> columns;
-  for (const Field& f : rel->plan->schema()->fields()) columns.push_back(expr::Column(f.name));
+  for (const Field& f : rel->plan->schema()->fields())
+    columns.push_back(expr::Column(f.name));
   columns.push_back(expr::Alias(list, element));
   FLOTILLA_ASSIGN_OR_RETURN(PlanPtr plan, exec::MakeProject(rel->plan, columns));
   FLOTILLA_ASSIGN_OR_RETURN(
@@ -521,8 +526,8 @@ Status Planner::PlanAggregate(const SelectCore& s, Relation* rel, std::vector<Ou
           if (k == key_names.end()) {
             return Status::Invalid("GROUPING() takes GROUP BY keys, got " + arg->ToString());
           }
-          ExprPtr bit = sets.empty() ? expr::Literal(int64_t{0})
-                                     : expr::Column(GroupingColumn(k->second));
+          ExprPtr bit =
+              sets.empty() ? expr::Literal(int64_t{0}) : expr::Column(GroupingColumn(k->second));
           out = expr::Add(expr::Binary(expr::BinaryOp::kMultiply, out, expr::Literal(int64_t{2})),
                           bit);
         }
@@ -691,7 +696,8 @@ Result<Relation> Planner::OrderAndLimit(Relation r, const Query& q) {
   if (!q.order_by.empty()) {
     std::vector<exec::SortSpec> sort;
     size_t visible = 0;
-    for (const ScopeColumn& c : r.columns) visible += !c.hidden;
+    for (const ScopeColumn& c : r.columns)
+      visible += !c.hidden;
     for (const OrderItem& o : ExpandOrderByAll(q.order_by, visible)) {
       std::vector<Output> outputs;
       for (const ScopeColumn& c : r.columns)
@@ -772,7 +778,8 @@ Status Planner::AlignByName(Relation* left, Relation* right) {
     }
     return -1;
   };
-  for (const ScopeColumn& c : left->columns) names.push_back(c.name);
+  for (const ScopeColumn& c : left->columns)
+    names.push_back(c.name);
   for (const ScopeColumn& c : right->columns) {
     if (position(*left, c.name) < 0) names.push_back(c.name);
   }
@@ -857,8 +864,9 @@ Result<Relation> Planner::PlanSetOperation(const Query& q) {
       FLOTILLA_ASSIGN_OR_RETURN(PlanPtr rn, numbered(r));
       std::vector<ExprPtr> with_copy = keys;
       with_copy.push_back(expr::Column(copy));
-      FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeHashJoin(ln, rn, with_copy, with_copy, type, nullptr,
-                                                         std::vector<bool>(with_copy.size(), true)));
+      FLOTILLA_ASSIGN_OR_RETURN(plan,
+                                exec::MakeHashJoin(ln, rn, with_copy, with_copy, type, nullptr,
+                                                   std::vector<bool>(with_copy.size(), true)));
       FLOTILLA_ASSIGN_OR_RETURN(plan, exec::MakeProject(plan, keys));
     }
   }

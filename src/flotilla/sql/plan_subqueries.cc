@@ -5,13 +5,13 @@
 #include "flotilla/common/suggest.h"
 #include "flotilla/expr/aggregate/aggregate_function.h"
 #include "flotilla/expr/binder.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/expr/evaluator.h"
 #include "flotilla/expr/rewrite.h"
 #include "flotilla/optimizer/plan_rewrite.h"
 #include "flotilla/sql/planner_internal.h"
 #include "flotilla/sql/source_error.h"
 #include "flotilla/sql/table_functions.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::sql::internal {
 

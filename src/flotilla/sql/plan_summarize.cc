@@ -28,8 +28,7 @@ std::string Quoted(const std::string& s, char quote) {
 }
 
 bool IsNested(const DataType& t) {
-  return t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList ||
-         t.id() == TypeId::kStruct;
+  return t.id() == TypeId::kList || t.id() == TypeId::kFixedSizeList || t.id() == TypeId::kStruct;
 }
 
 // One column's row of the summary, over the table kSummarized.
@@ -83,9 +82,10 @@ Result<Relation> Planner::PlanSummarize(const Query& q) {
     Planner row(context, {{kSummarized, fields}}, nullptr, CorrelationMode::kNone);
     Result<Relation> planned = row.PlanQuery(*statements[0].query);
     if (!planned.ok()) {
-      return ErrorNear(q.offset, "SUMMARIZE cannot summarize column '" + column.name +
-                                     "': " + planned.status().message(),
-                       planned.status().code());
+      return ErrorNear(
+          q.offset,
+          "SUMMARIZE cannot summarize column '" + column.name + "': " + planned.status().message(),
+          planned.status().code());
     }
     rows.push_back(planned->plan);
   }

@@ -32,7 +32,6 @@ inline bool IsOuter(const std::string& name) {
   return !name.empty() && name[0] == kOuterMarker;
 }
 
-
 struct ScopeColumn {
   std::string table;    // the qualifier: alias or table name (may be empty)
   std::string name;     // the name SQL uses
@@ -181,8 +180,7 @@ class Planner {
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);
   std::optional<ExprPtr> CurrentTime(const std::string& name) const;
   Result<std::optional<ExprPtr>> OrderedAggregate(const Node& n, const std::string& name,
-                                                  const std::vector<ExprPtr>& args,
-                                                  ExprScope& es);
+                                                  const std::vector<ExprPtr>& args, ExprScope& es);
   /// The specification `over` stands for once the named window it refines is filled in.
   Status AlignByName(Relation* left, Relation* right);
   Status PlanUnnest(Relation* rel, std::vector<ExprPtr>* project, int64_t offset);

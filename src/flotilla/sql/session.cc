@@ -165,7 +165,9 @@ Result<exec::PlanPtr> Session::PlanSql(std::string_view sql) {
   return PlanStatementQuery(*statements[0].query, sql);
 }
 
-Result<StatementResult> Session::Execute(std::string_view sql) { return Execute(sql, nullptr); }
+Result<StatementResult> Session::Execute(std::string_view sql) {
+  return Execute(sql, nullptr);
+}
 
 Result<StatementResult> Session::Execute(std::string_view sql, const StatementDone& done,
                                          const RowConsumer* stream_last) {
@@ -178,7 +180,8 @@ Result<StatementResult> Session::Execute(std::string_view sql, const StatementDo
     auto result = stream ? StreamQuery(statements[i], sql, *stream_last)
                          : ExecuteStatement(statements[i], sql);
     if (result.ok() && done) {
-      done(*result, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      done(*result,
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
     if (!result.ok()) {
       if (statements.size() == 1) return result.status();
@@ -254,10 +257,10 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
       FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, PlanStatementQuery(*s.query, sql));
       if (!s.column_aliases.empty() &&
           s.column_aliases.size() > static_cast<size_t>(plan->schema()->num_fields())) {
-        return ErrorAt(sql, s.offset, "view '" + s.name + "' has " +
-                                          std::to_string(plan->schema()->num_fields()) +
-                                          " columns but " + std::to_string(s.column_aliases.size()) +
-                                          " names were given");
+        return ErrorAt(sql, s.offset,
+                       "view '" + s.name + "' has " + std::to_string(plan->schema()->num_fields()) +
+                           " columns but " + std::to_string(s.column_aliases.size()) +
+                           " names were given");
       }
       if (s.if_exists && catalog_.Find(s.name)) {
         out.message = "CREATE VIEW";
@@ -286,7 +289,8 @@ Result<StatementResult> Session::ExecuteStatement(const Statement& s, std::strin
           }
         }
         auto schema = std::make_shared<Schema>(s.columns);
-        FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr source, exec::MakeInMemorySource(schema, std::vector<RecordBatch>{}));
+        FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr source,
+                                  exec::MakeInMemorySource(schema, std::vector<RecordBatch>{}));
         FLOTILLA_RETURN_NOT_OK(catalog_.Add(s.name, Catalog::Kind::kTable, source, true));
         out.message = "CREATE TABLE";
         return out;
@@ -352,7 +356,8 @@ Result<StatementResult> Session::Insert(const Statement& s, std::string_view sql
   const Schema& schema = *old_rows->schema();
   std::vector<int> targets;  // for each query column, the table column it fills
   if (s.column_aliases.empty()) {
-    for (int i = 0; i < schema.num_fields(); ++i) targets.push_back(i);
+    for (int i = 0; i < schema.num_fields(); ++i)
+      targets.push_back(i);
   } else {
     for (const std::string& name : s.column_aliases) {
       int found = -1;
@@ -372,8 +377,7 @@ Result<StatementResult> Session::Insert(const Statement& s, std::string_view sql
   if (given.num_fields() != static_cast<int>(targets.size())) {
     return ErrorAt(sql, s.offset,
                    "table '" + s.name + "' takes " + std::to_string(targets.size()) +
-                       " column(s) here but the query gives " +
-                       std::to_string(given.num_fields()));
+                       " column(s) here but the query gives " + std::to_string(given.num_fields()));
   }
   std::vector<expr::ExprPtr> columns;
   for (int i = 0; i < schema.num_fields(); ++i) {
@@ -464,14 +468,15 @@ Result<StatementResult> Session::Copy(const Statement& s, std::string_view sql) 
     const std::filesystem::path dir = std::filesystem::path(s.path).parent_path();
     std::error_code exists_error;
     if (!dir.empty() && !std::filesystem::is_directory(dir, exists_error)) {
-      return ErrorAt(sql, s.offset, "COPY: cannot write '" + s.path + "': directory '" +
-                                        dir.string() + "' does not exist",
-                     StatusCode::kIOError);
+      return ErrorAt(
+          sql, s.offset,
+          "COPY: cannot write '" + s.path + "': directory '" + dir.string() + "' does not exist",
+          StatusCode::kIOError);
     }
     // Under a hidden temporary name (readers skip it; the next write here replaces it),
     // renamed when complete.
-    FLOTILLA_RETURN_NOT_OK(io::WriteFileAtomically(
-        s.path, [&](std::unique_ptr<io::OutputStream> out) -> Status {
+    FLOTILLA_RETURN_NOT_OK(
+        io::WriteFileAtomically(s.path, [&](std::unique_ptr<io::OutputStream> out) -> Status {
           FLOTILLA_ASSIGN_OR_RETURN(auto writer,
                                     io::OpenFormatWriter(std::move(out), plan->schema(), options));
           while (true) {

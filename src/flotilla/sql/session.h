@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "flotilla/columnar/record_batch.h"
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
-#include "flotilla/common/thread_pool.h"
 #include "flotilla/sql/ast.h"
 #include "flotilla/sql/catalog.h"
 

@@ -75,17 +75,20 @@ TEST(Session, UnsupportedFeaturesAreRefusedByName) {
   ASSERT_TRUE(s.Execute("CREATE TABLE a AS SELECT 1 AS k").ok());
   ASSERT_TRUE(s.Execute("CREATE TABLE b AS SELECT 1 AS k").ok());
   ASSERT_TRUE(s.Execute("CREATE TABLE c AS SELECT 1 AS k").ok());
-  EXPECT_NE(Error(&s, "WITH t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) "
-                      "SELECT * FROM t")
+  EXPECT_NE(Error(&s,
+                  "WITH t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) "
+                  "SELECT * FROM t")
                 .find("refers to itself: write WITH RECURSIVE"),
             std::string::npos);
   // A recursion that never ends is stopped with an error, not run until memory runs out.
-  EXPECT_NE(Error(&s, "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n FROM t) "
-                      "SELECT count(*) FROM t")
+  EXPECT_NE(Error(&s,
+                  "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n FROM t) "
+                  "SELECT count(*) FROM t")
                 .find("did not end after"),
             std::string::npos);
-  EXPECT_NE(Error(&s, "SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND "
-                      "EXISTS (SELECT 1 FROM c WHERE c.k = a.k))")
+  EXPECT_NE(Error(&s,
+                  "SELECT * FROM a WHERE EXISTS (SELECT 1 FROM b WHERE b.k = a.k AND "
+                  "EXISTS (SELECT 1 FROM c WHERE c.k = a.k))")
                 .find("'a.k' belongs to a query two or more levels out"),
             std::string::npos);
   // An ordered aggregate as a window function would otherwise ignore its ORDER BY.
@@ -104,8 +107,8 @@ TEST(Session, BindErrorsPointAtTheName) {
             "column 'quantty' not found; did you mean 'quantity'? at line 1, column 8:\n"
             "  SELECT quantty FROM t\n"
             "         ^");
-  EXPECT_NE(Error(&s, "SELECT price, sum(quantity) FROM t").find(
-                "column 't.price' must appear in the GROUP BY clause"),
+  EXPECT_NE(Error(&s, "SELECT price, sum(quantity) FROM t")
+                .find("column 't.price' must appear in the GROUP BY clause"),
             std::string::npos);
   EXPECT_NE(Error(&s, "SELECT * FROM t WHERE sum(price) > 1").find("not allowed in WHERE"),
             std::string::npos);
@@ -140,15 +143,18 @@ TEST(Session, CorrelatedSubqueries) {
                         "(3, 7)) v(c, total)")
                   .ok());
   // Orders above their customer's average.
-  EXPECT_EQ(Rows(&s, "SELECT c, total FROM o WHERE total > (SELECT avg(total) FROM o o2 WHERE "
-                     "o2.c = o.c) ORDER BY c"),
+  EXPECT_EQ(Rows(&s,
+                 "SELECT c, total FROM o WHERE total > (SELECT avg(total) FROM o o2 WHERE "
+                 "o2.c = o.c) ORDER BY c"),
             (V{"1|30"}));
   // count over no rows is 0, not NULL.
-  EXPECT_EQ(Rows(&s, "SELECT c, (SELECT count(*) FROM o o2 WHERE o2.c = o.c AND o2.total > 6) "
-                     "FROM o ORDER BY c, total"),
+  EXPECT_EQ(Rows(&s,
+                 "SELECT c, (SELECT count(*) FROM o o2 WHERE o2.c = o.c AND o2.total > 6) "
+                 "FROM o ORDER BY c, total"),
             (V{"1|2", "1|2", "2|0", "3|1"}));
-  EXPECT_EQ(Rows(&s, "SELECT DISTINCT c FROM o WHERE EXISTS (SELECT 1 FROM o o2 WHERE o2.c = o.c "
-                     "AND o2.total <> o.total) ORDER BY c"),
+  EXPECT_EQ(Rows(&s,
+                 "SELECT DISTINCT c FROM o WHERE EXISTS (SELECT 1 FROM o o2 WHERE o2.c = o.c "
+                 "AND o2.total <> o.total) ORDER BY c"),
             (V{"1"}));
 }
 
@@ -170,9 +176,9 @@ TEST(Session, CopyWritesFilesThatReadBack) {
                         (dir / "parts").string() + "' (FORMAT parquet, PARTITION_BY g)")
                   .ok());
   EXPECT_TRUE(std::filesystem::is_directory(dir / "parts" / "g=a"));
-  EXPECT_EQ(Rows(&s, "SELECT g, sum(id) FROM '" + (dir / "parts").string() +
-                         "' GROUP BY g ORDER BY g"),
-            (V{"a|4", "b|2"}));
+  EXPECT_EQ(
+      Rows(&s, "SELECT g, sum(id) FROM '" + (dir / "parts").string() + "' GROUP BY g ORDER BY g"),
+      (V{"a|4", "b|2"}));
   EXPECT_NE(Error(&s, "COPY (SELECT 1 AS a) TO '" + (dir / "missing" / "x.csv").string() + "'")
                 .find("directory '" + (dir / "missing").string() + "' does not exist"),
             std::string::npos);
@@ -191,9 +197,10 @@ TEST(Session, ExplainShowsBothPlans) {
   EXPECT_NE(text.find("== Logical plan ==\nLimit"), std::string::npos) << text;
   EXPECT_NE(text.find("== Optimized plan ==\nTopN"), std::string::npos) << text;
   EXPECT_NE(text.find("TopN"), std::string::npos) << text;
-  EXPECT_NE(text.find("== Physical plan (pipelines, in run order) ==\nPipeline 0: InMemorySource -> "
-                      "Filter -> Project -> TopN"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("== Physical plan (pipelines, in run order) ==\nPipeline 0: InMemorySource -> "
+                "Filter -> Project -> TopN"),
+      std::string::npos)
       << text;
   result = s.Execute("EXPLAIN ANALYZE SELECT count(*) FROM t");
   ASSERT_TRUE(result.ok()) << result.status().ToString();

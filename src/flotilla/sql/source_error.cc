@@ -6,7 +6,9 @@ namespace flotilla::sql {
 
 namespace {
 
-bool IsContinuation(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
+bool IsContinuation(char c) {
+  return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+}
 
 // Characters (not bytes) in s, so the caret lines up under non-ASCII text.
 int64_t CountCharacters(std::string_view s) {
@@ -31,8 +33,7 @@ SourcePosition PositionOf(std::string_view text, int64_t offset) {
   return p;
 }
 
-Status ErrorAt(std::string_view text, int64_t offset, const std::string& message,
-               StatusCode code) {
+Status ErrorAt(std::string_view text, int64_t offset, const std::string& message, StatusCode code) {
   const SourcePosition p = PositionOf(text, offset);
   const auto start = static_cast<size_t>(p.offset);
   const size_t newline = text.substr(0, start).rfind('\n');
@@ -45,13 +46,15 @@ Status ErrorAt(std::string_view text, int64_t offset, const std::string& message
   if (!after.empty() && after.back() == '\r') after.remove_suffix(1);
   for (int64_t excess = CountCharacters(before) - kShownBefore; excess > 0; --excess) {
     before.remove_prefix(1);
-    while (!before.empty() && IsContinuation(before.front())) before.remove_prefix(1);
+    while (!before.empty() && IsContinuation(before.front()))
+      before.remove_prefix(1);
     prefix = "...";
   }
   size_t cut = 0;
   for (int64_t chars = 0; cut < after.size() && chars < kShownAfter; ++chars) {
     ++cut;
-    while (cut < after.size() && IsContinuation(after[cut])) ++cut;
+    while (cut < after.size() && IsContinuation(after[cut]))
+      ++cut;
   }
   if (cut < after.size()) {
     after = after.substr(0, cut);
@@ -59,9 +62,8 @@ Status ErrorAt(std::string_view text, int64_t offset, const std::string& message
   }
   std::string shown = prefix + std::string(before) + std::string(after) + suffix;
   std::replace(shown.begin(), shown.end(), '\t', ' ');
-  const std::string caret(static_cast<size_t>(static_cast<int64_t>(prefix.size()) +
-                                              CountCharacters(before)),
-                          ' ');
+  const std::string caret(
+      static_cast<size_t>(static_cast<int64_t>(prefix.size()) + CountCharacters(before)), ' ');
   return Status(code, message + " at line " + std::to_string(p.line) + ", column " +
                           std::to_string(p.column) + ":\n  " + shown + "\n  " + caret + "^");
 }

@@ -50,14 +50,17 @@ void RunFile(Session& session, const std::string& file, const std::string& mode)
   }
 }
 
-void PrintTo(const Param& p, std::ostream* os) { *os << p.file << " (" << p.mode.name << ")"; }
+void PrintTo(const Param& p, std::ostream* os) {
+  *os << p.file << " (" << p.mode.name << ")";
+}
 
 class SqlLogicTest : public ::testing::TestWithParam<Param> {};
 
 TEST_P(SqlLogicTest, MatchesRecordedResults) {
   const Param& p = GetParam();
   Session session;
-  for (const auto& [name, value] : p.mode.settings) ASSERT_TRUE(session.Set(name, value).ok());
+  for (const auto& [name, value] : p.mode.settings)
+    ASSERT_TRUE(session.Set(name, value).ok());
   RunFile(session, p.file, p.mode.name);
 }
 
@@ -91,7 +94,8 @@ TEST(SqlLogicTest, WholeCorpusUnderASpillingMemoryBudget) {
     session.SetPlanRunner([&](const exec::PlanPtr& plan) -> Result<RecordBatch> {
       FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan, session.options()));
       int64_t spilled = 0;
-      for (const auto& s : result.stats->operators()) spilled += s->spilled_bytes.load();
+      for (const auto& s : result.stats->operators())
+        spilled += s->spilled_bytes.load();
       spilled_bytes += spilled;
       spilling_queries += spilled > 0;
       return result.ToBatch();

@@ -16,15 +16,17 @@
 namespace flotilla::sql {
 namespace {
 
-
 enum class Format { kParquet, kCsv, kJson, kUnknown };
 
 Format FormatOfPath(std::string_view path) {
-  if (AsciiEndsWithIgnoreCase(path, ".parquet") || AsciiEndsWithIgnoreCase(path, ".parq")) return Format::kParquet;
-  if (AsciiEndsWithIgnoreCase(path, ".csv") || AsciiEndsWithIgnoreCase(path, ".tsv") || AsciiEndsWithIgnoreCase(path, ".txt")) {
+  if (AsciiEndsWithIgnoreCase(path, ".parquet") || AsciiEndsWithIgnoreCase(path, ".parq"))
+    return Format::kParquet;
+  if (AsciiEndsWithIgnoreCase(path, ".csv") || AsciiEndsWithIgnoreCase(path, ".tsv") ||
+      AsciiEndsWithIgnoreCase(path, ".txt")) {
     return Format::kCsv;
   }
-  if (AsciiEndsWithIgnoreCase(path, ".json") || AsciiEndsWithIgnoreCase(path, ".jsonl") || AsciiEndsWithIgnoreCase(path, ".ndjson")) {
+  if (AsciiEndsWithIgnoreCase(path, ".json") || AsciiEndsWithIgnoreCase(path, ".jsonl") ||
+      AsciiEndsWithIgnoreCase(path, ".ndjson")) {
     return Format::kJson;
   }
   return Format::kUnknown;
@@ -36,7 +38,8 @@ Result<exec::PlanPtr> ScanOf(Result<io::FileScan> scan) {
 }
 
 Result<exec::PlanPtr> Plan(Format format, const std::vector<std::string>& paths,
-                           const io::csv::CsvReadOptions& csv, const io::json::JsonReadOptions& json) {
+                           const io::csv::CsvReadOptions& csv,
+                           const io::json::JsonReadOptions& json) {
   switch (format) {
     case Format::kParquet:
       return ScanOf(io::parquet::PlanParquetScan(paths));
@@ -117,15 +120,18 @@ Result<int64_t> IntegerArgument(const Node& n, std::string_view sql, const std::
 Result<exec::PlanPtr> PlanRange(const TableRef& ref, std::string_view sql) {
   const bool inclusive = ref.name == "generate_series";
   if (ref.args.empty() || ref.args.size() > 3) {
-    return ErrorAt(sql, ref.offset, ref.name + "() takes 1 to 3 integers: (stop), (start, stop) "
-                                               "or (start, stop, step)");
+    return ErrorAt(sql, ref.offset,
+                   ref.name +
+                       "() takes 1 to 3 integers: (stop), (start, stop) "
+                       "or (start, stop, step)");
   }
   std::vector<int64_t> v;
   for (const NamedArg& arg : ref.args) {
     if (!arg.name.empty()) {
       return ErrorAt(sql, arg.value->offset, ref.name + "() takes no named arguments");
     }
-    FLOTILLA_ASSIGN_OR_RETURN(int64_t x, IntegerArgument(*arg.value, sql, ref.name + "()'s arguments"));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t x,
+                              IntegerArgument(*arg.value, sql, ref.name + "()'s arguments"));
     v.push_back(x);
   }
   const int64_t start = v.size() == 1 ? 0 : v[0];
@@ -180,15 +186,14 @@ Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sq
     format = Format::kParquet;
   } else if (ref.name == "read_csv" || ref.name == "read_csv_auto") {
     format = Format::kCsv;
-  } else if (ref.name == "read_json" || ref.name == "read_json_auto" ||
-             ref.name == "read_ndjson") {
+  } else if (ref.name == "read_json" || ref.name == "read_json_auto" || ref.name == "read_ndjson") {
     format = Format::kJson;
   } else {
-    return ErrorAt(sql, ref.offset,
-                   NotFoundMessage("table function", ref.name,
-                                   {"read_parquet", "read_csv", "read_json", "range",
-                                    "generate_series"}),
-                   StatusCode::kKeyError);
+    return ErrorAt(
+        sql, ref.offset,
+        NotFoundMessage("table function", ref.name,
+                        {"read_parquet", "read_csv", "read_json", "range", "generate_series"}),
+        StatusCode::kKeyError);
   }
   std::vector<std::string> paths;
   io::csv::CsvReadOptions csv;

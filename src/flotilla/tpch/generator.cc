@@ -33,9 +33,9 @@ int64_t ChunkUnits(Table table) {
 
 /// Writes units [begin, end) of `table` to one Parquet file, generating up to `window` chunks
 /// ahead on `pool` while this thread hands finished chunks to the writer in order.
-Status WriteFile(ThreadPool& pool, Table table, const Scale& scale, int64_t begin,
-                 int64_t end, const std::string& path,
-                 const io::parquet::ParquetWriteOptions& write_options, int64_t* rows) {
+Status WriteFile(ThreadPool& pool, Table table, const Scale& scale, int64_t begin, int64_t end,
+                 const std::string& path, const io::parquet::ParquetWriteOptions& write_options,
+                 int64_t* rows) {
   const int64_t chunk = ChunkUnits(table);
   const int window = 2 * pool.num_threads();
   return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> out) -> Status {

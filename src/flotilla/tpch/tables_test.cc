@@ -61,8 +61,8 @@ TEST(TpchTables, RowsDoNotDependOnTheRangesTheyAreGeneratedIn) {
   for (Table table : kAllTables) {
     const int64_t n = std::min<int64_t>(TableUnits(table, Small()), 700);
     RecordBatch whole = Generate(table, Small(), 0, n);
-    auto pieces =
-        compute::ConcatBatches({Generate(table, Small(), 0, n / 3), Generate(table, Small(), n / 3, n)});
+    auto pieces = compute::ConcatBatches(
+        {Generate(table, Small(), 0, n / 3), Generate(table, Small(), n / 3, n)});
     ASSERT_TRUE(pieces.ok());
     EXPECT_TRUE(whole.Equals(*pieces)) << TableName(table);
     EXPECT_TRUE(whole.schema()->Equals(*TableSchema(table))) << TableName(table);

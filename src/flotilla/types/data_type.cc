@@ -6,10 +6,14 @@ namespace flotilla {
 
 const char* TimeUnitName(TimeUnit unit) {
   switch (unit) {
-    case TimeUnit::kSecond: return "s";
-    case TimeUnit::kMilli: return "ms";
-    case TimeUnit::kMicro: return "us";
-    case TimeUnit::kNano: return "ns";
+    case TimeUnit::kSecond:
+      return "s";
+    case TimeUnit::kMilli:
+      return "ms";
+    case TimeUnit::kMicro:
+      return "us";
+    case TimeUnit::kNano:
+      return "ns";
   }
   return "?";
 }
@@ -30,24 +34,32 @@ struct TypeFactory {
 
 int DataType::bit_width() const {
   switch (id_) {
-    case TypeId::kBool: return 1;
+    case TypeId::kBool:
+      return 1;
     case TypeId::kInt8:
-    case TypeId::kUInt8: return 8;
+    case TypeId::kUInt8:
+      return 8;
     case TypeId::kInt16:
-    case TypeId::kUInt16: return 16;
+    case TypeId::kUInt16:
+      return 16;
     case TypeId::kInt32:
     case TypeId::kUInt32:
     case TypeId::kFloat32:
-    case TypeId::kDate32: return 32;
+    case TypeId::kDate32:
+      return 32;
     case TypeId::kInt64:
     case TypeId::kUInt64:
     case TypeId::kFloat64:
     case TypeId::kTimestamp:
     case TypeId::kDuration:
-    case TypeId::kTime64: return 64;
-    case TypeId::kDecimal128: return 128;
-    case TypeId::kFixedSizeBinary: return fixed_size_ * 8;
-    default: return -1;
+    case TypeId::kTime64:
+      return 64;
+    case TypeId::kDecimal128:
+      return 128;
+    case TypeId::kFixedSizeBinary:
+      return fixed_size_ * 8;
+    default:
+      return -1;
   }
 }
 
@@ -75,31 +87,54 @@ bool DataType::Equals(const DataType& other) const {
 
 std::string DataType::ToString() const {
   switch (id_) {
-    case TypeId::kNull: return "null";
-    case TypeId::kBool: return "bool";
-    case TypeId::kInt8: return "int8";
-    case TypeId::kInt16: return "int16";
-    case TypeId::kInt32: return "int32";
-    case TypeId::kInt64: return "int64";
-    case TypeId::kUInt8: return "uint8";
-    case TypeId::kUInt16: return "uint16";
-    case TypeId::kUInt32: return "uint32";
-    case TypeId::kUInt64: return "uint64";
-    case TypeId::kFloat32: return "float32";
-    case TypeId::kFloat64: return "float64";
-    case TypeId::kDecimal128: return fmt::format("decimal128({}, {})", precision_, scale_);
-    case TypeId::kDate32: return "date32";
+    case TypeId::kNull:
+      return "null";
+    case TypeId::kBool:
+      return "bool";
+    case TypeId::kInt8:
+      return "int8";
+    case TypeId::kInt16:
+      return "int16";
+    case TypeId::kInt32:
+      return "int32";
+    case TypeId::kInt64:
+      return "int64";
+    case TypeId::kUInt8:
+      return "uint8";
+    case TypeId::kUInt16:
+      return "uint16";
+    case TypeId::kUInt32:
+      return "uint32";
+    case TypeId::kUInt64:
+      return "uint64";
+    case TypeId::kFloat32:
+      return "float32";
+    case TypeId::kFloat64:
+      return "float64";
+    case TypeId::kDecimal128:
+      return fmt::format("decimal128({}, {})", precision_, scale_);
+    case TypeId::kDate32:
+      return "date32";
     case TypeId::kTimestamp:
-      return timezone_.empty() ? fmt::format("timestamp[{}]", TimeUnitName(unit_))
-                               : fmt::format("timestamp[{}, tz={}]", TimeUnitName(unit_), timezone_);
-    case TypeId::kDuration: return fmt::format("duration[{}]", TimeUnitName(unit_));
-    case TypeId::kTime64: return fmt::format("time64[{}]", TimeUnitName(unit_));
-    case TypeId::kString: return "string";
-    case TypeId::kLargeString: return "large_string";
-    case TypeId::kBinary: return "binary";
-    case TypeId::kLargeBinary: return "large_binary";
-    case TypeId::kFixedSizeBinary: return fmt::format("fixed_size_binary[{}]", fixed_size_);
-    case TypeId::kList: return "list<" + fields_[0].type->ToString() + ">";
+      return timezone_.empty()
+                 ? fmt::format("timestamp[{}]", TimeUnitName(unit_))
+                 : fmt::format("timestamp[{}, tz={}]", TimeUnitName(unit_), timezone_);
+    case TypeId::kDuration:
+      return fmt::format("duration[{}]", TimeUnitName(unit_));
+    case TypeId::kTime64:
+      return fmt::format("time64[{}]", TimeUnitName(unit_));
+    case TypeId::kString:
+      return "string";
+    case TypeId::kLargeString:
+      return "large_string";
+    case TypeId::kBinary:
+      return "binary";
+    case TypeId::kLargeBinary:
+      return "large_binary";
+    case TypeId::kFixedSizeBinary:
+      return fmt::format("fixed_size_binary[{}]", fixed_size_);
+    case TypeId::kList:
+      return "list<" + fields_[0].type->ToString() + ">";
     case TypeId::kFixedSizeList:
       return fmt::format("fixed_size_list<{}>[{}]", fields_[0].type->ToString(), fixed_size_);
     case TypeId::kStruct: {
@@ -111,16 +146,16 @@ std::string DataType::ToString() const {
       return out + ">";
     }
     case TypeId::kDictionary:
-      return "dictionary<values=" + value_type_->ToString() + ", indices=" +
-             index_type_->ToString() + ">";
+      return "dictionary<values=" + value_type_->ToString() +
+             ", indices=" + index_type_->ToString() + ">";
   }
   return "?";
 }
 
-#define FLOTILLA_SINGLETON_TYPE(fn, id)                              \
-  TypePtr fn() {                                                     \
-    static const TypePtr kType = TypeFactory::Make(TypeId::id);      \
-    return kType;                                                    \
+#define FLOTILLA_SINGLETON_TYPE(fn, id)                         \
+  TypePtr fn() {                                                \
+    static const TypePtr kType = TypeFactory::Make(TypeId::id); \
+    return kType;                                               \
   }
 FLOTILLA_SINGLETON_TYPE(null, kNull)
 FLOTILLA_SINGLETON_TYPE(boolean, kBool)
@@ -149,9 +184,13 @@ TypePtr timestamp(TimeUnit unit, std::string timezone) {
   return TypeFactory::Make(TypeId::kTimestamp, {.unit = unit, .timezone = std::move(timezone)});
 }
 
-TypePtr duration(TimeUnit unit) { return TypeFactory::Make(TypeId::kDuration, {.unit = unit}); }
+TypePtr duration(TimeUnit unit) {
+  return TypeFactory::Make(TypeId::kDuration, {.unit = unit});
+}
 
-TypePtr time64(TimeUnit unit) { return TypeFactory::Make(TypeId::kTime64, {.unit = unit}); }
+TypePtr time64(TimeUnit unit) {
+  return TypeFactory::Make(TypeId::kTime64, {.unit = unit});
+}
 
 TypePtr fixed_size_binary(int32_t byte_width) {
   return TypeFactory::Make(TypeId::kFixedSizeBinary, {.fixed_size = byte_width});
@@ -160,7 +199,9 @@ TypePtr fixed_size_binary(int32_t byte_width) {
 TypePtr list(Field element) {
   return TypeFactory::Make(TypeId::kList, {.fields = {std::move(element)}});
 }
-TypePtr list(TypePtr element) { return list(Field{"item", std::move(element), true}); }
+TypePtr list(TypePtr element) {
+  return list(Field{"item", std::move(element), true});
+}
 
 TypePtr fixed_size_list(Field element, int32_t list_size) {
   return TypeFactory::Make(TypeId::kFixedSizeList,

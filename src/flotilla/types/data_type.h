@@ -22,12 +22,12 @@ enum class TypeId : uint8_t {
   kUInt64,
   kFloat32,
   kFloat64,
-  kDecimal128,  // 16-byte little-endian two's complement, with precision and scale
-  kDate32,      // days since the UNIX epoch
-  kTimestamp,   // int64 since the epoch in `unit`, optionally in a time zone
-  kDuration,    // int64 in `unit`
-  kString,      // UTF-8, int32 offsets
-  kLargeString, // UTF-8, int64 offsets
+  kDecimal128,   // 16-byte little-endian two's complement, with precision and scale
+  kDate32,       // days since the UNIX epoch
+  kTimestamp,    // int64 since the epoch in `unit`, optionally in a time zone
+  kDuration,     // int64 in `unit`
+  kString,       // UTF-8, int32 offsets
+  kLargeString,  // UTF-8, int64 offsets
   kBinary,
   kLargeBinary,
   kFixedSizeBinary,
@@ -80,9 +80,7 @@ class DataType {
   bool is_floating() const { return id_ == TypeId::kFloat32 || id_ == TypeId::kFloat64; }
   bool is_numeric() const { return is_integer() || is_floating(); }
   bool is_string() const { return id_ == TypeId::kString || id_ == TypeId::kLargeString; }
-  bool is_date_or_timestamp() const {
-    return id_ == TypeId::kDate32 || id_ == TypeId::kTimestamp;
-  }
+  bool is_date_or_timestamp() const { return id_ == TypeId::kDate32 || id_ == TypeId::kTimestamp; }
   /// String/binary with int32 or int64 offsets.
   bool is_binary_like() const {
     return id_ == TypeId::kString || id_ == TypeId::kBinary || id_ == TypeId::kLargeString ||

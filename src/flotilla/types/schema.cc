@@ -7,7 +7,8 @@ namespace flotilla {
 std::vector<std::string> Schema::field_names() const {
   std::vector<std::string> names;
   names.reserve(fields_.size());
-  for (const auto& f : fields_) names.push_back(f.name);
+  for (const auto& f : fields_)
+    names.push_back(f.name);
   return names;
 }
 
@@ -34,7 +35,8 @@ bool Schema::Equals(const Schema& other, bool check_metadata) const {
 
 std::string Schema::ToString() const {
   std::string out;
-  for (const auto& f : fields_) out += f.ToString() + "\n";
+  for (const auto& f : fields_)
+    out += f.ToString() + "\n";
   return out;
 }
 

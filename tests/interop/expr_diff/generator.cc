@@ -368,10 +368,15 @@ std::vector<Template> MakeTemplates() {
   add("string", S, {A(S)}, Fn("normalize"), "nfc_normalize({0})");
 
   // --- temporal ---------------------------------------------------------------------------
-  const std::pair<const char*, const char*> fields[] = {
-      {"year", "year"},           {"month", "month"},        {"day", "day"},
-      {"dayofweek", "dayofweek"}, {"day_of_year", "dayofyear"},  {"isodow", "isodow"},
-      {"quarter", "quarter"},     {"week", "week"},          {"isoyear", "isoyear"}};
+  const std::pair<const char*, const char*> fields[] = {{"year", "year"},
+                                                        {"month", "month"},
+                                                        {"day", "day"},
+                                                        {"dayofweek", "dayofweek"},
+                                                        {"day_of_year", "dayofyear"},
+                                                        {"isodow", "isodow"},
+                                                        {"quarter", "quarter"},
+                                                        {"week", "week"},
+                                                        {"isoyear", "isoyear"}};
   // Daft's day_of_week counts from Monday = 0.
   add("temporal", I, {A(DT)}, Fn("day_of_week"), "(isodow({0}) - 1)");
   add("temporal", I, {A(TS)}, Fn("day_of_week"), "(isodow({0}) - 1)");

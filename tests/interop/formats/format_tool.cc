@@ -53,11 +53,21 @@ std::string Quote(std::string_view s) {
   std::string out = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (c < 0x20) {
           char buf[8];
@@ -93,31 +103,47 @@ std::string Cell(const Array& a, int64_t i) {
   if (a.IsNull(i)) return "null";
   const DataType& t = *a.type();
   switch (t.id()) {
-    case TypeId::kBool: return a.BoolValue(i) ? "true" : "false";
-    case TypeId::kInt8: return Quote(std::to_string(a.values<int8_t>()[i]));
-    case TypeId::kInt16: return Quote(std::to_string(a.values<int16_t>()[i]));
-    case TypeId::kInt32: return Quote(std::to_string(a.values<int32_t>()[i]));
-    case TypeId::kInt64: return Quote(std::to_string(a.values<int64_t>()[i]));
-    case TypeId::kUInt8: return Quote(std::to_string(a.values<uint8_t>()[i]));
-    case TypeId::kUInt16: return Quote(std::to_string(a.values<uint16_t>()[i]));
-    case TypeId::kUInt32: return Quote(std::to_string(a.values<uint32_t>()[i]));
-    case TypeId::kUInt64: return Quote(std::to_string(a.values<uint64_t>()[i]));
-    case TypeId::kFloat32: return Float(a.values<float>()[i]);
-    case TypeId::kFloat64: return Float(a.values<double>()[i]);
-    case TypeId::kDecimal128: return Quote(DecimalToString(a.values<Int128>()[i], t.scale()));
-    case TypeId::kDate32: return Quote(FormatDate32(a.values<int32_t>()[i]));
+    case TypeId::kBool:
+      return a.BoolValue(i) ? "true" : "false";
+    case TypeId::kInt8:
+      return Quote(std::to_string(a.values<int8_t>()[i]));
+    case TypeId::kInt16:
+      return Quote(std::to_string(a.values<int16_t>()[i]));
+    case TypeId::kInt32:
+      return Quote(std::to_string(a.values<int32_t>()[i]));
+    case TypeId::kInt64:
+      return Quote(std::to_string(a.values<int64_t>()[i]));
+    case TypeId::kUInt8:
+      return Quote(std::to_string(a.values<uint8_t>()[i]));
+    case TypeId::kUInt16:
+      return Quote(std::to_string(a.values<uint16_t>()[i]));
+    case TypeId::kUInt32:
+      return Quote(std::to_string(a.values<uint32_t>()[i]));
+    case TypeId::kUInt64:
+      return Quote(std::to_string(a.values<uint64_t>()[i]));
+    case TypeId::kFloat32:
+      return Float(a.values<float>()[i]);
+    case TypeId::kFloat64:
+      return Float(a.values<double>()[i]);
+    case TypeId::kDecimal128:
+      return Quote(DecimalToString(a.values<Int128>()[i], t.scale()));
+    case TypeId::kDate32:
+      return Quote(FormatDate32(a.values<int32_t>()[i]));
     case TypeId::kTimestamp:
     case TypeId::kTime64:
       return Quote(std::to_string(a.values<int64_t>()[i]) + TimeUnitName(t.unit()));
     case TypeId::kString:
-    case TypeId::kLargeString: return Quote(a.GetView(i));
+    case TypeId::kLargeString:
+      return Quote(a.GetView(i));
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
-    case TypeId::kFixedSizeBinary: return Quote(Hex(a.GetView(i)));
+    case TypeId::kFixedSizeBinary:
+      return Quote(Hex(a.GetView(i)));
     case TypeId::kList: {
       Array values = a.ListValues(i);
       std::string out = "[";
-      for (int64_t k = 0; k < values.length(); ++k) out += (k ? "," : "") + Cell(values, k);
+      for (int64_t k = 0; k < values.length(); ++k)
+        out += (k ? "," : "") + Cell(values, k);
       return out + "]";
     }
     case TypeId::kFixedSizeList: {
@@ -128,14 +154,16 @@ std::string Cell(const Array& a, int64_t i) {
         out += (k ? "," : "") + Cell(values, (a.offset() + i) * size + k);
       return out + "]";
     }
-    case TypeId::kDictionary: return Cell(a.dictionary(), a.DictionaryIndex(i));
+    case TypeId::kDictionary:
+      return Cell(a.dictionary(), a.DictionaryIndex(i));
     case TypeId::kStruct: {
       std::string out = "{";
       for (int f = 0; f < static_cast<int>(t.fields().size()); ++f)
         out += (f ? "," : "") + Quote(t.fields()[f].name) + ":" + Cell(a.field(f), i);
       return out + "}";
     }
-    default: return Quote("unsupported type " + t.ToString());
+    default:
+      return Quote("unsupported type " + t.ToString());
   }
 }
 
@@ -150,7 +178,8 @@ void PrintSchema(const Schema& schema) {
 void PrintRows(const RecordBatch& batch) {
   for (int64_t r = 0; r < batch.num_rows(); ++r) {
     std::string row = "[";
-    for (int c = 0; c < batch.num_columns(); ++c) row += (c ? "," : "") + Cell(batch.column(c), r);
+    for (int c = 0; c < batch.num_columns(); ++c)
+      row += (c ? "," : "") + Cell(batch.column(c), r);
     std::cout << row << "]\n";
   }
 }
@@ -177,8 +206,10 @@ int Write(const std::string& path, const std::string& codec_name, int64_t rows =
   std::vector<std::pair<std::string, Array>> with_times;
   for (int c = 0; c < selected.num_columns(); ++c)
     with_times.emplace_back(selected.schema()->field(c).name, selected.column(c));
-  with_times.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), rows, 77, random));
-  with_times.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), rows, 78, random));
+  with_times.emplace_back("time_us",
+                          testing::RandomArray(time64(TimeUnit::kMicro), rows, 77, random));
+  with_times.emplace_back("time_ns",
+                          testing::RandomArray(time64(TimeUnit::kNano), rows, 78, random));
   RecordBatch batch = RecordBatch::FromColumns(with_times).ValueOrDie();
   io::parquet::ParquetWriteOptions options;
   options.codec = *codec;
@@ -199,7 +230,8 @@ int Write(const std::string& path, const std::string& codec_name, int64_t rows =
       auto values = Buffer::Allocate(a.length() * 8);
       if (!values.ok()) return Fail(values.status());
       auto* v = reinterpret_cast<int64_t*>((*values)->mutable_data());
-      for (int64_t i = 0; i < a.length(); ++i) v[i] = a.values<int64_t>()[i] % 100000000000;
+      for (int64_t i = 0; i < a.length(); ++i)
+        v[i] = a.values<int64_t>()[i] % 100000000000;
       data->buffers[1] = *values;
       data->offset = 0;
       if (a.offset() != 0) return Fail(Status::Internal("sliced timestamp column"));
@@ -246,13 +278,15 @@ int Read(const std::string& path) {
 // "name:type|name:type": each type is found among the ones the text formats hold by its
 // ToString() spelling.
 Result<SchemaPtr> ParseSchema(const std::string& spec) {
-  std::vector<TypePtr> known = {boolean(), int8(), int16(), int32(), int64(), uint8(), uint16(),
-                                uint32(), uint64(), float32(), float64(), date32(), utf8()};
+  std::vector<TypePtr> known = {boolean(), int8(),   int16(),  int32(),  int64(),
+                                uint8(),   uint16(), uint32(), uint64(), float32(),
+                                float64(), date32(), utf8()};
   for (TimeUnit u : {TimeUnit::kSecond, TimeUnit::kMilli, TimeUnit::kMicro, TimeUnit::kNano}) {
     known.push_back(timestamp(u));
     known.push_back(timestamp(u, "UTC"));
   }
-  std::function<Result<TypePtr>(const std::string&)> parse = [&](const std::string& t) -> Result<TypePtr> {
+  std::function<Result<TypePtr>(const std::string&)> parse =
+      [&](const std::string& t) -> Result<TypePtr> {
     for (const TypePtr& k : known)
       if (k->ToString() == t) return k;
     int p = 0, sc = 0;
@@ -300,7 +334,8 @@ int ReadText(const std::string& format, const std::string& path, const std::stri
   for (const auto& task : scan->tasks) {
     auto batches = task->Read({});
     if (!batches.ok()) return Fail(batches.status());
-    for (const RecordBatch& b : *batches) PrintRows(b);
+    for (const RecordBatch& b : *batches)
+      PrintRows(b);
   }
   return 0;
 }
@@ -340,8 +375,8 @@ int WriteText(const std::string& format, const std::string& path) {
     columns.emplace_back(std::string("ts_") + TimeUnitName(unit) + (tz ? "_utc" : ""), *a);
   }
   StringBuilder tricky(utf8());
-  const char* pieces[] = {"", "a,b", "say \"hi\"", "two\nlines", "back\\slash", " padded ",
-                          "tab\there", "日本🚀"};
+  const char* pieces[] = {"",         "a,b",       "say \"hi\"", "two\nlines", "back\\slash",
+                          " padded ", "tab\there", "日本🚀"};
   for (int64_t i = 0; i < 1500; ++i) {
     Status st = i % 13 == 3 ? tricky.AppendNull() : tricky.Append(pieces[i % 8]);
     if (!st.ok()) return Fail(st);

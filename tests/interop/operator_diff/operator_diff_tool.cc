@@ -30,10 +30,10 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
-#include "flotilla/common/thread_pool.h"
 #include "flotilla/expr/expression.h"
 #include "tables.h"
 #include "tests/support/canonical_json.h"
@@ -220,8 +220,8 @@ void AddJoin(std::vector<Case>* cases, const Tables& tables, const std::string& 
             " AS r WHERE " + cond + ")";
       break;
     case JoinType::kRightSemi:
-      sql = "SELECT r.* FROM " + right + " AS r WHERE EXISTS (SELECT 1 FROM " + from +
-            " WHERE " + cond + ")";
+      sql = "SELECT r.* FROM " + right + " AS r WHERE EXISTS (SELECT 1 FROM " + from + " WHERE " +
+            cond + ")";
       break;
     case JoinType::kRightAnti:
       sql = "SELECT r.* FROM " + right + " AS r WHERE NOT EXISTS (SELECT 1 FROM " + from +
@@ -465,7 +465,8 @@ void AddDistinct(std::vector<Case>* cases, const Tables& tables, const std::stri
   const std::string li = lists ? ", li" : "";
   Case on;
   on.name = "distinct_on/(k2)/" + table;
-  on.sql = "SELECT DISTINCT ON (k2) id, k, k2, v, d, s" + li + " FROM " + table + " ORDER BY k2, id";
+  on.sql =
+      "SELECT DISTINCT ON (k2) id, k, k2, v, d, s" + li + " FROM " + table + " ORDER BY k2, id";
   on.plan = [=]() -> Result<PlanPtr> {
     std::vector<std::string> columns = {"id", "k", "k2", "v", "d", "s"};
     if (lists) columns.push_back("li");
@@ -526,9 +527,9 @@ std::vector<Case> BuildCases(const Tables& tables) {
       {"k=rk&v<rv", {{"k", "rk"}}, false, true},
       {"k<=>rk,k2<=>rk2&v<rv", {{"k", "rk"}, {"k2", "rk2"}}, true, true},
   };
-  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
-                        JoinType::kRightAnti}) {
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
     for (const JoinOn& on : ons)
       AddJoin(&cases, tables, "small", "rsmall", type, on);
     AddJoin(&cases, tables, "small", "rempty", type, ons[0]);
@@ -604,8 +605,7 @@ struct RunMode {
   bool budget;
   std::string ToString() const {
     return std::to_string(threads) + " thread(s), morsels of " + std::to_string(morsel_size) +
-           (maintain_order ? ", ordered" : ", unordered") +
-           (budget ? ", 256 KiB memory" : "");
+           (maintain_order ? ", ordered" : ", unordered") + (budget ? ", 256 KiB memory" : "");
   }
 };
 

@@ -20,7 +20,9 @@ namespace fl = arrow::flight::protocol;
 
 constexpr char kAuthHeader[] = "authorization";
 
-std::string BearerOf(const std::string& token) { return "Bearer " + token; }
+std::string BearerOf(const std::string& token) {
+  return "Bearer " + token;
+}
 
 // Whether `given` equals `expected`, in time that depends only on their lengths (the expected
 // length is no secret: tokens have one), so timing says nothing about how much of a guess was
@@ -118,7 +120,8 @@ void ForgetChannel(const std::string& address, const std::shared_ptr<grpc::Chann
 }
 
 void AppendLe32(std::string* out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+  for (int i = 0; i < 4; ++i)
+    out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
 }
 
 }  // namespace
@@ -159,9 +162,15 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& hos
   return std::unique_ptr<FlightServer>(new FlightServer(std::move(impl)));
 }
 
-const std::string& FlightServer::address() const { return impl_->address; }
-int64_t FlightServer::calls_served() const { return impl_->service->served_.load(); }
-int64_t FlightServer::calls_refused() const { return impl_->service->refused_.load(); }
+const std::string& FlightServer::address() const {
+  return impl_->address;
+}
+int64_t FlightServer::calls_served() const {
+  return impl_->service->served_.load();
+}
+int64_t FlightServer::calls_refused() const {
+  return impl_->service->refused_.load();
+}
 
 Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
                                   const std::string& ticket) {
@@ -210,8 +219,8 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
   }
   grpc::Status status = reader->Finish();
   if (!status.ok()) {
-    std::string what = "flight DoGet '" + ticket + "' from " + address + ": " +
-                       status.error_message();
+    std::string what =
+        "flight DoGet '" + ticket + "' from " + address + ": " + status.error_message();
     switch (status.error_code()) {
       case grpc::StatusCode::UNAVAILABLE:
       case grpc::StatusCode::DEADLINE_EXCEEDED:

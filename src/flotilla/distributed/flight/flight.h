@@ -3,9 +3,10 @@
 // from it. DoGet(ticket) streams the partitions the ticket names as one Arrow IPC stream (one
 // FlightData per message: flatbuffer metadata in data_header, the body in data_body), which is
 // what any Flight client expects; each record batch's app_metadata is the index of the partition
-// it belongs to, so a ticket naming several partitions is read back as several. Every call must carry the cluster's token as gRPC metadata
-// "authorization: Bearer <token>"; calls without it, or with another, are refused
-// (UNAUTHENTICATED) before anything is read. gRPC headers stay inside flight.cc.
+// it belongs to, so a ticket naming several partitions is read back as several. Every call must
+// carry the cluster's token as gRPC metadata "authorization: Bearer <token>"; calls without it, or
+// with another, are refused (UNAUTHENTICATED) before anything is read. gRPC headers stay inside
+// flight.cc.
 #include <cstdint>
 #include <functional>
 #include <memory>

@@ -18,12 +18,14 @@ StoredPartition Sample() {
 
 std::unique_ptr<FlightServer> Serve(const std::string& token) {
   StoredPartition p = Sample();
-  auto server = FlightServer::Start("127.0.0.1", 0, token, [p](const std::string& ticket)
-                                        -> Result<std::vector<StoredPartition>> {
-    if (ticket == "p0") return std::vector<StoredPartition>{p};
-    if (ticket == "p0,empty,p0") return std::vector<StoredPartition>{p, {p.schema, {}}, p};
-    return Status::KeyError("no partition '" + ticket + "'");
-  });
+  auto server =
+      FlightServer::Start("127.0.0.1", 0, token,
+                          [p](const std::string& ticket) -> Result<std::vector<StoredPartition>> {
+                            if (ticket == "p0") return std::vector<StoredPartition>{p};
+                            if (ticket == "p0,empty,p0")
+                              return std::vector<StoredPartition>{p, {p.schema, {}}, p};
+                            return Status::KeyError("no partition '" + ticket + "'");
+                          });
   EXPECT_TRUE(server.ok()) << server.status().ToString();
   return server.MoveValueUnsafe();
 }
@@ -45,9 +47,11 @@ TEST(FlightTest, OneCallReadsSeveralPartitionsBackApart) {
   ASSERT_TRUE(got.ok()) << got.status().ToString();
   StoredPartition want = Sample();
   ASSERT_EQ(got->size(), 3u);
-  EXPECT_EQ(CanonicalJson(*(*got)[0].schema, (*got)[0].batches), CanonicalJson(*want.schema, want.batches));
+  EXPECT_EQ(CanonicalJson(*(*got)[0].schema, (*got)[0].batches),
+            CanonicalJson(*want.schema, want.batches));
   EXPECT_TRUE((*got)[1].batches.empty());
-  EXPECT_EQ(CanonicalJson(*(*got)[2].schema, (*got)[2].batches), CanonicalJson(*want.schema, want.batches));
+  EXPECT_EQ(CanonicalJson(*(*got)[2].schema, (*got)[2].batches),
+            CanonicalJson(*want.schema, want.batches));
   EXPECT_EQ(server->calls_served(), 1);
   // Asking for fewer partitions than the server labels is an error, not a silent merge.
   EXPECT_FALSE(FlightGetMany(server->address(), "secret", "p0,empty,p0", 2).ok());
@@ -93,10 +97,10 @@ TEST(FlightTest, AServerBackAtAnAddressThatFailedIsReachedAtOnce) {
   first.reset();
   ASSERT_FALSE(FlightGet(address, "secret", "p0").ok());
   StoredPartition p = Sample();
-  auto again = FlightServer::Start("127.0.0.1", port, "secret", [p](const std::string&)
-                                       -> Result<std::vector<StoredPartition>> {
-    return std::vector<StoredPartition>{p};
-  });
+  auto again = FlightServer::Start("127.0.0.1", port, "secret",
+                                   [p](const std::string&) -> Result<std::vector<StoredPartition>> {
+                                     return std::vector<StoredPartition>{p};
+                                   });
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   for (int i = 0; i < 3; ++i) {
     Result<StoredPartition> got = FlightGet(address, "secret", "p0");

@@ -10,7 +10,8 @@ class Commit final : public NodeTasks {
   Result<bool> Create(const PipelineNode& node, TaskGraph* graph) const override {
     if (!graph->NodeComplete(node.inputs[0])) return false;
     std::vector<InputPart> inputs;
-    for (int64_t s : graph->DoneOutputs(node.inputs[0])) inputs.push_back({s, 0});
+    for (int64_t s : graph->DoneOutputs(node.inputs[0]))
+      inputs.push_back({s, 0});
     // Nothing was written (no input at all): nothing to commit.
     if (!inputs.empty()) graph->NewSlot(node.id, std::move(inputs));
     return true;

@@ -9,7 +9,8 @@ class Gather final : public NodeTasks {
   Result<bool> Create(const PipelineNode& node, TaskGraph* graph) const override {
     if (!graph->NodeComplete(node.inputs[0])) return false;
     std::vector<InputPart> inputs;
-    for (int64_t s : graph->DoneOutputs(node.inputs[0])) inputs.push_back({s, 0});
+    for (int64_t s : graph->DoneOutputs(node.inputs[0]))
+      inputs.push_back({s, 0});
     graph->NewSlot(node.id, std::move(inputs));
     return true;
   }

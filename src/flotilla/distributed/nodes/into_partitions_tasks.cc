@@ -11,7 +11,8 @@ class IntoPartitions final : public NodeTasks {
     if (!graph->NodeComplete(node.inputs[0])) return false;
     std::vector<int64_t> parts = graph->DoneOutputs(node.inputs[0]);
     int64_t total = 0;
-    for (int64_t s : parts) total += graph->OutputRows(s);
+    for (int64_t s : parts)
+      total += graph->OutputRows(s);
     // Partition j holds rows [j*total/N, (j+1)*total/N) of the input.
     const int n = node.num_partitions;
     size_t cursor = 0;

@@ -22,7 +22,8 @@ class Limit final : public NodeTasks {
       inputs.push_back({upstream[i], 0});
       rows += graph->OutputRows(upstream[i]);
     }
-    for (; i < upstream.size(); ++i) graph->Cancel(upstream[i], "the limit is satisfied");
+    for (; i < upstream.size(); ++i)
+      graph->Cancel(upstream[i], "the limit is satisfied");
     graph->NewSlot(node.id, std::move(inputs));
     return true;
   }

@@ -6,17 +6,28 @@ namespace flotilla::distributed {
 
 const NodeTasks& TasksOf(NodeKind kind) {
   switch (kind) {
-    case NodeKind::kSource: return SourceTasks();
-    case NodeKind::kExchange: return ExchangeTasks();
-    case NodeKind::kIntoPartitions: return IntoPartitionsTasks();
-    case NodeKind::kGather: return GatherTasks();
-    case NodeKind::kLimit: return LimitTasks();
-    case NodeKind::kActorPool: return ActorPoolTasks();
-    case NodeKind::kMap: return RangeSplitTasks();
-    case NodeKind::kSample: return SortSampleTasks();
-    case NodeKind::kConcat: return ConcatTasks();
-    case NodeKind::kCommit: return CommitTasks();
-    case NodeKind::kPairs: return PairsTasks();
+    case NodeKind::kSource:
+      return SourceTasks();
+    case NodeKind::kExchange:
+      return ExchangeTasks();
+    case NodeKind::kIntoPartitions:
+      return IntoPartitionsTasks();
+    case NodeKind::kGather:
+      return GatherTasks();
+    case NodeKind::kLimit:
+      return LimitTasks();
+    case NodeKind::kActorPool:
+      return ActorPoolTasks();
+    case NodeKind::kMap:
+      return RangeSplitTasks();
+    case NodeKind::kSample:
+      return SortSampleTasks();
+    case NodeKind::kConcat:
+      return ConcatTasks();
+    case NodeKind::kCommit:
+      return CommitTasks();
+    case NodeKind::kPairs:
+      return PairsTasks();
   }
   return ConcatTasks();
 }

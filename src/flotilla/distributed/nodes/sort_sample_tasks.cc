@@ -13,7 +13,8 @@ class SortSample final : public NodeTasks {
       return false;
     }
     int64_t rows = 0;
-    for (int64_t s : graph->DoneOutputs(node.inputs[0])) rows += graph->OutputRows(s);
+    for (int64_t s : graph->DoneOutputs(node.inputs[0]))
+      rows += graph->OutputRows(s);
     graph->SetInputRows(node.id, rows);
     return CreatePartitionWise(node, graph);
   }

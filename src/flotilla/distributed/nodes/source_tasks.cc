@@ -12,8 +12,7 @@ class Source final : public NodeTasks {
     if (node.source->kind() == exec::PlanKind::kScan) {
       const auto& scan = static_cast<const exec::ScanNode&>(*node.source);
       for (auto& group : GroupScanTasks(scan.tasks, graph->scan_task_min_bytes(),
-                                        graph->scan_task_max_bytes(),
-                                        graph->min_source_tasks())) {
+                                        graph->scan_task_max_bytes(), graph->min_source_tasks())) {
         graph->SetScan(graph->NewSlot(node.id, {}), std::move(group));
       }
       return true;

@@ -17,9 +17,9 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/hash.h"
 #include "flotilla/compute/take.h"
-#include "tests/support/reference_kernels.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "tests/support/random_data.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::exec {
 namespace {

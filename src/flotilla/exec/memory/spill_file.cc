@@ -164,9 +164,8 @@ Status SpillManager::EnsureDirectory() {
     if (error) {
       const char* env = std::getenv("TMPDIR");
       return Status::IOError("the query needs to spill, and the temporary directory (TMPDIR=" +
-                             std::string(env == nullptr ? "unset" : env) +
-                             ") is not usable: " + error.message() +
-                             "; set TMPDIR or the spill directories");
+                             std::string(env == nullptr ? "unset" : env) + ") is not usable: " +
+                             error.message() + "; set TMPDIR or the spill directories");
     }
     bases.push_back(tmp.string());
   }

@@ -284,7 +284,8 @@ class AggregateSink final : public SinkOperator {
           selected_ids[r] = ids[static_cast<size_t>(selected[r])];
         status = set->accumulators[a]->Update({taken}, selected_ids.data(), count);
       }
-      if (!status.ok()) return status.WithContext("in pivot " + aggregates_[a].function->name + "()");
+      if (!status.ok())
+        return status.WithContext("in pivot " + aggregates_[a].function->name + "()");
     }
     return Status::OK();
   }
@@ -361,9 +362,11 @@ class AggregateSink final : public SinkOperator {
       // groups and one partition's copy, not a second copy of everything.
       std::vector<uint32_t> partition_of(static_cast<size_t>(partial.num_rows()), 0);
       if (!key_types_.empty()) {
-        std::vector<Array> keys(partial.columns().begin(),
-                                partial.columns().begin() + static_cast<int64_t>(key_types_.size()));
-        FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(keys, kSpillPartitions, kSpillSeed, &partition_of));
+        std::vector<Array> keys(
+            partial.columns().begin(),
+            partial.columns().begin() + static_cast<int64_t>(key_types_.size()));
+        FLOTILLA_RETURN_NOT_OK(
+            compute::HashPartitionIds(keys, kSpillPartitions, kSpillSeed, &partition_of));
       }
       for (int p = 0; p < kSpillPartitions; ++p) {
         std::vector<int64_t> rows;
@@ -399,7 +402,8 @@ class AggregateSink final : public SinkOperator {
   // states) before it frees them.
   static int64_t GroupBytes(const GroupSet& set) {
     int64_t bytes = set.table != nullptr ? set.table->memory_bytes() : 0;
-    for (const auto& acc : set.accumulators) bytes += acc->memory_bytes();
+    for (const auto& acc : set.accumulators)
+      bytes += acc->memory_bytes();
     return 2 * bytes;
   }
 
@@ -428,7 +432,8 @@ class SpilledAggregateSource final : public Source {
         schema_(std::move(schema)),
         morsel_size_(morsel_size),
         reservation_(global->context->memory()) {
-    for (auto& files : global_->partitions) pending_.push_back({std::move(files), 0});
+    for (auto& files : global_->partitions)
+      pending_.push_back({std::move(files), 0});
   }
   const SchemaPtr& schema() const override { return schema_; }
 
@@ -471,7 +476,8 @@ class SpilledAggregateSource final : public Source {
 
   static int64_t SizeOnDisk(const Pending& partition) {
     int64_t bytes = 0;
-    for (const auto& file : partition.files) bytes += file->size_bytes();
+    for (const auto& file : partition.files)
+      bytes += file->size_bytes();
     return bytes;
   }
 
@@ -594,9 +600,8 @@ Result<std::unique_ptr<SinkOperator>> MakeAggregateSink(const AggregateNode& nod
   return MakeRoutedAggregateSink(node, nullptr, {});
 }
 
-Result<std::unique_ptr<SinkOperator>> MakeRoutedAggregateSink(const AggregateNode& node,
-                                                              const expr::ExprPtr& pivot,
-                                                              const std::vector<std::string>& names) {
+Result<std::unique_ptr<SinkOperator>> MakeRoutedAggregateSink(
+    const AggregateNode& node, const expr::ExprPtr& pivot, const std::vector<std::string>& names) {
   const PlanNode& input = *node.children()[0];
   // The expressions are bound against what the aggregation reads: the rows (single, partial)
   // or the partial aggregate's input (final mode reads state columns by position).
@@ -644,8 +649,10 @@ Result<std::unique_ptr<SinkOperator>> MakeRoutedAggregateSink(const AggregateNod
   std::unique_ptr<PivotRouting> routing;
   if (pivot != nullptr) {
     routing = std::make_unique<PivotRouting>();
-    FLOTILLA_ASSIGN_OR_RETURN(routing->pivot, expr::Bind(expr::Cast(pivot, utf8()), *input.schema()));
-    for (size_t i = 0; i < names.size(); ++i) routing->names.emplace(names[i], static_cast<int>(i));
+    FLOTILLA_ASSIGN_OR_RETURN(routing->pivot,
+                              expr::Bind(expr::Cast(pivot, utf8()), *input.schema()));
+    for (size_t i = 0; i < names.size(); ++i)
+      routing->names.emplace(names[i], static_cast<int>(i));
   }
   return std::unique_ptr<SinkOperator>(
       new AggregateSink(node, std::move(keys), std::move(key_types), std::move(aggregates),

@@ -5,8 +5,8 @@
 #include <map>
 #include <random>
 
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {

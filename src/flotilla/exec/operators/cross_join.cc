@@ -67,9 +67,10 @@ class CrossJoinProbe final : public IntermediateOperator {
     const int64_t step = std::max<int64_t>(1, 131072 / m);
     for (int64_t start = 0; start < input.num_rows(); start += step) {
       const int64_t rows = std::min(step, input.num_rows() - start);
-      FLOTILLA_ASSIGN_OR_RETURN(Array l,
-                                compute::TakeIndices(rows * m, [&](int64_t i) { return start + i / m; }));
-      FLOTILLA_ASSIGN_OR_RETURN(Array r, compute::TakeIndices(rows * m, [&](int64_t i) { return i % m; }));
+      FLOTILLA_ASSIGN_OR_RETURN(
+          Array l, compute::TakeIndices(rows * m, [&](int64_t i) { return start + i / m; }));
+      FLOTILLA_ASSIGN_OR_RETURN(Array r,
+                                compute::TakeIndices(rows * m, [&](int64_t i) { return i % m; }));
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch left_rows, compute::Take(input, l));
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch right_rows, compute::Take(right, r));
       std::vector<Array> columns = left_rows.columns();

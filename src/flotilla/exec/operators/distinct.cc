@@ -60,8 +60,9 @@ class DistinctSink final : public SinkOperator {
       int64_t row = input.seq << 32;
       for (RecordBatch& b : input.batches) {
         const int64_t first = row;
-        FLOTILLA_ASSIGN_OR_RETURN(Array position,
-                                  compute::TakeIndices(b.num_rows(), [&](int64_t i) { return first + i; }));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            Array position,
+            compute::TakeIndices(b.num_rows(), [&](int64_t i) { return first + i; }));
         row += b.num_rows();
         std::vector<Array> columns = b.columns();
         columns.push_back(std::move(position));

@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {

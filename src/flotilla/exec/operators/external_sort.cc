@@ -20,8 +20,8 @@ int64_t SpillBatchBytes(const MemoryManager* memory) {
 }
 }  // namespace
 
-ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stats,
-                                       SchemaPtr schema, std::vector<compute::SortKey> keys)
+ExternalSortBuffer::ExternalSortBuffer(ExecContext* context, OperatorStats* stats, SchemaPtr schema,
+                                       std::vector<compute::SortKey> keys)
     : context_(context),
       stats_(stats),
       schema_(std::move(schema)),
@@ -75,7 +75,8 @@ std::vector<RecordBatch> ExternalSortBuffer::TakeInOrder() {
   std::stable_sort(buffered_.begin(), buffered_.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<RecordBatch> out;
-  for (auto& [seq, batch] : buffered_) out.push_back(std::move(batch));
+  for (auto& [seq, batch] : buffered_)
+    out.push_back(std::move(batch));
   buffered_.clear();
   return out;
 }
@@ -92,8 +93,8 @@ Result<std::unique_ptr<RunMerger>> ExternalSortBuffer::Merge(int64_t chunk_rows)
       FLOTILLA_ASSIGN_OR_RETURN(auto run, MakeSpilledRun(runs_[i]));
       group.push_back(std::move(run));
     }
-    FLOTILLA_ASSIGN_OR_RETURN(auto merger, RunMerger::Make(positioned_schema_, std::move(group),
-                                                           positioned_keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        auto merger, RunMerger::Make(positioned_schema_, std::move(group), positioned_keys_));
     FLOTILLA_ASSIGN_OR_RETURN(auto writer, context_->spill()->Create(positioned_schema_));
     while (true) {
       FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, merger->Next(spill_chunk_rows_));
@@ -135,7 +136,8 @@ Result<ExternalSortBuffer::Ordered> ExternalSortBuffer::OrderPositioned(
     const int64_t n = batch.num_rows();
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr values, compute::AllocateUninitializedValues(n, 8));
     auto* out = reinterpret_cast<int64_t*>(values->mutable_data());
-    for (int64_t i = 0; i < n; ++i) out[i] = (seq << 32) | i;
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = (seq << 32) | i;
     std::vector<Array> columns = batch.columns();
     columns.push_back(compute::MakeFixedWidthArray(int64(), n, nullptr, 0, std::move(values)));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch with_position,
@@ -163,8 +165,8 @@ Status ExternalSortBuffer::SpillRun(std::vector<std::pair<int64_t, RecordBatch>>
   // written, so the run never exists sorted in memory as a whole.
   const int64_t n = ordered.rows.num_rows();
   const int64_t bytes = std::max<int64_t>(1, SliceBytes(ordered.rows));
-  const int64_t chunk = std::clamp<int64_t>(n * SpillBatchBytes(reservation_.manager()) / bytes,
-                                            64, context_->morsel_size());
+  const int64_t chunk = std::clamp<int64_t>(n * SpillBatchBytes(reservation_.manager()) / bytes, 64,
+                                            context_->morsel_size());
   for (int64_t offset = 0; offset < n; offset += chunk) {
     FLOTILLA_ASSIGN_OR_RETURN(
         RecordBatch piece,

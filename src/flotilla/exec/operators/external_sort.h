@@ -8,8 +8,8 @@
 // order threads delivered them, so once anything spills every row carries its input position
 // (morsel sequence << 32 | row) as a hidden last column and sort key, and the merge restores
 // the input order of equal keys.
-#include <memory>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -33,7 +33,9 @@ class ExternalSortBuffer {
   Status Add(int64_t seq, RecordBatch batch) { return Buffer(seq, std::move(batch)); }
   /// Adds rows of positioned_schema() whose positions the caller set (top-N, which filters
   /// rows before they get here). A buffer given such rows is read with Merge only.
-  Status AddPositioned(RecordBatch positioned) { return Buffer(kPositioned, std::move(positioned)); }
+  Status AddPositioned(RecordBatch positioned) {
+    return Buffer(kPositioned, std::move(positioned));
+  }
 
   /// Whether any run was spilled (then Merge, else TakeInOrder). Call once adding is over.
   bool spilled() const { return !runs_.empty(); }

@@ -142,7 +142,8 @@ Status SpillPartitioned(const std::vector<RecordBatch>& batches,
   for (const RecordBatch& batch : batches) {
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys, batch));
     std::vector<uint32_t> ids;
-    FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
+    FLOTILLA_RETURN_NOT_OK(
+        compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
     FLOTILLA_ASSIGN_OR_RETURN(auto split, compute::ScatterByPartition(batch, ids, kJoinPartitions));
     for (int p = 0; p < kJoinPartitions; ++p)
       if (split[static_cast<size_t>(p)].num_rows() > 0)
@@ -284,7 +285,8 @@ class HashJoinProbe final : public IntermediateOperator {
     auto* state = static_cast<ProbeState*>(global);
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys_, input));
     std::vector<uint32_t> ids;
-    FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
+    FLOTILLA_RETURN_NOT_OK(
+        compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
     FLOTILLA_ASSIGN_OR_RETURN(auto parts, compute::ScatterByPartition(input, ids, kJoinPartitions));
     for (int p = 0; p < kJoinPartitions; ++p) {
       const RecordBatch& part = parts[static_cast<size_t>(p)];
@@ -402,8 +404,8 @@ class HashJoinProbe final : public IntermediateOperator {
       JoinTable table;
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, compute::ConcatBatches(build_schema_, build));
       build.clear();
-      FLOTILLA_RETURN_NOT_OK(BuildTable(std::move(rows), build_keys_, null_equal_,
-                                        MarksBuildRows(type_), &table));
+      FLOTILLA_RETURN_NOT_OK(
+          BuildTable(std::move(rows), build_keys_, null_equal_, MarksBuildRows(type_), &table));
       MemoryReservation reservation(state->context->memory());
       reservation.ForceResize(SliceBytes(table.build) + table.table->memory_bytes());
       state->stats->ObserveMemory(reservation.size());

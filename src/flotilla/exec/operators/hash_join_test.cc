@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <random>
 
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {
@@ -100,9 +100,9 @@ PlanPtr SideSource(const Side& s, int chunk) {
 TEST(HashJoinOperator, EveryJoinTypeMatchesANestedLoopReference) {
   const Side left = RandomSide(400, 40, 1);
   const Side right = RandomSide(300, 50, 2);  // many duplicate keys on both sides
-  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
-                        JoinType::kRightAnti}) {
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
     for (bool null_equal : {false, true}) {
       for (std::optional<int64_t> bias : {std::optional<int64_t>(), std::optional<int64_t>(50)}) {
         expr::ExprPtr residual =
@@ -122,9 +122,9 @@ TEST(HashJoinOperator, EveryJoinTypeMatchesANestedLoopReference) {
 TEST(HashJoinOperator, EmptySidesAndSeveralKeys) {
   Side empty;
   const Side some = RandomSide(20, 5, 3);
-  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
-                        JoinType::kRightAnti}) {
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
     auto a =
         MakeHashJoin(SideSource(some, 8), SideSource(empty, 8), {Column("k")}, {Column("k")}, type)
             .ValueOrDie();
@@ -152,9 +152,9 @@ TEST(HashJoinOperator, GraceJoinSpillsUnderASmallBudgetWithTheSameResult) {
   const Side right = RandomSide(2000, 400, 5);
   const ScopedSpillDir spill("join_spill_test");
   const std::string& spill_dir = spill.path();
-  for (JoinType type : {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull,
-                        JoinType::kSemi, JoinType::kAnti, JoinType::kRightSemi,
-                        JoinType::kRightAnti}) {
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
     for (bool null_equal : {false, true}) {
       auto residual =
           expr::Less(Column("v"), expr::Add(Column("right.v"), expr::Literal(int64_t{2000})));

@@ -8,17 +8,16 @@
 // from it, a spill run's sort or a merge's output chunk) plus kSlackBytes, and what a streaming
 // pipeline over the same input holds at once, measured in the same run.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <random>
 
-#include <unistd.h>
-
 #include "flotilla/common/memory_pool.h"
-#include "tests/support/plan_checks.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {
@@ -45,7 +44,8 @@ std::vector<RecordBatch> Input() {
     k.push_back(static_cast<int64_t>(rng() % (kRows / 4)));
     v.push_back(static_cast<int64_t>(rng() % 1000) - 500);
     std::string text(40 + rng() % 81, 'a');
-    for (char& c : text) c = static_cast<char>('a' + rng() % 26);
+    for (char& c : text)
+      c = static_cast<char>('a' + rng() % 26);
     s.push_back(std::move(text));
   }
   RecordBatch all = Batch({{"k", I64(k)}, {"v", I64(v)}, {"s", Strs(s)}});
@@ -96,7 +96,8 @@ class MemoryBudgetTest : public ::testing::Test {
         if (!next.ok() || !next->has_value()) break;
         m.rows += (*next)->batch.num_rows();
       }
-      for (const auto& s : (*stream)->stats().operators()) m.spilled_bytes += s->spilled_bytes.load();
+      for (const auto& s : (*stream)->stats().operators())
+        m.spilled_bytes += s->spilled_bytes.load();
     }
     m.peak_bytes = pool->peak_bytes() - before;
     EXPECT_EQ(memory.reserved(), 0) << "reservations left after the query";
@@ -129,13 +130,14 @@ class MemoryBudgetTest : public ::testing::Test {
     if (must_spill) {
       EXPECT_GT(m.spilled_bytes, 0) << what << " did not spill";
     }
-    EXPECT_LE(m.peak_bytes, allowed) << what << " held " << m.peak_bytes << " bytes under a "
-                                     << kBudget << "-byte budget";
+    EXPECT_LE(m.peak_bytes, allowed)
+        << what << " held " << m.peak_bytes << " bytes under a " << kBudget << "-byte budget";
   }
 
   static int64_t InputBytes() {
     int64_t bytes = 0;
-    for (const RecordBatch& b : *input_) bytes += SliceBytes(b);
+    for (const RecordBatch& b : *input_)
+      bytes += SliceBytes(b);
     return bytes;
   }
 
@@ -161,8 +163,9 @@ TEST_F(MemoryBudgetTest, Aggregate) {
   auto plan = MakeAggregate(Source(), {Column("k")},
                             {{"sum", {Column("v")}, "total"}, {"min", {Column("s")}, "first"}})
                   .ValueOrDie();
-  Measured all = Measure(MakeDistinct(MakeProject(Source(), {Column("k")}).ValueOrDie()).ValueOrDie(),
-                         int64_t{1} << 40);
+  Measured all =
+      Measure(MakeDistinct(MakeProject(Source(), {Column("k")}).ValueOrDie()).ValueOrDie(),
+              int64_t{1} << 40);
   ExpectWithinBudget("aggregate by k (sum, min)", plan, all.rows);
 }
 
@@ -176,12 +179,14 @@ TEST_F(MemoryBudgetTest, HashJoin) {
   std::vector<int64_t> counts(kRows / 4, 0);
   for (const RecordBatch& b : *input_) {
     const Array& k = b.column(0);
-    for (int64_t i = 0; i < b.num_rows(); ++i) ++counts[static_cast<size_t>(k.values<int64_t>()[i])];
+    for (int64_t i = 0; i < b.num_rows(); ++i)
+      ++counts[static_cast<size_t>(k.values<int64_t>()[i])];
   }
   int64_t pairs = 0;
-  for (int64_t c : counts) pairs += c * c;
-  auto plan = MakeHashJoin(Source(), Source(), {Column("k")}, {Column("k")}, JoinType::kInner)
-                  .ValueOrDie();
+  for (int64_t c : counts)
+    pairs += c * c;
+  auto plan =
+      MakeHashJoin(Source(), Source(), {Column("k")}, {Column("k")}, JoinType::kInner).ValueOrDie();
   ExpectWithinBudget("hash join (build side = input)", plan, pairs);
 }
 
@@ -212,8 +217,8 @@ TEST_F(MemoryBudgetTest, Pivot) {
   auto with_sign = MakeProject(Source(), {Column("k"), Column("v"),
                                           expr::Alias(expr::Call("sign", {Column("v")}), "sign")})
                        .ValueOrDie();
-  auto plan = MakePivot(with_sign, {Column("k")}, expr::Cast(Column("sign"), utf8()),
-                        Column("v"), "sum", {"-1", "0", "1"})
+  auto plan = MakePivot(with_sign, {Column("k")}, expr::Cast(Column("sign"), utf8()), Column("v"),
+                        "sum", {"-1", "0", "1"})
                   .ValueOrDie();
   ExpectWithinBudget("pivot by k (3 names)", plan, groups.rows);
 }

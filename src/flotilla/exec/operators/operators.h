@@ -27,9 +27,8 @@ Result<std::unique_ptr<SinkOperator>> MakeSampleSizeSink(const SampleNode& node)
 Result<std::unique_ptr<SinkOperator>> MakeAggregateSink(const AggregateNode& node);
 /// Pivot's aggregation: `node` (single mode) has one aggregate per name of `names`, and
 /// aggregate i reads only the rows whose `pivot` value, cast to utf8, is names[i].
-Result<std::unique_ptr<SinkOperator>> MakeRoutedAggregateSink(const AggregateNode& node,
-                                                              const expr::ExprPtr& pivot,
-                                                              const std::vector<std::string>& names);
+Result<std::unique_ptr<SinkOperator>> MakeRoutedAggregateSink(
+    const AggregateNode& node, const expr::ExprPtr& pivot, const std::vector<std::string>& names);
 Result<std::unique_ptr<SinkOperator>> MakeDistinctSink(const DistinctNode& node);
 Result<std::unique_ptr<SinkOperator>> MakePivotSink(const PivotNode& node);
 Result<std::unique_ptr<SinkOperator>> MakeSortSink(const SchemaPtr& schema,

@@ -109,11 +109,12 @@ class RepartitionSink final : public CollectingSink {
           break;
         }
         case PartitionScheme::kRandom:
-          FLOTILLA_RETURN_NOT_OK(
-              compute::RandomPartitionIds(batch.num_rows(), n, node_.seed, static_cast<int64_t>(i), &ids));
+          FLOTILLA_RETURN_NOT_OK(compute::RandomPartitionIds(batch.num_rows(), n, node_.seed,
+                                                             static_cast<int64_t>(i), &ids));
           break;
         case PartitionScheme::kRange:
-          FLOTILLA_RETURN_NOT_OK(compute::RangePartitionIds(batch, range_keys->keys(), boundaries, &ids));
+          FLOTILLA_RETURN_NOT_OK(
+              compute::RangePartitionIds(batch, range_keys->keys(), boundaries, &ids));
           break;
         case PartitionScheme::kInto:
           // Consecutive rows, partition sizes differing by at most one.

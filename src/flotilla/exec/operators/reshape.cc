@@ -55,8 +55,9 @@ class SampleOperator final : public IntermediateOperator {
   }
   Status ExecuteSequenced(const RecordBatch& input, int64_t seq, GlobalState*, ThreadState*,
                           std::vector<RecordBatch>* out) const override {
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sampled,
-                              compute::SampleFraction(input, fraction_, with_replacement_, seed_, seq));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        RecordBatch sampled,
+        compute::SampleFraction(input, fraction_, with_replacement_, seed_, seq));
     if (sampled.num_rows() > 0) out->push_back(std::move(sampled));
     return Status::OK();
   }
@@ -134,7 +135,8 @@ Result<std::unique_ptr<IntermediateOperator>> MakeUnpivotOperator(const UnpivotN
   const std::string value = node.value_name;
   return std::unique_ptr<IntermediateOperator>(
       new BatchOperator("Unpivot", schema, [=](const RecordBatch& batch) -> Result<RecordBatch> {
-        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, compute::Unpivot(batch, ids, values, variable, value));
+        FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out,
+                                  compute::Unpivot(batch, ids, values, variable, value));
         return RecordBatch::Make(schema, out.columns(), out.num_rows());
       }));
 }

@@ -156,7 +156,8 @@ class SideCursor {
   Status SetBatch(RecordBatch data, RecordBatch keys) {
     data_ = std::move(data);
     keys_ = std::move(keys);
-    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator self, compute::RowComparator::Make(keys_, sort_keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator self,
+                              compute::RowComparator::Make(keys_, sort_keys_));
     self_.emplace(std::move(self));
     rows_ = data_.num_rows();
     row_ = 0;
@@ -265,8 +266,9 @@ class MergeJoinSource final : public Source {
     FLOTILLA_ASSIGN_OR_RETURN(int64_t left_end, left_->GroupEnd());
     FLOTILLA_ASSIGN_OR_RETURN(int64_t right_end, right_->GroupEnd());
     if (comparator_generations_ != std::make_pair(left_->generation(), right_->generation())) {
-      FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator made,
-                                compute::RowComparator::Make(left_->keys(), right_->keys(), sort_keys_));
+      FLOTILLA_ASSIGN_OR_RETURN(
+          compute::RowComparator made,
+          compute::RowComparator::Make(left_->keys(), right_->keys(), sort_keys_));
       comparator_.emplace(std::move(made));
       comparator_generations_ = {left_->generation(), right_->generation()};
     }

@@ -51,10 +51,7 @@ Result<RecordBatch> BoundSortKeys::Strip(const RecordBatch& extended) const {
   return RecordBatch::Make(input_, std::move(columns), extended.num_rows());
 }
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<RecordBatch>& batches,
                                 const std::vector<compute::SortKey>& keys, int64_t max_rows) {
@@ -67,8 +64,8 @@ Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<Recor
 
 Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
                                              const std::vector<RecordBatch>& batches,
-                                             const std::vector<compute::SortKey>& keys, ThreadPool* pool,
-                                             int64_t piece_rows) {
+                                             const std::vector<compute::SortKey>& keys,
+                                             ThreadPool* pool, int64_t piece_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, compute::ConcatBatches(schema, batches));
   if (all.num_rows() == 0) return std::vector<RecordBatch>{all};
   FLOTILLA_ASSIGN_OR_RETURN(Array order, compute::SortIndices(all, keys));
@@ -81,8 +78,8 @@ Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
   for (size_t p = 0; p < pieces.size(); ++p) {
     group.Spawn([&, p]() -> Status {
       const int64_t start = static_cast<int64_t>(p) * piece_rows;
-      FLOTILLA_ASSIGN_OR_RETURN(pieces[p],
-                                compute::Take(all, order.Slice(start, std::min(piece_rows, n - start))));
+      FLOTILLA_ASSIGN_OR_RETURN(
+          pieces[p], compute::Take(all, order.Slice(start, std::min(piece_rows, n - start))));
       return Status::OK();
     });
   }
@@ -191,8 +188,9 @@ Status RunMerger::Advance(size_t run) {
 Result<int> RunMerger::Compare(size_t a, size_t b) {
   auto& comparator = comparators_[a][b];
   if (comparator == nullptr) {
-    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator made,
-                              compute::RowComparator::Make(cursors_[a].batch, cursors_[b].batch, keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        compute::RowComparator made,
+        compute::RowComparator::Make(cursors_[a].batch, cursors_[b].batch, keys_));
     comparator = std::make_unique<compute::RowComparator>(std::move(made));
   }
   const int c = comparator->Compare(cursors_[a].row, cursors_[b].row);
@@ -274,8 +272,8 @@ class MergeSource final : public Source {
     std::lock_guard<std::mutex> lock(mutex_);
     std::optional<RecordBatch> batch;
     while (remaining_ > 0) {
-      FLOTILLA_ASSIGN_OR_RETURN(batch, merger_->Next(std::min(
-                                           morsel_size_, skip_ > 0 ? skip_ : remaining_)));
+      FLOTILLA_ASSIGN_OR_RETURN(
+          batch, merger_->Next(std::min(morsel_size_, skip_ > 0 ? skip_ : remaining_)));
       if (!batch || skip_ == 0) break;
       skip_ -= batch->num_rows();
     }
@@ -308,8 +306,8 @@ class MergeSource final : public Source {
 std::unique_ptr<Source> MakeMergeSource(SchemaPtr output_schema, std::unique_ptr<RunMerger> merger,
                                         std::shared_ptr<const BoundSortKeys> strip,
                                         int64_t morsel_size,
-                                        std::vector<std::shared_ptr<SpillFile>> files,
-                                        int64_t skip, int64_t limit) {
+                                        std::vector<std::shared_ptr<SpillFile>> files, int64_t skip,
+                                        int64_t limit) {
   return std::make_unique<MergeSource>(std::move(output_schema), std::move(merger),
                                        std::move(strip), morsel_size, std::move(files), skip,
                                        limit);

@@ -4,10 +4,10 @@
 #include <memory>
 #include <vector>
 
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/compute/row_comparator.h"
 #include "flotilla/exec/memory/spill_file.h"
 #include "flotilla/exec/pipeline/operator.h"
-#include "flotilla/common/thread_pool.h"
 #include "flotilla/exec/plan/physical_plan.h"
 #include "flotilla/expr/binder.h"
 
@@ -43,8 +43,8 @@ Result<RecordBatch> SortBatches(const SchemaPtr& schema, const std::vector<Recor
 /// The same rows in the same order as pieces of `piece_rows` rows, gathered on `pool`'s threads.
 Result<std::vector<RecordBatch>> SortBatches(const SchemaPtr& schema,
                                              const std::vector<RecordBatch>& batches,
-                                             const std::vector<compute::SortKey>& keys, ThreadPool* pool,
-                                             int64_t piece_rows);
+                                             const std::vector<compute::SortKey>& keys,
+                                             ThreadPool* pool, int64_t piece_rows);
 
 /// A stream of batches in sorted order: one run of a merge.
 class SortedRun {

@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <random>
 
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {

@@ -132,7 +132,8 @@ class TopNSink final : public SinkOperator {
       return ToExternalLocked(state, &local->buffer, &local->reservation);
     }
     TopNBuffer* global_buffer = &state->buffer;
-    for (RecordBatch& b : local->buffer.batches) global_buffer->batches.push_back(std::move(b));
+    for (RecordBatch& b : local->buffer.batches)
+      global_buffer->batches.push_back(std::move(b));
     global_buffer->rows += local->buffer.rows;
     global_buffer->bytes += local->buffer.bytes;
     local->buffer = TopNBuffer();

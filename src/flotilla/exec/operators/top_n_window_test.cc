@@ -1,13 +1,12 @@
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
 #include <random>
 
 #include "flotilla/compute/filter.h"
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {
@@ -69,7 +68,8 @@ TEST(TopNOperator, RowsBeyondTheBoundaryAreDroppedWithoutChangingTheResult) {
       for (bool nulls_first : {true, false}) {
         std::vector<SortSpec> keys = {{Column("f"), ascending, nulls_first},
                                       {Column("g"), !ascending, false}};
-        for (auto [limit, offset] : std::vector<std::pair<int64_t, int64_t>>{{100, 0}, {30, 2000}}) {
+        for (auto [limit, offset] :
+             std::vector<std::pair<int64_t, int64_t>>{{100, 0}, {30, 2000}}) {
           auto top = MakeTopN(source, keys, limit, offset).ValueOrDie();
           auto sorted = MakeSort(source, keys).ValueOrDie();
           auto expected = RunToBatch(MakeLimit(sorted, limit, offset).ValueOrDie(),
@@ -124,7 +124,8 @@ TEST(WindowOperator, SpillsUnderASmallBudgetWithTheSameRowsAndCleansUp) {
   }
   auto input = Batch({{"g", I64(g)}, {"v", I64(v)}, {"pos", I64(pos)}});
   std::vector<RecordBatch> chunks;
-  for (int64_t o = 0; o < input.num_rows(); o += 1000) chunks.push_back(input.Slice(o, 1000));
+  for (int64_t o = 0; o < input.num_rows(); o += 1000)
+    chunks.push_back(input.Slice(o, 1000));
   const std::vector<WindowExpression> functions = {
       {"row_number", {}, std::nullopt, "rn"},
       {"sum", {Column("v")}, std::nullopt, "running"},

@@ -117,7 +117,8 @@ struct WindowState final : GlobalState {
 
 class WindowSink final : public SinkOperator {
  public:
-  WindowSink(std::shared_ptr<const WindowComputation> window, std::vector<compute::SortKey> sort_keys)
+  WindowSink(std::shared_ptr<const WindowComputation> window,
+             std::vector<compute::SortKey> sort_keys)
       : window_(std::move(window)), sort_keys_(std::move(sort_keys)) {}
   std::string name() const override { return "Window"; }
   const SchemaPtr& output_schema() const override { return window_->schema; }
@@ -143,12 +144,12 @@ class WindowSink final : public SinkOperator {
     const int64_t morsel = state->context->morsel_size();
     if (state->rows.spilled()) {
       FLOTILLA_ASSIGN_OR_RETURN(auto merger, state->rows.Merge(morsel));
-      return std::unique_ptr<Source>(new PartitionWiseSource(window_, std::move(merger), morsel,
-                                                             state->rows.TakeFiles()));
+      return std::unique_ptr<Source>(
+          new PartitionWiseSource(window_, std::move(merger), morsel, state->rows.TakeFiles()));
     }
-    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch sorted,
-                              SortBatches(window_->keys->extended_schema(),
-                                          state->rows.TakeInOrder(), sort_keys_));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        RecordBatch sorted,
+        SortBatches(window_->keys->extended_schema(), state->rows.TakeInOrder(), sort_keys_));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch out, window_->Compute(sorted));
     std::vector<std::vector<RecordBatch>> partitions(1);
     partitions[0].push_back(std::move(out));
@@ -201,10 +202,12 @@ Result<std::unique_ptr<SinkOperator>> MakeWindowSink(const WindowNode& node) {
   const std::vector<compute::SortKey>& all = keys.keys();
   const size_t num_partition_keys = node.partition_by.size();
   const size_t num_sort_keys = num_partition_keys + node.order_by.size();
-  for (size_t i = 0; i < num_partition_keys; ++i) window->partition_columns.push_back(all[i].column);
+  for (size_t i = 0; i < num_partition_keys; ++i)
+    window->partition_columns.push_back(all[i].column);
   window->order_keys.assign(all.begin() + static_cast<long>(num_partition_keys),
                             all.begin() + static_cast<long>(num_sort_keys));
-  std::vector<compute::SortKey> sort_keys(all.begin(), all.begin() + static_cast<long>(num_sort_keys));
+  std::vector<compute::SortKey> sort_keys(all.begin(),
+                                          all.begin() + static_cast<long>(num_sort_keys));
   window->specs = std::move(specs);
   window->keys = std::make_shared<const BoundSortKeys>(std::move(keys));
   return std::unique_ptr<SinkOperator>(new WindowSink(std::move(window), std::move(sort_keys)));

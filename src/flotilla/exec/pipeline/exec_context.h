@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/common/thread_pool.h"
 #include "flotilla/exec/memory/memory_manager.h"
 #include "flotilla/exec/memory/spill_file.h"
-#include "flotilla/common/thread_pool.h"
 
 namespace flotilla::exec {
 

@@ -206,7 +206,8 @@ class PipelineRun {
         Status status =
             step.op->ExecuteSequenced(batch, seq, globals_[i].get(), states[i].get(), &out);
         if (!status.ok()) return status.WithContext("in " + step.op->name());
-        for (size_t b = before; b < out.size(); ++b) out_bytes += SliceBytes(out[b]);
+        for (size_t b = before; b < out.size(); ++b)
+          out_bytes += SliceBytes(out[b]);
         if (out_bytes > limit) {
           return Status::OutOfMemory(
               "in " + step.op->name() + ": one input morsel became more output than the memory " +
@@ -302,7 +303,8 @@ class LocalResultStream final : public ResultStream {
   Status RunAll() {
     std::vector<std::unique_ptr<Source>> outputs(pipelines_.pipelines.size());
     std::set<const OperatorStats*> read_as_source;
-    for (const Pipeline& p : pipelines_.pipelines) read_as_source.insert(p.source_stats);
+    for (const Pipeline& p : pipelines_.pipelines)
+      read_as_source.insert(p.source_stats);
     for (size_t i = 0; i < pipelines_.pipelines.size(); ++i) {
       Pipeline& pipeline = pipelines_.pipelines[i];
       std::unique_ptr<Source> source;

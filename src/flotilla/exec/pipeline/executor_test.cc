@@ -7,8 +7,8 @@
 #include <thread>
 #include <tuple>
 
-#include "tests/support/plan_checks.h"
 #include "flotilla/expr/expression.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {
@@ -28,7 +28,8 @@ RecordBatch Numbers(int64_t from, int64_t to) {
 
 TEST(Executor, SourceAloneKeepsOrderAndPartitions) {
   auto plan = MemorySource({Numbers(0, 10), Numbers(10, 25)});
-  ExpectPlanRows(plan, compute::ConcatBatches({Numbers(0, 10), Numbers(10, 25)}).ValueOrDie(), true);
+  ExpectPlanRows(plan, compute::ConcatBatches({Numbers(0, 10), Numbers(10, 25)}).ValueOrDie(),
+                 true);
 }
 
 TEST(Executor, ProjectFilterPipeline) {
@@ -247,11 +248,12 @@ TEST(Executor, ExplainAnalyzeReportsRowsPerOperator) {
 // its wall time.
 TEST(Executor, ExplainAnalyzeCountsWhatSinksEmit) {
   std::vector<RecordBatch> batches;
-  for (int i = 0; i < 5; ++i) batches.push_back(Numbers(i * 10, i * 10 + 10));
-  auto grouped = MakeAggregate(MemorySource(batches),
-                               {expr::Call("mod", {Column("a"), Literal(int64_t{7})})},
-                               {{"count_star", {}, "n"}})
-                     .ValueOrDie();
+  for (int i = 0; i < 5; ++i)
+    batches.push_back(Numbers(i * 10, i * 10 + 10));
+  auto grouped =
+      MakeAggregate(MemorySource(batches), {expr::Call("mod", {Column("a"), Literal(int64_t{7})})},
+                    {{"count_star", {}, "n"}})
+          .ValueOrDie();
   auto plan = MakeSort(grouped, {{Column("n"), true, false}}).ValueOrDie();
   std::string text = ExplainAnalyze(plan, OptionsFor({2, 4, true})).ValueOrDie();
   EXPECT_NE(text.find("[Sort: rows 7 -> 7,"), std::string::npos) << text;
@@ -260,7 +262,8 @@ TEST(Executor, ExplainAnalyzeCountsWhatSinksEmit) {
     const size_t at = text.find(std::string("[") + op + ":");
     ASSERT_NE(at, std::string::npos) << text;
     EXPECT_NE(text.substr(at, text.find('\n', at) - at).find(", wall "), std::string::npos)
-        << op << " has no wall time:\n" << text;
+        << op << " has no wall time:\n"
+        << text;
   }
 }
 

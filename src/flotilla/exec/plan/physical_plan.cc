@@ -233,7 +233,8 @@ std::string MonotonicIdNode::Describe() const {
 }
 std::string UdfProjectNode::Describe() const {
   const std::string call = output_name + " = " + function_name + "(" + JoinTexts(arguments) + ")";
-  if (concurrency > 0) return "ActorPoolProject (" + std::to_string(concurrency) + " instances): " + call;
+  if (concurrency > 0)
+    return "ActorPoolProject (" + std::to_string(concurrency) + " instances): " + call;
   return "UdfProject: " + call;
 }
 std::string AggregateNode::Describe() const {
@@ -329,9 +330,8 @@ Result<PlanPtr> MakeScan(SchemaPtr file_schema, std::vector<std::shared_ptr<cons
     auto bound = expr::Bind(pushdowns.filter, *file_schema);
     if (!bound.ok()) return NodeError("Scan filter", bound.status());
   }
-  return PlanPtr(
-      std::make_shared<ScanNode>(std::move(schema), std::move(file_schema), std::move(tasks),
-                                 std::move(pushdowns)));
+  return PlanPtr(std::make_shared<ScanNode>(std::move(schema), std::move(file_schema),
+                                            std::move(tasks), std::move(pushdowns)));
 }
 
 Result<PlanPtr> MakeProject(PlanPtr input, std::vector<expr::ExprPtr> expressions) {
@@ -432,8 +432,7 @@ Result<PlanPtr> MakeConcat(std::vector<PlanPtr> inputs) {
   return PlanPtr(std::make_shared<ConcatNode>(std::move(schema), std::move(inputs)));
 }
 
-Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name,
-                                int64_t first_partition) {
+Result<PlanPtr> MakeMonotonicId(PlanPtr input, std::string column_name, int64_t first_partition) {
   std::vector<Field> fields = input->schema()->fields();
   fields.push_back(Field{column_name, int64(), false});
   FLOTILLA_RETURN_NOT_OK(NodeError("MonotonicallyIncreasingId", CheckDistinctNames(fields)));
@@ -452,7 +451,8 @@ Result<PlanPtr> MakeUdfProject(PlanPtr input, std::string function_name, BatchFu
                                std::vector<std::string> passthrough, std::string output_name,
                                TypePtr return_type, int concurrency) {
   if (!function) return Status::Invalid("UDF '" + function_name + "' has no function");
-  if (concurrency < 0) return Status::Invalid("UDF '" + function_name + "': concurrency must be >= 0");
+  if (concurrency < 0)
+    return Status::Invalid("UDF '" + function_name + "': concurrency must be >= 0");
   auto arg_fields = BindFields(arguments, *input->schema());
   if (!arg_fields.ok()) return NodeError("UdfProject", arg_fields.status());
   const Schema& in = *input->schema();
@@ -776,13 +776,13 @@ Result<PlanPtr> MakeRepartitionByRange(PlanPtr input, int num_partitions,
                      boundaries->num_columns() != static_cast<int>(keys.size()))) {
     return Status::Invalid("Repartition: " + std::to_string(num_partitions) +
                            " range partitions need " + std::to_string(num_partitions - 1) +
-                           " boundaries of " + std::to_string(keys.size()) +
-                           " columns, got " + std::to_string(boundaries->num_rows()) + " of " +
+                           " boundaries of " + std::to_string(keys.size()) + " columns, got " +
+                           std::to_string(boundaries->num_rows()) + " of " +
                            std::to_string(boundaries->num_columns()));
   }
-  auto node = std::make_shared<RepartitionNode>(std::move(input), PartitionScheme::kRange,
-                                                num_partitions, std::vector<expr::ExprPtr>{},
-                                                std::move(keys), 0);
+  auto node =
+      std::make_shared<RepartitionNode>(std::move(input), PartitionScheme::kRange, num_partitions,
+                                        std::vector<expr::ExprPtr>{}, std::move(keys), 0);
   node->boundaries = std::move(boundaries);
   return PlanPtr(std::move(node));
 }

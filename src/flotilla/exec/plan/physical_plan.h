@@ -16,9 +16,9 @@
 
 #include "flotilla/columnar/micro_partition.h"
 #include "flotilla/compute/row_comparator.h"
-#include "flotilla/io/scan_task.h"
 #include "flotilla/exec/window/window_kernels.h"
 #include "flotilla/expr/expression.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::exec {
 
@@ -202,8 +202,7 @@ Result<PlanPtr> MakeConcat(std::vector<PlanPtr> inputs);
 struct MonotonicIdNode final : PlanNode {
   std::string column_name;
   int64_t first_partition = 0;
-  MonotonicIdNode(SchemaPtr schema, PlanPtr input, std::string column_name,
-                  int64_t first_partition)
+  MonotonicIdNode(SchemaPtr schema, PlanPtr input, std::string column_name, int64_t first_partition)
       : PlanNode(PlanKind::kMonotonicId, std::move(schema), {std::move(input)}),
         column_name(std::move(column_name)),
         first_partition(first_partition) {}

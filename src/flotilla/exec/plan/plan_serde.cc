@@ -40,9 +40,12 @@ struct JoinTypeEntry {
   proto::JoinType proto;
 };
 constexpr JoinTypeEntry kJoinTypes[] = {
-    {JoinType::kInner, proto::JOIN_TYPE_INNER}, {JoinType::kLeft, proto::JOIN_TYPE_LEFT},
-    {JoinType::kRight, proto::JOIN_TYPE_RIGHT}, {JoinType::kFull, proto::JOIN_TYPE_FULL},
-    {JoinType::kSemi, proto::JOIN_TYPE_SEMI},   {JoinType::kAnti, proto::JOIN_TYPE_ANTI},
+    {JoinType::kInner, proto::JOIN_TYPE_INNER},
+    {JoinType::kLeft, proto::JOIN_TYPE_LEFT},
+    {JoinType::kRight, proto::JOIN_TYPE_RIGHT},
+    {JoinType::kFull, proto::JOIN_TYPE_FULL},
+    {JoinType::kSemi, proto::JOIN_TYPE_SEMI},
+    {JoinType::kAnti, proto::JOIN_TYPE_ANTI},
     {JoinType::kRightSemi, proto::JOIN_TYPE_RIGHT_SEMI},
     {JoinType::kRightAnti, proto::JOIN_TYPE_RIGHT_ANTI},
 };

@@ -9,9 +9,9 @@
 #include <set>
 
 #include "flotilla/columnar/builder.h"
-#include "tests/support/plan_checks.h"
 #include "flotilla/exec/plan/plan.pb.h"
 #include "flotilla/expr/expression_proto.h"
+#include "tests/support/plan_checks.h"
 
 namespace flotilla::exec {
 namespace {

@@ -22,8 +22,7 @@ class RangeScanTask final : public ScanTask {
 
   Result<std::vector<RecordBatch>> Read(const ScanPushdowns& pushdowns) const override {
     const bool want_column = !pushdowns.columns || !pushdowns.columns->empty();
-    const SchemaPtr schema =
-        want_column ? schema_ : std::make_shared<Schema>(std::vector<Field>{});
+    const SchemaPtr schema = want_column ? schema_ : std::make_shared<Schema>(std::vector<Field>{});
     int64_t count = count_;
     if (pushdowns.limit) count = std::min(count, *pushdowns.limit);
     std::vector<RecordBatch> out;
@@ -49,11 +48,12 @@ class RangeScanTask final : public ScanTask {
   }
   int64_t num_rows() const override { return count_; }
   int64_t size_bytes() const override { return count_ * 8; }
-  std::optional<std::pair<int64_t, int64_t>> IntegerRange(const std::string& column) const override {
+  std::optional<std::pair<int64_t, int64_t>> IntegerRange(
+      const std::string& column) const override {
     if (column != schema_->field(0).name || count_ == 0) return std::nullopt;
-    const int64_t last = static_cast<int64_t>(
-        static_cast<uint64_t>(first_) +
-        static_cast<uint64_t>(count_ - 1) * static_cast<uint64_t>(step_));
+    const int64_t last =
+        static_cast<int64_t>(static_cast<uint64_t>(first_) +
+                             static_cast<uint64_t>(count_ - 1) * static_cast<uint64_t>(step_));
     return std::make_pair(std::min(first_, last), std::max(first_, last));
   }
   std::string ToString() const override {
@@ -77,8 +77,8 @@ SchemaPtr RangeSchema(const std::string& column) {
 
 }  // namespace
 
-Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t stop,
-                              int64_t step, bool inclusive) {
+Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t stop, int64_t step,
+                              bool inclusive) {
   if (step == 0) return Status::Invalid("a range's step must not be 0");
   // How many values: computed in 128 bits, so no bound of int64 overflows.
   __int128 span = static_cast<__int128>(stop) - start;
@@ -102,8 +102,7 @@ Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t 
 }
 
 void RegisterRangeScanTasks(io::ScanTaskRegistry* registry) {
-  (*registry)["range"] =
-      [](std::string_view bytes) -> Result<std::shared_ptr<const ScanTask>> {
+  (*registry)["range"] = [](std::string_view bytes) -> Result<std::shared_ptr<const ScanTask>> {
     const size_t newline = bytes.find('\n');
     long long first = 0, count = 0, step = 0;
     const std::string numbers(newline == std::string_view::npos ? "" : bytes.substr(newline + 1));

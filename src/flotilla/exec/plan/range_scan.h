@@ -13,8 +13,8 @@ inline constexpr int64_t kRangeTaskRows = int64_t{1} << 20;
 
 /// A scan of one int64 column `column` holding start, start + step, ... up to `stop`
 /// (included when `inclusive`; a negative step counts down). A zero step is an error.
-Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t stop,
-                              int64_t step, bool inclusive);
+Result<PlanPtr> MakeRangeScan(const std::string& column, int64_t start, int64_t stop, int64_t step,
+                              bool inclusive);
 
 /// Lets serialized plans carry range tasks (kind "range").
 void RegisterRangeScanTasks(io::ScanTaskRegistry* registry);

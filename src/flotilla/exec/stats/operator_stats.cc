@@ -1,10 +1,9 @@
 #include "flotilla/exec/stats/operator_stats.h"
 
-#include <chrono>
-
 #include <time.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 
 namespace flotilla::exec {

@@ -85,7 +85,8 @@ void NumericOffsetBounds(const WindowFrame& frame, int64_t lo, int64_t hi, int64
 
 }  // namespace
 
-void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end, std::vector<int64_t>* out) {
+void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end,
+                std::vector<int64_t>* out) {
   out->clear();
   out->push_back(begin);
   if (peers != nullptr) {
@@ -96,7 +97,8 @@ void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end,
   out->push_back(end);
 }
 
-WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<compute::SortKey>& order_keys) {
+WindowFrame EffectiveFrame(const WindowFunctionSpec& spec,
+                           const std::vector<compute::SortKey>& order_keys) {
   if (spec.frame) return *spec.frame;
   WindowFrame frame;  // RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
   if (order_keys.empty()) frame.end = FrameBound{FrameBound::kUnboundedFollowing};
@@ -146,9 +148,9 @@ Status CheckFrame(const std::string& function, const WindowFrame& frame, const R
   return Status::OK();
 }
 
-Result<std::unique_ptr<FrameComputer>> FrameComputer::Make(const RecordBatch& batch,
-                                                           const std::vector<compute::SortKey>& order_keys,
-                                                           const WindowFrame& frame) {
+Result<std::unique_ptr<FrameComputer>> FrameComputer::Make(
+    const RecordBatch& batch, const std::vector<compute::SortKey>& order_keys,
+    const WindowFrame& frame) {
   auto out = std::unique_ptr<FrameComputer>(new FrameComputer());
   out->frame_ = frame;
   if (frame.type == WindowFrame::kRange) {
@@ -156,7 +158,8 @@ Result<std::unique_ptr<FrameComputer>> FrameComputer::Make(const RecordBatch& ba
         frame.start.kind == FrameBound::kCurrentRow || frame.end.kind == FrameBound::kCurrentRow;
     out->has_offset_ = IsOffset(frame.start) || IsOffset(frame.end);
     if (out->needs_peers_ && !order_keys.empty()) {
-      FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator peers, compute::RowComparator::Make(batch, order_keys));
+      FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator peers,
+                                compute::RowComparator::Make(batch, order_keys));
       out->peers_.emplace(std::move(peers));
     }
     if (out->has_offset_) {

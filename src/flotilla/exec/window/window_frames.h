@@ -24,10 +24,12 @@ struct PartitionList {
 
 /// The starts of the peer groups of rows [begin, end), then `end`. Without a comparator the
 /// whole range is one group.
-void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end, std::vector<int64_t>* out);
+void PeerGroups(const compute::RowComparator* peers, int64_t begin, int64_t end,
+                std::vector<int64_t>* out);
 
 /// The frame of `spec`, or SQL's default for it.
-WindowFrame EffectiveFrame(const WindowFunctionSpec& spec, const std::vector<compute::SortKey>& order_keys);
+WindowFrame EffectiveFrame(const WindowFunctionSpec& spec,
+                           const std::vector<compute::SortKey>& order_keys);
 
 /// Invalid for frames SQL rejects, NotImplemented for RANGE offsets on unsupported order keys;
 /// messages name `function`.
@@ -39,9 +41,9 @@ Status CheckFrame(const std::string& function, const WindowFrame& frame, const R
 class FrameComputer {
  public:
   /// `frame` must have passed CheckFrame.
-  static Result<std::unique_ptr<FrameComputer>> Make(const RecordBatch& batch,
-                                                     const std::vector<compute::SortKey>& order_keys,
-                                                     const WindowFrame& frame);
+  static Result<std::unique_ptr<FrameComputer>> Make(
+      const RecordBatch& batch, const std::vector<compute::SortKey>& order_keys,
+      const WindowFrame& frame);
 
   /// The frames of rows [ps, pe), indexed by row - ps.
   void Compute(int64_t ps, int64_t pe, std::vector<int64_t>* starts, std::vector<int64_t>* ends);

@@ -157,7 +157,8 @@ TEST_F(WindowExample, RankingWithoutOrderKeys) {
 TEST_F(WindowExample, RankWithTwoKeysAndDescending) {
   // Order by x descending nulls first, then o: no ties except none.
   RecordBatch b = Batch({{"k1", I64({N, N, 5, 5, 5, 1})}, {"k2", I64({1, 1, 2, 2, 3, 1})}});
-  std::vector<compute::SortKey> keys = {compute::SortKey{0, false, true}, compute::SortKey{1, true, false}};
+  std::vector<compute::SortKey> keys = {compute::SortKey{0, false, true},
+                                        compute::SortKey{1, true, false}};
   EXPECT_ARRAYS_EQUAL(I64({1, 1, 3, 3, 5, 6}), RunWindow(b, {0}, keys, Fn("rank")));
   EXPECT_ARRAYS_EQUAL(I64({1, 1, 2, 2, 3, 4}), RunWindow(b, {0}, keys, Fn("dense_rank")));
   ExpectNear({2 / 6.0, 2 / 6.0, 4 / 6.0, 4 / 6.0, 5 / 6.0, 1},
@@ -391,9 +392,9 @@ TEST(WindowRange, FloatKeysWithNaN) {
 
 TEST(WindowRange, DateDecimalAndUnsignedKeys) {
   RecordBatch dates = Batch({{"d", Dates({0, 1, 3, 10})}, {"x", I64({1, 2, 3, 4})}});
-  EXPECT_ARRAYS_EQUAL(
-      I64({1, 3, 5, 4}),
-      RunWindow(dates, {0}, {compute::SortKey{0}}, Fn("sum", {1}, {}, Range(Preceding(2), CurrentRow()))));
+  EXPECT_ARRAYS_EQUAL(I64({1, 3, 5, 4}),
+                      RunWindow(dates, {0}, {compute::SortKey{0}},
+                                Fn("sum", {1}, {}, Range(Preceding(2), CurrentRow()))));
   // Offsets on decimals are whole units: 1 is 1.00.
   RecordBatch decimals =
       Batch({{"d", Decimals(5, 2, {"1.00", "1.50", "3.00", "4.00"})}, {"x", I64({1, 2, 3, 4})}});

@@ -12,7 +12,8 @@ Result<Array> ComputeRanking(WindowKind kind, const RecordBatch& batch, const Pa
   const int64_t n = batch.num_rows();
   std::optional<compute::RowComparator> peers;
   if (kind != WindowKind::kRowNumber && !order_keys.empty()) {
-    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator cmp, compute::RowComparator::Make(batch, order_keys));
+    FLOTILLA_ASSIGN_OR_RETURN(compute::RowComparator cmp,
+                              compute::RowComparator::Make(batch, order_keys));
     peers.emplace(std::move(cmp));
   }
   const bool fractional = kind == WindowKind::kPercentRank || kind == WindowKind::kCumeDist;

@@ -7,7 +7,6 @@
 
 namespace flotilla::expr {
 
-
 Result<std::unique_ptr<GroupedAccumulator>> AggregateFunction::MakeAccumulator(
     const std::vector<TypePtr>& arg_types, const std::vector<Array>& constant_args) const {
   const int n = static_cast<int>(arg_types.size());

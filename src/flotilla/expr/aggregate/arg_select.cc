@@ -30,7 +30,9 @@ template <typename KeyStorage, bool kMax>
 class ArgSelectAccumulator : public GroupedAccumulator {
  public:
   ArgSelectAccumulator(std::string name, TypePtr value_type, TypePtr key_type)
-      : name_(std::move(name)), value_type_(std::move(value_type)), key_type_(std::move(key_type)) {}
+      : name_(std::move(name)),
+        value_type_(std::move(value_type)),
+        key_type_(std::move(key_type)) {}
 
   Status Resize(int64_t num_groups) override {
     keys_.Resize(num_groups);
@@ -184,8 +186,8 @@ Result<std::unique_ptr<GroupedAccumulator>> MakeArgSelect(const std::vector<Type
   return VisitStorage(
       *args[1],
       [&](auto storage) -> Result<Ptr> {
-        return Ptr(new ArgSelectAccumulator<decltype(storage), kMax>(ArgName<kMax>(), args[0],
-                                                                      args[1]));
+        return Ptr(
+            new ArgSelectAccumulator<decltype(storage), kMax>(ArgName<kMax>(), args[0], args[1]));
       },
       [&]() -> Result<Ptr> {
         return ArgumentTypeError(ArgName<kMax>(), "an orderable (non-nested) key", args[1], 1);
@@ -194,8 +196,8 @@ Result<std::unique_ptr<GroupedAccumulator>> MakeArgSelect(const std::vector<Type
 
 template <bool kMax>
 AggregateFunction ArgSelectFunction(std::string doc) {
-  return {ArgName<kMax>(),         std::move(doc),       2, 2, ResolveArgSelect<kMax>,
-          ArgSelectState<kMax>,    MakeArgSelect<kMax>};
+  return {ArgName<kMax>(),      std::move(doc),     2, 2, ResolveArgSelect<kMax>,
+          ArgSelectState<kMax>, MakeArgSelect<kMax>};
 }
 
 }  // namespace

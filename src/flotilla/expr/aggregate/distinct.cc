@@ -32,8 +32,8 @@ using aggregate_internal::MakeFixedWidthArray;
 
 bool IsDistinctCountable(const DataType& t) {
   return t.is_numeric() || t.is_binary_like() || t.id() == TypeId::kDecimal128 ||
-         t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration || t.id() == TypeId::kTime64 ||
-         t.id() == TypeId::kBool || t.id() == TypeId::kFixedSizeBinary;
+         t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration ||
+         t.id() == TypeId::kTime64 || t.id() == TypeId::kBool || t.id() == TypeId::kFixedSizeBinary;
 }
 
 // Appends the canonical bytes of row i (valid) to `key`.

@@ -124,7 +124,6 @@ class SelectAccumulator : public GroupedAccumulator {
   std::vector<uint8_t> valid_;  // the picked value is not null
 };
 
-
 constexpr const char* PickName(Pick pick) {
   switch (pick) {
     case Pick::kMin:

@@ -44,7 +44,8 @@ Int128 SumInt64(const int64_t* v, int64_t n) {
     if (wide == 0) {
       total += static_cast<int64_t>(sum);
     } else {
-      for (int64_t i = b; i < e; ++i) total += v[i];
+      for (int64_t i = b; i < e; ++i)
+        total += v[i];
     }
   }
   return total;
@@ -312,7 +313,8 @@ class SumAccumulator : public GroupedAccumulator {
       const In* values = a.values<In>();
       Int128 t = 0;
       if (validity == nullptr) {
-        for (int64_t i = 0; i < n; ++i) t += values[i];
+        for (int64_t i = 0; i < n; ++i)
+          t += values[i];
         *count = n;
       } else {
         int64_t c = 0;

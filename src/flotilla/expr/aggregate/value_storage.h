@@ -82,8 +82,8 @@ struct BinaryStorage {
 /// Whether a type has a storage above (orderable and not nested).
 inline bool IsSelectable(const DataType& t) {
   return t.is_numeric() || t.is_binary_like() || t.id() == TypeId::kDecimal128 ||
-         t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration || t.id() == TypeId::kTime64 ||
-         t.id() == TypeId::kBool || t.id() == TypeId::kFixedSizeBinary;
+         t.id() == TypeId::kDate32 || t.id() == TypeId::kTimestamp || t.id() == TypeId::kDuration ||
+         t.id() == TypeId::kTime64 || t.id() == TypeId::kBool || t.id() == TypeId::kFixedSizeBinary;
 }
 
 /// Calls `visit(Storage{})` with the storage of `type`, or returns `otherwise()` when it has none.

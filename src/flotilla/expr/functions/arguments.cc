@@ -94,9 +94,8 @@ Result<int64_t> IntegerAt(const Datum& d, int64_t row, std::string_view function
 double DoubleAt(const Datum& d, int64_t row) {
   const Array& a = d.array();
   const int64_t i = d.index(row);
-  return DispatchNumeric(a.type_id(), [&](auto tag) {
-    return static_cast<double>(a.values<decltype(tag)>()[i]);
-  });
+  return DispatchNumeric(
+      a.type_id(), [&](auto tag) { return static_cast<double>(a.values<decltype(tag)>()[i]); });
 }
 
 bool AllScalar(const std::vector<Datum>& args) {
@@ -142,7 +141,8 @@ Result<PropagatedNulls> PropagateNulls(const std::vector<Datum>& args, int64_t n
     scratch.assign(static_cast<size_t>(bytes), 0);
     bit_util::CopyBitmap(array.validity(), array.offset(), n, scratch.data(), 0);
     uint8_t* bits = out.bitmap->mutable_data();
-    for (int64_t i = 0; i < bytes; ++i) bits[i] &= scratch[static_cast<size_t>(i)];
+    for (int64_t i = 0; i < bytes; ++i)
+      bits[i] &= scratch[static_cast<size_t>(i)];
   }
   if (out.bitmap) out.null_count = n - bit_util::CountSetBits(out.bitmap->data(), 0, n);
   return out;

@@ -115,10 +115,12 @@ Result<Datum> MapValues(const std::vector<Datum>& args, int64_t num_rows, TypePt
                             Buffer::Allocate(n * static_cast<int64_t>(sizeof(T))));
   T* out = reinterpret_cast<T*>(values->mutable_data());
   if (nulls.bitmap == nullptr) {
-    for (int64_t row = 0; row < n; ++row) out[row] = fn(row);
+    for (int64_t row = 0; row < n; ++row)
+      out[row] = fn(row);
   } else {
     const uint8_t* valid = nulls.bitmap->data();
-    for (int64_t row = 0; row < n; ++row) out[row] = bit_util::GetBit(valid, row) ? fn(row) : T{};
+    for (int64_t row = 0; row < n; ++row)
+      out[row] = bit_util::GetBit(valid, row) ? fn(row) : T{};
   }
   return MakeFixedWidthDatum(args, std::move(type), n, std::move(nulls), std::move(values));
 }

@@ -11,36 +11,12 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/expr/function_registry.h"
 #include "flotilla/expr/functions/function_test_support.h"
+#include "tests/support/reference_kernels.h"
 
 namespace flotilla::testing {
 
 // The function tests speak the expression layer's terms (datums, the registry).
 using namespace ::flotilla::expr;  // NOLINT
-
-template <typename T>
-Array MakeArray(const TypePtr& type, const std::vector<std::optional<T>>& values) {
-  NumericBuilder<T> b(type);
-  for (const auto& v : values) {
-    if (v) {
-      b.Append(*v).Check();
-    } else {
-      b.AppendNull().Check();
-    }
-  }
-  return b.Finish().ValueOrDie();
-}
-
-inline Array MakeStrings(const std::vector<std::optional<std::string>>& values) {
-  StringBuilder b(utf8());
-  for (const auto& v : values) {
-    if (v) {
-      b.Append(*v).Check();
-    } else {
-      b.AppendNull().Check();
-    }
-  }
-  return b.Finish().ValueOrDie();
-}
 
 inline Array MakeDecimals(int32_t precision, int32_t scale,
                           const std::vector<std::optional<Int128>>& values) {
@@ -62,7 +38,7 @@ inline Datum StrScalar(const std::string& s) {
   return Scalar(MakeStrings({s}));
 }
 inline Datum I64Scalar(int64_t v) {
-  return Scalar(MakeArray<int64_t>(int64(), {v}));
+  return Scalar(MakeNumeric<int64_t>(int64(), {v}));
 }
 
 // Calling a function (resolve with constant arguments, exec, result checks) and wrapping a

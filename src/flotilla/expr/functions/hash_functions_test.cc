@@ -7,7 +7,7 @@
 namespace flotilla::expr::functions {
 
 using namespace flotilla::testing;  // NOLINT
-using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+using flotilla::testing::Call;      // not expr::Call: these call a function on datums
 
 namespace {
 

@@ -44,7 +44,8 @@ Result<Datum> CountExec(const Args& args, int64_t num_rows) {
   return MapRows(args, num_rows, &builder, [&](int64_t row) {
     auto [first, end] = ListRange(lists, args[0].index(row));
     int64_t valid = 0;
-    for (int64_t j = first; j < end; ++j) valid += values.IsNull(j) ? 0 : 1;
+    for (int64_t j = first; j < end; ++j)
+      valid += values.IsNull(j) ? 0 : 1;
     return builder.Append(valid);
   });
 }
@@ -58,7 +59,8 @@ Result<Datum> GetExec(const Args& args, int64_t num_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(ElementType(*lists.type())));
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
     auto [first, end] = ListRange(lists, args[0].index(row));
-    FLOTILLA_ASSIGN_OR_RETURN(int64_t i, IntegerAt(args[1], row, kOneBased ? "list_extract" : "list_get"));
+    FLOTILLA_ASSIGN_OR_RETURN(int64_t i,
+                              IntegerAt(args[1], row, kOneBased ? "list_extract" : "list_get"));
     if (kOneBased) {
       if (i == 0) return builder->AppendNull();
       if (i > 0) i -= 1;
@@ -126,7 +128,10 @@ Result<Datum> SliceOneBasedExec(const Args& args, int64_t num_rows) {
       return Status::Invalid("array_slice(): the step must be positive, got " +
                              std::to_string(step));
     }
-    return SliceBounds{std::clamp<int64_t>(b > 0 ? b - 1 : b < 0 ? n + b : 0, 0, n),
+    return SliceBounds{std::clamp<int64_t>(b > 0   ? b - 1
+                                           : b < 0 ? n + b
+                                                   : 0,
+                                           0, n),
                        std::clamp<int64_t>(e >= 0 ? e : n + e + 1, 0, n), step};
   });
 }
@@ -137,7 +142,8 @@ constexpr char kArraySlice[] = "array_slice";
 template <const char* kName>
 Result<TypePtr> ResolveSlice(const Types& t) {
   FLOTILLA_RETURN_NOT_OK(ExpectList(kName, t, 0));
-  for (size_t i = 1; i < t.size(); ++i) FLOTILLA_RETURN_NOT_OK(ExpectInteger(kName, t, i));
+  for (size_t i = 1; i < t.size(); ++i)
+    FLOTILLA_RETURN_NOT_OK(ExpectInteger(kName, t, i));
   return VariableListOf(*t[0]);
 }
 
@@ -297,17 +303,17 @@ Status RegisterListAccessFunctions(FunctionRegistry* r) {
        GetExec<false>}));
   // SQL's l[i] reads list_extract(l, i), 1-based as DuckDB's.
   for (const char* name : {"list_extract", "list_element"}) {
-    FLOTILLA_RETURN_NOT_OK(r->Add(
-        {name,
-         "Element i of the list, 1-based as DuckDB's (l[i] in SQL; negative counts from the "
-         "end, 0 and out of range give null); null when any argument is null.",
-         2, 2,
-         [](const Types& t) -> Result<TypePtr> {
-           FLOTILLA_RETURN_NOT_OK(ExpectList("list_extract", t, 0));
-           FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_extract", t, 1));
-           return ElementType(*t[0]);
-         },
-         GetExec<true>}));
+    FLOTILLA_RETURN_NOT_OK(
+        r->Add({name,
+                "Element i of the list, 1-based as DuckDB's (l[i] in SQL; negative counts from the "
+                "end, 0 and out of range give null); null when any argument is null.",
+                2, 2,
+                [](const Types& t) -> Result<TypePtr> {
+                  FLOTILLA_RETURN_NOT_OK(ExpectList("list_extract", t, 0));
+                  FLOTILLA_RETURN_NOT_OK(ExpectInteger("list_extract", t, 1));
+                  return ElementType(*t[0]);
+                },
+                GetExec<true>}));
   }
   FLOTILLA_RETURN_NOT_OK(
       r->Add({"list_slice",

@@ -34,12 +34,12 @@ Result<ElementOrder> ElementOrder::Make(const Array& values, std::string_view fu
     return Status::NotImplemented(std::string(function) + "() cannot order elements of type " +
                                   t.ToString());
   }
-  Kind kind = t.is_floating()             ? Kind::kFloating
-              : t.id() == TypeId::kBool   ? Kind::kBool
-              : t.is_binary_like()        ? Kind::kBytes
-              : t.id() == TypeId::kUInt64 ? Kind::kUnsigned
+  Kind kind = t.is_floating()                 ? Kind::kFloating
+              : t.id() == TypeId::kBool       ? Kind::kBool
+              : t.is_binary_like()            ? Kind::kBytes
+              : t.id() == TypeId::kUInt64     ? Kind::kUnsigned
               : t.id() == TypeId::kDecimal128 ? Kind::kDecimal
-                                          : Kind::kSigned;
+                                              : Kind::kSigned;
   return ElementOrder(values, kind);
 }
 
@@ -183,8 +183,8 @@ Result<Datum> MeanExec(const Args& args, int64_t num_rows) {
       ++count;
       sum += e.id() == TypeId::kDecimal128 ? static_cast<double>(DecimalValueAt(values, j)) / unit
              : e.is_floating()             ? DoubleAt(values, j)
-             : e.id() == TypeId::kUInt64 ? static_cast<double>(values.values<uint64_t>()[j])
-                                         : static_cast<double>(IntegerBitsAt(values, j));
+             : e.id() == TypeId::kUInt64   ? static_cast<double>(values.values<uint64_t>()[j])
+                                           : static_cast<double>(IntegerBitsAt(values, j));
     }
     return count ? builder.Append(sum / static_cast<double>(count)) : builder.AppendNull();
   });
@@ -282,7 +282,8 @@ Result<TypePtr> ResolveOrderBy(const Types& t) {
                                t[0]);
     }
   }
-  for (size_t i = 1; i < t.size(); ++i) FLOTILLA_RETURN_NOT_OK(ExpectBool("list_order_by", t, i));
+  for (size_t i = 1; i < t.size(); ++i)
+    FLOTILLA_RETURN_NOT_OK(ExpectBool("list_order_by", t, i));
   return list(e->fields()[0]);
 }
 
@@ -299,7 +300,8 @@ Result<Datum> OrderByExec(const Args& args, int64_t num_rows) {
   for (int k = 1; k < static_cast<int>(rows.type()->fields().size()); ++k) {
     Key key{rows.field(k), std::nullopt, false, false};
     if (key.column.type_id() != TypeId::kNull) {
-      FLOTILLA_ASSIGN_OR_RETURN(ElementOrder order, ElementOrder::Make(key.column, "list_order_by"));
+      FLOTILLA_ASSIGN_OR_RETURN(ElementOrder order,
+                                ElementOrder::Make(key.column, "list_order_by"));
       key.order = order;
     }
     keys.push_back(std::move(key));

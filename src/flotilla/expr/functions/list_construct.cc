@@ -66,7 +66,8 @@ Result<Datum> ListConcatExec(const Args& args, int64_t num_rows) {
       const int64_t i = a.index(row);
       if (l.type_id() == TypeId::kNull || l.IsNull(i)) continue;
       auto [first, end] = ListRange(l, i);
-      FLOTILLA_RETURN_NOT_OK(lists->value_builder()->AppendArraySlice(l.child(0), first, end - first));
+      FLOTILLA_RETURN_NOT_OK(
+          lists->value_builder()->AppendArraySlice(l.child(0), first, end - first));
     }
   }
   return FinishDatum(builder.get(), args);
@@ -88,7 +89,8 @@ Result<TypePtr> ResolveStructPack(const Types& t, const std::vector<Array>& lite
     }
     std::string name(literals[i].GetView(0));
     std::string key = name;
-    for (char& c : key) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : key)
+      c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     if (!seen.insert(key).second) {
       return Status::Invalid("struct_pack(): the field name '" + name + "' is given twice");
     }
@@ -125,14 +127,20 @@ Status RegisterListConstructFunctions(FunctionRegistry* r) {
       "list_value",
       "list_value(a, b, ...): a list of the arguments, cast to one type (SQL's [a, b, ...]); "
       "null arguments are null elements.",
-      0, -1, ResolveListValue, ListValueExec};
+      0,
+      -1,
+      ResolveListValue,
+      ListValueExec};
   list_value.unify_arguments = true;
   FLOTILLA_RETURN_NOT_OK(r->Add(std::move(list_value)));
   ScalarFunction list_concat{
       "list_concat",
       "list_concat(a, b): a's elements, then b's, cast to one type (SQL's a || b of lists); a "
       "null list counts as empty.",
-      2, 2, ResolveListConcat, ListConcatExec};
+      2,
+      2,
+      ResolveListConcat,
+      ListConcatExec};
   list_concat.unify_arguments = true;
   FLOTILLA_RETURN_NOT_OK(r->Add(std::move(list_concat)));
   ScalarFunction struct_pack{

@@ -87,7 +87,8 @@ void Select(const ElementOrder& order, std::vector<int64_t>* index, size_t k, bo
   auto less = [&](int64_t a, int64_t b) { return order.Compare(a, b) < 0; };
   std::nth_element(index->begin(), index->begin() + static_cast<ptrdiff_t>(k), index->end(), less);
   if (pair && k + 1 < index->size()) {
-    auto next = std::min_element(index->begin() + static_cast<ptrdiff_t>(k) + 1, index->end(), less);
+    auto next =
+        std::min_element(index->begin() + static_cast<ptrdiff_t>(k) + 1, index->end(), less);
     std::iter_swap(index->begin() + static_cast<ptrdiff_t>(k) + 1, next);
   }
 }
@@ -105,15 +106,15 @@ Result<Datum> DiscExec(const Args& args, int64_t num_rows) {
   FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(values.type()));
   std::vector<int64_t> index;
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(double quantile,
-                              args.size() > 1 ? QuantileAt(args[1], row, "quantile_disc")
-                                              : Result<double>(0.5));
+    FLOTILLA_ASSIGN_OR_RETURN(double quantile, args.size() > 1
+                                                   ? QuantileAt(args[1], row, "quantile_disc")
+                                                   : Result<double>(0.5));
     auto [first, end] = ListRange(lists, args[0].index(row));
     NonNull(values, first, end, &index);
     if (index.empty()) return builder->AppendNull();
     const double n = static_cast<double>(index.size());
-    const size_t k = std::min(
-        static_cast<size_t>(std::max(0.0, std::ceil(n * quantile) - 1.0)), index.size() - 1);
+    const size_t k = std::min(static_cast<size_t>(std::max(0.0, std::ceil(n * quantile) - 1.0)),
+                              index.size() - 1);
     Select(order, &index, k, false);
     return builder->AppendArraySlice(values, index[k], 1);
   });
@@ -147,9 +148,9 @@ Result<Datum> ContExec(const Args& args, int64_t num_rows) {
   const bool exact = type->id() == TypeId::kDecimal128 || type->id() == TypeId::kTimestamp;
   std::vector<int64_t> index;
   return MapRows(args, num_rows, builder.get(), [&](int64_t row) -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(double quantile,
-                              args.size() > 1 ? QuantileAt(args[1], row, "quantile_cont")
-                                              : Result<double>(0.5));
+    FLOTILLA_ASSIGN_OR_RETURN(double quantile, args.size() > 1
+                                                   ? QuantileAt(args[1], row, "quantile_cont")
+                                                   : Result<double>(0.5));
     auto [first, end] = ListRange(lists, args[0].index(row));
     NonNull(values, first, end, &index);
     if (index.empty()) return builder->AppendNull();

@@ -9,9 +9,9 @@
 
 #include "flotilla/columnar/builder.h"
 #include "flotilla/compute/cast.h"
-#include "flotilla/types/coercion.h"
 #include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/math_kernels.h"
+#include "flotilla/types/coercion.h"
 
 namespace flotilla::expr::math {
 namespace {

@@ -12,8 +12,8 @@ namespace {
 using testing::Call;
 using testing::Col;
 using testing::I64Scalar;
-using testing::MakeArray;
 using testing::MakeDecimals;
+using testing::MakeNumeric;
 using testing::MakeStrings;
 using testing::Scalar;
 using testing::StringValues;
@@ -23,7 +23,7 @@ using I64s = std::vector<std::optional<int64_t>>;
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 Datum F64Scalar(double v) {
-  return Scalar(MakeArray<double>(float64(), {v}));
+  return Scalar(MakeNumeric<double>(float64(), {v}));
 }
 
 double One(const std::string& name, std::vector<Datum> args) {
@@ -47,7 +47,7 @@ TEST(MathLogPowTest, Values) {
   EXPECT_EQ(One("pow", {F64Scalar(kNaN), F64Scalar(0.0)}), 1.0);  // IEEE pow(NaN, 0) = 1
   EXPECT_EQ(One("pow", {F64Scalar(2.0), F64Scalar(-1.0)}), 0.5);
 
-  auto cols = Call("pow", {Col(MakeArray<int32_t>(int32(), {2, 3, std::nullopt})), I64Scalar(2)});
+  auto cols = Call("pow", {Col(MakeNumeric<int32_t>(int32(), {2, 3, std::nullopt})), I64Scalar(2)});
   ASSERT_TRUE(cols.ok());
   EXPECT_EQ(Values<double>(*cols), (Doubles{4.0, 9.0, std::nullopt}));
   EXPECT_EQ(
@@ -61,8 +61,8 @@ TEST(MathLogPowTest, Values) {
 }
 
 TEST(MathGreatestLeastTest, NumbersAndNulls) {
-  Datum a = Col(MakeArray<int32_t>(int32(), {1, std::nullopt, 7, std::nullopt}));
-  Datum b = Col(MakeArray<int64_t>(int64(), {5, 2, -7, std::nullopt}));
+  Datum a = Col(MakeNumeric<int32_t>(int32(), {1, std::nullopt, 7, std::nullopt}));
+  Datum b = Col(MakeNumeric<int64_t>(int64(), {5, 2, -7, std::nullopt}));
   auto g = Call("greatest", {a, b, I64Scalar(3)});
   ASSERT_TRUE(g.ok()) << g.status().ToString();
   EXPECT_TRUE(g->type()->Equals(*int64()));
@@ -77,10 +77,10 @@ TEST(MathGreatestLeastTest, NumbersAndNulls) {
   // Mixed int and float meet at the float.
   EXPECT_EQ(One("greatest", {I64Scalar(2), F64Scalar(2.5)}), 2.5);
   // All unsigned stays unsigned; uint64 above int64 cannot join signed arguments.
-  auto u = Call("greatest", {Scalar(MakeArray<uint64_t>(uint64(), {UINT64_MAX})),
-                             Scalar(MakeArray<uint8_t>(uint8(), {1}))});
+  auto u = Call("greatest", {Scalar(MakeNumeric<uint64_t>(uint64(), {UINT64_MAX})),
+                             Scalar(MakeNumeric<uint8_t>(uint8(), {1}))});
   EXPECT_EQ(*Values<uint64_t>(*u)[0], UINT64_MAX);
-  EXPECT_EQ(Call("greatest", {Scalar(MakeArray<uint64_t>(uint64(), {UINT64_MAX})), I64Scalar(1)})
+  EXPECT_EQ(Call("greatest", {Scalar(MakeNumeric<uint64_t>(uint64(), {UINT64_MAX})), I64Scalar(1)})
                 .status()
                 .code(),
             StatusCode::kInvalid);
@@ -94,8 +94,8 @@ TEST(MathGreatestLeastTest, OtherTypes) {
   ASSERT_TRUE(s.ok());
   EXPECT_EQ(StringValues(*s),
             (std::vector<std::optional<std::string>>{"b", "banana", std::nullopt}));
-  auto d = Call("least", {Col(MakeArray<int32_t>(date32(), {-1, 10})),
-                          Scalar(MakeArray<int32_t>(date32(), {0}))});
+  auto d = Call("least", {Col(MakeNumeric<int32_t>(date32(), {-1, 10})),
+                          Scalar(MakeNumeric<int32_t>(date32(), {0}))});
   EXPECT_EQ(Values<int32_t>(*d), (std::vector<std::optional<int32_t>>{-1, 0}));
   auto dec =
       Call("greatest", {Scalar(MakeDecimals(5, 2, {-100})), Scalar(MakeDecimals(5, 2, {5}))});
@@ -116,20 +116,20 @@ TEST(MathGreatestLeastTest, OtherTypes) {
   EXPECT_EQ(mixed_dec->type()->ToString(), "decimal128(23, 4)");
   EXPECT_EQ(Values<Int128>(*mixed_dec), (std::vector<std::optional<Int128>>{0, -200, 0}));
   // A date meets a timestamp at the timestamp.
-  auto ts = Call("greatest", {Col(MakeArray<int32_t>(date32(), {1})),
-                              Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kMicro), {1}))});
+  auto ts = Call("greatest", {Col(MakeNumeric<int32_t>(date32(), {1})),
+                              Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kMicro), {1}))});
   ASSERT_TRUE(ts.ok()) << ts.status().ToString();
   EXPECT_EQ(Values<int64_t>(*ts), (std::vector<std::optional<int64_t>>{86400000000LL}));
   EXPECT_EQ(f->resolve({boolean(), boolean()}).status().code(), StatusCode::kTypeError);
 }
 
 TEST(MathClipTest, Bounds) {
-  Datum x = Col(MakeArray<int64_t>(int64(), {-5, 5, 15, std::nullopt}));
+  Datum x = Col(MakeNumeric<int64_t>(int64(), {-5, 5, 15, std::nullopt}));
   auto out = Call("clip", {x, I64Scalar(0), I64Scalar(10)});
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(Values<int64_t>(*out), (I64s{0, 5, 10, std::nullopt}));
   auto null_bound = Call(
-      "clip", {I64Scalar(3), Scalar(MakeArray<int64_t>(int64(), {std::nullopt})), I64Scalar(1)});
+      "clip", {I64Scalar(3), Scalar(MakeNumeric<int64_t>(int64(), {std::nullopt})), I64Scalar(1)});
   ASSERT_TRUE(null_bound.ok());
   EXPECT_TRUE(null_bound->is_scalar());
   EXPECT_FALSE(Values<int64_t>(*null_bound)[0].has_value());

@@ -12,8 +12,8 @@ namespace {
 using testing::Call;
 using testing::Col;
 using testing::I64Scalar;
-using testing::MakeArray;
 using testing::MakeDecimals;
+using testing::MakeNumeric;
 using testing::Scalar;
 using testing::Values;
 using Doubles = std::vector<std::optional<double>>;
@@ -22,10 +22,10 @@ using I128s = std::vector<std::optional<Int128>>;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 Datum F64(const Doubles& v) {
-  return Col(MakeArray<double>(float64(), v));
+  return Col(MakeNumeric<double>(float64(), v));
 }
 Datum F64Scalar(double v) {
-  return Scalar(MakeArray<double>(float64(), {v}));
+  return Scalar(MakeNumeric<double>(float64(), {v}));
 }
 
 /// The one float64 result of `name(args...)`.
@@ -36,15 +36,15 @@ double One(const std::string& name, std::vector<Datum> args) {
 }
 
 TEST(MathAbsTest, IntegersFloatsDecimals) {
-  auto ints = Call("abs", {Col(MakeArray<int32_t>(int32(), {-5, std::nullopt, 7, 0}))});
+  auto ints = Call("abs", {Col(MakeNumeric<int32_t>(int32(), {-5, std::nullopt, 7, 0}))});
   ASSERT_TRUE(ints.ok());
   EXPECT_EQ(Values<int32_t>(*ints), (std::vector<std::optional<int32_t>>{5, std::nullopt, 7, 0}));
-  auto min8 = Call("abs", {Col(MakeArray<int8_t>(int8(), {1, -128}))});
+  auto min8 = Call("abs", {Col(MakeNumeric<int8_t>(int8(), {1, -128}))});
   ASSERT_EQ(min8.status().code(), StatusCode::kInvalid);
   EXPECT_NE(min8.status().message().find("-128"), std::string::npos);
-  EXPECT_FALSE(Call("abs", {Scalar(MakeArray<int64_t>(int64(), {INT64_MIN}))}).ok());
+  EXPECT_FALSE(Call("abs", {Scalar(MakeNumeric<int64_t>(int64(), {INT64_MIN}))}).ok());
   EXPECT_EQ(*Values<int64_t>(Call("abs", {I64Scalar(INT64_MIN + 1)}).ValueOrDie())[0], INT64_MAX);
-  auto u = Call("abs", {Col(MakeArray<uint8_t>(uint8(), {200}))});
+  auto u = Call("abs", {Col(MakeNumeric<uint8_t>(uint8(), {200}))});
   EXPECT_EQ(*Values<uint8_t>(*u)[0], 200);
 
   auto f = Call("abs", {F64({-0.0, -2.5, kNaN, -std::numeric_limits<double>::infinity()})});
@@ -54,7 +54,7 @@ TEST(MathAbsTest, IntegersFloatsDecimals) {
   EXPECT_EQ(*v[1], 2.5);
   EXPECT_TRUE(std::isnan(*v[2]));
   EXPECT_EQ(*v[3], std::numeric_limits<double>::infinity());
-  auto f32 = Call("abs", {Col(MakeArray<float>(float32(), {-1.5f}))});
+  auto f32 = Call("abs", {Col(MakeNumeric<float>(float32(), {-1.5f}))});
   EXPECT_EQ(*Values<float>(*f32)[0], 1.5f);
 
   auto dec = Call("abs", {Col(MakeDecimals(5, 2, {-12345, 100, std::nullopt}))});
@@ -62,7 +62,7 @@ TEST(MathAbsTest, IntegersFloatsDecimals) {
   EXPECT_TRUE(dec->type()->Equals(*decimal128(5, 2)));
   EXPECT_EQ(Values<Int128>(*dec), (I128s{12345, 100, std::nullopt}));
 
-  auto empty = Call("abs", {Col(MakeArray<int64_t>(int64(), {}))}, 0);
+  auto empty = Call("abs", {Col(MakeNumeric<int64_t>(int64(), {}))}, 0);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->array().length(), 0);
   auto err = DefaultRegistry().Find("abs").ValueOrDie()->resolve({utf8()});
@@ -71,7 +71,7 @@ TEST(MathAbsTest, IntegersFloatsDecimals) {
 }
 
 TEST(MathSignTest, Signs) {
-  auto ints = Call("sign", {Col(MakeArray<int32_t>(int32(), {-3, 0, 9, std::nullopt}))});
+  auto ints = Call("sign", {Col(MakeNumeric<int32_t>(int32(), {-3, 0, 9, std::nullopt}))});
   ASSERT_TRUE(ints.ok());
   EXPECT_EQ(Values<int8_t>(*ints), (std::vector<std::optional<int8_t>>{-1, 0, 1, std::nullopt}));
   auto dec = Call("sign", {Col(MakeDecimals(5, 2, {-1, 0}))});
@@ -100,9 +100,9 @@ TEST(MathFloorCeilTruncTest, FloatsKeepSignedZero) {
   EXPECT_EQ(*trunc[0], -1.0);
   EXPECT_EQ(*trunc[1], 1.0);
   EXPECT_TRUE(std::signbit(*trunc[3]));
-  auto f32 = Call("floor", {Col(MakeArray<float>(float32(), {2.7f}))});
+  auto f32 = Call("floor", {Col(MakeNumeric<float>(float32(), {2.7f}))});
   EXPECT_EQ(*Values<float>(*f32)[0], 2.0f);
-  auto ints = Call("ceil", {Col(MakeArray<int16_t>(int16(), {-3, std::nullopt}))});
+  auto ints = Call("ceil", {Col(MakeNumeric<int16_t>(int16(), {-3, std::nullopt}))});
   EXPECT_EQ(Values<int16_t>(*ints), (std::vector<std::optional<int16_t>>{-3, std::nullopt}));
 }
 
@@ -137,7 +137,7 @@ TEST(MathRoundTest, FloatsHalfAwayFromZero) {
   EXPECT_TRUE(std::isnan(One("round", {F64Scalar(kNaN), I64Scalar(2)})));
   // Per-row digits.
   auto cols =
-      Call("round", {F64Scalar(15.55), Col(MakeArray<int32_t>(int32(), {1, -1, std::nullopt}))});
+      Call("round", {F64Scalar(15.55), Col(MakeNumeric<int32_t>(int32(), {1, -1, std::nullopt}))});
   ASSERT_TRUE(cols.ok());
   auto v = Values<double>(*cols);
   EXPECT_DOUBLE_EQ(*v[0], 15.6);
@@ -146,16 +146,16 @@ TEST(MathRoundTest, FloatsHalfAwayFromZero) {
 }
 
 TEST(MathRoundTest, IntegersAndDecimals) {
-  auto ints = Call("round", {Col(MakeArray<int32_t>(int32(), {1250, -1250, 1249, std::nullopt})),
+  auto ints = Call("round", {Col(MakeNumeric<int32_t>(int32(), {1250, -1250, 1249, std::nullopt})),
                              I64Scalar(-2)});
   ASSERT_TRUE(ints.ok());
   EXPECT_EQ(Values<int32_t>(*ints),
             (std::vector<std::optional<int32_t>>{1300, -1300, 1200, std::nullopt}));
   EXPECT_EQ(
-      *Values<int8_t>(
-          Call("round", {Scalar(MakeArray<int8_t>(int8(), {120})), I64Scalar(-1)}).ValueOrDie())[0],
+      *Values<int8_t>(Call("round", {Scalar(MakeNumeric<int8_t>(int8(), {120})), I64Scalar(-1)})
+                          .ValueOrDie())[0],
       120);
-  EXPECT_FALSE(Call("round", {Scalar(MakeArray<int8_t>(int8(), {125})), I64Scalar(-1)}).ok());
+  EXPECT_FALSE(Call("round", {Scalar(MakeNumeric<int8_t>(int8(), {125})), I64Scalar(-1)}).ok());
   EXPECT_EQ(*Values<int64_t>(Call("round", {I64Scalar(7), I64Scalar(-40)}).ValueOrDie())[0], 0);
 
   Datum d = Col(MakeDecimals(10, 3, {12345, -12345, std::nullopt}));  // 12.345, -12.345
@@ -180,14 +180,15 @@ TEST(MathRoundTest, IntegersAndDecimals) {
       Values<Int128>(Call("round", {Col(MakeDecimals(4, 2, {9999})), I64Scalar(1)}).ValueOrDie()),
       (I128s{1000}));
   // Digits that vary per row keep the scale; then 99.99 -> 100.00 overflows decimal(4, 2).
-  auto per_row = Call("round", {d, Col(MakeArray<int32_t>(int32(), {1, -1, 0}))});
+  auto per_row = Call("round", {d, Col(MakeNumeric<int32_t>(int32(), {1, -1, 0}))});
   ASSERT_TRUE(per_row.ok()) << per_row.status().ToString();
   EXPECT_EQ(per_row->type()->ToString(), "decimal128(10, 3)");
   EXPECT_EQ(Values<Int128>(*per_row), (I128s{12300, -10000, std::nullopt}));
-  EXPECT_EQ(Call("round", {Col(MakeDecimals(4, 2, {9999})), Col(MakeArray<int32_t>(int32(), {1}))})
-                .status()
-                .code(),
-            StatusCode::kInvalid);
+  EXPECT_EQ(
+      Call("round", {Col(MakeDecimals(4, 2, {9999})), Col(MakeNumeric<int32_t>(int32(), {1}))})
+          .status()
+          .code(),
+      StatusCode::kInvalid);
   EXPECT_EQ(
       DefaultRegistry().Find("round").ValueOrDie()->Resolve({float64(), float64()}).status().code(),
       StatusCode::kTypeError);
@@ -217,7 +218,7 @@ TEST(MathFloatFunctionsTest, ValuesAndDomains) {
   EXPECT_EQ(One("cos", {F64Scalar(0.0)}), 1.0);
   EXPECT_TRUE(std::signbit(One("tan", {F64Scalar(-0.0)})));
 
-  auto col = Call("exp", {Col(MakeArray<int32_t>(int32(), {0, std::nullopt}))});
+  auto col = Call("exp", {Col(MakeNumeric<int32_t>(int32(), {0, std::nullopt}))});
   ASSERT_TRUE(col.ok());
   EXPECT_EQ(Values<double>(*col), (Doubles{1.0, std::nullopt}));
   EXPECT_EQ(DefaultRegistry().Find("sqrt").ValueOrDie()->resolve({date32()}).status().code(),

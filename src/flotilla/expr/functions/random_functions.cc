@@ -55,16 +55,19 @@ Result<Datum> UuidExec(const Args&, int64_t num_rows) {
 }  // namespace
 
 Status RegisterRandomFunctions(FunctionRegistry* r) {
-  ScalarFunction random{"random",
-                        "A float64 drawn uniformly from [0, 1), a new one for every row.", 0, 0,
-                        [](const Types&) -> Result<TypePtr> { return float64(); }, RandomExec};
+  ScalarFunction random{
+      "random", "A float64 drawn uniformly from [0, 1), a new one for every row.", 0,
+      0,        [](const Types&) -> Result<TypePtr> { return float64(); },         RandomExec};
   random.is_volatile = true;
   FLOTILLA_RETURN_NOT_OK(r->Add(std::move(random)));
   for (const char* name : {"uuid", "gen_random_uuid"}) {
     ScalarFunction uuid{name,
                         "A random (version 4) UUID as text, "
                         "xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx, a new one for every row.",
-                        0, 0, [](const Types&) -> Result<TypePtr> { return utf8(); }, UuidExec};
+                        0,
+                        0,
+                        [](const Types&) -> Result<TypePtr> { return utf8(); },
+                        UuidExec};
     uuid.is_volatile = true;
     FLOTILLA_RETURN_NOT_OK(r->Add(std::move(uuid)));
   }

@@ -170,10 +170,10 @@ Status Pad(const std::vector<Datum>& args, int64_t row, bool left, std::string* 
   const int64_t fill_chars = static_cast<int64_t>(fb.size()) - 1;
   const int64_t missing = length - n;
   // Each missing character is one of the fill's, at most fill.size() bytes.
-  FLOTILLA_RETURN_NOT_OK(CheckValueSize(
-      std::string(left ? "lpad" : "rpad") + "() to " + std::to_string(length) +
-          " characters at row " + std::to_string(row),
-      static_cast<uint64_t>(missing), fill.size()));
+  FLOTILLA_RETURN_NOT_OK(CheckValueSize(std::string(left ? "lpad" : "rpad") + "() to " +
+                                            std::to_string(length) + " characters at row " +
+                                            std::to_string(row),
+                                        static_cast<uint64_t>(missing), fill.size()));
   std::string padding;
   for (int64_t i = 0; i < missing; ++i) {
     int64_t c = i % fill_chars;
@@ -372,14 +372,16 @@ Status RegisterBasicStringFunctions(FunctionRegistry* r) {
              size_t start = 0;
              while (true) {
                const size_t at = s.find(delim, start);
-               parts.push_back(s.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+               parts.push_back(s.substr(
+                   start, at == std::string_view::npos ? std::string_view::npos : at - start));
                if (at == std::string_view::npos) break;
                start = at + delim.size();
              }
            }
            const int64_t count = static_cast<int64_t>(parts.size());
            const int64_t index = k > 0 ? k - 1 : count + k;
-           if (k != 0 && index >= 0 && index < count) out->append(parts[static_cast<size_t>(index)]);
+           if (k != 0 && index >= 0 && index < count)
+             out->append(parts[static_cast<size_t>(index)]);
            return Status::OK();
          });
        }}));

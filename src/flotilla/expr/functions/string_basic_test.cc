@@ -5,7 +5,7 @@
 namespace flotilla::expr::functions {
 
 using namespace flotilla::testing;  // NOLINT
-using flotilla::testing::Call;  // not expr::Call: these call a function on datums
+using flotilla::testing::Call;      // not expr::Call: these call a function on datums
 
 namespace {
 
@@ -196,8 +196,8 @@ TEST(StringBasicTest, TypeErrorsNameFunctionAndArgument) {
 
 TEST(StringBasicTest, PositionsPartsAndCodePoints) {
   // Positions count characters, not bytes; 0 when absent.
-  EXPECT_EQ(CallToString("strpos", {Col(Strings({"hello", "h\xC3\xA9llo", "x", std::nullopt})),
-                                    LitS("llo")}),
+  EXPECT_EQ(CallToString("strpos",
+                         {Col(Strings({"hello", "h\xC3\xA9llo", "x", std::nullopt})), LitS("llo")}),
             "[3, 3, 0, null]");
   EXPECT_EQ(CallToString("split_part", {Col(Strings({"a,b,c", "a,b,c", "a", ""})), LitS(","),
                                         Col(Ints({2, -1, 3, 1}))}),

@@ -47,15 +47,14 @@ Result<Datum> DigestExec(const Args& args, int64_t num_rows) {
 }  // namespace
 
 Status RegisterDigestFunctions(FunctionRegistry* r) {
-  FLOTILLA_RETURN_NOT_OK(r->Add({"md5",
-                                 "The MD5 digest of the string's bytes as 32 hex digits; null for "
-                                 "null.",
-                                 1, 1, [](const Types& t) { return ResolveDigest("md5", t); },
-                                 DigestExec<EVP_md5>}));
-  return r->Add({"sha256",
-                 "The SHA-256 digest of the string's bytes as 64 hex digits; null for null.", 1, 1,
-                 [](const Types& t) { return ResolveDigest("sha256", t); },
-                 DigestExec<EVP_sha256>});
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"md5",
+              "The MD5 digest of the string's bytes as 32 hex digits; null for "
+              "null.",
+              1, 1, [](const Types& t) { return ResolveDigest("md5", t); }, DigestExec<EVP_md5>}));
+  return r->Add(
+      {"sha256", "The SHA-256 digest of the string's bytes as 64 hex digits; null for null.", 1, 1,
+       [](const Types& t) { return ResolveDigest("sha256", t); }, DigestExec<EVP_sha256>});
 }
 
 }  // namespace flotilla::expr::functions

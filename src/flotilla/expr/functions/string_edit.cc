@@ -70,7 +70,8 @@ Result<Datum> LevenshteinExec(const Args& args, int64_t num_rows) {
     if (a.size() < b.size()) std::swap(a, b);  // the shorter one indexes the rows kept
     previous.resize(b.size() + 1);
     current.resize(b.size() + 1);
-    for (size_t j = 0; j <= b.size(); ++j) previous[j] = static_cast<int64_t>(j);
+    for (size_t j = 0; j <= b.size(); ++j)
+      previous[j] = static_cast<int64_t>(j);
     for (size_t i = 1; i <= a.size(); ++i) {
       current[0] = static_cast<int64_t>(i);
       for (size_t j = 1; j <= b.size(); ++j) {
@@ -95,7 +96,8 @@ Result<Datum> HammingExec(const Args& args, int64_t num_rows) {
   return MapValues<int64_t>(args, num_rows, int64(), [&](int64_t row) {
     const std::string_view a = ViewAt(args[0], row), b = ViewAt(args[1], row);
     int64_t differ = 0;
-    for (size_t i = 0; i < a.size(); ++i) differ += a[i] != b[i];
+    for (size_t i = 0; i < a.size(); ++i)
+      differ += a[i] != b[i];
     return differ;
   });
 }
@@ -107,14 +109,13 @@ Status RegisterEditFunctions(FunctionRegistry* r) {
       {"translate",
        "translate(s, from, to): each character of `from` in s replaced by the character at the "
        "same position of `to`, or removed when `to` is shorter; null if any argument is null.",
-       3, 3, [](const Types& t) { return ResolveSignature("translate", t, "s"); },
-       TranslateExec}));
-  FLOTILLA_RETURN_NOT_OK(r->Add(
-      {"levenshtein",
-       "The least number of single-byte insertions, deletions and substitutions turning one "
-       "string into the other (bytes, as DuckDB's); null if either is null.",
-       2, 2, [](const Types& t) { return ResolveSignature("levenshtein", t, "s", int64()); },
-       LevenshteinExec}));
+       3, 3, [](const Types& t) { return ResolveSignature("translate", t, "s"); }, TranslateExec}));
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"levenshtein",
+              "The least number of single-byte insertions, deletions and substitutions turning one "
+              "string into the other (bytes, as DuckDB's); null if either is null.",
+              2, 2, [](const Types& t) { return ResolveSignature("levenshtein", t, "s", int64()); },
+              LevenshteinExec}));
   return r->Add({"hamming",
                  "The number of byte positions at which two strings of equal length differ; an "
                  "error for different lengths, null if either is null.",

@@ -83,7 +83,8 @@ Result<Datum> FormatExec(const Args& raw, int64_t num_rows) {
       continue;
     }
     store.clear();
-    for (size_t i = 1; i < args.size(); ++i) Push(&store, args[i], row);
+    for (size_t i = 1; i < args.size(); ++i)
+      Push(&store, args[i], row);
     const std::string_view pattern = ViewAt(args[0], row);
     try {
       std::string text;

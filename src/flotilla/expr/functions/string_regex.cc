@@ -88,7 +88,8 @@ std::string GlobToRegex(std::string_view glob) {
       size_t j = i + 1;
       if (j < glob.size() && (glob[j] == '!' || glob[j] == '^')) ++j;
       if (j < glob.size() && glob[j] == ']') ++j;  // a leading ] is a member
-      while (j < glob.size() && glob[j] != ']') ++j;
+      while (j < glob.size() && glob[j] != ']')
+        ++j;
       if (j >= glob.size()) {
         out += "\\[";
         continue;

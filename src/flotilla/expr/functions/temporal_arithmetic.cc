@@ -15,9 +15,9 @@ using functions::MakeOutput;
 using functions::OutputRows;
 using functions::ViewAt;
 
-
 Status CheckTemporal(std::string_view name, const std::vector<TypePtr>& types, size_t i) {
-  if (!types[i]->is_date_or_timestamp()) return ArgumentTypeError(name, i, "a date or timestamp", types[i]);
+  if (!types[i]->is_date_or_timestamp())
+    return ArgumentTypeError(name, i, "a date or timestamp", types[i]);
   return TemporalReader::Make(types[i], name).status();
 }
 
@@ -180,8 +180,7 @@ Result<Datum> ExecDateSub(const std::vector<Datum>& args, int64_t num_rows) {
 }
 
 Result<TypePtr> ResolveDateTrunc(const std::vector<TypePtr>& types) {
-  if (!types[0]->is_string())
-    return ArgumentTypeError("date_trunc", 0, "a string unit", types[0]);
+  if (!types[0]->is_string()) return ArgumentTypeError("date_trunc", 0, "a string unit", types[0]);
   FLOTILLA_RETURN_NOT_OK(CheckTemporal("date_trunc", types, 1));
   return types[1];
 }

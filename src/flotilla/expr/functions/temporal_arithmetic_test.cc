@@ -9,7 +9,7 @@ namespace {
 using testing::Call;
 using testing::Col;
 using testing::I64Scalar;
-using testing::MakeArray;
+using testing::MakeNumeric;
 using testing::Scalar;
 using testing::StrScalar;
 using testing::Values;
@@ -20,10 +20,10 @@ int32_t D(int64_t y, unsigned m, unsigned d) {
   return DaysFromCivil(y, m, d);
 }
 Datum DateScalar(int32_t days) {
-  return Scalar(MakeArray<int32_t>(date32(), {days}));
+  return Scalar(MakeNumeric<int32_t>(date32(), {days}));
 }
 Datum TsScalar(TimeUnit unit, int64_t v) {
-  return Scalar(MakeArray<int64_t>(timestamp(unit), {v}));
+  return Scalar(MakeNumeric<int64_t>(timestamp(unit), {v}));
 }
 
 /// date_add/date_sub on one date; the result or the error.
@@ -90,15 +90,15 @@ TEST(TemporalDateAddTest, Timestamps) {
   // -05:00 is 2024-02-01 01:00 UTC; + 1 month = 2024-02-29 20:00 local = 2024-03-01 01:00 UTC.
   const int64_t utc = int64_t{D(2024, 2, 1)} * 86400 + 3600;
   auto out =
-      Call("date_add", {Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kSecond, "-05:00"), {utc})),
+      Call("date_add", {Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond, "-05:00"), {utc})),
                         I64Scalar(1), StrScalar("month")});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(*Values<int64_t>(*out)[0], int64_t{D(2024, 3, 1)} * 86400 + 3600);
 }
 
 TEST(TemporalDateAddTest, ColumnsNullsAndTypes) {
-  Datum dates = Col(MakeArray<int32_t>(date32(), {D(2024, 1, 31), std::nullopt, 0, 0}));
-  Datum counts = Col(MakeArray<int32_t>(int32(), {1, 1, std::nullopt, -2}));
+  Datum dates = Col(MakeNumeric<int32_t>(date32(), {D(2024, 1, 31), std::nullopt, 0, 0}));
+  Datum counts = Col(MakeNumeric<int32_t>(int32(), {1, 1, std::nullopt, -2}));
   auto out = Call("date_add", {dates, counts, StrScalar("month")});
   ASSERT_TRUE(out.ok()) << out.status().ToString();
   EXPECT_EQ(Values<int32_t>(*out),
@@ -107,8 +107,8 @@ TEST(TemporalDateAddTest, ColumnsNullsAndTypes) {
                                  Col(testing::MakeStrings({"day", "week", std::nullopt}))});
   ASSERT_TRUE(units.ok());
   EXPECT_EQ(Values<int32_t>(*units), (I32s{1, 7, std::nullopt}));
-  auto empty =
-      Call("date_sub", {Col(MakeArray<int32_t>(date32(), {})), I64Scalar(1), StrScalar("day")}, 0);
+  auto empty = Call("date_sub",
+                    {Col(MakeNumeric<int32_t>(date32(), {})), I64Scalar(1), StrScalar("day")}, 0);
   ASSERT_TRUE(empty.ok());
   EXPECT_EQ(empty->array().length(), 0);
 
@@ -152,13 +152,13 @@ TEST(TemporalDateTruncTest, DatesAndTimestamps) {
   // UTC; the local day starts at 1970-01-01 00:00 +05:30 = -19800 s.
   auto out = Call("date_trunc",
                   {StrScalar("day"),
-                   Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kSecond, "+05:30"), {-9000}))});
+                   Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond, "+05:30"), {-9000}))});
   ASSERT_TRUE(out.ok());
   EXPECT_EQ(*Values<int64_t>(*out)[0], -19800);
   EXPECT_TRUE(out->type()->Equals(*timestamp(TimeUnit::kSecond, "+05:30")));
 
-  auto nulls =
-      Call("date_trunc", {StrScalar("day"), Col(MakeArray<int32_t>(date32(), {std::nullopt, 3}))});
+  auto nulls = Call("date_trunc",
+                    {StrScalar("day"), Col(MakeNumeric<int32_t>(date32(), {std::nullopt, 3}))});
   ASSERT_TRUE(nulls.ok());
   EXPECT_EQ(Values<int32_t>(*nulls), (I32s{std::nullopt, 3}));
   EXPECT_FALSE(Call("date_trunc", {StrScalar("decade"), DateScalar(0)}).ok());
@@ -195,9 +195,9 @@ TEST(TemporalDateDiffTest, BoundariesCrossed) {
                  TsScalar(TimeUnit::kSecond, int64_t{D(2024, 1, 1)} * 86400 + 5 * 3600)),
             5);
 
-  auto cols = Call(
-      "date_diff",
-      {StrScalar("day"), Col(MakeArray<int32_t>(date32(), {0, std::nullopt, 10})), DateScalar(5)});
+  auto cols = Call("date_diff",
+                   {StrScalar("day"), Col(MakeNumeric<int32_t>(date32(), {0, std::nullopt, 10})),
+                    DateScalar(5)});
   ASSERT_TRUE(cols.ok());
   EXPECT_EQ(Values<int64_t>(*cols), (I64s{5, std::nullopt, -5}));
   // Nanoseconds between far-apart seconds-unit timestamps do not fit int64.
@@ -207,7 +207,7 @@ TEST(TemporalDateDiffTest, BoundariesCrossed) {
 }
 
 TEST(TemporalLastDayTest, MonthEnds) {
-  Datum x = Col(MakeArray<int32_t>(
+  Datum x = Col(MakeNumeric<int32_t>(
       date32(), {D(2024, 2, 10), D(1900, 2, 10), D(2000, 2, 1), D(1969, 12, 1), std::nullopt}));
   auto out = Call("last_day", {x});
   ASSERT_TRUE(out.ok());
@@ -235,8 +235,8 @@ TEST(TemporalMakeDateTest, ValidAndInvalid) {
   EXPECT_FALSE(make(2024, 0, 1).ok());
   EXPECT_FALSE(make(2024, 4, 31).ok());
 
-  auto cols = Call("make_date", {Col(MakeArray<int16_t>(int16(), {2024, std::nullopt})),
-                                 Col(MakeArray<int8_t>(int8(), {1, 1})), I64Scalar(1)});
+  auto cols = Call("make_date", {Col(MakeNumeric<int16_t>(int16(), {2024, std::nullopt})),
+                                 Col(MakeNumeric<int8_t>(int8(), {1, 1})), I64Scalar(1)});
   ASSERT_TRUE(cols.ok());
   EXPECT_EQ(Values<int32_t>(*cols), (I32s{D(2024, 1, 1), std::nullopt}));
   EXPECT_EQ(DefaultRegistry()

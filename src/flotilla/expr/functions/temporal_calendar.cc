@@ -4,9 +4,9 @@
 #include <array>
 #include <cctype>
 
+#include "flotilla/columnar/decimal.h"
 #include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
-#include "flotilla/columnar/decimal.h"
 
 namespace flotilla::expr::temporal {
 

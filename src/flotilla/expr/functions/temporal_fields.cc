@@ -5,10 +5,9 @@
 #include <cctype>
 #include <utility>
 
+#include "flotilla/columnar/builder.h"
 #include "flotilla/common/ascii.h"
 #include "flotilla/common/suggest.h"
-#include "flotilla/columnar/builder.h"
-#include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/arguments.h"
 #include "flotilla/expr/functions/temporal_calendar.h"
 #include "flotilla/expr/functions/temporal_kernels.h"
@@ -23,9 +22,8 @@ using functions::OutputRows;
 
 constexpr std::string_view FieldFunctionName(DateField f) {
   constexpr std::array<std::string_view, 15> kNames = {
-      "year",        "quarter", "month",   "day",  "isodow", "dayofweek",   "day_of_week",
-      "day_of_year", "week",    "isoyear", "hour", "minute", "second",      "millisecond",
-      "microsecond"};
+      "year", "quarter", "month", "day",    "isodow", "dayofweek",   "day_of_week", "day_of_year",
+      "week", "isoyear", "hour",  "minute", "second", "millisecond", "microsecond"};
   return kNames[static_cast<size_t>(f)];
 }
 
@@ -110,11 +108,11 @@ Result<DateField> ParseField(std::string_view text) {
                          "isoyear, hour, minute, second, millisecond or microsecond");
 }
 
-
 template <DateField F>
 Result<TypePtr> ResolveFieldFn(const std::vector<TypePtr>& types) {
   constexpr std::string_view kName = FieldFunctionName(F);
-  if (!types[0]->is_date_or_timestamp()) return ArgumentTypeError(kName, 0, "a date or timestamp", types[0]);
+  if (!types[0]->is_date_or_timestamp())
+    return ArgumentTypeError(kName, 0, "a date or timestamp", types[0]);
   // Fail at bind time, not per batch, for zones we cannot convert.
   FLOTILLA_RETURN_NOT_OK(TemporalReader::Make(types[0], kName));
   return int64();
@@ -150,7 +148,8 @@ Result<TypePtr> ResolveExtractNamed(const std::vector<TypePtr>& types, std::stri
   if (!types[0]->is_string()) {
     return ArgumentTypeError(name, 0, "a string field name", types[0]);
   }
-  if (!types[1]->is_date_or_timestamp()) return ArgumentTypeError(name, 1, "a date or timestamp", types[1]);
+  if (!types[1]->is_date_or_timestamp())
+    return ArgumentTypeError(name, 1, "a date or timestamp", types[1]);
   FLOTILLA_RETURN_NOT_OK(TemporalReader::Make(types[1], name));
   return int64();
 }

@@ -8,7 +8,7 @@ namespace {
 
 using testing::Call;
 using testing::Col;
-using testing::MakeArray;
+using testing::MakeNumeric;
 using testing::Scalar;
 using testing::StrScalar;
 using testing::Values;
@@ -19,7 +19,7 @@ int32_t D(int64_t y, unsigned m, unsigned d) {
 }
 
 Datum Dates(const std::vector<std::optional<int32_t>>& days) {
-  return Col(MakeArray<int32_t>(date32(), days));
+  return Col(MakeNumeric<int32_t>(date32(), days));
 }
 
 I64s Field(const std::string& name, const Datum& x) {
@@ -57,9 +57,10 @@ TEST(TemporalFieldsTest, YearMatchesTheCivilCalendarEverywhere) {
   // year() has a one-division path for 1901..2099: every day from 1850 to 2150 (both edges of
   // that range, 1900 and 2100 not leap) and far dates must agree with the full conversion.
   std::vector<std::optional<int32_t>> days;
-  for (int32_t d = D(1850, 1, 1); d <= D(2150, 12, 31); ++d) days.push_back(d);
-  for (int32_t d : {D(-4000, 2, 29), D(1, 1, 1), D(9999, 12, 31), D(1901, 1, 1) - 1,
-                    D(2100, 1, 1), D(2100, 3, 1)})
+  for (int32_t d = D(1850, 1, 1); d <= D(2150, 12, 31); ++d)
+    days.push_back(d);
+  for (int32_t d : {D(-4000, 2, 29), D(1, 1, 1), D(9999, 12, 31), D(1901, 1, 1) - 1, D(2100, 1, 1),
+                    D(2100, 3, 1)})
     days.push_back(d);
   const I64s years = Field("year", Dates(days));
   ASSERT_EQ(years.size(), days.size());
@@ -91,7 +92,7 @@ TEST(TemporalFieldsTest, TimestampsOfEveryUnit) {
   for (const Case& c : {Case{TimeUnit::kSecond, ms / 1000}, Case{TimeUnit::kMilli, ms},
                         Case{TimeUnit::kMicro, ms * 1000}, Case{TimeUnit::kNano, ms * 1000000}}) {
     SCOPED_TRACE(TimeUnitName(c.unit));
-    Datum x = Col(MakeArray<int64_t>(timestamp(c.unit), {c.value, std::nullopt}));
+    Datum x = Col(MakeNumeric<int64_t>(timestamp(c.unit), {c.value, std::nullopt}));
     EXPECT_EQ(Field("year", x), (I64s{2024, std::nullopt}));
     EXPECT_EQ(Field("month", x), (I64s{2, std::nullopt}));
     EXPECT_EQ(Field("day", x), (I64s{29, std::nullopt}));
@@ -106,32 +107,32 @@ TEST(TemporalFieldsTest, TimestampsOfEveryUnit) {
 
 TEST(TemporalFieldsTest, NegativeTimestamps) {
   // One unit before the epoch is 1969-12-31 23:59:59.999...
-  Datum s = Col(MakeArray<int64_t>(timestamp(TimeUnit::kSecond), {-1}));
+  Datum s = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond), {-1}));
   EXPECT_EQ(Field("year", s), (I64s{1969}));
   EXPECT_EQ(Field("day", s), (I64s{31}));
   EXPECT_EQ(Field("hour", s), (I64s{23}));
   EXPECT_EQ(Field("second", s), (I64s{59}));
-  Datum ms = Col(MakeArray<int64_t>(timestamp(TimeUnit::kMilli), {-1}));
+  Datum ms = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli), {-1}));
   EXPECT_EQ(Field("millisecond", ms), (I64s{59999}));
-  Datum us = Col(MakeArray<int64_t>(timestamp(TimeUnit::kMicro), {-1}));
+  Datum us = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kMicro), {-1}));
   EXPECT_EQ(Field("microsecond", us), (I64s{59999999}));
-  Datum ns = Col(MakeArray<int64_t>(timestamp(TimeUnit::kNano), {-1, 1}));
+  Datum ns = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kNano), {-1, 1}));
   EXPECT_EQ(Field("minute", ns), (I64s{59, 0}));
   EXPECT_EQ(Field("microsecond", ns), (I64s{59999999, 0}));
   // 1900-01-01 00:00:00 in seconds.
-  Datum old = Col(MakeArray<int64_t>(timestamp(TimeUnit::kSecond), {-25567LL * 86400}));
+  Datum old = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond), {-25567LL * 86400}));
   EXPECT_EQ(Field("year", old), (I64s{1900}));
   EXPECT_EQ(Field("day_of_week", old), (I64s{0}));  // a Monday
   EXPECT_EQ(Field("isodow", old), (I64s{1}));
 }
 
 TEST(TemporalFieldsTest, TimeZones) {
-  Datum utc = Col(MakeArray<int64_t>(timestamp(TimeUnit::kSecond, "UTC"), {0}));
+  Datum utc = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond, "UTC"), {0}));
   EXPECT_EQ(Field("hour", utc), (I64s{0}));
-  Datum india = Col(MakeArray<int64_t>(timestamp(TimeUnit::kSecond, "+05:30"), {0}));
+  Datum india = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond, "+05:30"), {0}));
   EXPECT_EQ(Field("hour", india), (I64s{5}));
   EXPECT_EQ(Field("minute", india), (I64s{30}));
-  Datum west = Col(MakeArray<int64_t>(timestamp(TimeUnit::kMilli, "-08:00"), {0}));
+  Datum west = Col(MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli, "-08:00"), {0}));
   EXPECT_EQ(Field("year", west), (I64s{1969}));
   EXPECT_EQ(Field("day", west), (I64s{31}));
   EXPECT_EQ(Field("hour", west), (I64s{16}));
@@ -146,7 +147,7 @@ TEST(TemporalFieldsTest, TimeZones) {
 }
 
 TEST(TemporalFieldsTest, ScalarEmptyAndTypeErrors) {
-  auto out = Call("year", {Scalar(MakeArray<int32_t>(date32(), {19782}))});
+  auto out = Call("year", {Scalar(MakeNumeric<int32_t>(date32(), {19782}))});
   ASSERT_TRUE(out.ok());
   EXPECT_TRUE(out->is_scalar());
   EXPECT_EQ(Values<int64_t>(*out), (I64s{2024}));
@@ -179,7 +180,7 @@ TEST(TemporalFieldsTest, ExtractAndDatePart) {
 
   // A column of field names.
   auto per_row = Call("extract", {Col(testing::MakeStrings({"month", "day"})),
-                                  Scalar(MakeArray<int32_t>(date32(), {D(1999, 7, 4)}))});
+                                  Scalar(MakeNumeric<int32_t>(date32(), {D(1999, 7, 4)}))});
   ASSERT_TRUE(per_row.ok());
   EXPECT_EQ(Values<int64_t>(*per_row), (I64s{7, 4}));
 

@@ -8,7 +8,7 @@ namespace {
 
 using testing::Call;
 using testing::Col;
-using testing::MakeArray;
+using testing::MakeNumeric;
 using testing::MakeStrings;
 using testing::Scalar;
 using testing::StringValues;
@@ -35,23 +35,23 @@ Result<int64_t> Strptime(const std::string& text, const std::string& format) {
 TEST(TemporalStrftimeTest, Specifiers) {
   // 2024-02-29 13:04:05.000123 (a Thursday, day 60).
   const int64_t us = int64_t{19782} * kMicrosPerDay + (13 * 3600 + 4 * 60 + 5) * 1'000'000LL + 123;
-  Datum x = Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kMicro), {us}));
+  Datum x = Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kMicro), {us}));
   EXPECT_EQ(Strftime(x, "%Y-%m-%d %H:%M:%S.%f"), "2024-02-29 13:04:05.000123");
   EXPECT_EQ(Strftime(x, "%a %A %b %B %j %y %I %p %%"), "Thu Thursday Feb February 060 24 01 PM %");
   EXPECT_EQ(Strftime(x, "%F %T"), "2024-02-29 13:04:05");
   EXPECT_EQ(Strftime(x, "[%z]"), "[]");  // no time zone, no offset
 
-  Datum before = Scalar(MakeArray<int32_t>(date32(), {-1}));
+  Datum before = Scalar(MakeNumeric<int32_t>(date32(), {-1}));
   EXPECT_EQ(Strftime(before, "%d/%m/%Y %I%p %a"), "31/12/1969 12AM Wed");
-  Datum ns = Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kNano), {-1}));
+  Datum ns = Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kNano), {-1}));
   EXPECT_EQ(Strftime(ns, "%T.%f"), "23:59:59.999999");
-  Datum offset = Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kSecond, "+05:30"), {0}));
+  Datum offset = Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kSecond, "+05:30"), {0}));
   EXPECT_EQ(Strftime(offset, "%H:%M %z"), "05:30 +0530");
-  Datum utc = Scalar(MakeArray<int64_t>(timestamp(TimeUnit::kMilli, "UTC"), {0}));
+  Datum utc = Scalar(MakeNumeric<int64_t>(timestamp(TimeUnit::kMilli, "UTC"), {0}));
   EXPECT_EQ(Strftime(utc, "%Y %z"), "1970 +0000");
 
   auto col =
-      Call("strftime", {Col(MakeArray<int32_t>(date32(), {0, std::nullopt})), StrScalar("%Y")});
+      Call("strftime", {Col(MakeNumeric<int32_t>(date32(), {0, std::nullopt})), StrScalar("%Y")});
   ASSERT_TRUE(col.ok());
   EXPECT_EQ(StringValues(*col), (Strs{"1970", std::nullopt}));
 

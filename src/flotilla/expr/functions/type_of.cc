@@ -19,7 +19,8 @@ Result<Datum> TypeOfExec(const Args& args, int64_t num_rows) {
   StringBuilder builder(utf8());
   const std::string name = SqlTypeName(*args[0].type());
   const int64_t n = OutputRows(args, num_rows);
-  for (int64_t row = 0; row < n; ++row) FLOTILLA_RETURN_NOT_OK(builder.Append(name));
+  for (int64_t row = 0; row < n; ++row)
+    FLOTILLA_RETURN_NOT_OK(builder.Append(name));
   FLOTILLA_ASSIGN_OR_RETURN(Array out, builder.Finish());
   return args[0].is_scalar() ? Datum::Scalar(std::move(out)) : Datum::Column(std::move(out));
 }

@@ -1,8 +1,8 @@
 #include "flotilla/expr/functions/utf8_text.h"
 
-#include <cstring>
-
 #include <utf8proc.h>
+
+#include <cstring>
 
 namespace flotilla::expr::functions {
 
@@ -24,7 +24,8 @@ bool IsAscii(const char* p, int64_t n) {
     std::memcpy(&word, p + i, 8);
     any |= word;
   }
-  for (; i < n; ++i) any |= static_cast<unsigned char>(p[i]);
+  for (; i < n; ++i)
+    any |= static_cast<unsigned char>(p[i]);
   return (any & 0x8080808080808080ULL) == 0;
 }
 

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <filesystem>
 #include <fstream>
 
@@ -43,7 +42,8 @@ std::vector<std::vector<std::string>> Tokens(std::string_view data, CsvParseOpti
   std::vector<std::vector<std::string>> out;
   for (int64_t r = 0; r < rows.num_rows(); ++r) {
     out.emplace_back();
-    for (int c = 0; c < rows.num_columns(); ++c) out.back().emplace_back(rows.field(r, c));
+    for (int c = 0; c < rows.num_columns(); ++c)
+      out.back().emplace_back(rows.field(r, c));
   }
   return out;
 }
@@ -91,7 +91,8 @@ TEST(CsvTokenizer, ErrorsNameTheLine) {
 
 TEST(CsvTokenizer, SplitRowsRespectsQuotedNewlines) {
   std::string data;
-  for (int i = 0; i < 200; ++i) data += std::to_string(i) + ",\"line\nbreak " + std::to_string(i) + "\"\n";
+  for (int i = 0; i < 200; ++i)
+    data += std::to_string(i) + ",\"line\nbreak " + std::to_string(i) + "\"\n";
   auto file = io::MemoryFile(nullptr, "t.csv");
   text::LineLocator where(file.get(), 0, data);
   auto starts = SplitRows(data, 0, {}, 100, where);
@@ -115,13 +116,18 @@ TEST(CsvTokenizer, SplitRowsRespectsQuotedNewlines) {
 
 // A UTF-8 byte-order mark is skipped, with a header and without one.
 TEST_F(CsvTest, ByteOrderMarkIsNotPartOfTheFirstName) {
-  auto batch = Read({Write("bom.csv", "\xEF\xBB\xBF" "a,b\n1,x\n2,y\n")});
+  auto batch = Read({Write("bom.csv",
+                           "\xEF\xBB\xBF"
+                           "a,b\n1,x\n2,y\n")});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_EQ(batch->schema()->ToString(), "a: int64\nb: string\n");
   EXPECT_EQ(batch->column(0).ToString(), "[1, 2]");
   CsvReadOptions headerless;
   headerless.parse.has_header = false;
-  batch = Read({Write("bom2.csv", "\xEF\xBB\xBF" "7,x\n")}, headerless);
+  batch = Read({Write("bom2.csv",
+                      "\xEF\xBB\xBF"
+                      "7,x\n")},
+               headerless);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_EQ(batch->column(0).ToString(), "[7]");
 }
@@ -150,12 +156,14 @@ TEST_F(CsvTest, WideHeadersOfOneNameAndLongerThanTheSample) {
 }
 
 TEST_F(CsvTest, InfersTypesFromTheValues) {
-  const std::string path = Write(
-      "t.csv",
-      "i,f,b,d,ts,tz,s,mixed,empty,big,zip,t\n"
-      "1,1.5,true,2024-02-29,2024-01-01 10:00:00,2024-01-01T10:00:00Z,x,1,,9223372036854775808,02134,10:00:00\n"
-      "-2,2,FALSE,1969-12-31,2024-01-01 10:00:00.25,2024-01-01 12:00:00+02:00,\"\",a,,1,10001,23:59:59.5\n"
-      ",nan,,,,,,,,,,\n");
+  const std::string path =
+      Write("t.csv",
+            "i,f,b,d,ts,tz,s,mixed,empty,big,zip,t\n"
+            "1,1.5,true,2024-02-29,2024-01-01 "
+            "10:00:00,2024-01-01T10:00:00Z,x,1,,9223372036854775808,02134,10:00:00\n"
+            "-2,2,FALSE,1969-12-31,2024-01-01 10:00:00.25,2024-01-01 "
+            "12:00:00+02:00,\"\",a,,1,10001,23:59:59.5\n"
+            ",nan,,,,,,,,,,\n");
   auto batch = Read({path});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   const Schema& s = *batch->schema();
@@ -200,7 +208,8 @@ TEST_F(CsvTest, ConversionErrorsNameFileLineColumnAndValue) {
   auto batch = Read({Write("bad.csv", "a,b\n1,2024-01-01\n2,2024-13-01\n")}, options);
   ASSERT_FALSE(batch.ok());
   const std::string m = batch.status().message();
-  EXPECT_NE(m.find("cannot read '2024-13-01' as date32 in column 'b' at line 3"), std::string::npos) << m;
+  EXPECT_NE(m.find("cannot read '2024-13-01' as date32 in column 'b' at line 3"), std::string::npos)
+      << m;
   EXPECT_NE(m.find("bad.csv"), std::string::npos) << m;
 
   batch = Read({Write("wide.csv", "a,b\n99999999999,2024-01-01\n")}, options);
@@ -209,13 +218,15 @@ TEST_F(CsvTest, ConversionErrorsNameFileLineColumnAndValue) {
 
   batch = Read({Write("utf8.csv", "a\n\xff\xfe\n")});
   ASSERT_FALSE(batch.ok());
-  EXPECT_NE(batch.status().message().find("invalid UTF-8 in column 'a' at line 2"), std::string::npos)
+  EXPECT_NE(batch.status().message().find("invalid UTF-8 in column 'a' at line 2"),
+            std::string::npos)
       << batch.status().message();
 
   // Each value is checked, not only their concatenation ("\xd7" + "\xb2" is one character).
   batch = Read({Write("split.csv", "a\nx\xd7\n\xb2y\n")});
   ASSERT_FALSE(batch.ok());
-  EXPECT_NE(batch.status().message().find("invalid UTF-8 in column 'a' at line 2"), std::string::npos)
+  EXPECT_NE(batch.status().message().find("invalid UTF-8 in column 'a' at line 2"),
+            std::string::npos)
       << batch.status().message();
 
   batch = Read({Write("empty.csv", "")});
@@ -301,13 +312,15 @@ TEST_F(CsvTest, WriterRoundTripsEveryFlatType) {
     Int64Builder ts(timestamp(unit, unit == TimeUnit::kMilli ? "UTC" : ""));
     const int64_t span = int64_t{90000000000} / (unit == TimeUnit::kNano ? 100 : 1);
     for (int64_t i = 0; i < 3000; ++i)
-      ASSERT_TRUE((i % 9 == 0 ? ts.AppendNull() : ts.Append((i * 7919 * 104729) % span - span / 2)).ok());
+      ASSERT_TRUE(
+          (i % 9 == 0 ? ts.AppendNull() : ts.Append((i * 7919 * 104729) % span - span / 2)).ok());
     columns.emplace_back(std::string("ts_") + TimeUnitName(unit), *ts.Finish());
   }
   columns.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), 3000, 8, random));
   columns.emplace_back("time_ns", testing::RandomArray(time64(TimeUnit::kNano), 3000, 9, random));
   StringBuilder tricky(utf8());
-  const char* pieces[] = {"", "a,b", "say \"hi\"", "two\nlines", "cr\r\nlf", " padded ", "NA", "日本"};
+  const char* pieces[] = {"",         "a,b",      "say \"hi\"", "two\nlines",
+                          "cr\r\nlf", " padded ", "NA",         "日本"};
   for (int64_t i = 0; i < 3000; ++i)
     ASSERT_TRUE((i % 11 == 0 ? tricky.AppendNull() : tricky.Append(pieces[i % 8])).ok());
   columns.emplace_back("tricky", *tricky.Finish());
@@ -315,7 +328,8 @@ TEST_F(CsvTest, WriterRoundTripsEveryFlatType) {
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
 
   const std::string path = (dir_ / "all.csv").string();
-  ASSERT_TRUE(WriteCsvFile(path, batch->schema(), {batch->Slice(0, 1000), batch->Slice(1000, 2000)}).ok());
+  ASSERT_TRUE(
+      WriteCsvFile(path, batch->schema(), {batch->Slice(0, 1000), batch->Slice(1000, 2000)}).ok());
   CsvReadOptions options;
   options.schema = batch->schema();
   options.chunk_bytes = 20000;  // several tasks
@@ -324,9 +338,9 @@ TEST_F(CsvTest, WriterRoundTripsEveryFlatType) {
   ASSERT_EQ(back->num_rows(), 3000);
   for (int c = 0; c < batch->num_columns(); ++c) {
     Array expected = batch->column(c);
-    EXPECT_TRUE(back->column(c).Equals(expected))
-        << batch->schema()->field(c).ToString() << "\n"
-        << back->column(c).Slice(0, 8).ToString() << "\n" << expected.Slice(0, 8).ToString();
+    EXPECT_TRUE(back->column(c).Equals(expected)) << batch->schema()->field(c).ToString() << "\n"
+                                                  << back->column(c).Slice(0, 8).ToString() << "\n"
+                                                  << expected.Slice(0, 8).ToString();
   }
   EXPECT_FALSE(fs::exists(io::TemporaryPathFor(path)));
 }
@@ -337,7 +351,8 @@ TEST_F(CsvTest, WriterRefusesWhatCsvCannotHold) {
   Status st = WriteCsvFile((dir_ / "b.csv").string(), batch->schema(), {*batch});
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("column 'b' of type binary cannot be written as CSV"),
-            std::string::npos) << st.message();
+            std::string::npos)
+      << st.message();
   EXPECT_FALSE(fs::exists(dir_ / "b.csv"));
 }
 

@@ -1,16 +1,16 @@
 #include "flotilla/io/csv/scan_task.h"
 
-#include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/csv/reader.h"
 #include "flotilla/io/csv/tokenizer.h"
+#include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/text/packed.h"
 
 namespace flotilla::io::csv {
 
 Result<RecordBatch> CsvScanTask::ReadRange(const std::vector<int>& fields,
                                            std::optional<int64_t> limit) const {
-  return ReadCsvRange(range_.file.get(), range_.begin, range_.end, range_.schema, fields,
-                      options_, limit);
+  return ReadCsvRange(range_.file.get(), range_.begin, range_.end, range_.schema, fields, options_,
+                      limit);
 }
 
 std::string CsvScanTask::SerializeOptions() const {
@@ -52,14 +52,14 @@ Result<io::FileScan> PlanCsvScan(const std::vector<std::string>& paths,
     }
   }
   std::vector<std::string> names;
-  for (const auto& file : files) names.push_back(file->name());
+  for (const auto& file : files)
+    names.push_back(file->name());
   FLOTILLA_RETURN_NOT_OK(io::ApplyHivePartitions(names, task_file, &scan));
   return scan;
 }
 
 void RegisterCsvScanTasks(io::ScanTaskRegistry* registry) {
-  (*registry)["csv"] =
-      [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
+  (*registry)["csv"] = [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     std::string packed;
     FLOTILLA_ASSIGN_OR_RETURN(text::TextRange range, text::DeserializeTextRange(bytes, &packed));
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<std::string> parts, text::Unpack(packed, 4));

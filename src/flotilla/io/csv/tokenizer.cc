@@ -15,8 +15,11 @@ class RowScanner {
  public:
   RowScanner(std::string_view data, const CsvParseOptions& options, bool truncated,
              const text::LineLocator& where)
-      : data_(data.data()), n_(static_cast<int64_t>(data.size())), options_(options),
-        truncated_(truncated), where_(where) {
+      : data_(data.data()),
+        n_(static_cast<int64_t>(data.size())),
+        options_(options),
+        truncated_(truncated),
+        where_(where) {
     special_.fill(false);
     special_[static_cast<unsigned char>(options.delimiter)] = true;
     special_['\n'] = special_['\r'] = true;
@@ -28,7 +31,8 @@ class RowScanner {
 
   /// Skips blank lines from `pos`; returns the next row's start (n_ at the end).
   int64_t SkipBlank(int64_t pos) const {
-    while (pos < n_ && (data_[pos] == '\n' || data_[pos] == '\r')) ++pos;
+    while (pos < n_ && (data_[pos] == '\n' || data_[pos] == '\r'))
+      ++pos;
     return pos;
   }
 
@@ -69,7 +73,8 @@ class RowScanner {
         }
       } else {
         const int64_t start = pos;
-        while (pos < n_ && !special_[static_cast<unsigned char>(data_[pos])]) ++pos;
+        while (pos < n_ && !special_[static_cast<unsigned char>(data_[pos])])
+          ++pos;
         FLOTILLA_RETURN_NOT_OK(sink.Field(start, pos, false, false));
       }
       if (pos >= n_) break;
@@ -101,7 +106,8 @@ class RowScanner {
       const void* hit = std::memchr(data_ + pos, options_.quote, static_cast<size_t>(n_ - pos));
       return hit ? static_cast<const char*>(hit) - data_ : n_;
     }
-    while (pos < n_ && data_[pos] != options_.quote && data_[pos] != escape_) ++pos;
+    while (pos < n_ && data_[pos] != options_.quote && data_[pos] != escape_)
+      ++pos;
     return pos;
   }
 
@@ -155,8 +161,7 @@ class RowCollector {
     if (out_->num_columns_ < 0) out_->num_columns_ = fields_in_row_;
     if (fields_in_row_ != out_->num_columns_) {
       return Status::Invalid("expected " + std::to_string(out_->num_columns_) + " fields, found " +
-                             std::to_string(fields_in_row_) + " at " +
-                             where_.Describe(row_start));
+                             std::to_string(fields_in_row_) + " at " + where_.Describe(row_start));
     }
     fields_in_row_ = 0;
     out_->row_offsets_.push_back(row_start);

@@ -58,8 +58,8 @@ struct TokenizeOptions {
 
 /// Tokenizes `data` into `out`. Errors (a row with the wrong number of fields, an unterminated
 /// quote, text after a closing quote) name the place through `where`.
-Status Tokenize(std::string_view data, const CsvParseOptions& options,
-                const TokenizeOptions& how, const text::LineLocator& where, CsvRows* out);
+Status Tokenize(std::string_view data, const CsvParseOptions& options, const TokenizeOptions& how,
+                const text::LineLocator& where, CsvRows* out);
 
 /// Offset just past `lines` rows from the start of `data` (skip_rows and the header).
 Result<int64_t> SkipRows(std::string_view data, const CsvParseOptions& options, int64_t rows,

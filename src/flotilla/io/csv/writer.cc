@@ -84,13 +84,16 @@ Status CsvFileWriter::Write(const RecordBatch& batch) {
   return out_->Write(out.data(), static_cast<int64_t>(out.size()));
 }
 
-Status CsvFileWriter::Close() { return out_->Close(); }
+Status CsvFileWriter::Close() {
+  return out_->Close();
+}
 
 Status WriteCsvFile(const std::string& path, const SchemaPtr& schema,
                     const std::vector<RecordBatch>& batches, const CsvWriteOptions& options) {
   return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> stream) -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(auto writer, CsvFileWriter::Open(std::move(stream), schema, options));
-    for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(writer->Write(b));
+    for (const RecordBatch& b : batches)
+      FLOTILLA_RETURN_NOT_OK(writer->Write(b));
     return writer->Close();
   });
 }

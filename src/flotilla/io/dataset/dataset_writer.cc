@@ -23,7 +23,8 @@ std::string RandomPrefix() {
   std::random_device rd;
   const uint64_t bits = (static_cast<uint64_t>(rd()) << 32) ^ rd();
   char buf[32];
-  std::snprintf(buf, sizeof(buf), "part-%012llx", static_cast<unsigned long long>(bits & 0xffffffffffffULL));
+  std::snprintf(buf, sizeof(buf), "part-%012llx",
+                static_cast<unsigned long long>(bits & 0xffffffffffffULL));
   return buf;
 }
 
@@ -31,7 +32,8 @@ std::string RandomPrefix() {
 
 Result<FileFormat> ParseFileFormat(std::string_view name) {
   std::string lower(name);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : lower)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   if (lower == "parquet") return FileFormat::kParquet;
   if (lower == "csv") return FileFormat::kCsv;
   if (lower == "json" || lower == "ndjson" || lower == "jsonl") return FileFormat::kJson;
@@ -41,9 +43,12 @@ Result<FileFormat> ParseFileFormat(std::string_view name) {
 
 const char* FileExtension(FileFormat format) {
   switch (format) {
-    case FileFormat::kParquet: return "parquet";
-    case FileFormat::kCsv: return "csv";
-    case FileFormat::kJson: return "json";
+    case FileFormat::kParquet:
+      return "parquet";
+    case FileFormat::kCsv:
+      return "csv";
+    case FileFormat::kJson:
+      return "json";
   }
   return "";
 }
@@ -121,7 +126,8 @@ struct DatasetWriter::Impl {
       if (p == p.parent_path()) break;
     }
     std::filesystem::create_directories(dir, ec);
-    if (ec) return Status::IOError("cannot create directory '" + dir.string() + "': " + ec.message());
+    if (ec)
+      return Status::IOError("cannot create directory '" + dir.string() + "': " + ec.message());
     created.insert(created.end(), missing.rbegin(), missing.rend());
     return Status::OK();
   }
@@ -142,12 +148,12 @@ struct DatasetWriter::Impl {
     file.path = (dir / name).string();
     file.temp = TemporaryPathFor(file.path);
     file.values = values;
-    FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> stream, FileOutputStream::Open(file.temp));
+    FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<OutputStream> stream,
+                              FileOutputStream::Open(file.temp));
     files.push_back(file);
     Open o;
     o.file = files.size() - 1;
-    FLOTILLA_ASSIGN_OR_RETURN(o.writer,
-                              OpenFormatWriter(std::move(stream), data_schema, options));
+    FLOTILLA_ASSIGN_OR_RETURN(o.writer, OpenFormatWriter(std::move(stream), data_schema, options));
     open_order.push_back(key);
     return &(open[key] = std::move(o));
   }
@@ -192,10 +198,12 @@ struct DatasetWriter::Impl {
   void RemoveAll() {
     open.clear();  // drops the writers and their streams
     open_order.clear();
-    for (const File& f : files) std::remove((f.renamed ? f.path : f.temp).c_str());
+    for (const File& f : files)
+      std::remove((f.renamed ? f.path : f.temp).c_str());
     // Deepest first; a directory that holds anything else stays.
     std::error_code ec;
-    for (auto it = created.rbegin(); it != created.rend(); ++it) std::filesystem::remove(*it, ec);
+    for (auto it = created.rbegin(); it != created.rend(); ++it)
+      std::filesystem::remove(*it, ec);
   }
 };
 
@@ -238,7 +246,8 @@ Status DatasetWriter::Write(const RecordBatch& batch) {
   Impl& w = *impl_;
   if (w.done) return Status::Invalid("dataset writer already finished");
   if (!batch.schema()->Equals(*w.schema))
-    return Status::Invalid("batch schema differs from the dataset's:\n" + batch.schema()->ToString());
+    return Status::Invalid("batch schema differs from the dataset's:\n" +
+                           batch.schema()->ToString());
   if (w.partition_columns.empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch data, batch.SelectColumns(w.data_columns));
     return w.WriteTo("", {}, std::move(data));
@@ -270,8 +279,9 @@ Status DatasetWriter::Write(const RecordBatch& batch) {
     }
     row_ids[static_cast<size_t>(r)] = it->second;
   }
-  FLOTILLA_ASSIGN_OR_RETURN(std::vector<RecordBatch> parts,
-                            compute::ScatterByPartition(batch, row_ids, static_cast<int>(values.size())));
+  FLOTILLA_ASSIGN_OR_RETURN(
+      std::vector<RecordBatch> parts,
+      compute::ScatterByPartition(batch, row_ids, static_cast<int>(values.size())));
   for (size_t p = 0; p < parts.size(); ++p) {
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch data, parts[p].SelectColumns(w.data_columns));
     FLOTILLA_RETURN_NOT_OK(w.WriteTo(keys[p], values[p], std::move(data)));
@@ -282,11 +292,13 @@ Status DatasetWriter::Write(const RecordBatch& batch) {
 Result<RecordBatch> DatasetWriter::Finish() {
   Impl& w = *impl_;
   if (w.done) return Status::Invalid("dataset writer already finished");
-  while (!w.open_order.empty()) FLOTILLA_RETURN_NOT_OK(w.Close(w.open_order.front()));
+  while (!w.open_order.empty())
+    FLOTILLA_RETURN_NOT_OK(w.Close(w.open_order.front()));
   for (Impl::File& f : w.files) {
     std::error_code ec;
     std::filesystem::rename(f.temp, f.path, ec);
-    if (ec) return Status::IOError("cannot rename '" + f.temp + "' to '" + f.path + "': " + ec.message());
+    if (ec)
+      return Status::IOError("cannot rename '" + f.temp + "' to '" + f.path + "': " + ec.message());
     f.renamed = true;
   }
   w.done = true;

@@ -37,7 +37,8 @@ class DatasetWriterTest : public ::testing::Test {
       EXPECT_TRUE(y.Append(2023 + (i / 7) % 2).ok());
       EXPECT_TRUE(v.Append(i).ok());
     }
-    batch_ = *RecordBatch::FromColumns({{"k", *k.Finish()}, {"y", *y.Finish()}, {"v", *v.Finish()}});
+    batch_ =
+        *RecordBatch::FromColumns({{"k", *k.Finish()}, {"y", *y.Finish()}, {"v", *v.Finish()}});
   }
   void TearDown() override { fs::remove_all(dir_); }
 
@@ -66,9 +67,11 @@ TEST_F(DatasetWriterTest, PartitionedParquetWithSeveralFilesPerPartition) {
   DatasetWriteOptions options;
   options.partition_by = {"k", "y"};
   options.max_rows_per_file = 100;
-  auto written = WriteDataset(dir_.string(), batch_.schema(), {batch_.Slice(0, 400), batch_.Slice(400, 600)}, options);
+  auto written = WriteDataset(dir_.string(), batch_.schema(),
+                              {batch_.Slice(0, 400), batch_.Slice(400, 600)}, options);
   ASSERT_TRUE(written.ok()) << written.status().ToString();
-  EXPECT_EQ(written->schema()->field_names(), (std::vector<std::string>{"path", "k", "y", "rows", "bytes"}));
+  EXPECT_EQ(written->schema()->field_names(),
+            (std::vector<std::string>{"path", "k", "y", "rows", "bytes"}));
 
   // Every file listed exists, under its partition's directory; no temporary file is left.
   int64_t total = 0;
@@ -77,8 +80,9 @@ TEST_F(DatasetWriterTest, PartitionedParquetWithSeveralFilesPerPartition) {
     const std::string path(written->column(0).GetView(f));
     EXPECT_TRUE(fs::exists(path)) << path;
     const std::string k = written->column(1).IsNull(f) ? "__HIVE_DEFAULT_PARTITION__"
-                          : written->column(1).GetView(f) == "b/c" ? "b%2Fc"
-                                                                   : std::string(written->column(1).GetView(f));
+                          : written->column(1).GetView(f) == "b/c"
+                              ? "b%2Fc"
+                              : std::string(written->column(1).GetView(f));
     const std::string dir = "k=" + k + "/y=" + std::string(written->column(2).GetView(f));
     EXPECT_NE(path.find(dir + "/part-"), std::string::npos) << path;
     const int64_t rows = written->column(3).values<int64_t>()[f];
@@ -89,7 +93,8 @@ TEST_F(DatasetWriterTest, PartitionedParquetWithSeveralFilesPerPartition) {
   }
   EXPECT_EQ(total, 1000);
   EXPECT_EQ(rows_per_partition.size(), 6u);
-  for (const std::string& f : AllFiles()) EXPECT_EQ(fs::path(f).filename().string()[0], 'p') << f;
+  for (const std::string& f : AllFiles())
+    EXPECT_EQ(fs::path(f).filename().string()[0], 'p') << f;
 
   // Each partition's files hold exactly its rows (the partition columns are in the path only,
   // and come back as columns when read).
@@ -159,11 +164,12 @@ TEST_F(DatasetWriterTest, PartitionedDatasetsReadBackWithTheirColumns) {
     ASSERT_TRUE(batches.ok()) << batches.status().ToString();
     if (!batches->empty()) ++read_tasks;
     for (const RecordBatch& b : *batches) {
-      for (int64_t r = 0; r < b.num_rows(); ++r) EXPECT_EQ(b.column(2).values<int64_t>()[r], 2024);
+      for (int64_t r = 0; r < b.num_rows(); ++r)
+        EXPECT_EQ(b.column(2).values<int64_t>()[r], 2024);
       rows_2024 += b.num_rows();
     }
   }
-  EXPECT_EQ(read_tasks, 3);  // k in {a, b/c, null} under y=2024
+  EXPECT_EQ(read_tasks, 3);   // k in {a, b/c, null} under y=2024
   EXPECT_EQ(rows_2024, 497);  // rows with (i / 7) odd among 0..999
   io::ScanPushdowns only_partitions;
   only_partitions.columns = std::vector<std::string>{"y"};
@@ -184,7 +190,8 @@ TEST_F(DatasetWriterTest, UnpartitionedCsvAndFormatNames) {
   auto scan = csv::PlanCsvScan({dir_.string()});
   ASSERT_TRUE(scan.ok()) << scan.status().ToString();
   int64_t rows = 0;
-  for (const auto& task : scan->tasks) rows += (*task->Read({}))[0].num_rows();
+  for (const auto& task : scan->tasks)
+    rows += (*task->Read({}))[0].num_rows();
   EXPECT_EQ(rows, 1000);
 
   EXPECT_EQ(*ParseFileFormat("Parquet"), FileFormat::kParquet);
@@ -199,7 +206,7 @@ TEST_F(DatasetWriterTest, AbandonedAndFailedWritesLeaveNothing) {
     ASSERT_TRUE(writer.ok());
     ASSERT_TRUE((*writer)->Write(batch_).ok());
     EXPECT_FALSE(AllFiles().empty());  // hidden temporary files while writing
-  }  // destroyed unfinished
+  }                                    // destroyed unfinished
   EXPECT_TRUE(AllFiles().empty());
   // Nor the directories it made (the root included, which it created).
   EXPECT_FALSE(fs::exists(dir_)) << "partition directories left behind";

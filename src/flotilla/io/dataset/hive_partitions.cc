@@ -39,7 +39,8 @@ std::string PercentDecode(std::string_view s) {
 }
 
 // (key, value) of each "key=value" directory of `path`, outermost first.
-std::vector<std::pair<std::string, std::optional<std::string>>> PathPartitions(const std::string& path) {
+std::vector<std::pair<std::string, std::optional<std::string>>> PathPartitions(
+    const std::string& path) {
   std::vector<std::pair<std::string, std::optional<std::string>>> out;
   size_t start = 0;
   while (true) {
@@ -49,9 +50,9 @@ std::vector<std::pair<std::string, std::optional<std::string>>> PathPartitions(c
     const size_t eq = segment.find('=');
     if (eq != std::string_view::npos && eq > 0) {
       const std::string value(segment.substr(eq + 1));
-      out.emplace_back(PercentDecode(segment.substr(0, eq)),
-                       value == kNullValue ? std::nullopt
-                                           : std::optional<std::string>(PercentDecode(value)));
+      out.emplace_back(
+          PercentDecode(segment.substr(0, eq)),
+          value == kNullValue ? std::nullopt : std::optional<std::string>(PercentDecode(value)));
     }
     start = slash + 1;
   }
@@ -73,7 +74,8 @@ Result<Array> ConstantArray(const TypePtr& type, const std::optional<std::string
 
 void Conjuncts(const expr::ExprPtr& e, std::vector<expr::ExprPtr>* out) {
   if (e->kind() == expr::ExprKind::kBinary && e->binary_op() == expr::BinaryOp::kAnd) {
-    for (const auto& child : e->children()) Conjuncts(child, out);
+    for (const auto& child : e->children())
+      Conjuncts(child, out);
   } else {
     out->push_back(e);
   }
@@ -84,18 +86,22 @@ class PartitionedTask final : public io::ScanTask {
  public:
   PartitionedTask(std::shared_ptr<const io::ScanTask> inner, SchemaPtr file_schema,
                   std::vector<Field> fields, std::vector<std::optional<std::string>> values)
-      : inner_(std::move(inner)), file_schema_(std::move(file_schema)),
-        fields_(std::move(fields)), values_(std::move(values)) {}
+      : inner_(std::move(inner)),
+        file_schema_(std::move(file_schema)),
+        fields_(std::move(fields)),
+        values_(std::move(values)) {}
 
   Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override {
-    if (pushdowns.filter != nullptr && Excludes(pushdowns.filter)) return std::vector<RecordBatch>{};
+    if (pushdowns.filter != nullptr && Excludes(pushdowns.filter))
+      return std::vector<RecordBatch>{};
     // Which requested columns come from the file, which from the path.
     std::vector<std::string> wanted;
     if (pushdowns.columns) {
       wanted = *pushdowns.columns;
     } else {
       wanted = file_schema_->field_names();
-      for (const Field& f : fields_) wanted.push_back(f.name);
+      for (const Field& f : fields_)
+        wanted.push_back(f.name);
     }
     io::ScanPushdowns inner = pushdowns;
     std::vector<std::string> from_file;
@@ -126,9 +132,9 @@ class PartitionedTask final : public io::ScanTask {
           return Status::KeyError("no column '" + c + "' in " + ToString());
         }
       }
-      FLOTILLA_ASSIGN_OR_RETURN(
-          RecordBatch batch, RecordBatch::Make(std::make_shared<Schema>(std::move(out_fields)),
-                                               std::move(columns), b.num_rows()));
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch,
+                                RecordBatch::Make(std::make_shared<Schema>(std::move(out_fields)),
+                                                  std::move(columns), b.num_rows()));
       out.push_back(std::move(batch));
     }
     return out;
@@ -154,14 +160,18 @@ class PartitionedTask final : public io::ScanTask {
       if (names.empty()) continue;
       bool only_partitions = true;
       for (const std::string& n : names)
-        if (std::none_of(fields_.begin(), fields_.end(), [&](const Field& f) { return f.name == n; }))
+        if (std::none_of(fields_.begin(), fields_.end(),
+                         [&](const Field& f) { return f.name == n; }))
           only_partitions = false;
       if (!only_partitions) continue;
       std::vector<Array> columns;
       bool ok = true;
       for (size_t k = 0; k < fields_.size() && ok; ++k) {
         auto a = ConstantArray(fields_[k].type, values_[k], 1);
-        if (a.ok()) columns.push_back(*a); else ok = false;
+        if (a.ok())
+          columns.push_back(*a);
+        else
+          ok = false;
       }
       if (!ok) continue;
       auto one = RecordBatch::Make(std::make_shared<Schema>(fields_), std::move(columns), 1);
@@ -182,7 +192,8 @@ class PartitionedTask final : public io::ScanTask {
     FLOTILLA_ASSIGN_OR_RETURN(std::string fields,
                               expr::SerializeSchema(std::make_shared<Schema>(fields_)));
     std::vector<std::string> values;
-    for (const auto& v : values_) values.push_back(v ? "v" + *v : "n");
+    for (const auto& v : values_)
+      values.push_back(v ? "v" + *v : "n");
     return text::Pack({inner_->kind(), inner, file_schema, fields, text::Pack(values)});
   }
 
@@ -199,7 +210,8 @@ Result<HivePartitions> DiscoverHivePartitions(const std::vector<std::string>& pa
   HivePartitions out;
   if (paths.empty()) return out;
   std::vector<std::vector<std::pair<std::string, std::optional<std::string>>>> found;
-  for (const std::string& p : paths) found.push_back(PathPartitions(p));
+  for (const std::string& p : paths)
+    found.push_back(PathPartitions(p));
   if (found[0].empty()) return out;
   for (const auto& f : found) {
     if (f.size() != found[0].size()) return HivePartitions{};
@@ -214,7 +226,8 @@ Result<HivePartitions> DiscoverHivePartitions(const std::vector<std::string>& pa
   }
   for (const auto& f : found) {
     std::vector<std::optional<std::string>> values;
-    for (const auto& kv : f) values.push_back(kv.second);
+    for (const auto& kv : f)
+      values.push_back(kv.second);
     out.values.push_back(std::move(values));
   }
   return out;

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/io/scan_task.h"
 #include "flotilla/io/file_scan.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::io {
 

@@ -61,8 +61,7 @@ class HttpFile final : public RandomAccessFile {
     Easy easy;
     if (easy.handle == nullptr) return Status::IOError("curl_easy_init failed");
     Common(easy.handle, name());
-    const std::string range =
-        std::to_string(offset) + "-" + std::to_string(offset + length - 1);
+    const std::string range = std::to_string(offset) + "-" + std::to_string(offset + length - 1);
     curl_easy_setopt(easy.handle, CURLOPT_RANGE, range.c_str());
     Body body{{}, length};
     bool whole = false;

@@ -17,7 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool Hidden(const std::string& name) { return !name.empty() && (name[0] == '.' || name[0] == '_'); }
+bool Hidden(const std::string& name) {
+  return !name.empty() && (name[0] == '.' || name[0] == '_');
+}
 
 std::vector<std::string> Split(const std::string& path) {
   std::vector<std::string> parts;

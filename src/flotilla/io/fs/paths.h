@@ -11,7 +11,7 @@
 namespace flotilla::io {
 
 struct FileEntry {
-  std::string path;  // as OpenFile accepts it
+  std::string path;   // as OpenFile accepts it
   int64_t size = -1;  // -1 for URLs (known once opened)
 };
 

@@ -30,7 +30,8 @@ class PathsTest : public ::testing::Test {
     EXPECT_TRUE(files.ok()) << files.status().ToString();
     std::vector<std::string> out;
     if (files.ok())
-      for (const FileEntry& f : *files) out.push_back(fs::relative(f.path, dir_).string());
+      for (const FileEntry& f : *files)
+        out.push_back(fs::relative(f.path, dir_).string());
     std::sort(out.begin(), out.end());
     return out;
   }
@@ -39,8 +40,8 @@ class PathsTest : public ::testing::Test {
 };
 
 TEST_F(PathsTest, SymlinkCyclesAreWalkedOnce) {
-  fs::create_directory_symlink(dir_, dir_ / "sub" / "up");   // back to the top
-  fs::create_directory_symlink(dir_, dir_ / "again");        // and a second way there
+  fs::create_directory_symlink(dir_, dir_ / "sub" / "up");    // back to the top
+  fs::create_directory_symlink(dir_, dir_ / "again");         // and a second way there
   fs::create_directory_symlink(dir_ / "sub", dir_ / "side");  // another name for sub
   std::vector<std::string> got = Names(dir_.string());
   // sub and side are the same directory: one of the two names lists b.csv.

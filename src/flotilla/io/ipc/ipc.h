@@ -87,7 +87,6 @@ Status WriteStreamFile(const std::string& path, const SchemaPtr& schema,
 /// Reads every batch of a stream held in memory.
 Result<std::vector<RecordBatch>> ReadStream(BufferPtr stream, SchemaPtr* schema_out = nullptr);
 /// Reads every batch of an IPC file (format detected: file or stream).
-Result<std::vector<RecordBatch>> ReadFile(const std::string& path,
-                                          SchemaPtr* schema_out = nullptr);
+Result<std::vector<RecordBatch>> ReadFile(const std::string& path, SchemaPtr* schema_out = nullptr);
 
 }  // namespace flotilla::ipc

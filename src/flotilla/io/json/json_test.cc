@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-
 #include <filesystem>
 
 #include "flotilla/columnar/builder.h"
@@ -31,11 +30,12 @@ class JsonTest : public testing::FileScanTest {
 };
 
 TEST_F(JsonTest, InfersNestedTypesAndWidens) {
-  const std::string path = Write("t.json",
-                                 "{\"a\": 1, \"b\": {\"x\": [1, 2], \"y\": \"s\"}, \"d\": \"2024-01-02\"}\n"
-                                 "\n"
-                                 "{\"a\": 2.5, \"b\": {\"x\": [], \"z\": true}, \"e\": null, \"f\": \"NaN\"}\n"
-                                 "{\"b\": null, \"d\": \"2024-01-02 03:04:05\", \"f\": 1}\n");
+  const std::string path =
+      Write("t.json",
+            "{\"a\": 1, \"b\": {\"x\": [1, 2], \"y\": \"s\"}, \"d\": \"2024-01-02\"}\n"
+            "\n"
+            "{\"a\": 2.5, \"b\": {\"x\": [], \"z\": true}, \"e\": null, \"f\": \"NaN\"}\n"
+            "{\"b\": null, \"d\": \"2024-01-02 03:04:05\", \"f\": 1}\n");
   auto batch = Read({path});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_EQ(batch->schema()->ToString(),
@@ -64,7 +64,9 @@ TEST_F(JsonTest, IntegersBeyondInt64StayExact) {
 
 // A UTF-8 byte-order mark before the first object is skipped.
 TEST_F(JsonTest, ByteOrderMarkIsSkipped) {
-  auto batch = Read({Write("bom.json", "\xEF\xBB\xBF" "{\"a\": 1}\n{\"a\": 2}\n")});
+  auto batch = Read({Write("bom.json",
+                           "\xEF\xBB\xBF"
+                           "{\"a\": 1}\n{\"a\": 2}\n")});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_EQ(batch->schema()->ToString(), "a: int64\n");
   EXPECT_EQ(batch->column(0).ToString(), "[1, 2]");
@@ -73,7 +75,8 @@ TEST_F(JsonTest, ByteOrderMarkIsSkipped) {
 // A first record longer than the 8 MiB sample is read whole, and 100,000 keys stay linear.
 TEST_F(JsonTest, WideAndLongFirstRecords) {
   const std::string big(9 << 20, 'x');
-  auto batch = Read({Write("long.json", "{\"a\": \"" + big + "\", \"b\": 1}\n{\"a\": \"y\", \"b\": 2}\n")});
+  auto batch =
+      Read({Write("long.json", "{\"a\": \"" + big + "\", \"b\": 1}\n{\"a\": \"y\", \"b\": 2}\n")});
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_EQ(batch->schema()->ToString(), "a: string\nb: int64\n");
   EXPECT_EQ(batch->column(1).ToString(), "[1, 2]");
@@ -95,7 +98,8 @@ TEST_F(JsonTest, ConflictsAndBadLinesNameTheLine) {
   auto bad = Read({Write("c.json", "{\"a\": 1}\n{\"a\": {\"b\": 1}}\n")});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("column 'a' holds both int64 and struct<b: int64>"),
-            std::string::npos) << bad.status().message();
+            std::string::npos)
+      << bad.status().message();
   EXPECT_NE(bad.status().message().find("line 2"), std::string::npos);
 
   bad = Read({Write("s.json", "{\"a\": 1}\n{\"a\": 1,}\n")});
@@ -112,14 +116,16 @@ TEST_F(JsonTest, ConflictsAndBadLinesNameTheLine) {
   bad = Read({Write("r.json", "{\"a\": 1}\n{\"a\": 300}\n")}, options);
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("cannot read 300 as int8 in column 'a' at line 2"),
-            std::string::npos) << bad.status().message();
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST_F(JsonTest, ExplicitSchemaKeepsAnyValueAsTextAndIgnoresOtherKeys) {
   JsonReadOptions options;
   options.schema = std::make_shared<Schema>(std::vector<Field>{{"v", utf8()}, {"n", int64()}});
-  auto batch = Read({Write("t.json", "{\"v\": {\"k\": [1, \"x\"]}, \"other\": 1}\n"
-                                     "{\"n\": 5, \"v\": 7, \"n\": 6}\n")},
+  auto batch = Read({Write("t.json",
+                           "{\"v\": {\"k\": [1, \"x\"]}, \"other\": 1}\n"
+                           "{\"n\": 5, \"v\": 7, \"n\": 6}\n")},
                     options);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
   EXPECT_EQ(batch->column(0).GetView(0), "{\"k\":[1,\"x\"]}");
@@ -131,10 +137,10 @@ TEST_F(JsonTest, ExplicitSchemaKeepsAnyValueAsTextAndIgnoresOtherKeys) {
 TEST_F(JsonTest, WideDecimalsKeepEveryDigit) {
   JsonReadOptions options;
   options.schema = std::make_shared<Schema>(std::vector<Field>{
-      {"d", decimal128(38, 10)},
-      {"s", struct_({Field{"l", list(decimal128(38, 10))}})}});
+      {"d", decimal128(38, 10)}, {"s", struct_({Field{"l", list(decimal128(38, 10))}})}});
   auto batch = Read({Write("d.json",
-                           "{\"d\": 12345678901234567890.0000000001, \"s\": {\"l\": [1, -9999999999999999999999999999.9999999999]}}\n"
+                           "{\"d\": 12345678901234567890.0000000001, \"s\": {\"l\": [1, "
+                           "-9999999999999999999999999999.9999999999]}}\n"
                            "{\"s\": {\"l\": [0.1]}, \"d\": -0.0000000001}\n")},
                     options);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
@@ -155,7 +161,8 @@ TEST_F(JsonTest, SeveralFilesUnifyByName) {
   auto bad = Read({(dir_ / "*.json").string()});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("a.json' and '" + (dir_ / "c.json").string()),
-            std::string::npos) << bad.status().message();
+            std::string::npos)
+      << bad.status().message();
 }
 
 TEST_F(JsonTest, WriterRoundTripsEveryType) {
@@ -174,19 +181,22 @@ TEST_F(JsonTest, WriterRoundTripsEveryType) {
     Int64Builder ts(timestamp(unit, unit == TimeUnit::kMicro ? "UTC" : ""));
     const int64_t span = int64_t{90000000000} / (unit == TimeUnit::kNano ? 100 : 1);
     for (int64_t i = 0; i < 2000; ++i)
-      ASSERT_TRUE((i % 9 == 0 ? ts.AppendNull() : ts.Append((i * 7919 * 104729) % span - span / 2)).ok());
+      ASSERT_TRUE(
+          (i % 9 == 0 ? ts.AppendNull() : ts.Append((i * 7919 * 104729) % span - span / 2)).ok());
     columns.emplace_back(std::string("ts_") + TimeUnitName(unit), *ts.Finish());
   }
   columns.emplace_back("time_us", testing::RandomArray(time64(TimeUnit::kMicro), 2000, 8, random));
   StringBuilder tricky(utf8());
   const char* pieces[] = {"", "quote \" and \\ back", "two\nlines\ttab", "\x01\x1f", "日本🚀"};
-  for (int64_t i = 0; i < 2000; ++i) ASSERT_TRUE(tricky.Append(pieces[i % 5]).ok());
+  for (int64_t i = 0; i < 2000; ++i)
+    ASSERT_TRUE(tricky.Append(pieces[i % 5]).ok());
   columns.emplace_back("tricky", *tricky.Finish());
   auto batch = RecordBatch::FromColumns(columns);
   ASSERT_TRUE(batch.ok()) << batch.status().ToString();
 
   const std::string path = (dir_ / "all.json").string();
-  ASSERT_TRUE(WriteJsonFile(path, batch->schema(), {batch->Slice(0, 700), batch->Slice(700, 1300)}).ok());
+  ASSERT_TRUE(
+      WriteJsonFile(path, batch->schema(), {batch->Slice(0, 700), batch->Slice(700, 1300)}).ok());
   JsonReadOptions options;
   options.schema = batch->schema();
   options.chunk_bytes = 30000;
@@ -199,7 +209,8 @@ TEST_F(JsonTest, WriterRoundTripsEveryType) {
   for (int c = 0; c < batch->num_columns(); ++c) {
     EXPECT_TRUE(back->column(c).Equals(batch->column(c)))
         << batch->schema()->field(c).ToString() << "\n"
-        << back->column(c).Slice(0, 6).ToString() << "\n" << batch->column(c).Slice(0, 6).ToString();
+        << back->column(c).Slice(0, 6).ToString() << "\n"
+        << batch->column(c).Slice(0, 6).ToString();
   }
 
   // Serialized tasks read the same rows.

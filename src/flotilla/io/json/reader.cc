@@ -25,8 +25,8 @@ Status ForEachLine(std::string_view data, Fn&& fn) {
   size_t pos = 0;
   while (pos < data.size()) {
     const void* nl = std::memchr(data.data() + pos, '\n', data.size() - pos);
-    const size_t end = nl ? static_cast<size_t>(static_cast<const char*>(nl) - data.data())
-                          : data.size();
+    const size_t end =
+        nl ? static_cast<size_t>(static_cast<const char*>(nl) - data.data()) : data.size();
     std::string_view line = data.substr(pos, end - pos);
     bool blank = true;
     for (char c : line)
@@ -68,17 +68,22 @@ text::Inferred Infer(element e) {
   using text::Inferred;
   using text::Kind;
   switch (e.type()) {
-    case element_type::NULL_VALUE: return Inferred::Of(Kind::kNull, false);
-    case element_type::BOOL: return Inferred::Of(Kind::kBool, false);
+    case element_type::NULL_VALUE:
+      return Inferred::Of(Kind::kNull, false);
+    case element_type::BOOL:
+      return Inferred::Of(Kind::kBool, false);
     case element_type::INT64: {
       Inferred out = Inferred::Of(Kind::kInt, false);
       out.negative = e.get_int64().value_unsafe() < 0;
       return out;
     }
     // simdjson reads an integer as UINT64 only above int64's range.
-    case element_type::UINT64: return Inferred::Of(Kind::kUInt, false);
-    case element_type::DOUBLE: return Inferred::Of(Kind::kFloat, false);
-    case element_type::STRING: return text::InferJsonString(e.get_string().value_unsafe());
+    case element_type::UINT64:
+      return Inferred::Of(Kind::kUInt, false);
+    case element_type::DOUBLE:
+      return Inferred::Of(Kind::kFloat, false);
+    case element_type::STRING:
+      return text::InferJsonString(e.get_string().value_unsafe());
     case element_type::ARRAY: {
       Inferred out = Inferred::Of(Kind::kList, false);
       out.children.emplace_back();
@@ -124,7 +129,9 @@ struct ValuePath {
 std::string_view RawNumber(const ValuePath& path) {
   simdjson::ondemand::parser parser;
   simdjson::ondemand::document doc;
-  if (parser.iterate(path.line.data(), path.line.size(), path.line.size() + simdjson::SIMDJSON_PADDING)
+  if (parser
+          .iterate(path.line.data(), path.line.size(),
+                   path.line.size() + simdjson::SIMDJSON_PADDING)
           .get(doc) != simdjson::SUCCESS)
     return {};
   simdjson::ondemand::value v;
@@ -132,7 +139,8 @@ std::string_view RawNumber(const ValuePath& path) {
   for (const ValuePath::Step& step : path.steps) {
     simdjson::error_code error;
     if (step.is_key) {
-      error = first ? doc.find_field_unordered(step.key).get(v) : v.find_field_unordered(step.key).get(v);
+      error = first ? doc.find_field_unordered(step.key).get(v)
+                    : v.find_field_unordered(step.key).get(v);
     } else {
       simdjson::ondemand::array arr;
       error = first ? doc.get_array().get(arr) : v.get_array().get(arr);
@@ -223,11 +231,16 @@ Result<bool> AppendInteger(ArrayBuilder* b, element e) {
 template <typename T>
 Result<bool> AppendFloat(ArrayBuilder* b, element e) {
   switch (e.type()) {
-    case element_type::INT64: return AppendNumber<T>(b, static_cast<T>(e.get_int64().value_unsafe()));
-    case element_type::UINT64: return AppendNumber<T>(b, static_cast<T>(e.get_uint64().value_unsafe()));
-    case element_type::DOUBLE: return AppendNumber<T>(b, static_cast<T>(e.get_double().value_unsafe()));
-    case element_type::STRING: return text::AppendParsed(b, e.get_string().value_unsafe());
-    default: return false;
+    case element_type::INT64:
+      return AppendNumber<T>(b, static_cast<T>(e.get_int64().value_unsafe()));
+    case element_type::UINT64:
+      return AppendNumber<T>(b, static_cast<T>(e.get_uint64().value_unsafe()));
+    case element_type::DOUBLE:
+      return AppendNumber<T>(b, static_cast<T>(e.get_double().value_unsafe()));
+    case element_type::STRING:
+      return text::AppendParsed(b, e.get_string().value_unsafe());
+    default:
+      return false;
   }
 }
 
@@ -240,28 +253,41 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
   switch (t.id()) {
     case TypeId::kBool:
       if (e.type() == element_type::BOOL) {
-        FLOTILLA_RETURN_NOT_OK(static_cast<BooleanBuilder*>(b)->Append(e.get_bool().value_unsafe()));
+        FLOTILLA_RETURN_NOT_OK(
+            static_cast<BooleanBuilder*>(b)->Append(e.get_bool().value_unsafe()));
         return true;
       }
-      if (e.type() == element_type::STRING) return text::AppendParsed(b, e.get_string().value_unsafe());
+      if (e.type() == element_type::STRING)
+        return text::AppendParsed(b, e.get_string().value_unsafe());
       return false;
-    case TypeId::kInt8: return AppendInteger<int8_t>(b, e);
-    case TypeId::kInt16: return AppendInteger<int16_t>(b, e);
-    case TypeId::kInt32: return AppendInteger<int32_t>(b, e);
+    case TypeId::kInt8:
+      return AppendInteger<int8_t>(b, e);
+    case TypeId::kInt16:
+      return AppendInteger<int16_t>(b, e);
+    case TypeId::kInt32:
+      return AppendInteger<int32_t>(b, e);
     case TypeId::kInt64:
-    case TypeId::kDuration: return AppendInteger<int64_t>(b, e);
-    case TypeId::kUInt8: return AppendInteger<uint8_t>(b, e);
-    case TypeId::kUInt16: return AppendInteger<uint16_t>(b, e);
-    case TypeId::kUInt32: return AppendInteger<uint32_t>(b, e);
-    case TypeId::kUInt64: return AppendInteger<uint64_t>(b, e);
-    case TypeId::kFloat32: return AppendFloat<float>(b, e);
-    case TypeId::kFloat64: return AppendFloat<double>(b, e);
+    case TypeId::kDuration:
+      return AppendInteger<int64_t>(b, e);
+    case TypeId::kUInt8:
+      return AppendInteger<uint8_t>(b, e);
+    case TypeId::kUInt16:
+      return AppendInteger<uint16_t>(b, e);
+    case TypeId::kUInt32:
+      return AppendInteger<uint32_t>(b, e);
+    case TypeId::kUInt64:
+      return AppendInteger<uint64_t>(b, e);
+    case TypeId::kFloat32:
+      return AppendFloat<float>(b, e);
+    case TypeId::kFloat64:
+      return AppendFloat<double>(b, e);
     case TypeId::kDecimal128:
     case TypeId::kDate32:
     case TypeId::kTimestamp:
     case TypeId::kTime64:
       // Numbers as their text (decimals), strings as written.
-      if (e.type() == element_type::STRING) return text::AppendParsed(b, e.get_string().value_unsafe());
+      if (e.type() == element_type::STRING)
+        return text::AppendParsed(b, e.get_string().value_unsafe());
       if (t.id() == TypeId::kDecimal128 &&
           (e.type() == element_type::INT64 || e.type() == element_type::UINT64))
         return text::AppendParsed(b, simdjson::minify(e));
@@ -275,7 +301,8 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
     case TypeId::kBinary:
     case TypeId::kLargeBinary:
       // Anything else is kept as its JSON text.
-      if (e.type() == element_type::STRING) return text::AppendParsed(b, e.get_string().value_unsafe());
+      if (e.type() == element_type::STRING)
+        return text::AppendParsed(b, e.get_string().value_unsafe());
       return text::AppendParsed(b, simdjson::minify(e));
     case TypeId::kList: {
       if (e.type() != element_type::ARRAY) return false;
@@ -292,11 +319,13 @@ Result<bool> Append(ArrayBuilder* b, element e, ValuePath* path) {
       FLOTILLA_RETURN_NOT_OK(lb->Append());
       return AppendElements(arr, lb->value_builder(), path);
     }
-    case TypeId::kStruct: return AppendStruct(b, e, path);
+    case TypeId::kStruct:
+      return AppendStruct(b, e, path);
     case TypeId::kDictionary:
       if (e.type() != element_type::STRING) return false;
       return text::AppendParsed(b, e.get_string().value_unsafe());
-    default: return false;
+    default:
+      return false;
   }
 }
 
@@ -328,15 +357,15 @@ Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
   simdjson::dom::parser parser;
   text::Inferred row = text::Inferred::Of(text::Kind::kStruct, false);
   int64_t rows = 0;
-  FLOTILLA_RETURN_NOT_OK(ForEachObject(data, where, &parser, [&](element doc, std::string_view,
-                                                                 int64_t offset, bool* more) {
-    Status st = text::Join(&row, Infer(doc), "");
-    if (!st.ok())
-      return Status::TypeError(st.message() + " (at " + where.Describe(offset) +
-                               "; pass a schema to read it, a string column keeps any value)");
-    *more = ++rows < options.sample_rows;
-    return Status::OK();
-  }));
+  FLOTILLA_RETURN_NOT_OK(ForEachObject(
+      data, where, &parser, [&](element doc, std::string_view, int64_t offset, bool* more) {
+        Status st = text::Join(&row, Infer(doc), "");
+        if (!st.ok())
+          return Status::TypeError(st.message() + " (at " + where.Describe(offset) +
+                                   "; pass a schema to read it, a string column keeps any value)");
+        *more = ++rows < options.sample_rows;
+        return Status::OK();
+      }));
   text::InferredSchema out;
   out.file = file->name();
   out.names = std::move(row.names);
@@ -368,31 +397,31 @@ Result<RecordBatch> ReadJsonRange(io::RandomAccessFile* file, int64_t begin, int
   int64_t rows = 0;
   const int64_t max_rows = limit.value_or(INT64_MAX);
   if (max_rows > 0) {
-    FLOTILLA_RETURN_NOT_OK(ForEachObject(data, where, &parser, [&](element doc, std::string_view line,
-                                                                   int64_t offset, bool* more) {
-      simdjson::dom::object obj = doc.get_object().value_unsafe();
-      for (auto kv : obj) {
-        auto it = column_of.find(kv.key);
-        if (it == column_of.end() || filled[it->second] == rows) continue;  // first key wins
-        const int c = it->second;
-        ValuePath path{line, {{kv.key, 0, true}}};
-        FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(builders[c].get(), kv.value, &path));
-        if (!ok) {
-          std::string text = simdjson::minify(kv.value);
-          if (text.size() > 100) text = text.substr(0, 100) + "...";
-          return Status::Invalid("cannot read " + text + " as " +
-                                 builders[c]->type()->ToString() + " in column '" +
-                                 schema->field(fields[c]).name + "' at " +
-                                 where.Describe(offset));
-        }
-        filled[c] = rows;
-      }
-      for (size_t c = 0; c < builders.size(); ++c) {
-        if (filled[c] != rows) FLOTILLA_RETURN_NOT_OK(builders[c]->AppendNull());
-      }
-      *more = ++rows < max_rows;
-      return Status::OK();
-    }));
+    FLOTILLA_RETURN_NOT_OK(ForEachObject(
+        data, where, &parser, [&](element doc, std::string_view line, int64_t offset, bool* more) {
+          simdjson::dom::object obj = doc.get_object().value_unsafe();
+          for (auto kv : obj) {
+            auto it = column_of.find(kv.key);
+            if (it == column_of.end() || filled[it->second] == rows) continue;  // first key wins
+            const int c = it->second;
+            ValuePath path{line, {{kv.key, 0, true}}};
+            FLOTILLA_ASSIGN_OR_RETURN(bool ok, Append(builders[c].get(), kv.value, &path));
+            if (!ok) {
+              std::string text = simdjson::minify(kv.value);
+              if (text.size() > 100) text = text.substr(0, 100) + "...";
+              return Status::Invalid("cannot read " + text + " as " +
+                                     builders[c]->type()->ToString() + " in column '" +
+                                     schema->field(fields[c]).name + "' at " +
+                                     where.Describe(offset));
+            }
+            filled[c] = rows;
+          }
+          for (size_t c = 0; c < builders.size(); ++c) {
+            if (filled[c] != rows) FLOTILLA_RETURN_NOT_OK(builders[c]->AppendNull());
+          }
+          *more = ++rows < max_rows;
+          return Status::OK();
+        }));
   }
   std::vector<Field> out_fields;
   std::vector<Array> columns;

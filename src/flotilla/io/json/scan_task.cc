@@ -40,14 +40,14 @@ Result<io::FileScan> PlanJsonScan(const std::vector<std::string>& paths,
     }
   }
   std::vector<std::string> names;
-  for (const auto& file : files) names.push_back(file->name());
+  for (const auto& file : files)
+    names.push_back(file->name());
   FLOTILLA_RETURN_NOT_OK(io::ApplyHivePartitions(names, task_file, &scan));
   return scan;
 }
 
 void RegisterJsonScanTasks(io::ScanTaskRegistry* registry) {
-  (*registry)["json"] =
-      [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
+  (*registry)["json"] = [](std::string_view bytes) -> Result<std::shared_ptr<const io::ScanTask>> {
     std::string options;
     FLOTILLA_ASSIGN_OR_RETURN(text::TextRange range, text::DeserializeTextRange(bytes, &options));
     return std::shared_ptr<const io::ScanTask>(std::make_shared<JsonScanTask>(std::move(range)));

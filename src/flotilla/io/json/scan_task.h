@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/io/scan_task.h"
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/json/options.h"
+#include "flotilla/io/scan_task.h"
 #include "flotilla/io/text/range_task.h"
 
 namespace flotilla::io::json {

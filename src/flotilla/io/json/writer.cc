@@ -68,7 +68,8 @@ Status WriteJsonFile(const std::string& path, const SchemaPtr& schema,
                      const std::vector<RecordBatch>& batches) {
   return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> stream) -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(auto writer, JsonFileWriter::Open(std::move(stream), schema));
-    for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(writer->Write(b));
+    for (const RecordBatch& b : batches)
+      FLOTILLA_RETURN_NOT_OK(writer->Write(b));
     return writer->Close();
   });
 }

@@ -140,9 +140,9 @@ class Assembler {
         FLOTILLA_ASSIGN_OR_RETURN(data->buffers[0], Validity(node, leaf, slots, &data->null_count));
         Slots elements = ElementSlots(node, leaf, slots);
         if (elements.size() > std::numeric_limits<int32_t>::max())
-          return Status::NotImplemented("a list column with more than 2^31 elements in a row group");
-        FLOTILLA_ASSIGN_OR_RETURN(BufferPtr offsets,
-                                  Buffer::Allocate((slots.size() + 1) * 4));
+          return Status::NotImplemented(
+              "a list column with more than 2^31 elements in a row group");
+        FLOTILLA_ASSIGN_OR_RETURN(BufferPtr offsets, Buffer::Allocate((slots.size() + 1) * 4));
         auto* o = reinterpret_cast<int32_t*>(offsets->mutable_data());
         o[0] = 0;
         // Each non-empty slot's elements are consecutive in `elements`: count them per slot.
@@ -150,7 +150,8 @@ class Assembler {
         for (int64_t i = 0; i < slots.size(); ++i) {
           const int64_t e = slots.last(i);
           if (Def(leaf, slots.first(i)) >= node.element_def) {
-            while (next < elements.size() && elements.first(next) < e) ++next;
+            while (next < elements.size() && elements.first(next) < e)
+              ++next;
           }
           o[i + 1] = static_cast<int32_t>(next);
         }
@@ -220,10 +221,12 @@ class Assembler {
     if (slots.identity && static_cast<int64_t>(d.def.size()) >= n) {
       const int16_t* def = d.def.data();
       int64_t full = 0;
-      for (int64_t i = 0; i < n; ++i) full += def[i] == c.max_def;
+      for (int64_t i = 0; i < n; ++i)
+        full += def[i] == c.max_def;
       if (full == n) {
         if (values.length() != n)
-          return Status::Invalid("column '" + c.path + "' holds " + std::to_string(values.length()) +
+          return Status::Invalid("column '" + c.path + "' holds " +
+                                 std::to_string(values.length()) +
                                  " values but its levels define " + std::to_string(n));
         return values;
       }

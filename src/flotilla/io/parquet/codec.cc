@@ -10,8 +10,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iterator>
 #include <cstring>
+#include <iterator>
 
 namespace flotilla::io::parquet {
 
@@ -150,8 +150,8 @@ class Zstd final : public PageCodec {
   }
   Status Decompress(const uint8_t* in, int64_t n, uint8_t* out, int64_t out_size) override {
     if (dctx_ == nullptr) dctx_ = ZSTD_createDCtx();
-    const size_t got = ZSTD_decompressDCtx(dctx_, out, static_cast<size_t>(out_size), in,
-                                           static_cast<size_t>(n));
+    const size_t got =
+        ZSTD_decompressDCtx(dctx_, out, static_cast<size_t>(out_size), in, static_cast<size_t>(n));
     if (ZSTD_isError(got))
       return Status::Invalid(std::string("corrupt zstd page: ") + ZSTD_getErrorName(got));
     if (static_cast<int64_t>(got) != out_size)
@@ -178,9 +178,9 @@ class Zstd final : public PageCodec {
 };
 
 Status Lz4Block(const uint8_t* in, int64_t n, uint8_t* out, int64_t out_size) {
-  const int got = LZ4_decompress_safe(reinterpret_cast<const char*>(in),
-                                      reinterpret_cast<char*>(out), static_cast<int>(n),
-                                      static_cast<int>(out_size));
+  const int got =
+      LZ4_decompress_safe(reinterpret_cast<const char*>(in), reinterpret_cast<char*>(out),
+                          static_cast<int>(n), static_cast<int>(out_size));
   if (got < 0) return Status::Invalid("corrupt lz4 block");
   if (got != out_size) return SizeMismatch("lz4", got, out_size);
   return Status::OK();
@@ -269,14 +269,22 @@ class Lz4Hadoop final : public PageCodec {
 
 Result<std::unique_ptr<PageCodec>> PageCodec::Make(Codec codec, int level) {
   switch (codec) {
-    case Codec::kUncompressed: return std::unique_ptr<PageCodec>(new Uncompressed());
-    case Codec::kSnappy: return std::unique_ptr<PageCodec>(new Snappy());
-    case Codec::kGzip: return std::unique_ptr<PageCodec>(new Gzip(level));
-    case Codec::kBrotli: return std::unique_ptr<PageCodec>(new Brotli(level));
-    case Codec::kZstd: return std::unique_ptr<PageCodec>(new Zstd(level));
-    case Codec::kLz4Raw: return std::unique_ptr<PageCodec>(new Lz4Raw());
-    case Codec::kLz4: return std::unique_ptr<PageCodec>(new Lz4Hadoop());
-    case Codec::kLzo: break;
+    case Codec::kUncompressed:
+      return std::unique_ptr<PageCodec>(new Uncompressed());
+    case Codec::kSnappy:
+      return std::unique_ptr<PageCodec>(new Snappy());
+    case Codec::kGzip:
+      return std::unique_ptr<PageCodec>(new Gzip(level));
+    case Codec::kBrotli:
+      return std::unique_ptr<PageCodec>(new Brotli(level));
+    case Codec::kZstd:
+      return std::unique_ptr<PageCodec>(new Zstd(level));
+    case Codec::kLz4Raw:
+      return std::unique_ptr<PageCodec>(new Lz4Raw());
+    case Codec::kLz4:
+      return std::unique_ptr<PageCodec>(new Lz4Hadoop());
+    case Codec::kLzo:
+      break;
   }
   return Status::NotImplemented(std::string("Parquet compression codec ") + CodecName(codec) +
                                 " (" + std::to_string(static_cast<int>(codec)) +

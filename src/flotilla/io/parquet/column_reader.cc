@@ -44,7 +44,8 @@ T* Grown(std::vector<T>* v, int64_t n) {
 Int128 BigEndianToInt128(const uint8_t* p, int n) {
   // Sign-extend the big-endian two's complement bytes.
   unsigned __int128 v = (n > 0 && (p[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
-  for (int i = 0; i < n; ++i) v = (v << 8) | p[i];
+  for (int i = 0; i < n; ++i)
+    v = (v << 8) | p[i];
   return static_cast<Int128>(v);
 }
 
@@ -91,7 +92,8 @@ void ConvertFixed(const ColumnDescriptor& c, const uint8_t* src, int64_t n, uint
   auto each = [&](auto zero, auto fn) {
     using T = decltype(zero);
     T* out = reinterpret_cast<T*>(dst);
-    for (int64_t i = 0; i < n; ++i) out[i] = fn(src + i * width);
+    for (int64_t i = 0; i < n; ++i)
+      out[i] = fn(src + i * width);
   };
   auto load = [](const uint8_t* p, auto v) {
     std::memcpy(&v, p, sizeof(v));
@@ -100,7 +102,8 @@ void ConvertFixed(const ColumnDescriptor& c, const uint8_t* src, int64_t n, uint
   switch (*c.element.type) {
     case PhysicalType::kInt32: {
       auto from32 = [&](auto zero) {
-        each(zero, [&](const uint8_t* p) { return static_cast<decltype(zero)>(load(p, int32_t{})); });
+        each(zero,
+             [&](const uint8_t* p) { return static_cast<decltype(zero)>(load(p, int32_t{})); });
       };
       if (id == TypeId::kInt8) return from32(int8_t{});
       if (id == TypeId::kUInt8) return from32(uint8_t{});
@@ -108,12 +111,14 @@ void ConvertFixed(const ColumnDescriptor& c, const uint8_t* src, int64_t n, uint
       if (id == TypeId::kUInt16) return from32(uint16_t{});
       if (id == TypeId::kDecimal128) return from32(Int128{});
       if (id == TypeId::kTime64)  // TIME(MILLIS) read as microseconds
-        return each(int64_t{}, [&](const uint8_t* p) { return int64_t{load(p, int32_t{})} * 1000; });
+        return each(int64_t{},
+                    [&](const uint8_t* p) { return int64_t{load(p, int32_t{})} * 1000; });
       break;
     }
     case PhysicalType::kInt64:
       if (id == TypeId::kDecimal128)
-        return each(Int128{}, [&](const uint8_t* p) { return static_cast<Int128>(load(p, int64_t{})); });
+        return each(Int128{},
+                    [&](const uint8_t* p) { return static_cast<Int128>(load(p, int64_t{})); });
       break;
     case PhysicalType::kInt96:
       // Legacy timestamps: 8 bytes of nanoseconds within the day, then 4 bytes of Julian day.
@@ -204,7 +209,8 @@ class ValueSink {
       case PhysicalType::kBoolean: {
         if (size * 8 < n) return Status::Invalid("PLAIN booleans past the end of the page");
         FLOTILLA_RETURN_NOT_OK(fixed_.Reserve(n));
-        for (int64_t i = 0; i < n; ++i) fixed_.UnsafeAppend<uint8_t>((p[i >> 3] >> (i & 7)) & 1);
+        for (int64_t i = 0; i < n; ++i)
+          fixed_.UnsafeAppend<uint8_t>((p[i >> 3] >> (i & 7)) & 1);
         count_ += n;
         return Status::OK();
       }
@@ -213,8 +219,8 @@ class ValueSink {
         // Each value takes at least its 4-byte length: a count beyond that is corrupt (and must
         // not size an allocation).
         if (n > size / 4)
-          return Status::Invalid("PLAIN page claims " + std::to_string(n) +
-                                 " byte arrays in " + std::to_string(size) + " bytes");
+          return Status::Invalid("PLAIN page claims " + std::to_string(n) + " byte arrays in " +
+                                 std::to_string(size) + " bytes");
         if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
         FLOTILLA_RETURN_NOT_OK(offsets_.Reserve(n * 4));
         // The values are at most the page; the slack lets Gather copy short values as whole
@@ -249,16 +255,17 @@ class ValueSink {
   // Appends dictionary[indices[i]] for each index.
   Status Gather(const ValueSink& dict, const uint32_t* indices, int64_t n) {
     uint32_t largest = 0;  // a branch-free reduction, then one test
-    for (int64_t i = 0; i < n; ++i) largest = std::max(largest, indices[i]);
+    for (int64_t i = 0; i < n; ++i)
+      largest = std::max(largest, indices[i]);
     if (n > 0 && largest >= static_cast<uint64_t>(dict.size()))
       return Status::Invalid("dictionary index " + std::to_string(largest) +
-                             " beyond the dictionary's " + std::to_string(dict.size()) +
-                             " values");
+                             " beyond the dictionary's " + std::to_string(dict.size()) + " values");
     if (is_byte_array()) {
       // One reservation for all the bytes, then plain copies.
       const int32_t* offsets = dict.offsets();
       int64_t total = 0;
-      for (int64_t i = 0; i < n; ++i) total += offsets[indices[i] + 1] - offsets[indices[i]];
+      for (int64_t i = 0; i < n; ++i)
+        total += offsets[indices[i] + 1] - offsets[indices[i]];
       if (data_.size() + total > std::numeric_limits<int32_t>::max())
         return Status::NotImplemented("column chunk with more than 2 GiB of string data");
       if (offsets_.size() == 0) FLOTILLA_RETURN_NOT_OK(offsets_.Append<int32_t>(0));
@@ -288,13 +295,16 @@ class ValueSink {
     const uint8_t* src = dict.fixed();
     switch (out_width_) {
       case 4:
-        for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 4, src + indices[i] * 4, 4);
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(out + i * 4, src + indices[i] * 4, 4);
         break;
       case 8:
-        for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 8, src + indices[i] * 8, 8);
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(out + i * 8, src + indices[i] * 8, 8);
         break;
       case 16:
-        for (int64_t i = 0; i < n; ++i) std::memcpy(out + i * 16, src + indices[i] * 16, 16);
+        for (int64_t i = 0; i < n; ++i)
+          std::memcpy(out + i * 16, src + indices[i] * 16, 16);
         break;
       default:
         for (int64_t i = 0; i < n; ++i)
@@ -333,7 +343,8 @@ class ChunkReader {
     if (meta_.num_values < 0) return Status::Invalid("negative value count in column metadata");
     out_.def_bitmap = column_.max_def == 1 && column_.max_rep == 0;
     int64_t wanted = 0;
-    for (const PageSpan& s : spans) wanted += s.entries;
+    for (const PageSpan& s : spans)
+      wanted += s.entries;
     if (wanted > meta_.num_values)
       return Status::Invalid("pages of " + std::to_string(wanted) + " values in a chunk of " +
                              std::to_string(meta_.num_values));
@@ -347,7 +358,8 @@ class ChunkReader {
     }
     if (column_.max_rep > 0) out_.rep.reserve(static_cast<size_t>(expected));
     FLOTILLA_RETURN_NOT_OK(values_.Reserve(expected));
-    for (const PageSpan& span : spans) FLOTILLA_RETURN_NOT_OK(ReadSpan(span));
+    for (const PageSpan& span : spans)
+      FLOTILLA_RETURN_NOT_OK(ReadSpan(span));
     FLOTILLA_ASSIGN_OR_RETURN(out_.values, FinishValues());
     if (out_.def_bitmap && values_.size() < out_.entries) {
       FLOTILLA_RETURN_NOT_OK(def_bits_.Resize(bit_util::BytesForBits(out_.entries)));
@@ -393,9 +405,8 @@ class ChunkReader {
       case PageType::kDictionaryPage: {
         if (!h.dictionary_page_header) return Status::Invalid("dictionary page without header");
         if (dict_) return Status::Invalid("a second dictionary page");
-        FLOTILLA_ASSIGN_OR_RETURN(const uint8_t* p,
-                                  Decompress(data, h.compressed_page_size,
-                                             h.uncompressed_page_size));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            const uint8_t* p, Decompress(data, h.compressed_page_size, h.uncompressed_page_size));
         const DictionaryPageHeader& d = *h.dictionary_page_header;
         if (d.num_values < 0) return Status::Invalid("negative dictionary size");
         if (d.encoding != Encoding::kPlain && d.encoding != Encoding::kPlainDictionary)
@@ -407,9 +418,8 @@ class ChunkReader {
       case PageType::kDataPage: {
         if (!h.data_page_header) return Status::Invalid("data page without header");
         const DataPageHeader& d = *h.data_page_header;
-        FLOTILLA_ASSIGN_OR_RETURN(const uint8_t* p,
-                                  Decompress(data, h.compressed_page_size,
-                                             h.uncompressed_page_size));
+        FLOTILLA_ASSIGN_OR_RETURN(
+            const uint8_t* p, Decompress(data, h.compressed_page_size, h.uncompressed_page_size));
         const uint8_t* end = p + h.uncompressed_page_size;
         FLOTILLA_RETURN_NOT_OK(CheckCount(d.num_values));
         if (column_.max_rep > 0) {
@@ -437,8 +447,8 @@ class ChunkReader {
         if (!h.data_page_header_v2) return Status::Invalid("data page v2 without header");
         const DataPageHeaderV2& d = *h.data_page_header_v2;
         FLOTILLA_RETURN_NOT_OK(CheckCount(d.num_values));
-        const int64_t levels = int64_t{d.repetition_levels_byte_length} +
-                               d.definition_levels_byte_length;
+        const int64_t levels =
+            int64_t{d.repetition_levels_byte_length} + d.definition_levels_byte_length;
         if (d.repetition_levels_byte_length < 0 || d.definition_levels_byte_length < 0 ||
             levels > h.compressed_page_size || levels > h.uncompressed_page_size)
           return Status::Invalid("data page v2 level lengths exceed the page");
@@ -514,7 +524,8 @@ class ChunkReader {
     FLOTILLA_RETURN_NOT_OK(LevelsRaw(p, length, column_.max_def, n, &out_.def));
     const int16_t* def = out_.def.data() + out_.entries;
     int64_t present = 0;
-    for (int32_t i = 0; i < n; ++i) present += def[i] == column_.max_def;
+    for (int32_t i = 0; i < n; ++i)
+      present += def[i] == column_.max_def;
     return present;
   }
 
@@ -534,8 +545,7 @@ class ChunkReader {
 
   // `n` of the page's `num_values` entries hold a value (those at the maximum definition
   // level); only they are stored.
-  Status Values(Encoding encoding, const uint8_t* p, int64_t size, int32_t num_values,
-                int64_t n) {
+  Status Values(Encoding encoding, const uint8_t* p, int64_t size, int32_t num_values, int64_t n) {
     out_.entries += num_values;
     if (n == 0) return Status::OK();
     const PhysicalType physical = *column_.element.type;
@@ -575,9 +585,8 @@ class ChunkReader {
       }
       case Encoding::kDeltaLengthByteArray:
       case Encoding::kDeltaByteArray: {
-        if (physical != PhysicalType::kByteArray &&
-            !(encoding == Encoding::kDeltaByteArray &&
-              physical == PhysicalType::kFixedLenByteArray))
+        if (physical != PhysicalType::kByteArray && !(encoding == Encoding::kDeltaByteArray &&
+                                                      physical == PhysicalType::kFixedLenByteArray))
           return Status::Invalid(std::string(EncodingName(encoding)) + " on a " +
                                  PhysicalTypeName(physical) + " column");
         ByteArrays arrays;
@@ -647,7 +656,8 @@ template <typename Out, typename Fn>
 Result<BufferPtr> Convert(int64_t n, Fn&& fn) {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(n * static_cast<int64_t>(sizeof(Out))));
   Out* dst = reinterpret_cast<Out*>(out->mutable_data());
-  for (int64_t i = 0; i < n; ++i) dst[i] = fn(i);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = fn(i);
   return out;
 }
 
@@ -678,8 +688,9 @@ Result<Array> ChunkReader::FinishValues() {
                                " bytes");
     }
     FLOTILLA_ASSIGN_OR_RETURN(data->buffers[1], Convert<Int128>(n, [&](int64_t i) {
-      return BigEndianToInt128(bytes + offsets[i], offsets[i + 1] - offsets[i]);
-    }));
+                                return BigEndianToInt128(bytes + offsets[i],
+                                                         offsets[i + 1] - offsets[i]);
+                              }));
     return Array(data);
   }
   // Fixed-width values were converted to the Arrow layout as they arrived; booleans (one

@@ -35,7 +35,9 @@ void WriteUleb(uint64_t v, std::string* out) {
   out->push_back(static_cast<char>(v));
 }
 
-int64_t ZigZagDecode(uint64_t v) { return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1)); }
+int64_t ZigZagDecode(uint64_t v) {
+  return static_cast<int64_t>((v >> 1) ^ (~(v & 1) + 1));
+}
 uint64_t ZigZagEncode(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
 }
@@ -216,14 +218,15 @@ Status RleDecoder::DecodeLevels(int16_t* out, int64_t count) {
   for (int64_t done = 0; done < count; done += kChunk) {
     const int64_t n = std::min(kChunk, count - done);
     FLOTILLA_RETURN_NOT_OK(Decode(tmp, n));
-    for (int64_t i = 0; i < n; ++i) out[done + i] = static_cast<int16_t>(tmp[i]);
+    for (int64_t i = 0; i < n; ++i)
+      out[done + i] = static_cast<int16_t>(tmp[i]);
   }
   return Status::OK();
 }
 
 Result<int64_t> RleDecoder::DecodeBits(uint8_t* bits, int64_t offset, int64_t count) {
-  if (bit_width_ != 1) return Status::Invalid("bitmap decoding of " + std::to_string(bit_width_) +
-                                              "-bit values");
+  if (bit_width_ != 1)
+    return Status::Invalid("bitmap decoding of " + std::to_string(bit_width_) + "-bit values");
   FLOTILLA_RETURN_NOT_OK(Runs(
       count,
       [&](int64_t done, int64_t n) {
@@ -240,7 +243,8 @@ namespace {
 
 // Packs `count` values LSB-first and pads with zero values up to `padded` (bit_width <= 32, so
 // the accumulator never holds more than 39 bits).
-void PackBits(const uint32_t* values, int64_t count, int64_t padded, int bit_width, std::string* out) {
+void PackBits(const uint32_t* values, int64_t count, int64_t padded, int bit_width,
+              std::string* out) {
   const size_t start = out->size();
   out->resize(start + static_cast<size_t>((padded * bit_width + 7) / 8), '\0');
   auto* dst = reinterpret_cast<uint8_t*>(out->data() + start);
@@ -267,7 +271,8 @@ void RleEncode(const uint32_t* values, int64_t count, int bit_width, std::string
   // groups of 8 (the last group padded with zeros).
   while (i < count) {
     int64_t run = 1;
-    while (i + run < count && values[i + run] == values[i]) ++run;
+    while (i + run < count && values[i + run] == values[i])
+      ++run;
     if (run >= 8) {
       WriteUleb(static_cast<uint64_t>(run) << 1, out);
       out->append(reinterpret_cast<const char*>(&values[i]), static_cast<size_t>(width));
@@ -280,7 +285,8 @@ void RleEncode(const uint32_t* values, int64_t count, int bit_width, std::string
       j = std::min(count, j + 8);
       if (j >= count) break;
       int64_t r = 1;
-      while (j + r < count && values[j + r] == values[j] && r < 8) ++r;
+      while (j + r < count && values[j + r] == values[j] && r < 8)
+        ++r;
       if (r >= 8) break;
     }
     const int64_t n = j - i;
@@ -309,16 +315,15 @@ Status DeltaBinaryPackedDecode(const uint8_t* data, int64_t size, std::vector<T>
   if (!ReadUleb(&pos, end, &block_size) || !ReadUleb(&pos, end, &miniblocks) ||
       !ReadUleb(&pos, end, &total) || !ReadUleb(&pos, end, &first))
     return Status::Invalid("truncated DELTA_BINARY_PACKED header");
-  if (block_size == 0 || block_size % 128 != 0 || miniblocks == 0 ||
-      block_size % miniblocks != 0 || (block_size / miniblocks) % 32 != 0 ||
-      block_size > (1u << 20))
+  if (block_size == 0 || block_size % 128 != 0 || miniblocks == 0 || block_size % miniblocks != 0 ||
+      (block_size / miniblocks) % 32 != 0 || block_size > (1u << 20))
     return Status::Invalid("bad DELTA_BINARY_PACKED block size " + std::to_string(block_size) +
                            " with " + std::to_string(miniblocks) + " miniblocks");
   // A block of values takes at least its min delta and widths, so a count beyond that bound is
   // corrupt (and must not size an allocation).
   if (total > (static_cast<uint64_t>(size) + 1) * block_size)
-    return Status::Invalid("DELTA_BINARY_PACKED claims " + std::to_string(total) +
-                           " values in " + std::to_string(size) + " bytes");
+    return Status::Invalid("DELTA_BINARY_PACKED claims " + std::to_string(total) + " values in " +
+                           std::to_string(size) + " bytes");
   const uint64_t per_mini = block_size / miniblocks;
   out->reserve(out->size() + std::min<uint64_t>(total, 1 << 20));
   U value = static_cast<U>(ZigZagDecode(first));
@@ -335,8 +340,7 @@ Status DeltaBinaryPackedDecode(const uint8_t* data, int64_t size, std::vector<T>
     pos += miniblocks;
     for (uint64_t m = 0; m < miniblocks && left > 0; ++m) {
       const int width = widths[m];
-      if (width > 64)
-        return Status::Invalid("DELTA miniblock bit width " + std::to_string(width));
+      if (width > 64) return Status::Invalid("DELTA miniblock bit width " + std::to_string(width));
       const uint64_t bytes = per_mini * static_cast<uint64_t>(width) / 8;
       if (static_cast<uint64_t>(end - pos) < bytes)
         return Status::Invalid("truncated DELTA miniblock");
@@ -369,8 +373,8 @@ void DeltaBinaryPackedEncode(const T* values, int64_t count, std::string* out) {
     int64_t min_delta = std::numeric_limits<int64_t>::max();
     for (int64_t i = 0; i < n; ++i) {
       // Deltas wrap in the column's width, as the decoder adds them back.
-      const U d = static_cast<U>(static_cast<U>(values[start + i]) -
-                                 static_cast<U>(values[start + i - 1]));
+      const U d =
+          static_cast<U>(static_cast<U>(values[start + i]) - static_cast<U>(values[start + i - 1]));
       deltas[i] = static_cast<int64_t>(static_cast<T>(d));
       min_delta = std::min(min_delta, deltas[i]);
     }
@@ -431,8 +435,7 @@ Status DeltaLengthByteArrayDecode(const uint8_t* data, int64_t size, int64_t exp
   return Status::OK();
 }
 
-Status DeltaByteArrayDecode(const uint8_t* data, int64_t size, int64_t expected,
-                            ByteArrays* out) {
+Status DeltaByteArrayDecode(const uint8_t* data, int64_t size, int64_t expected, ByteArrays* out) {
   std::vector<int32_t> prefixes;
   int64_t used = 0;
   FLOTILLA_RETURN_NOT_OK(DeltaBinaryPackedDecode(data, size, &prefixes, &used));
@@ -464,7 +467,8 @@ Status ByteStreamSplitDecode(const uint8_t* data, int64_t size, int width, int64
   // The streams are laid out for the page's whole value count, which is size / width.
   const int64_t stride = size / width;
   for (int64_t i = 0; i < count; ++i) {
-    for (int j = 0; j < width; ++j) out[i * width + j] = data[j * stride + i];
+    for (int j = 0; j < width; ++j)
+      out[i * width + j] = data[j * stride + i];
   }
   return Status::OK();
 }

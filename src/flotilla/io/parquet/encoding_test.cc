@@ -21,7 +21,8 @@ TEST(RleDecoder, DecodesTheSpecsBitPackedExample) {
   RleDecoder decoder(data.data(), static_cast<int64_t>(data.size()), 3);
   uint32_t out[8];
   ASSERT_TRUE(decoder.Decode(out, 8).ok());
-  for (uint32_t i = 0; i < 8; ++i) EXPECT_EQ(out[i], i);
+  for (uint32_t i = 0; i < 8; ++i)
+    EXPECT_EQ(out[i], i);
 }
 
 TEST(RleDecoder, DecodesRepeatedRunsThenFailsWhenValuesRunOut) {
@@ -48,7 +49,8 @@ TEST(RleEncode, RoundTripsMixedRunsForEveryWidth) {
     while (values.size() < 3000) {
       const uint32_t v = rng() & ((1u << width) - 1);
       const int repeat = rng() % 3 == 0 ? 1 + static_cast<int>(rng() % 40) : 1;
-      for (int k = 0; k < repeat; ++k) values.push_back(v);
+      for (int k = 0; k < repeat; ++k)
+        values.push_back(v);
     }
     std::string encoded;
     RleEncode(values.data(), static_cast<int64_t>(values.size()), width, &encoded);
@@ -73,7 +75,8 @@ TEST(UnpackBits, MatchesABitByBitReadingForEveryWidthAndLength) {
   for (int width = 1; width <= 32; ++width) {
     for (int64_t count : {1, 7, 8, 9, 15, 16, 17, 63, 64, 65, 200, 1001}) {
       std::vector<uint8_t> packed(static_cast<size_t>((count * width + 7) / 8));
-      for (uint8_t& b : packed) b = static_cast<uint8_t>(rng());
+      for (uint8_t& b : packed)
+        b = static_cast<uint8_t>(rng());
       std::vector<uint32_t> out(static_cast<size_t>(count));
       UnpackBits(packed.data(), width, count, out.data());
       for (int64_t i = 0; i < count; ++i) {
@@ -94,7 +97,8 @@ TEST(RleDecoder, DecodesOneBitValuesIntoABitmapAtAnyOffset) {
   while (values.size() < 5000) {
     const uint32_t v = rng() & 1;
     const int repeat = rng() % 4 == 0 ? 1 + static_cast<int>(rng() % 100) : 1;
-    for (int k = 0; k < repeat; ++k) values.push_back(v);
+    for (int k = 0; k < repeat; ++k)
+      values.push_back(v);
   }
   std::string encoded;
   RleEncode(values.data(), static_cast<int64_t>(values.size()), 1, &encoded);
@@ -126,7 +130,8 @@ TEST(DeltaBinaryPacked, DecodesAHandEncodedSequence) {
   auto data = Bytes({0x80, 0x01, 0x04, 0x05, 0x02, 0x02, 0, 0, 0, 0});
   std::vector<int32_t> out;
   int64_t used = 0;
-  ASSERT_TRUE(DeltaBinaryPackedDecode(data.data(), static_cast<int64_t>(data.size()), &out, &used).ok());
+  ASSERT_TRUE(
+      DeltaBinaryPackedDecode(data.data(), static_cast<int64_t>(data.size()), &out, &used).ok());
   EXPECT_EQ(out, (std::vector<int32_t>{1, 2, 3, 4, 5}));
   EXPECT_EQ(used, 10);
 }
@@ -134,26 +139,30 @@ TEST(DeltaBinaryPacked, DecodesAHandEncodedSequence) {
 TEST(DeltaBinaryPacked, RoundTripsExtremesAndWrapsAround) {
   std::vector<int64_t> values = {0, INT64_MAX, INT64_MIN, -1, 1, 42, 42, 42, -7};
   std::mt19937_64 rng(3);
-  for (int i = 0; i < 1000; ++i) values.push_back(static_cast<int64_t>(rng() >> (i % 60)));
+  for (int i = 0; i < 1000; ++i)
+    values.push_back(static_cast<int64_t>(rng() >> (i % 60)));
   std::string encoded;
   DeltaBinaryPackedEncode(values.data(), static_cast<int64_t>(values.size()), &encoded);
   std::vector<int64_t> back;
   int64_t used = 0;
   ASSERT_TRUE(DeltaBinaryPackedDecode(reinterpret_cast<const uint8_t*>(encoded.data()),
-                                      static_cast<int64_t>(encoded.size()), &back, &used).ok());
+                                      static_cast<int64_t>(encoded.size()), &back, &used)
+                  .ok());
   EXPECT_EQ(back, values);
   EXPECT_EQ(used, static_cast<int64_t>(encoded.size()));
 }
 
 TEST(DeltaBinaryPacked, RejectsTruncatedInput) {
   std::vector<int32_t> values(500);
-  for (int i = 0; i < 500; ++i) values[i] = i * i;
+  for (int i = 0; i < 500; ++i)
+    values[i] = i * i;
   std::string encoded;
   DeltaBinaryPackedEncode(values.data(), 500, &encoded);
   for (size_t cut = 0; cut + 1 < encoded.size(); cut += 7) {
     std::vector<int32_t> back;
     EXPECT_FALSE(DeltaBinaryPackedDecode(reinterpret_cast<const uint8_t*>(encoded.data()),
-                                         static_cast<int64_t>(cut), &back, nullptr).ok())
+                                         static_cast<int64_t>(cut), &back, nullptr)
+                     .ok())
         << cut;
   }
 }
@@ -167,7 +176,8 @@ TEST(DeltaByteArray, RebuildsValuesFromPrefixesAndSuffixes) {
   data += "applesaucey";
   ByteArrays out;
   ASSERT_TRUE(DeltaByteArrayDecode(reinterpret_cast<const uint8_t*>(data.data()),
-                                   static_cast<int64_t>(data.size()), 3, &out).ok());
+                                   static_cast<int64_t>(data.size()), 3, &out)
+                  .ok());
   EXPECT_EQ(out.data, "appleapplesauceapply");
   EXPECT_EQ(out.offsets, (std::vector<int64_t>{0, 5, 15, 20}));
   prefixes[1] = 6;  // longer than the previous value
@@ -177,7 +187,8 @@ TEST(DeltaByteArray, RebuildsValuesFromPrefixesAndSuffixes) {
   bad += "applesaucey";
   ByteArrays ignored;
   EXPECT_FALSE(DeltaByteArrayDecode(reinterpret_cast<const uint8_t*>(bad.data()),
-                                    static_cast<int64_t>(bad.size()), 3, &ignored).ok());
+                                    static_cast<int64_t>(bad.size()), 3, &ignored)
+                   .ok());
 }
 
 TEST(ByteStreamSplit, InterleavesBytesByPosition) {
@@ -192,7 +203,8 @@ TEST(ByteStreamSplit, InterleavesBytesByPosition) {
 
 TEST(PageCodec, EveryCodecRoundTripsAndRejectsCorruptOrMissizedInput) {
   std::string input;
-  for (int i = 0; i < 100000; ++i) input += std::to_string(i % 977) + ",";
+  for (int i = 0; i < 100000; ++i)
+    input += std::to_string(i % 977) + ",";
   for (Codec codec : {Codec::kUncompressed, Codec::kSnappy, Codec::kGzip, Codec::kBrotli,
                       Codec::kZstd, Codec::kLz4Raw, Codec::kLz4}) {
     SCOPED_TRACE(CodecName(codec));
@@ -200,24 +212,28 @@ TEST(PageCodec, EveryCodecRoundTripsAndRejectsCorruptOrMissizedInput) {
     ASSERT_TRUE(c.ok());
     std::string compressed;
     ASSERT_TRUE((*c)->Compress(reinterpret_cast<const uint8_t*>(input.data()),
-                               static_cast<int64_t>(input.size()), &compressed).ok());
+                               static_cast<int64_t>(input.size()), &compressed)
+                    .ok());
     std::string out(input.size(), '\0');
     ASSERT_TRUE((*c)->Decompress(reinterpret_cast<const uint8_t*>(compressed.data()),
                                  static_cast<int64_t>(compressed.size()),
                                  reinterpret_cast<uint8_t*>(out.data()),
-                                 static_cast<int64_t>(out.size())).ok());
+                                 static_cast<int64_t>(out.size()))
+                    .ok());
     EXPECT_EQ(out, input);
     // The header's size one byte off is an error, never a silent short read.
     EXPECT_FALSE((*c)->Decompress(reinterpret_cast<const uint8_t*>(compressed.data()),
                                   static_cast<int64_t>(compressed.size()),
                                   reinterpret_cast<uint8_t*>(out.data()),
-                                  static_cast<int64_t>(out.size()) - 1).ok());
+                                  static_cast<int64_t>(out.size()) - 1)
+                     .ok());
     if (codec == Codec::kUncompressed) continue;
     std::string corrupt = compressed.substr(0, compressed.size() / 2);
     EXPECT_FALSE((*c)->Decompress(reinterpret_cast<const uint8_t*>(corrupt.data()),
                                   static_cast<int64_t>(corrupt.size()),
                                   reinterpret_cast<uint8_t*>(out.data()),
-                                  static_cast<int64_t>(out.size())).ok());
+                                  static_cast<int64_t>(out.size()))
+                     .ok());
   }
   EXPECT_FALSE(PageCodec::Make(Codec::kLzo).ok());
 }
@@ -225,8 +241,8 @@ TEST(PageCodec, EveryCodecRoundTripsAndRejectsCorruptOrMissizedInput) {
 TEST(CompactProtocol, EncodesFieldsAsTheSpecSays) {
   CompactWriter w;
   w.BeginStruct();
-  w.I32Field(1, 5);     // delta 1, type i32 (5): 0x15, zigzag(5) = 10
-  w.I64Field(20, -1);   // delta 19 > 15: type byte 0x06, zigzag field id 40, zigzag(-1) = 1
+  w.I32Field(1, 5);       // delta 1, type i32 (5): 0x15, zigzag(5) = 10
+  w.I64Field(20, -1);     // delta 19 > 15: type byte 0x06, zigzag field id 40, zigzag(-1) = 1
   w.BoolField(21, true);  // delta 1, type true (1): 0x11
   w.EndStruct();
   EXPECT_EQ(w.bytes(), std::string("\x15\x0a\x06\x28\x01\x11\x00", 7));
@@ -237,7 +253,8 @@ TEST(CompactProtocol, MetadataRoundTripsAndCorruptionIsAnError) {
   m.version = 2;
   m.num_rows = 3;
   m.schema.push_back({.name = "schema", .num_children = 1});
-  SchemaElement leaf{.type = PhysicalType::kInt64, .repetition = Repetition::kOptional, .name = "x"};
+  SchemaElement leaf{
+      .type = PhysicalType::kInt64, .repetition = Repetition::kOptional, .name = "x"};
   leaf.logical_type.kind = LogicalType::kTimestamp;
   leaf.logical_type.unit = LogicalType::kNanos;
   leaf.logical_type.adjusted_to_utc = true;
@@ -268,16 +285,19 @@ TEST(CompactProtocol, MetadataRoundTripsAndCorruptionIsAnError) {
   EXPECT_EQ(*back->created_by, "flotilla");
   for (size_t cut = 0; cut < bytes.size(); ++cut) {
     EXPECT_FALSE(DecodeFileMetaData(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                    static_cast<int64_t>(cut)).ok())
+                                    static_cast<int64_t>(cut))
+                     .ok())
         << cut;
   }
   // A list claiming more elements than bytes left, and structs nested without end.
   std::string huge = "\x19\xfc\xff\xff\xff\x0f";
   EXPECT_FALSE(DecodeFileMetaData(reinterpret_cast<const uint8_t*>(huge.data()),
-                                  static_cast<int64_t>(huge.size())).ok());
+                                  static_cast<int64_t>(huge.size()))
+                   .ok());
   std::string deep(10000, '\x1c');
   EXPECT_FALSE(DecodeFileMetaData(reinterpret_cast<const uint8_t*>(deep.data()),
-                                  static_cast<int64_t>(deep.size())).ok());
+                                  static_cast<int64_t>(deep.size()))
+                   .ok());
 }
 
 }  // namespace

@@ -6,43 +6,68 @@ namespace flotilla::io::parquet {
 
 const char* PhysicalTypeName(PhysicalType type) {
   switch (type) {
-    case PhysicalType::kBoolean: return "BOOLEAN";
-    case PhysicalType::kInt32: return "INT32";
-    case PhysicalType::kInt64: return "INT64";
-    case PhysicalType::kInt96: return "INT96";
-    case PhysicalType::kFloat: return "FLOAT";
-    case PhysicalType::kDouble: return "DOUBLE";
-    case PhysicalType::kByteArray: return "BYTE_ARRAY";
-    case PhysicalType::kFixedLenByteArray: return "FIXED_LEN_BYTE_ARRAY";
+    case PhysicalType::kBoolean:
+      return "BOOLEAN";
+    case PhysicalType::kInt32:
+      return "INT32";
+    case PhysicalType::kInt64:
+      return "INT64";
+    case PhysicalType::kInt96:
+      return "INT96";
+    case PhysicalType::kFloat:
+      return "FLOAT";
+    case PhysicalType::kDouble:
+      return "DOUBLE";
+    case PhysicalType::kByteArray:
+      return "BYTE_ARRAY";
+    case PhysicalType::kFixedLenByteArray:
+      return "FIXED_LEN_BYTE_ARRAY";
   }
   return "?";
 }
 
 const char* EncodingName(Encoding encoding) {
   switch (encoding) {
-    case Encoding::kPlain: return "PLAIN";
-    case Encoding::kPlainDictionary: return "PLAIN_DICTIONARY";
-    case Encoding::kRle: return "RLE";
-    case Encoding::kBitPacked: return "BIT_PACKED";
-    case Encoding::kDeltaBinaryPacked: return "DELTA_BINARY_PACKED";
-    case Encoding::kDeltaLengthByteArray: return "DELTA_LENGTH_BYTE_ARRAY";
-    case Encoding::kDeltaByteArray: return "DELTA_BYTE_ARRAY";
-    case Encoding::kRleDictionary: return "RLE_DICTIONARY";
-    case Encoding::kByteStreamSplit: return "BYTE_STREAM_SPLIT";
+    case Encoding::kPlain:
+      return "PLAIN";
+    case Encoding::kPlainDictionary:
+      return "PLAIN_DICTIONARY";
+    case Encoding::kRle:
+      return "RLE";
+    case Encoding::kBitPacked:
+      return "BIT_PACKED";
+    case Encoding::kDeltaBinaryPacked:
+      return "DELTA_BINARY_PACKED";
+    case Encoding::kDeltaLengthByteArray:
+      return "DELTA_LENGTH_BYTE_ARRAY";
+    case Encoding::kDeltaByteArray:
+      return "DELTA_BYTE_ARRAY";
+    case Encoding::kRleDictionary:
+      return "RLE_DICTIONARY";
+    case Encoding::kByteStreamSplit:
+      return "BYTE_STREAM_SPLIT";
   }
   return "?";
 }
 
 const char* CodecName(Codec codec) {
   switch (codec) {
-    case Codec::kUncompressed: return "UNCOMPRESSED";
-    case Codec::kSnappy: return "SNAPPY";
-    case Codec::kGzip: return "GZIP";
-    case Codec::kLzo: return "LZO";
-    case Codec::kBrotli: return "BROTLI";
-    case Codec::kLz4: return "LZ4";
-    case Codec::kZstd: return "ZSTD";
-    case Codec::kLz4Raw: return "LZ4_RAW";
+    case Codec::kUncompressed:
+      return "UNCOMPRESSED";
+    case Codec::kSnappy:
+      return "SNAPPY";
+    case Codec::kGzip:
+      return "GZIP";
+    case Codec::kLzo:
+      return "LZO";
+    case Codec::kBrotli:
+      return "BROTLI";
+    case Codec::kLz4:
+      return "LZ4";
+    case Codec::kZstd:
+      return "ZSTD";
+    case Codec::kLz4Raw:
+      return "LZ4_RAW";
   }
   return "?";
 }
@@ -53,14 +78,18 @@ namespace {
 // Each Decode* reads one struct; a field whose wire type is not the expected one is skipped (as
 // thrift does), so only the bytes, never the shape, can make decoding fail.
 
-#define FIELDS(r)          \
-  int16_t id;              \
-  CType t;                 \
-  (r).BeginStruct();       \
+#define FIELDS(r)    \
+  int16_t id;        \
+  CType t;           \
+  (r).BeginStruct(); \
   while ((r).NextField(&id, &t))
 
-bool Is(CType t, CType want) { return t == want; }
-bool IsBool(CType t) { return t == CType::kTrue || t == CType::kFalse; }
+bool Is(CType t, CType want) {
+  return t == want;
+}
+bool IsBool(CType t) {
+  return t == CType::kTrue || t == CType::kFalse;
+}
 
 template <typename Fn>
 void ReadList(CompactReader& r, CType want, Fn&& fn) {
@@ -80,12 +109,42 @@ void ReadList(CompactReader& r, CType want, Fn&& fn) {
 void DecodeStatistics(CompactReader& r, Statistics* s) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kBinary)) { s->max = r.ReadString(); continue; } break;
-      case 2: if (Is(t, CType::kBinary)) { s->min = r.ReadString(); continue; } break;
-      case 3: if (Is(t, CType::kI64)) { s->null_count = r.ReadI64(); continue; } break;
-      case 4: if (Is(t, CType::kI64)) { s->distinct_count = r.ReadI64(); continue; } break;
-      case 5: if (Is(t, CType::kBinary)) { s->max_value = r.ReadString(); continue; } break;
-      case 6: if (Is(t, CType::kBinary)) { s->min_value = r.ReadString(); continue; } break;
+      case 1:
+        if (Is(t, CType::kBinary)) {
+          s->max = r.ReadString();
+          continue;
+        }
+        break;
+      case 2:
+        if (Is(t, CType::kBinary)) {
+          s->min = r.ReadString();
+          continue;
+        }
+        break;
+      case 3:
+        if (Is(t, CType::kI64)) {
+          s->null_count = r.ReadI64();
+          continue;
+        }
+        break;
+      case 4:
+        if (Is(t, CType::kI64)) {
+          s->distinct_count = r.ReadI64();
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kBinary)) {
+          s->max_value = r.ReadString();
+          continue;
+        }
+        break;
+      case 6:
+        if (Is(t, CType::kBinary)) {
+          s->min_value = r.ReadString();
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -154,16 +213,66 @@ void DecodeLogicalType(CompactReader& r, LogicalType* lt) {
 void DecodeSchemaElement(CompactReader& r, SchemaElement* e) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kI32)) { e->type = static_cast<PhysicalType>(r.ReadI32()); continue; } break;
-      case 2: if (Is(t, CType::kI32)) { e->type_length = r.ReadI32(); continue; } break;
-      case 3: if (Is(t, CType::kI32)) { e->repetition = static_cast<Repetition>(r.ReadI32()); continue; } break;
-      case 4: if (Is(t, CType::kBinary)) { e->name = r.ReadString(); continue; } break;
-      case 5: if (Is(t, CType::kI32)) { e->num_children = r.ReadI32(); continue; } break;
-      case 6: if (Is(t, CType::kI32)) { e->converted_type = static_cast<ConvertedType>(r.ReadI32()); continue; } break;
-      case 7: if (Is(t, CType::kI32)) { e->scale = r.ReadI32(); continue; } break;
-      case 8: if (Is(t, CType::kI32)) { e->precision = r.ReadI32(); continue; } break;
-      case 9: if (Is(t, CType::kI32)) { e->field_id = r.ReadI32(); continue; } break;
-      case 10: if (Is(t, CType::kStruct)) { DecodeLogicalType(r, &e->logical_type); continue; } break;
+      case 1:
+        if (Is(t, CType::kI32)) {
+          e->type = static_cast<PhysicalType>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 2:
+        if (Is(t, CType::kI32)) {
+          e->type_length = r.ReadI32();
+          continue;
+        }
+        break;
+      case 3:
+        if (Is(t, CType::kI32)) {
+          e->repetition = static_cast<Repetition>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 4:
+        if (Is(t, CType::kBinary)) {
+          e->name = r.ReadString();
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kI32)) {
+          e->num_children = r.ReadI32();
+          continue;
+        }
+        break;
+      case 6:
+        if (Is(t, CType::kI32)) {
+          e->converted_type = static_cast<ConvertedType>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 7:
+        if (Is(t, CType::kI32)) {
+          e->scale = r.ReadI32();
+          continue;
+        }
+        break;
+      case 8:
+        if (Is(t, CType::kI32)) {
+          e->precision = r.ReadI32();
+          continue;
+        }
+        break;
+      case 9:
+        if (Is(t, CType::kI32)) {
+          e->field_id = r.ReadI32();
+          continue;
+        }
+        break;
+      case 10:
+        if (Is(t, CType::kStruct)) {
+          DecodeLogicalType(r, &e->logical_type);
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -184,10 +293,16 @@ void DecodeKeyValue(CompactReader& r, KeyValue* kv) {
 void DecodeColumnMetaData(CompactReader& r, ColumnMetaData* m) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kI32)) { m->type = static_cast<PhysicalType>(r.ReadI32()); continue; } break;
+      case 1:
+        if (Is(t, CType::kI32)) {
+          m->type = static_cast<PhysicalType>(r.ReadI32());
+          continue;
+        }
+        break;
       case 2:
         if (Is(t, CType::kList)) {
-          ReadList(r, CType::kI32, [&] { m->encodings.push_back(static_cast<Encoding>(r.ReadI32())); });
+          ReadList(r, CType::kI32,
+                   [&] { m->encodings.push_back(static_cast<Encoding>(r.ReadI32())); });
           continue;
         }
         break;
@@ -197,13 +312,48 @@ void DecodeColumnMetaData(CompactReader& r, ColumnMetaData* m) {
           continue;
         }
         break;
-      case 4: if (Is(t, CType::kI32)) { m->codec = static_cast<Codec>(r.ReadI32()); continue; } break;
-      case 5: if (Is(t, CType::kI64)) { m->num_values = r.ReadI64(); continue; } break;
-      case 6: if (Is(t, CType::kI64)) { m->total_uncompressed_size = r.ReadI64(); continue; } break;
-      case 7: if (Is(t, CType::kI64)) { m->total_compressed_size = r.ReadI64(); continue; } break;
-      case 9: if (Is(t, CType::kI64)) { m->data_page_offset = r.ReadI64(); continue; } break;
-      case 10: if (Is(t, CType::kI64)) { m->index_page_offset = r.ReadI64(); continue; } break;
-      case 11: if (Is(t, CType::kI64)) { m->dictionary_page_offset = r.ReadI64(); continue; } break;
+      case 4:
+        if (Is(t, CType::kI32)) {
+          m->codec = static_cast<Codec>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kI64)) {
+          m->num_values = r.ReadI64();
+          continue;
+        }
+        break;
+      case 6:
+        if (Is(t, CType::kI64)) {
+          m->total_uncompressed_size = r.ReadI64();
+          continue;
+        }
+        break;
+      case 7:
+        if (Is(t, CType::kI64)) {
+          m->total_compressed_size = r.ReadI64();
+          continue;
+        }
+        break;
+      case 9:
+        if (Is(t, CType::kI64)) {
+          m->data_page_offset = r.ReadI64();
+          continue;
+        }
+        break;
+      case 10:
+        if (Is(t, CType::kI64)) {
+          m->index_page_offset = r.ReadI64();
+          continue;
+        }
+        break;
+      case 11:
+        if (Is(t, CType::kI64)) {
+          m->dictionary_page_offset = r.ReadI64();
+          continue;
+        }
+        break;
       case 12:
         if (Is(t, CType::kStruct)) {
           DecodeStatistics(r, &m->statistics.emplace());
@@ -218,18 +368,48 @@ void DecodeColumnMetaData(CompactReader& r, ColumnMetaData* m) {
 void DecodeColumnChunk(CompactReader& r, ColumnChunk* c) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kBinary)) { c->file_path = r.ReadString(); continue; } break;
-      case 2: if (Is(t, CType::kI64)) { c->file_offset = r.ReadI64(); continue; } break;
+      case 1:
+        if (Is(t, CType::kBinary)) {
+          c->file_path = r.ReadString();
+          continue;
+        }
+        break;
+      case 2:
+        if (Is(t, CType::kI64)) {
+          c->file_offset = r.ReadI64();
+          continue;
+        }
+        break;
       case 3:
         if (Is(t, CType::kStruct)) {
           DecodeColumnMetaData(r, &c->meta_data.emplace());
           continue;
         }
         break;
-      case 4: if (Is(t, CType::kI64)) { c->offset_index_offset = r.ReadI64(); continue; } break;
-      case 5: if (Is(t, CType::kI32)) { c->offset_index_length = r.ReadI32(); continue; } break;
-      case 6: if (Is(t, CType::kI64)) { c->column_index_offset = r.ReadI64(); continue; } break;
-      case 7: if (Is(t, CType::kI32)) { c->column_index_length = r.ReadI32(); continue; } break;
+      case 4:
+        if (Is(t, CType::kI64)) {
+          c->offset_index_offset = r.ReadI64();
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kI32)) {
+          c->offset_index_length = r.ReadI32();
+          continue;
+        }
+        break;
+      case 6:
+        if (Is(t, CType::kI64)) {
+          c->column_index_offset = r.ReadI64();
+          continue;
+        }
+        break;
+      case 7:
+        if (Is(t, CType::kI32)) {
+          c->column_index_length = r.ReadI32();
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -244,11 +424,36 @@ void DecodeRowGroup(CompactReader& r, RowGroup* g) {
           continue;
         }
         break;
-      case 2: if (Is(t, CType::kI64)) { g->total_byte_size = r.ReadI64(); continue; } break;
-      case 3: if (Is(t, CType::kI64)) { g->num_rows = r.ReadI64(); continue; } break;
-      case 5: if (Is(t, CType::kI64)) { g->file_offset = r.ReadI64(); continue; } break;
-      case 6: if (Is(t, CType::kI64)) { g->total_compressed_size = r.ReadI64(); continue; } break;
-      case 7: if (Is(t, CType::kI16)) { g->ordinal = r.ReadI16(); continue; } break;
+      case 2:
+        if (Is(t, CType::kI64)) {
+          g->total_byte_size = r.ReadI64();
+          continue;
+        }
+        break;
+      case 3:
+        if (Is(t, CType::kI64)) {
+          g->num_rows = r.ReadI64();
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kI64)) {
+          g->file_offset = r.ReadI64();
+          continue;
+        }
+        break;
+      case 6:
+        if (Is(t, CType::kI64)) {
+          g->total_compressed_size = r.ReadI64();
+          continue;
+        }
+        break;
+      case 7:
+        if (Is(t, CType::kI16)) {
+          g->ordinal = r.ReadI16();
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -266,11 +471,36 @@ void DecodeColumnOrder(CompactReader& r, std::vector<bool>* orders) {
 void DecodeDataPageHeader(CompactReader& r, DataPageHeader* h) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kI32)) { h->num_values = r.ReadI32(); continue; } break;
-      case 2: if (Is(t, CType::kI32)) { h->encoding = static_cast<Encoding>(r.ReadI32()); continue; } break;
-      case 3: if (Is(t, CType::kI32)) { h->definition_level_encoding = static_cast<Encoding>(r.ReadI32()); continue; } break;
-      case 4: if (Is(t, CType::kI32)) { h->repetition_level_encoding = static_cast<Encoding>(r.ReadI32()); continue; } break;
-      case 5: if (Is(t, CType::kStruct)) { DecodeStatistics(r, &h->statistics.emplace()); continue; } break;
+      case 1:
+        if (Is(t, CType::kI32)) {
+          h->num_values = r.ReadI32();
+          continue;
+        }
+        break;
+      case 2:
+        if (Is(t, CType::kI32)) {
+          h->encoding = static_cast<Encoding>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 3:
+        if (Is(t, CType::kI32)) {
+          h->definition_level_encoding = static_cast<Encoding>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 4:
+        if (Is(t, CType::kI32)) {
+          h->repetition_level_encoding = static_cast<Encoding>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kStruct)) {
+          DecodeStatistics(r, &h->statistics.emplace());
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -279,9 +509,24 @@ void DecodeDataPageHeader(CompactReader& r, DataPageHeader* h) {
 void DecodeDictionaryPageHeader(CompactReader& r, DictionaryPageHeader* h) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kI32)) { h->num_values = r.ReadI32(); continue; } break;
-      case 2: if (Is(t, CType::kI32)) { h->encoding = static_cast<Encoding>(r.ReadI32()); continue; } break;
-      case 3: if (IsBool(t)) { h->is_sorted = CompactReader::BoolField(t); continue; } break;
+      case 1:
+        if (Is(t, CType::kI32)) {
+          h->num_values = r.ReadI32();
+          continue;
+        }
+        break;
+      case 2:
+        if (Is(t, CType::kI32)) {
+          h->encoding = static_cast<Encoding>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 3:
+        if (IsBool(t)) {
+          h->is_sorted = CompactReader::BoolField(t);
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -290,14 +535,54 @@ void DecodeDictionaryPageHeader(CompactReader& r, DictionaryPageHeader* h) {
 void DecodeDataPageHeaderV2(CompactReader& r, DataPageHeaderV2* h) {
   FIELDS(r) {
     switch (id) {
-      case 1: if (Is(t, CType::kI32)) { h->num_values = r.ReadI32(); continue; } break;
-      case 2: if (Is(t, CType::kI32)) { h->num_nulls = r.ReadI32(); continue; } break;
-      case 3: if (Is(t, CType::kI32)) { h->num_rows = r.ReadI32(); continue; } break;
-      case 4: if (Is(t, CType::kI32)) { h->encoding = static_cast<Encoding>(r.ReadI32()); continue; } break;
-      case 5: if (Is(t, CType::kI32)) { h->definition_levels_byte_length = r.ReadI32(); continue; } break;
-      case 6: if (Is(t, CType::kI32)) { h->repetition_levels_byte_length = r.ReadI32(); continue; } break;
-      case 7: if (IsBool(t)) { h->is_compressed = CompactReader::BoolField(t); continue; } break;
-      case 8: if (Is(t, CType::kStruct)) { DecodeStatistics(r, &h->statistics.emplace()); continue; } break;
+      case 1:
+        if (Is(t, CType::kI32)) {
+          h->num_values = r.ReadI32();
+          continue;
+        }
+        break;
+      case 2:
+        if (Is(t, CType::kI32)) {
+          h->num_nulls = r.ReadI32();
+          continue;
+        }
+        break;
+      case 3:
+        if (Is(t, CType::kI32)) {
+          h->num_rows = r.ReadI32();
+          continue;
+        }
+        break;
+      case 4:
+        if (Is(t, CType::kI32)) {
+          h->encoding = static_cast<Encoding>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 5:
+        if (Is(t, CType::kI32)) {
+          h->definition_levels_byte_length = r.ReadI32();
+          continue;
+        }
+        break;
+      case 6:
+        if (Is(t, CType::kI32)) {
+          h->repetition_levels_byte_length = r.ReadI32();
+          continue;
+        }
+        break;
+      case 7:
+        if (IsBool(t)) {
+          h->is_compressed = CompactReader::BoolField(t);
+          continue;
+        }
+        break;
+      case 8:
+        if (Is(t, CType::kStruct)) {
+          DecodeStatistics(r, &h->statistics.emplace());
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -394,10 +679,12 @@ void EncodeColumnMetaData(CompactWriter& w, const ColumnMetaData& m) {
   w.I32Field(1, static_cast<int32_t>(m.type));
   w.FieldHeader(2, CType::kList);
   w.ListHeader(CType::kI32, static_cast<int64_t>(m.encodings.size()));
-  for (Encoding e : m.encodings) w.I32(static_cast<int32_t>(e));
+  for (Encoding e : m.encodings)
+    w.I32(static_cast<int32_t>(e));
   w.FieldHeader(3, CType::kList);
   w.ListHeader(CType::kBinary, static_cast<int64_t>(m.path_in_schema.size()));
-  for (const std::string& p : m.path_in_schema) w.Binary(p);
+  for (const std::string& p : m.path_in_schema)
+    w.Binary(p);
   w.I32Field(4, static_cast<int32_t>(m.codec));
   w.I64Field(5, m.num_values);
   w.I64Field(6, m.total_uncompressed_size);
@@ -431,7 +718,8 @@ void EncodeRowGroup(CompactWriter& w, const RowGroup& g) {
   w.BeginStruct();
   w.FieldHeader(1, CType::kList);
   w.ListHeader(CType::kStruct, static_cast<int64_t>(g.columns.size()));
-  for (const ColumnChunk& c : g.columns) EncodeColumnChunk(w, c);
+  for (const ColumnChunk& c : g.columns)
+    EncodeColumnChunk(w, c);
   w.I64Field(2, g.total_byte_size);
   w.I64Field(3, g.num_rows);
   if (g.file_offset) w.I64Field(5, *g.file_offset);
@@ -453,14 +741,24 @@ Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size) {
   r.BeginStruct();
   while (r.NextField(&id, &t)) {
     switch (id) {
-      case 1: if (t == CType::kI32) { m.version = r.ReadI32(); continue; } break;
+      case 1:
+        if (t == CType::kI32) {
+          m.version = r.ReadI32();
+          continue;
+        }
+        break;
       case 2:
         if (t == CType::kList) {
           ReadList(r, CType::kStruct, [&] { DecodeSchemaElement(r, &m.schema.emplace_back()); });
           continue;
         }
         break;
-      case 3: if (t == CType::kI64) { m.num_rows = r.ReadI64(); continue; } break;
+      case 3:
+        if (t == CType::kI64) {
+          m.num_rows = r.ReadI64();
+          continue;
+        }
+        break;
       case 4:
         if (t == CType::kList) {
           ReadList(r, CType::kStruct, [&] { DecodeRowGroup(r, &m.row_groups.emplace_back()); });
@@ -474,14 +772,21 @@ Result<FileMetaData> DecodeFileMetaData(const uint8_t* data, int64_t size) {
           continue;
         }
         break;
-      case 6: if (t == CType::kBinary) { m.created_by = r.ReadString(); continue; } break;
+      case 6:
+        if (t == CType::kBinary) {
+          m.created_by = r.ReadString();
+          continue;
+        }
+        break;
       case 7:
         if (t == CType::kList) {
           ReadList(r, CType::kStruct, [&] { DecodeColumnOrder(r, &m.type_defined_order); });
           continue;
         }
         break;
-      case 8: m.encrypted = true; break;
+      case 8:
+        m.encrypted = true;
+        break;
     }
     r.Skip(t);
   }
@@ -496,13 +801,48 @@ Result<PageHeader> DecodePageHeader(const uint8_t* data, int64_t size, int64_t* 
   r.BeginStruct();
   while (r.NextField(&id, &t)) {
     switch (id) {
-      case 1: if (t == CType::kI32) { h.type = static_cast<PageType>(r.ReadI32()); continue; } break;
-      case 2: if (t == CType::kI32) { h.uncompressed_page_size = r.ReadI32(); continue; } break;
-      case 3: if (t == CType::kI32) { h.compressed_page_size = r.ReadI32(); continue; } break;
-      case 4: if (t == CType::kI32) { h.crc = r.ReadI32(); continue; } break;
-      case 5: if (t == CType::kStruct) { DecodeDataPageHeader(r, &h.data_page_header.emplace()); continue; } break;
-      case 7: if (t == CType::kStruct) { DecodeDictionaryPageHeader(r, &h.dictionary_page_header.emplace()); continue; } break;
-      case 8: if (t == CType::kStruct) { DecodeDataPageHeaderV2(r, &h.data_page_header_v2.emplace()); continue; } break;
+      case 1:
+        if (t == CType::kI32) {
+          h.type = static_cast<PageType>(r.ReadI32());
+          continue;
+        }
+        break;
+      case 2:
+        if (t == CType::kI32) {
+          h.uncompressed_page_size = r.ReadI32();
+          continue;
+        }
+        break;
+      case 3:
+        if (t == CType::kI32) {
+          h.compressed_page_size = r.ReadI32();
+          continue;
+        }
+        break;
+      case 4:
+        if (t == CType::kI32) {
+          h.crc = r.ReadI32();
+          continue;
+        }
+        break;
+      case 5:
+        if (t == CType::kStruct) {
+          DecodeDataPageHeader(r, &h.data_page_header.emplace());
+          continue;
+        }
+        break;
+      case 7:
+        if (t == CType::kStruct) {
+          DecodeDictionaryPageHeader(r, &h.dictionary_page_header.emplace());
+          continue;
+        }
+        break;
+      case 8:
+        if (t == CType::kStruct) {
+          DecodeDataPageHeaderV2(r, &h.data_page_header_v2.emplace());
+          continue;
+        }
+        break;
     }
     r.Skip(t);
   }
@@ -536,7 +876,12 @@ Result<ColumnIndex> DecodeColumnIndex(const uint8_t* data, int64_t size) {
           continue;
         }
         break;
-      case 4: if (t == CType::kI32) { c.boundary_order = static_cast<BoundaryOrder>(r.ReadI32()); continue; } break;
+      case 4:
+        if (t == CType::kI32) {
+          c.boundary_order = static_cast<BoundaryOrder>(r.ReadI32());
+          continue;
+        }
+        break;
       case 5:
         if (t == CType::kList) {
           ReadList(r, CType::kI64, [&] { c.null_counts.push_back(r.ReadI64()); });
@@ -546,8 +891,8 @@ Result<ColumnIndex> DecodeColumnIndex(const uint8_t* data, int64_t size) {
     }
     r.Skip(t);
   }
-  if (r.ok() && (c.min_values.size() != c.null_pages.size() ||
-                 c.max_values.size() != c.null_pages.size())) {
+  if (r.ok() &&
+      (c.min_values.size() != c.null_pages.size() || c.max_values.size() != c.null_pages.size())) {
     r.Fail("column index with " + std::to_string(c.null_pages.size()) + " pages but " +
            std::to_string(c.min_values.size()) + " minima");
   }
@@ -562,8 +907,7 @@ Result<OffsetIndex> DecodeOffsetIndex(const uint8_t* data, int64_t size) {
   r.BeginStruct();
   while (r.NextField(&id, &t)) {
     if (id == 1 && t == CType::kList) {
-      ReadList(r, CType::kStruct,
-               [&] { DecodePageLocation(r, &o.page_locations.emplace_back()); });
+      ReadList(r, CType::kStruct, [&] { DecodePageLocation(r, &o.page_locations.emplace_back()); });
     } else {
       r.Skip(t);
     }
@@ -577,11 +921,13 @@ std::string EncodeFileMetaData(const FileMetaData& m) {
   w.I32Field(1, m.version);
   w.FieldHeader(2, CType::kList);
   w.ListHeader(CType::kStruct, static_cast<int64_t>(m.schema.size()));
-  for (const SchemaElement& e : m.schema) EncodeSchemaElement(w, e);
+  for (const SchemaElement& e : m.schema)
+    EncodeSchemaElement(w, e);
   w.I64Field(3, m.num_rows);
   w.FieldHeader(4, CType::kList);
   w.ListHeader(CType::kStruct, static_cast<int64_t>(m.row_groups.size()));
-  for (const RowGroup& g : m.row_groups) EncodeRowGroup(w, g);
+  for (const RowGroup& g : m.row_groups)
+    EncodeRowGroup(w, g);
   if (!m.key_value_metadata.empty()) {
     w.FieldHeader(5, CType::kList);
     w.ListHeader(CType::kStruct, static_cast<int64_t>(m.key_value_metadata.size()));
@@ -664,18 +1010,22 @@ std::string EncodeColumnIndex(const ColumnIndex& c) {
   w.BeginStruct();
   w.FieldHeader(1, CType::kList);
   w.ListHeader(CType::kTrue, static_cast<int64_t>(c.null_pages.size()));
-  for (bool b : c.null_pages) w.BoolElement(b);
+  for (bool b : c.null_pages)
+    w.BoolElement(b);
   w.FieldHeader(2, CType::kList);
   w.ListHeader(CType::kBinary, static_cast<int64_t>(c.min_values.size()));
-  for (const std::string& v : c.min_values) w.Binary(v);
+  for (const std::string& v : c.min_values)
+    w.Binary(v);
   w.FieldHeader(3, CType::kList);
   w.ListHeader(CType::kBinary, static_cast<int64_t>(c.max_values.size()));
-  for (const std::string& v : c.max_values) w.Binary(v);
+  for (const std::string& v : c.max_values)
+    w.Binary(v);
   w.I32Field(4, static_cast<int32_t>(c.boundary_order));
   if (!c.null_counts.empty()) {
     w.FieldHeader(5, CType::kList);
     w.ListHeader(CType::kI64, static_cast<int64_t>(c.null_counts.size()));
-    for (int64_t n : c.null_counts) w.I64(n);
+    for (int64_t n : c.null_counts)
+      w.I64(n);
   }
   w.EndStruct();
   return w.Take();

@@ -75,7 +75,12 @@ enum class Codec : int32_t {
 };
 const char* CodecName(Codec codec);
 
-enum class PageType : int32_t { kDataPage = 0, kIndexPage = 1, kDictionaryPage = 2, kDataPageV2 = 3 };
+enum class PageType : int32_t {
+  kDataPage = 0,
+  kIndexPage = 1,
+  kDictionaryPage = 2,
+  kDataPageV2 = 3
+};
 
 /// The LogicalType union; `kind` is its field id (0: absent).
 struct LogicalType {

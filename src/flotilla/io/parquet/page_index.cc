@@ -32,14 +32,14 @@ RowRanges Intersect(const RowRanges& a, const RowRanges& b) {
 
 int64_t CountRows(const RowRanges& ranges) {
   int64_t rows = 0;
-  for (const RowRange& r : ranges) rows += r.size();
+  for (const RowRange& r : ranges)
+    rows += r.size();
   return rows;
 }
 
 RowRange PageRows(const OffsetIndex& index, size_t p, int64_t num_rows) {
   const auto& pages = index.page_locations;
-  return {pages[p].first_row_index,
-          p + 1 < pages.size() ? pages[p + 1].first_row_index : num_rows};
+  return {pages[p].first_row_index, p + 1 < pages.size() ? pages[p + 1].first_row_index : num_rows};
 }
 
 Status CheckOffsetIndex(const OffsetIndex& index, int64_t num_rows, int64_t chunk_offset,
@@ -47,7 +47,8 @@ Status CheckOffsetIndex(const OffsetIndex& index, int64_t num_rows, int64_t chun
   const auto& pages = index.page_locations;
   if (pages.empty()) return Status::Invalid("offset index without pages");
   if (pages[0].first_row_index != 0)
-    return Status::Invalid("offset index starts at row " + std::to_string(pages[0].first_row_index));
+    return Status::Invalid("offset index starts at row " +
+                           std::to_string(pages[0].first_row_index));
   for (size_t p = 0; p < pages.size(); ++p) {
     const PageLocation& page = pages[p];
     const RowRange rows = PageRows(index, p, num_rows);

@@ -3,7 +3,6 @@
 #include "flotilla/io/parquet/page_index.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <cstring>
@@ -36,7 +35,8 @@ class PageIndexTest : public ::testing::Test {
       ASSERT_TRUE(s.Append("v" + std::to_string(i % 13)).ok());
       ASSERT_TRUE((i % 10 == 0 ? x.AppendNull() : x.Append(i / 7)).ok());
     }
-    auto batch = RecordBatch::FromColumns({{"k", *k.Finish()}, {"s", *s.Finish()}, {"x", *x.Finish()}});
+    auto batch =
+        RecordBatch::FromColumns({{"k", *k.Finish()}, {"s", *s.Finish()}, {"x", *x.Finish()}});
     ASSERT_TRUE(batch.ok());
     batch_ = *batch;
     ParquetWriteOptions options;
@@ -50,7 +50,9 @@ class PageIndexTest : public ::testing::Test {
   void TearDown() override { fs::remove(path_); }
 
   // Rows [begin, end) of the written batch, for comparison with what the reader returns.
-  RecordBatch Expected(int64_t begin, int64_t end) const { return batch_.Slice(begin, end - begin); }
+  RecordBatch Expected(int64_t begin, int64_t end) const {
+    return batch_.Slice(begin, end - begin);
+  }
 
   static constexpr int64_t kRows = 100000;
   std::string path_;
@@ -150,7 +152,8 @@ TEST(PageIndexRanges, IntersectAppendAndTake) {
   EXPECT_EQ(CountRows(a), 30);
 
   NumericBuilder<int64_t> b(int64());
-  for (int64_t v : {0, 1, 2, 3, 30, 31, 32}) ASSERT_TRUE(b.Append(v).ok());
+  for (int64_t v : {0, 1, 2, 3, 30, 31, 32})
+    ASSERT_TRUE(b.Append(v).ok());
   Array values = *b.Finish();  // rows [0, 4) and [30, 33)
   auto taken = TakeRows(values, {{0, 4}, {30, 33}}, {{1, 3}, {31, 33}});
   ASSERT_TRUE(taken.ok()) << taken.status().ToString();

@@ -18,16 +18,19 @@ namespace {
 Result<BufferPtr> WriteToBuffer(const RecordBatch& batch, const ParquetWriteOptions& options) {
   auto sink = std::make_unique<io::BufferOutputStream>();
   io::BufferOutputStream* raw = sink.get();
-  FLOTILLA_ASSIGN_OR_RETURN(auto writer, ParquetFileWriter::Open(std::move(sink), batch.schema(), options));
+  FLOTILLA_ASSIGN_OR_RETURN(auto writer,
+                            ParquetFileWriter::Open(std::move(sink), batch.schema(), options));
   // Written in uneven slices, so row groups and batches do not line up.
   for (int64_t at = 0; at < batch.num_rows(); at += 333)
-    FLOTILLA_RETURN_NOT_OK(writer->Write(batch.Slice(at, std::min<int64_t>(333, batch.num_rows() - at))));
+    FLOTILLA_RETURN_NOT_OK(
+        writer->Write(batch.Slice(at, std::min<int64_t>(333, batch.num_rows() - at))));
   FLOTILLA_RETURN_NOT_OK(writer->Close());
   return raw->Finish();
 }
 
 Result<std::vector<RecordBatch>> ReadAll(const BufferPtr& bytes) {
-  FLOTILLA_ASSIGN_OR_RETURN(auto reader, ParquetFileReader::Open(io::MemoryFile(bytes, "test.parquet")));
+  FLOTILLA_ASSIGN_OR_RETURN(auto reader,
+                            ParquetFileReader::Open(io::MemoryFile(bytes, "test.parquet")));
   FLOTILLA_ASSIGN_OR_RETURN(auto fields, reader->FieldIndices(std::nullopt));
   std::vector<RecordBatch> out;
   for (int g = 0; g < reader->num_row_groups(); ++g) {
@@ -40,7 +43,8 @@ Result<std::vector<RecordBatch>> ReadAll(const BufferPtr& bytes) {
 std::vector<std::string> Rows(const std::vector<RecordBatch>& batches) {
   std::vector<std::string> rows;
   for (const RecordBatch& b : batches)
-    for (std::string& r : testing::CanonicalRows(b)) rows.push_back(std::move(r));
+    for (std::string& r : testing::CanonicalRows(b))
+      rows.push_back(std::move(r));
   return rows;
 }
 
@@ -136,7 +140,8 @@ TEST(ParquetReader, TruncatedAndCorruptFilesGiveErrorsNotCrashes) {
   for (size_t cut = 0; cut < good.size(); cut += 97) {
     auto r = read(good.substr(0, cut));
     ASSERT_FALSE(r.ok()) << cut;
-    EXPECT_NE(r.status().ToString().find("test.parquet"), std::string::npos) << r.status().ToString();
+    EXPECT_NE(r.status().ToString().find("test.parquet"), std::string::npos)
+        << r.status().ToString();
   }
   // Flipped bytes anywhere: an error naming the file, or (where the byte is only data) a read.
   std::mt19937 rng(1);
@@ -147,7 +152,8 @@ TEST(ParquetReader, TruncatedAndCorruptFilesGiveErrorsNotCrashes) {
     auto r = read(bad);
     if (!r.ok()) {
       ++errors;
-      EXPECT_NE(r.status().ToString().find("test.parquet"), std::string::npos) << r.status().ToString();
+      EXPECT_NE(r.status().ToString().find("test.parquet"), std::string::npos)
+          << r.status().ToString();
     }
   }
   EXPECT_GT(errors, 0);
@@ -181,7 +187,8 @@ TEST(ParquetReader, InvalidUtf8InAStringColumnIsAnErrorNamingTheColumn) {
        std::vector<std::vector<std::string>>{{"ok", "caf\xc3", "x"}, {"a", "\xd7", "\xb2"}}) {
     for (bool dictionary : {true, false}) {
       StringBuilder b(utf8());
-      for (const std::string& v : values) ASSERT_TRUE(b.Append(v).ok());
+      for (const std::string& v : values)
+        ASSERT_TRUE(b.Append(v).ok());
       auto batch = RecordBatch::FromColumns({{"name", *b.Finish()}});
       ASSERT_TRUE(batch.ok());
       ParquetWriteOptions options;

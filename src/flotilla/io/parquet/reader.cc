@@ -38,10 +38,12 @@ Result<std::shared_ptr<ParquetFileReader>> ParquetFileReader::Open(
   std::memcpy(&footer_length, tail->data(), 4);
   if (footer_length > size - 12 || footer_length > kMaxFooter)
     return fail("footer of " + std::to_string(footer_length) + " bytes does not fit the file");
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr footer, file->ReadAt(size - 8 - footer_length, footer_length));
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr footer,
+                            file->ReadAt(size - 8 - footer_length, footer_length));
   auto metadata = DecodeFileMetaData(footer->data(), footer->size());
   if (!metadata.ok()) return metadata.status().WithContext("parquet file '" + name + "'");
-  if (metadata->encrypted) return Status::NotImplemented("parquet file '" + name + "' is encrypted");
+  if (metadata->encrypted)
+    return Status::NotImplemented("parquet file '" + name + "' is encrypted");
   auto schema = BuildFileSchema(*metadata);
   if (!schema.ok()) return schema.status().WithContext("parquet file '" + name + "' schema");
   const size_t leaves = schema->leaves.size();
@@ -65,7 +67,8 @@ Result<std::vector<int>> ParquetFileReader::FieldIndices(
     const std::optional<std::vector<std::string>>& columns) const {
   std::vector<int> out;
   if (!columns) {
-    for (int i = 0; i < schema()->num_fields(); ++i) out.push_back(i);
+    for (int i = 0; i < schema()->num_fields(); ++i)
+      out.push_back(i);
     return out;
   }
   for (const std::string& c : *columns) {
@@ -138,8 +141,7 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
     // The levels and values were checked while decoding; this re-checks the assembled buffers
     // as a whole, so that no corrupt file can hand out an array reaching outside its memory.
     auto valid = Array::Make(array->data());
-    if (!valid.ok())
-      return valid.status().WithContext(where + ", column '" + node.name + "'");
+    if (!valid.ok()) return valid.status().WithContext(where + ", column '" + node.name + "'");
     columns.push_back(std::move(valid).ValueOrDie());
     out_fields.push_back(schema()->field(f));
   }
@@ -176,7 +178,8 @@ Result<LeafData> ParquetFileReader::ReadPagesOfRows(const ColumnChunk& chunk,
   size_t r = 0;
   for (size_t p = 0; p < pages.size(); ++p) {
     const RowRange page = PageRows(index, p, num_rows);
-    while (r < rows.size() && rows[r].end <= page.begin) ++r;
+    while (r < rows.size() && rows[r].end <= page.begin)
+      ++r;
     if (r < rows.size() && rows[r].begin < page.end && page.begin < page.end) {
       selected.push_back(p);
       AppendRange(covered, page.begin, page.end);
@@ -194,7 +197,8 @@ Result<LeafData> ParquetFileReader::ReadPagesOfRows(const ColumnChunk& chunk,
   }
   for (size_t i = 0; i < selected.size();) {
     size_t j = i + 1;
-    while (j < selected.size() && selected[j] == selected[j - 1] + 1) ++j;
+    while (j < selected.size() && selected[j] == selected[j - 1] + 1)
+      ++j;
     const PageLocation& first = pages[selected[i]];
     const PageLocation& last = pages[selected[j - 1]];
     FLOTILLA_ASSIGN_OR_RETURN(
@@ -257,8 +261,13 @@ std::optional<std::pair<int64_t, int64_t>> ParquetFileReader::IntegerRange(
   if (node.kind != SchemaNode::Kind::kLeaf) return std::nullopt;
   const ColumnDescriptor& leaf = schema_.leaves[node.leaf];
   switch (leaf.type->id()) {
-    case TypeId::kInt8: case TypeId::kInt16: case TypeId::kInt32: case TypeId::kInt64:
-    case TypeId::kUInt8: case TypeId::kUInt16: case TypeId::kDate32:
+    case TypeId::kInt8:
+    case TypeId::kInt16:
+    case TypeId::kInt32:
+    case TypeId::kInt64:
+    case TypeId::kUInt8:
+    case TypeId::kUInt16:
+    case TypeId::kDate32:
       break;
     default:
       return std::nullopt;

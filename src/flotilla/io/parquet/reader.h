@@ -20,7 +20,8 @@ namespace flotilla::io::parquet {
 class ParquetFileReader {
  public:
   /// Reads and checks the footer. Errors name the file.
-  static Result<std::shared_ptr<ParquetFileReader>> Open(std::shared_ptr<io::RandomAccessFile> file);
+  static Result<std::shared_ptr<ParquetFileReader>> Open(
+      std::shared_ptr<io::RandomAccessFile> file);
   static Result<std::shared_ptr<ParquetFileReader>> Open(const std::string& uri);
 
   const std::string& name() const { return file_->name(); }
@@ -33,7 +34,8 @@ class ParquetFileReader {
 
   /// Top-level field indices for `columns` (all fields when nullopt); a KeyError naming the
   /// file and the closest column otherwise.
-  Result<std::vector<int>> FieldIndices(const std::optional<std::vector<std::string>>& columns) const;
+  Result<std::vector<int>> FieldIndices(
+      const std::optional<std::vector<std::string>>& columns) const;
 
   /// Row group `index` with the top-level `fields` (in that order); only the rows in `rows`
   /// when given (RowsMayMatch's answer: top-level leaf columns then decode only the pages
@@ -43,7 +45,8 @@ class ParquetFileReader {
 
   /// The min and max of an integer or date column in row group `index` from its statistics;
   /// nullopt when the column is of another type or has none.
-  std::optional<std::pair<int64_t, int64_t>> IntegerRange(int index, const std::string& column) const;
+  std::optional<std::pair<int64_t, int64_t>> IntegerRange(int index,
+                                                          const std::string& column) const;
 
   /// False when the row group's statistics show that no row satisfies `filter`.
   bool RowGroupMayMatch(int index, const expr::ExprPtr& filter) const;

@@ -30,7 +30,8 @@ Result<std::vector<RecordBatch>> ParquetScanTask::Read(const io::ScanPushdowns& 
 
 int64_t ParquetScanTask::num_rows() const {
   int64_t rows = 0;
-  for (int g = begin_; g < end_; ++g) rows += reader_->metadata().row_groups[g].num_rows;
+  for (int g = begin_; g < end_; ++g)
+    rows += reader_->metadata().row_groups[g].num_rows;
   return rows;
 }
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/io/scan_task.h"
 #include "flotilla/io/file_scan.h"
 #include "flotilla/io/parquet/reader.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::io::parquet {
 

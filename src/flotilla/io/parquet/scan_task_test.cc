@@ -4,7 +4,6 @@
 #include "flotilla/io/parquet/scan_task.h"
 
 #include <gtest/gtest.h>
-
 #include <unistd.h>
 
 #include <filesystem>
@@ -39,19 +38,22 @@ class ParquetScanTest : public ::testing::Test {
       ASSERT_TRUE(batch.ok());
       ParquetWriteOptions options;
       options.row_group_rows = 1000;
-      const fs::path path = (f == 2 ? dir_ / "sub" : dir_) / ("part-" + std::to_string(f) + ".parquet");
+      const fs::path path =
+          (f == 2 ? dir_ / "sub" : dir_) / ("part-" + std::to_string(f) + ".parquet");
       ASSERT_TRUE(WriteParquetFile(path.string(), batch->schema(), {*batch}, options).ok());
     }
   }
   void TearDown() override { fs::remove_all(dir_); }
 
   Result<int64_t> Rows(const ParquetScan& scan, io::ScanPushdowns pushdowns, int64_t* sum) {
-    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan, exec::MakeScan(scan.schema, scan.tasks, pushdowns));
+    FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan,
+                              exec::MakeScan(scan.schema, scan.tasks, pushdowns));
     FLOTILLA_ASSIGN_OR_RETURN(exec::QueryResult result, exec::Run(plan));
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch all, result.ToBatch());
     *sum = 0;
     const int id = all.schema()->GetFieldIndex("id");
-    for (int64_t i = 0; id >= 0 && i < all.num_rows(); ++i) *sum += all.column(id).values<int64_t>()[i];
+    for (int64_t i = 0; id >= 0 && i < all.num_rows(); ++i)
+      *sum += all.column(id).values<int64_t>()[i];
     return all.num_rows();
   }
 
@@ -72,7 +74,8 @@ TEST_F(ParquetScanTest, GlobsDirectoriesProjectionAndPruning) {
   auto scan = PlanParquetScan({(dir_ / "**" / "*.parquet").string()});
   ASSERT_TRUE(scan.ok()) << scan.status().ToString();
   EXPECT_EQ(scan->tasks.size(), 9u);  // 3 files x 3 row groups, in path order
-  EXPECT_NE(scan->tasks[0]->ToString().find("part-0.parquet' row groups [0, 1)"), std::string::npos);
+  EXPECT_NE(scan->tasks[0]->ToString().find("part-0.parquet' row groups [0, 1)"),
+            std::string::npos);
   EXPECT_EQ(scan->tasks[0]->num_rows(), 1000);
 
   int64_t sum = 0;
@@ -112,7 +115,8 @@ TEST_F(ParquetScanTest, ErrorsNameWhatIsWrong) {
   std::ofstream(dir_ / "junk.parquet") << "this is not parquet at all";
   auto junk = PlanParquetScan({(dir_ / "junk.parquet").string()});
   ASSERT_FALSE(junk.ok());
-  EXPECT_NE(junk.status().ToString().find("junk.parquet"), std::string::npos) << junk.status().ToString();
+  EXPECT_NE(junk.status().ToString().find("junk.parquet"), std::string::npos)
+      << junk.status().ToString();
   auto scan = PlanParquetScan({(dir_ / "part-0.parquet").string()});
   ASSERT_TRUE(scan.ok());
   io::ScanPushdowns wrong;

@@ -10,7 +10,7 @@ constexpr int kMaxNesting = 64;
 struct Builder {
   const std::vector<SchemaElement>& elements;
   FileSchema* out;
-  size_t next = 1;  // the element to read next (0 is the root)
+  size_t next = 1;                // the element to read next (0 is the root)
   std::vector<std::string> path;  // names from the root to the element being converted
 
   Result<const SchemaElement*> Take() {
@@ -26,8 +26,7 @@ struct Builder {
 
   // Reads `e`'s children (which follow it in the flattened list) as struct fields.
   Status Children(const SchemaElement& e, SchemaNode* node, int16_t def, int16_t rep, int depth) {
-    if (e.num_children <= 0)
-      return Status::Invalid("group '" + e.name + "' has no fields");
+    if (e.num_children <= 0) return Status::Invalid("group '" + e.name + "' has no fields");
     std::vector<Field> fields;
     for (int i = 0; i < e.num_children; ++i) {
       FLOTILLA_ASSIGN_OR_RETURN(const SchemaElement* child, Take());
@@ -68,8 +67,8 @@ struct Builder {
       node->element_def = static_cast<int16_t>(def + 1);
       node->rep_level = static_cast<int16_t>(rep + 1);
       SchemaNode element;
-      FLOTILLA_RETURN_NOT_OK(Node(e, node->element_def, node->rep_level, depth + 1, true,
-                                  &element));
+      FLOTILLA_RETURN_NOT_OK(
+          Node(e, node->element_def, node->rep_level, depth + 1, true, &element));
       element.nullable = false;
       node->type = list(Field{"item", element.type, false});
       node->children.push_back(std::move(element));
@@ -101,17 +100,17 @@ struct Builder {
         // The backward-compatibility rules of the LIST spec: the repeated field itself is the
         // element when it is a primitive, a group of several fields, or named "array" or
         // "<list>_tuple"; maps always use the repeated key_value group as the element.
-        const bool repeated_is_element =
-            is_map || repeated->type || repeated->num_children != 1 ||
-            repeated->name == "array" || repeated->name == e.name + "_tuple";
+        const bool repeated_is_element = is_map || repeated->type || repeated->num_children != 1 ||
+                                         repeated->name == "array" ||
+                                         repeated->name == e.name + "_tuple";
         if (repeated_is_element) {
-          FLOTILLA_RETURN_NOT_OK(Node(*repeated, node->element_def, node->rep_level, depth + 1,
-                                      true, &element));
+          FLOTILLA_RETURN_NOT_OK(
+              Node(*repeated, node->element_def, node->rep_level, depth + 1, true, &element));
           element.nullable = false;
         } else {
           FLOTILLA_ASSIGN_OR_RETURN(const SchemaElement* inner, Take());
-          FLOTILLA_RETURN_NOT_OK(Node(*inner, node->element_def, node->rep_level, depth + 1,
-                                      false, &element));
+          FLOTILLA_RETURN_NOT_OK(
+              Node(*inner, node->element_def, node->rep_level, depth + 1, false, &element));
         }
         if (is_map && (element.kind != SchemaNode::Kind::kStruct || element.children.size() != 2))
           return Status::Invalid("map group '" + e.name + "' does not hold key/value pairs");
@@ -131,7 +130,8 @@ struct Builder {
     column.index = node->leaf;
     column.element = e;
     column.path_in_schema = path;
-    for (const std::string& part : path) column.path += (column.path.empty() ? "" : ".") + part;
+    for (const std::string& part : path)
+      column.path += (column.path.empty() ? "" : ".") + part;
     column.max_def = child_def;
     column.max_rep = rep;
     LeafType(e, &column);
@@ -145,8 +145,7 @@ struct Builder {
     const LogicalType& lt = e.logical_type;
     const auto ct = e.converted_type;
     auto is = [&](LogicalType::Kind kind, std::optional<ConvertedType> legacy = std::nullopt) {
-      return lt.kind == kind ||
-             (lt.kind == LogicalType::kNone && legacy && ct && *ct == *legacy);
+      return lt.kind == kind || (lt.kind == LogicalType::kNone && legacy && ct && *ct == *legacy);
     };
     auto unsupported = [&](std::string why) {
       c->type = null();
@@ -187,20 +186,38 @@ struct Builder {
           is_signed = lt.is_signed;
         } else if (lt.kind == LogicalType::kNone && ct) {
           switch (*ct) {
-            case ConvertedType::kInt8: bits = 8; break;
-            case ConvertedType::kInt16: bits = 16; break;
-            case ConvertedType::kUint8: bits = 8, is_signed = false; break;
-            case ConvertedType::kUint16: bits = 16, is_signed = false; break;
-            case ConvertedType::kUint32: bits = 32, is_signed = false; break;
-            default: break;
+            case ConvertedType::kInt8:
+              bits = 8;
+              break;
+            case ConvertedType::kInt16:
+              bits = 16;
+              break;
+            case ConvertedType::kUint8:
+              bits = 8, is_signed = false;
+              break;
+            case ConvertedType::kUint16:
+              bits = 16, is_signed = false;
+              break;
+            case ConvertedType::kUint32:
+              bits = 32, is_signed = false;
+              break;
+            default:
+              break;
           }
         }
         switch (bits) {
-          case 8: c->type = is_signed ? int8() : uint8(); return;
-          case 16: c->type = is_signed ? int16() : uint16(); return;
-          case 32: c->type = is_signed ? int32() : uint32(); return;
-          default: return unsupported("INT32 with an integer annotation of " +
-                                      std::to_string(bits) + " bits");
+          case 8:
+            c->type = is_signed ? int8() : uint8();
+            return;
+          case 16:
+            c->type = is_signed ? int16() : uint16();
+            return;
+          case 32:
+            c->type = is_signed ? int32() : uint32();
+            return;
+          default:
+            return unsupported("INT32 with an integer annotation of " + std::to_string(bits) +
+                               " bits");
         }
       }
       case PhysicalType::kInt64:
@@ -260,8 +277,8 @@ struct Builder {
           return decimal();
         }
         if (lt.kind == LogicalType::kFloat16) {
-          if (e.type_length != 2) return unsupported("FLOAT16 of length " +
-                                                     std::to_string(e.type_length));
+          if (e.type_length != 2)
+            return unsupported("FLOAT16 of length " + std::to_string(e.type_length));
           c->type = float32();
           return;
         }
@@ -276,14 +293,20 @@ struct Builder {
 
 int ColumnDescriptor::physical_width() const {
   switch (*element.type) {
-    case PhysicalType::kBoolean: return 1;
+    case PhysicalType::kBoolean:
+      return 1;
     case PhysicalType::kInt32:
-    case PhysicalType::kFloat: return 4;
+    case PhysicalType::kFloat:
+      return 4;
     case PhysicalType::kInt64:
-    case PhysicalType::kDouble: return 8;
-    case PhysicalType::kInt96: return 12;
-    case PhysicalType::kFixedLenByteArray: return element.type_length;
-    case PhysicalType::kByteArray: return 0;
+    case PhysicalType::kDouble:
+      return 8;
+    case PhysicalType::kInt96:
+      return 12;
+    case PhysicalType::kFixedLenByteArray:
+      return element.type_length;
+    case PhysicalType::kByteArray:
+      return 0;
   }
   return 0;
 }

@@ -17,14 +17,14 @@
 namespace flotilla::io::parquet {
 
 struct ColumnDescriptor {
-  int index = 0;                  // the column's position among the file's leaves
-  std::string path;               // dotted path, for messages: "a.list.element"
+  int index = 0;     // the column's position among the file's leaves
+  std::string path;  // dotted path, for messages: "a.list.element"
   std::vector<std::string> path_in_schema;
-  SchemaElement element;          // the leaf's schema element
+  SchemaElement element;  // the leaf's schema element
   int16_t max_def = 0;
   int16_t max_rep = 0;
-  TypePtr type;                   // Arrow type of the leaf's values
-  std::string unsupported;        // set when the leaf's type cannot be read, with the reason
+  TypePtr type;             // Arrow type of the leaf's values
+  std::string unsupported;  // set when the leaf's type cannot be read, with the reason
 
   /// Bytes per value of the physical type as the reader and writer buffer it: 1 for booleans
   /// (one byte each), the fixed width otherwise, 0 for variable-length byte arrays.

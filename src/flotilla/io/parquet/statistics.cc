@@ -67,7 +67,8 @@ std::optional<Value> FromStat(const ColumnDescriptor& c, const std::string& byte
       if (id == TypeId::kDecimal128) {
         if (bytes.empty() || bytes.size() > 16) return std::nullopt;
         unsigned __int128 v = (bytes[0] & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
-        for (unsigned char b : bytes) v = (v << 8) | b;
+        for (unsigned char b : bytes)
+          v = (v << 8) | b;
         return Value(static_cast<Int128>(v));
       }
       if (id == TypeId::kString || id == TypeId::kBinary || id == TypeId::kFixedSizeBinary)
@@ -92,24 +93,38 @@ std::optional<Value> FromLiteral(const ColumnDescriptor& c, const Array& literal
   }
   if (v.IsNull(0)) return std::nullopt;
   switch (v.type_id()) {
-    case TypeId::kBool: return Value(Int128(v.BoolValue(0)));
-    case TypeId::kInt8: return Value(Int128(v.values<int8_t>()[0]));
-    case TypeId::kInt16: return Value(Int128(v.values<int16_t>()[0]));
+    case TypeId::kBool:
+      return Value(Int128(v.BoolValue(0)));
+    case TypeId::kInt8:
+      return Value(Int128(v.values<int8_t>()[0]));
+    case TypeId::kInt16:
+      return Value(Int128(v.values<int16_t>()[0]));
     case TypeId::kInt32:
-    case TypeId::kDate32: return Value(Int128(v.values<int32_t>()[0]));
+    case TypeId::kDate32:
+      return Value(Int128(v.values<int32_t>()[0]));
     case TypeId::kInt64:
-    case TypeId::kTimestamp: return Value(Int128(v.values<int64_t>()[0]));
-    case TypeId::kUInt8: return Value(Int128(v.values<uint8_t>()[0]));
-    case TypeId::kUInt16: return Value(Int128(v.values<uint16_t>()[0]));
-    case TypeId::kUInt32: return Value(Int128(v.values<uint32_t>()[0]));
-    case TypeId::kUInt64: return Value(Int128(v.values<uint64_t>()[0]));
-    case TypeId::kFloat32: return Value(double(v.values<float>()[0]));
-    case TypeId::kFloat64: return Value(v.values<double>()[0]);
-    case TypeId::kDecimal128: return Value(v.values<Int128>()[0]);
+    case TypeId::kTimestamp:
+      return Value(Int128(v.values<int64_t>()[0]));
+    case TypeId::kUInt8:
+      return Value(Int128(v.values<uint8_t>()[0]));
+    case TypeId::kUInt16:
+      return Value(Int128(v.values<uint16_t>()[0]));
+    case TypeId::kUInt32:
+      return Value(Int128(v.values<uint32_t>()[0]));
+    case TypeId::kUInt64:
+      return Value(Int128(v.values<uint64_t>()[0]));
+    case TypeId::kFloat32:
+      return Value(double(v.values<float>()[0]));
+    case TypeId::kFloat64:
+      return Value(v.values<double>()[0]);
+    case TypeId::kDecimal128:
+      return Value(v.values<Int128>()[0]);
     case TypeId::kString:
     case TypeId::kBinary:
-    case TypeId::kFixedSizeBinary: return Value(std::string(v.GetView(0)));
-    default: return std::nullopt;
+    case TypeId::kFixedSizeBinary:
+      return Value(std::string(v.GetView(0)));
+    default:
+      return std::nullopt;
   }
 }
 
@@ -136,11 +151,16 @@ std::optional<Range> ColumnRange(const expr::ExprPtr& e, const StatsLookup& look
 expr::BinaryOp Flip(expr::BinaryOp op) {
   using B = expr::BinaryOp;
   switch (op) {
-    case B::kLess: return B::kGreater;
-    case B::kLessEqual: return B::kGreaterEqual;
-    case B::kGreater: return B::kLess;
-    case B::kGreaterEqual: return B::kLessEqual;
-    default: return op;
+    case B::kLess:
+      return B::kGreater;
+    case B::kLessEqual:
+      return B::kGreaterEqual;
+    case B::kGreater:
+      return B::kLess;
+    case B::kGreaterEqual:
+      return B::kLessEqual;
+    default:
+      return op;
   }
 }
 
@@ -194,8 +214,10 @@ bool MayMatch(const expr::ExprPtr& e, const StatsLookup& stats) {
   switch (e->kind()) {
     case K::kBinary: {
       const B op = e->binary_op();
-      if (op == B::kAnd) return MayMatch(e->children()[0], stats) && MayMatch(e->children()[1], stats);
-      if (op == B::kOr) return MayMatch(e->children()[0], stats) || MayMatch(e->children()[1], stats);
+      if (op == B::kAnd)
+        return MayMatch(e->children()[0], stats) && MayMatch(e->children()[1], stats);
+      if (op == B::kOr)
+        return MayMatch(e->children()[0], stats) || MayMatch(e->children()[1], stats);
       if (op != B::kEqual && op != B::kLess && op != B::kLessEqual && op != B::kGreater &&
           op != B::kGreaterEqual)
         return true;

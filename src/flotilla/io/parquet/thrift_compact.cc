@@ -176,7 +176,8 @@ void CompactReader::Skip(CType type) {
       BeginStruct();
       int16_t id;
       CType field;
-      while (NextField(&id, &field)) Skip(field);
+      while (NextField(&id, &field))
+        Skip(field);
       return;
     }
     default:

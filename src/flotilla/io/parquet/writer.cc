@@ -60,7 +60,8 @@ struct ParquetFileWriter::Impl {
     const size_t n = leaves.size();
     std::vector<std::string>& bytes = chunk_bytes;
     bytes.resize(n);
-    for (std::string& b : bytes) b.clear();
+    for (std::string& b : bytes)
+      b.clear();
     std::vector<Result<EncodedChunk>> chunks(n, Status::Internal("column chunk not encoded"));
     std::atomic<size_t> next{0};
     auto work = [&]() {
@@ -70,18 +71,21 @@ struct ParquetFileWriter::Impl {
           chunks[l] = local.status();
           continue;
         }
-        chunks[l] = WriteColumnChunk(file_schema.leaves[l], options, local->get(), leaves[l], 0,
-                                     &bytes[l]);
+        chunks[l] =
+            WriteColumnChunk(file_schema.leaves[l], options, local->get(), leaves[l], 0, &bytes[l]);
         leaves[l].Clear();
       }
     };
-    const int threads = std::min<int>(static_cast<int>(n), options.encode_threads > 0
-                                                               ? options.encode_threads
-                                                               : static_cast<int>(std::thread::hardware_concurrency()));
+    const int threads = std::min<int>(static_cast<int>(n),
+                                      options.encode_threads > 0
+                                          ? options.encode_threads
+                                          : static_cast<int>(std::thread::hardware_concurrency()));
     std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    for (int t = 1; t < threads; ++t)
+      pool.emplace_back(work);
     work();
-    for (std::thread& t : pool) t.join();
+    for (std::thread& t : pool)
+      t.join();
     int64_t base = out->Tell(), compressed = 0;
     std::vector<std::optional<ColumnIndex>> rg_column_indexes;
     std::vector<OffsetIndex> rg_offset_indexes;
@@ -94,7 +98,8 @@ struct ParquetFileWriter::Impl {
       chunk.file_offset += base;
       meta.data_page_offset += base;
       if (meta.dictionary_page_offset) *meta.dictionary_page_offset += base;
-      for (PageLocation& page : chunks[l]->offset_index.page_locations) page.offset += base;
+      for (PageLocation& page : chunks[l]->offset_index.page_locations)
+        page.offset += base;
       rg_column_indexes.push_back(std::move(chunks[l]->column_index));
       rg_offset_indexes.push_back(std::move(chunks[l]->offset_index));
       rg.total_byte_size += meta.total_uncompressed_size;
@@ -144,7 +149,9 @@ Status ParquetFileWriter::Impl::WritePageIndex() {
 ParquetFileWriter::ParquetFileWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ParquetFileWriter::~ParquetFileWriter() = default;
 
-int64_t ParquetFileWriter::bytes_written() const { return impl_->out->Tell(); }
+int64_t ParquetFileWriter::bytes_written() const {
+  return impl_->out->Tell();
+}
 
 Result<std::unique_ptr<ParquetFileWriter>> ParquetFileWriter::Open(
     std::unique_ptr<io::OutputStream> out, SchemaPtr schema, ParquetWriteOptions options) {
@@ -174,7 +181,8 @@ Status ParquetFileWriter::Write(const RecordBatch& batch) {
   if (s.closed) return Status::Invalid("write to a closed Parquet writer");
   if (batch.num_columns() != s.schema->num_fields())
     return Status::Invalid("batch of " + std::to_string(batch.num_columns()) +
-                           " columns for a Parquet file of " + std::to_string(s.schema->num_fields()));
+                           " columns for a Parquet file of " +
+                           std::to_string(s.schema->num_fields()));
   std::vector<Array> columns;
   for (int c = 0; c < batch.num_columns(); ++c) {
     Array column = batch.column(c);
@@ -191,20 +199,22 @@ Status ParquetFileWriter::Write(const RecordBatch& batch) {
   Shredder shredder(s.file_schema, &s.leaves);
   // Slices of at most 4096 rows, so that a row group ends near its byte target.
   for (int64_t row = 0; row < batch.num_rows();) {
-    const int64_t take = std::min<int64_t>({batch.num_rows() - row, 4096,
-                                            s.options.row_group_rows - s.buffered_rows});
+    const int64_t take = std::min<int64_t>(
+        {batch.num_rows() - row, 4096, s.options.row_group_rows - s.buffered_rows});
     for (size_t c = 0; c < columns.size(); ++c) {
       const SchemaNode& node = s.file_schema.fields[c];
       if (node.kind == SchemaNode::Kind::kLeaf) {
         shredder.FlatRows(node, columns[c], row, row + take);
       } else {
-        for (int64_t r = row; r < row + take; ++r) shredder.Row(node, columns[c], r, 0, 0);
+        for (int64_t r = row; r < row + take; ++r)
+          shredder.Row(node, columns[c], r, 0, 0);
       }
     }
     row += take;
     s.buffered_rows += take;
     rows_written_ += take;
-    if (s.buffered_rows >= s.options.row_group_rows || s.BufferedBytes() >= s.options.row_group_bytes)
+    if (s.buffered_rows >= s.options.row_group_rows ||
+        s.BufferedBytes() >= s.options.row_group_bytes)
       FLOTILLA_RETURN_NOT_OK(s.Flush());
   }
   return Status::OK();
@@ -225,10 +235,13 @@ Status ParquetFileWriter::Close() {
 }
 
 Status WriteParquetFile(const std::string& path, const SchemaPtr& schema,
-                        const std::vector<RecordBatch>& batches, const ParquetWriteOptions& options) {
+                        const std::vector<RecordBatch>& batches,
+                        const ParquetWriteOptions& options) {
   return io::WriteFileAtomically(path, [&](std::unique_ptr<io::OutputStream> stream) -> Status {
-    FLOTILLA_ASSIGN_OR_RETURN(auto writer, ParquetFileWriter::Open(std::move(stream), schema, options));
-    for (const RecordBatch& b : batches) FLOTILLA_RETURN_NOT_OK(writer->Write(b));
+    FLOTILLA_ASSIGN_OR_RETURN(auto writer,
+                              ParquetFileWriter::Open(std::move(stream), schema, options));
+    for (const RecordBatch& b : batches)
+      FLOTILLA_RETURN_NOT_OK(writer->Write(b));
     return writer->Close();
   });
 }

@@ -17,7 +17,7 @@ namespace flotilla::io::parquet {
 
 struct ParquetWriteOptions {
   Codec codec = Codec::kZstd;
-  int compression_level = 0;  // 0: the codec's default
+  int compression_level = 0;                     // 0: the codec's default
   int64_t row_group_bytes = int64_t{128} << 20;  // in-memory bytes buffered per row group
   int64_t row_group_rows = 1 << 20;
   int64_t page_bytes = 1 << 20;  // target encoded size of a data page

@@ -11,8 +11,9 @@ namespace flotilla::io::text {
 
 namespace {
 
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsDigit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // "YYYY-MM-DD" exactly, then whatever ParseDate32 and ParseTimestamp decide.
 bool LooksLikeDateStart(std::string_view t) {
@@ -30,8 +31,10 @@ bool HasOffset(std::string_view t) {
 }
 
 std::string_view Trim(std::string_view t) {
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
+    t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t'))
+    t.remove_suffix(1);
   return t;
 }
 
@@ -68,7 +71,8 @@ Inferred InferText(std::string_view text) {
     return Inferred::Of(Kind::kBool, true);
   if (LooksLikeTime(t)) {
     int64_t v;
-    return Inferred::Of(compute::ParseTime(t, TimeUnit::kMicro, &v) ? Kind::kTime : Kind::kString, true);
+    return Inferred::Of(compute::ParseTime(t, TimeUnit::kMicro, &v) ? Kind::kTime : Kind::kString,
+                        true);
   }
   const char first = t[0];
   // Digits with a leading zero ("007", zip codes, identifiers) stay text, as DuckDB infers them:
@@ -101,7 +105,8 @@ Inferred InferText(std::string_view text) {
 }
 
 Inferred InferJsonString(std::string_view t) {
-  if (t == "NaN" || t == "Infinity" || t == "-Infinity") return Inferred::Of(Kind::kFloatWord, true);
+  if (t == "NaN" || t == "Infinity" || t == "-Infinity")
+    return Inferred::Of(Kind::kFloatWord, true);
   if (LooksLikeTime(t)) return InferText(t);
   if (LooksLikeDateStart(t)) {
     const Inferred in = InferText(t);
@@ -113,19 +118,31 @@ Inferred InferJsonString(std::string_view t) {
 
 std::string KindName(const Inferred& in) {
   switch (in.kind) {
-    case Kind::kNull: return "null";
-    case Kind::kBool: return "bool";
-    case Kind::kInt: return "int64";
-    case Kind::kUInt: return "uint64";
-    case Kind::kWideInt: return "decimal128(38, 0)";
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return "bool";
+    case Kind::kInt:
+      return "int64";
+    case Kind::kUInt:
+      return "uint64";
+    case Kind::kWideInt:
+      return "decimal128(38, 0)";
     case Kind::kFloat:
-    case Kind::kFloatWord: return "float64";
-    case Kind::kString: return "string";
-    case Kind::kDate: return "date32";
-    case Kind::kTimestamp: return "timestamp[us]";
-    case Kind::kTimestampTz: return "timestamp[us, tz=UTC]";
-    case Kind::kTime: return "time64[us]";
-    case Kind::kList: return "list<" + KindName(in.children[0]) + ">";
+    case Kind::kFloatWord:
+      return "float64";
+    case Kind::kString:
+      return "string";
+    case Kind::kDate:
+      return "date32";
+    case Kind::kTimestamp:
+      return "timestamp[us]";
+    case Kind::kTimestampTz:
+      return "timestamp[us, tz=UTC]";
+    case Kind::kTime:
+      return "time64[us]";
+    case Kind::kList:
+      return "list<" + KindName(in.children[0]) + ">";
     case Kind::kStruct: {
       std::string out = "struct<";
       for (size_t i = 0; i < in.children.size(); ++i)
@@ -146,8 +163,7 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
   if (a == b) {
     into->from_text = into->from_text && other.from_text;
     into->negative = into->negative || other.negative;
-    if (a == Kind::kList)
-      return Join(&into->children[0], other.children[0], path + "[]");
+    if (a == Kind::kList) return Join(&into->children[0], other.children[0], path + "[]");
     if (a == Kind::kStruct) {
       // Linear in the fields: rows usually repeat the same keys in the same order (checked
       // first); otherwise a map of the names, made on the first miss.
@@ -160,7 +176,8 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
           at = c;
         } else {
           if (!indexed) {
-            for (size_t i = 0; i < into->names.size(); ++i) index.emplace(into->names[i], i);
+            for (size_t i = 0; i < into->names.size(); ++i)
+              index.emplace(into->names[i], i);
             indexed = true;
           }
           auto it = index.find(name);
@@ -204,25 +221,36 @@ Status Join(Inferred* into, const Inferred& other, const std::string& path) {
   if (either(Kind::kDate, Kind::kTimestamp)) return set(Kind::kTimestamp, true);
   // Text that parsed as different things is text.
   if (both_text || (IsTextKind(a) && IsTextKind(b))) return set(Kind::kString, true);
-  return Status::TypeError("column '" + path + "' holds both " + KindName(*into) + " and " + KindName(other) +
-                           " values");
+  return Status::TypeError("column '" + path + "' holds both " + KindName(*into) + " and " +
+                           KindName(other) + " values");
 }
 
 TypePtr ToType(const Inferred& in) {
   switch (in.kind) {
     case Kind::kNull:
-    case Kind::kString: return utf8();
-    case Kind::kBool: return boolean();
-    case Kind::kInt: return int64();
-    case Kind::kUInt: return uint64();
-    case Kind::kWideInt: return decimal128(38, 0);
+    case Kind::kString:
+      return utf8();
+    case Kind::kBool:
+      return boolean();
+    case Kind::kInt:
+      return int64();
+    case Kind::kUInt:
+      return uint64();
+    case Kind::kWideInt:
+      return decimal128(38, 0);
     case Kind::kFloat:
-    case Kind::kFloatWord: return float64();
-    case Kind::kDate: return date32();
-    case Kind::kTimestamp: return timestamp(TimeUnit::kMicro);
-    case Kind::kTimestampTz: return timestamp(TimeUnit::kMicro, "UTC");
-    case Kind::kTime: return time64(TimeUnit::kMicro);
-    case Kind::kList: return list(ToType(in.children[0]));
+    case Kind::kFloatWord:
+      return float64();
+    case Kind::kDate:
+      return date32();
+    case Kind::kTimestamp:
+      return timestamp(TimeUnit::kMicro);
+    case Kind::kTimestampTz:
+      return timestamp(TimeUnit::kMicro, "UTC");
+    case Kind::kTime:
+      return time64(TimeUnit::kMicro);
+    case Kind::kList:
+      return list(ToType(in.children[0]));
     case Kind::kStruct: {
       std::vector<Field> fields;
       for (size_t c = 0; c < in.children.size(); ++c)
@@ -243,7 +271,8 @@ Result<SchemaPtr> UnifySchemas(const std::vector<InferredSchema>& files, bool sa
     if (same_columns && file.names != names) {
       auto join = [](const std::vector<std::string>& v) {
         std::string out;
-        for (size_t i = 0; i < v.size(); ++i) out += (i ? ", " : "") + v[i];
+        for (size_t i = 0; i < v.size(); ++i)
+          out += (i ? ", " : "") + v[i];
         return out;
       };
       return Status::Invalid("files '" + files[0].file + "' and '" + file.file +
@@ -266,7 +295,8 @@ Result<SchemaPtr> UnifySchemas(const std::vector<InferredSchema>& files, bool sa
     }
   }
   std::vector<Field> fields;
-  for (size_t c = 0; c < names.size(); ++c) fields.push_back({names[c], ToType(columns[c])});
+  for (size_t c = 0; c < names.size(); ++c)
+    fields.push_back({names[c], ToType(columns[c])});
   return std::make_shared<Schema>(std::move(fields));
 }
 

@@ -16,12 +16,12 @@
 namespace flotilla::io::text {
 
 enum class Kind : uint8_t {
-  kNull,         // only nulls seen: becomes string
+  kNull,  // only nulls seen: becomes string
   kBool,
-  kInt,          // int64
-  kUInt,         // uint64: JSON integers above int64's range, no negative one seen
-  kWideInt,      // decimal128(38, 0): JSON integers above int64's range and negative ones
-  kFloat,        // float64
+  kInt,      // int64
+  kUInt,     // uint64: JSON integers above int64's range, no negative one seen
+  kWideInt,  // decimal128(38, 0): JSON integers above int64's range and negative ones
+  kFloat,    // float64
   kString,
   kDate,         // text "YYYY-MM-DD"
   kTimestamp,    // text date and time of day, no offset

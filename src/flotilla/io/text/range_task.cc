@@ -15,7 +15,8 @@ Result<std::vector<RecordBatch>> TextRangeTask::Read(const io::ScanPushdowns& pu
       fields.push_back(*index);
     }
   } else {
-    for (int i = 0; i < range_.schema->num_fields(); ++i) fields.push_back(i);
+    for (int i = 0; i < range_.schema->num_fields(); ++i)
+      fields.push_back(i);
   }
   // The limit may stop reading only when no filter runs after us.
   std::optional<int64_t> limit = pushdowns.filter == nullptr ? pushdowns.limit : std::nullopt;

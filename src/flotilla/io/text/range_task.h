@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "flotilla/io/scan_task.h"
 #include "flotilla/io/fs/file.h"
+#include "flotilla/io/scan_task.h"
 
 namespace flotilla::io::text {
 

@@ -22,8 +22,10 @@ void AppendFloat(T v, TextStyle style, std::string* out) {
   if (std::isnan(v)) {
     *out += style == TextStyle::kJson ? "\"NaN\"" : "nan";
   } else if (std::isinf(v)) {
-    if (style == TextStyle::kJson) *out += v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
-    else *out += v > 0 ? "inf" : "-inf";
+    if (style == TextStyle::kJson)
+      *out += v > 0 ? "\"Infinity\"" : "\"-Infinity\"";
+    else
+      *out += v > 0 ? "inf" : "-inf";
   } else {
     AppendNumber(v, out);
   }
@@ -31,8 +33,7 @@ void AppendFloat(T v, TextStyle style, std::string* out) {
 
 Status Unsupported(const DataType& type, TextStyle style, const std::string& name) {
   return Status::TypeError(std::string("column '") + name + "' of type " + type.ToString() +
-                           " cannot be written as " +
-                           (style == TextStyle::kJson ? "JSON" : "CSV") +
+                           " cannot be written as " + (style == TextStyle::kJson ? "JSON" : "CSV") +
                            (type.is_nested() ? "" : "; cast it to string first"));
 }
 
@@ -46,19 +47,44 @@ Status AppendValue(const Array& a, int64_t i, TextStyle style, const std::string
   }
   const DataType& t = *a.type();
   switch (t.id()) {
-    case TypeId::kNull: break;
-    case TypeId::kBool: *out += a.BoolValue(i) ? "true" : "false"; break;
-    case TypeId::kInt8: AppendNumber(a.values<int8_t>()[i], out); break;
-    case TypeId::kInt16: AppendNumber(a.values<int16_t>()[i], out); break;
-    case TypeId::kInt32: AppendNumber(a.values<int32_t>()[i], out); break;
-    case TypeId::kInt64: AppendNumber(a.values<int64_t>()[i], out); break;
-    case TypeId::kUInt8: AppendNumber(a.values<uint8_t>()[i], out); break;
-    case TypeId::kUInt16: AppendNumber(a.values<uint16_t>()[i], out); break;
-    case TypeId::kUInt32: AppendNumber(a.values<uint32_t>()[i], out); break;
-    case TypeId::kUInt64: AppendNumber(a.values<uint64_t>()[i], out); break;
-    case TypeId::kDuration: AppendNumber(a.values<int64_t>()[i], out); break;
-    case TypeId::kFloat32: AppendFloat(a.values<float>()[i], style, out); break;
-    case TypeId::kFloat64: AppendFloat(a.values<double>()[i], style, out); break;
+    case TypeId::kNull:
+      break;
+    case TypeId::kBool:
+      *out += a.BoolValue(i) ? "true" : "false";
+      break;
+    case TypeId::kInt8:
+      AppendNumber(a.values<int8_t>()[i], out);
+      break;
+    case TypeId::kInt16:
+      AppendNumber(a.values<int16_t>()[i], out);
+      break;
+    case TypeId::kInt32:
+      AppendNumber(a.values<int32_t>()[i], out);
+      break;
+    case TypeId::kInt64:
+      AppendNumber(a.values<int64_t>()[i], out);
+      break;
+    case TypeId::kUInt8:
+      AppendNumber(a.values<uint8_t>()[i], out);
+      break;
+    case TypeId::kUInt16:
+      AppendNumber(a.values<uint16_t>()[i], out);
+      break;
+    case TypeId::kUInt32:
+      AppendNumber(a.values<uint32_t>()[i], out);
+      break;
+    case TypeId::kUInt64:
+      AppendNumber(a.values<uint64_t>()[i], out);
+      break;
+    case TypeId::kDuration:
+      AppendNumber(a.values<int64_t>()[i], out);
+      break;
+    case TypeId::kFloat32:
+      AppendFloat(a.values<float>()[i], style, out);
+      break;
+    case TypeId::kFloat64:
+      AppendFloat(a.values<double>()[i], style, out);
+      break;
     case TypeId::kDecimal128: {
       // A double holds 15 significant digits exactly: wider decimals are JSON strings, so that
       // readers parsing numbers as doubles lose no digit.
@@ -85,8 +111,10 @@ Status AppendValue(const Array& a, int64_t i, TextStyle style, const std::string
       break;
     case TypeId::kString:
     case TypeId::kLargeString:
-      if (json) AppendJsonString(a.GetView(i), out);
-      else *out += a.GetView(i);
+      if (json)
+        AppendJsonString(a.GetView(i), out);
+      else
+        *out += a.GetView(i);
       break;
     case TypeId::kDictionary:
       return AppendValue(a.dictionary(), a.DictionaryIndex(i), style, name, out);
@@ -141,13 +169,27 @@ void AppendJsonString(std::string_view s, std::string* out) {
     out->append(s.data() + run, k - run);
     run = k + 1;
     switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      case '\b': *out += "\\b"; break;
-      case '\f': *out += "\\f"; break;
+      case '"':
+        *out += "\\\"";
+        break;
+      case '\\':
+        *out += "\\\\";
+        break;
+      case '\n':
+        *out += "\\n";
+        break;
+      case '\r':
+        *out += "\\r";
+        break;
+      case '\t':
+        *out += "\\t";
+        break;
+      case '\b':
+        *out += "\\b";
+        break;
+      case '\f':
+        *out += "\\f";
+        break;
       default:
         *out += "\\u00";
         *out += hex[c >> 4];

@@ -34,8 +34,7 @@ struct ColumnText {
 
 /// Formats every row of `column`. Types with no text form in `style` (binary) are a TypeError
 /// naming `name`.
-Status FormatColumn(const Array& column, TextStyle style, const std::string& name,
-                    ColumnText* out);
+Status FormatColumn(const Array& column, TextStyle style, const std::string& name, ColumnText* out);
 
 /// Appends `s` as a JSON string literal (quoted, escaped).
 void AppendJsonString(std::string_view s, std::string* out);

@@ -10,8 +10,10 @@ namespace flotilla::io::text {
 namespace {
 
 std::string_view Trim(std::string_view t) {
-  while (!t.empty() && (t.front() == ' ' || t.front() == '\t')) t.remove_prefix(1);
-  while (!t.empty() && (t.back() == ' ' || t.back() == '\t')) t.remove_suffix(1);
+  while (!t.empty() && (t.front() == ' ' || t.front() == '\t'))
+    t.remove_prefix(1);
+  while (!t.empty() && (t.back() == ' ' || t.back() == '\t'))
+    t.remove_suffix(1);
   return t;
 }
 
@@ -97,17 +99,27 @@ Result<bool> AppendParsed(ArrayBuilder* builder, std::string_view text) {
       FLOTILLA_RETURN_NOT_OK(static_cast<BooleanBuilder*>(builder)->Append(v));
       return true;
     }
-    case TypeId::kInt8: return AppendInteger<int8_t>(builder, text);
-    case TypeId::kInt16: return AppendInteger<int16_t>(builder, text);
-    case TypeId::kInt32: return AppendInteger<int32_t>(builder, text);
+    case TypeId::kInt8:
+      return AppendInteger<int8_t>(builder, text);
+    case TypeId::kInt16:
+      return AppendInteger<int16_t>(builder, text);
+    case TypeId::kInt32:
+      return AppendInteger<int32_t>(builder, text);
     case TypeId::kInt64:
-    case TypeId::kDuration: return AppendInteger<int64_t>(builder, text);
-    case TypeId::kUInt8: return AppendInteger<uint8_t>(builder, text);
-    case TypeId::kUInt16: return AppendInteger<uint16_t>(builder, text);
-    case TypeId::kUInt32: return AppendInteger<uint32_t>(builder, text);
-    case TypeId::kUInt64: return AppendInteger<uint64_t>(builder, text);
-    case TypeId::kFloat32: return AppendFloat<float>(builder, text);
-    case TypeId::kFloat64: return AppendFloat<double>(builder, text);
+    case TypeId::kDuration:
+      return AppendInteger<int64_t>(builder, text);
+    case TypeId::kUInt8:
+      return AppendInteger<uint8_t>(builder, text);
+    case TypeId::kUInt16:
+      return AppendInteger<uint16_t>(builder, text);
+    case TypeId::kUInt32:
+      return AppendInteger<uint32_t>(builder, text);
+    case TypeId::kUInt64:
+      return AppendInteger<uint64_t>(builder, text);
+    case TypeId::kFloat32:
+      return AppendFloat<float>(builder, text);
+    case TypeId::kFloat64:
+      return AppendFloat<double>(builder, text);
     case TypeId::kDecimal128: {
       Int128 v;
       if (!compute::ParseDecimal(text, type.precision(), type.scale(), &v)) return false;
