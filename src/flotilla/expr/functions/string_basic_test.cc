@@ -174,6 +174,35 @@ TEST(StringBasicTest, HugeResultsAreRefusedBeforeBuilding) {
   ASSERT_TRUE(big.ok()) << big.status().ToString();
 }
 
+// A count or position past INT64_MAX (a uint64 argument) is an error naming the function; it
+// used to wrap to a negative number (repeat gave '', substr counted from the end).
+TEST(StringBasicTest, Uint64ParametersPastInt64AreErrors) {
+  UInt64Builder b(uint64());
+  b.Append(uint64_t{1} << 63).Check();
+  const Datum huge = Lit(b.Finish().ValueOrDie());
+  for (const auto& [name, args] : std::vector<std::pair<std::string, std::vector<Datum>>>{
+           {"repeat", {Col(Strings({"ab"})), huge}},
+           {"substr", {Col(Strings({"abc"})), huge}},
+           {"substr", {Col(Strings({"abc"})), LitI(1), huge}},
+           {"left", {Col(Strings({"abc"})), huge}},
+           {"lpad", {Col(Strings({"abc"})), huge}},
+           {"split_part", {Col(Strings({"a,b"})), LitS(","), huge}},
+       }) {
+    auto r = Call(name, args);
+    ASSERT_FALSE(r.ok()) << name;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalid) << name;
+    EXPECT_NE(r.status().message().find(name + "(): integer argument 9223372036854775808 is out "
+                                               "of the int64 range"),
+              std::string::npos)
+        << r.status().ToString();
+  }
+  // Within the int64 range a uint64 reads as its value.
+  UInt64Builder two(uint64());
+  two.Append(2).Check();
+  EXPECT_EQ(CallToString("repeat", {Col(Strings({"ab"})), Lit(two.Finish().ValueOrDie())}),
+            "[abab]");
+}
+
 TEST(StringBasicTest, PadByCharacters) {
   auto s = Col(Strings({"ab", "héllo", "", std::nullopt}));
   EXPECT_EQ(CallToString("lpad", {s, LitI(4)}), "[  ab, héll,     , null]");
