@@ -17,6 +17,49 @@
 
 namespace flotilla::expr {
 
+namespace {
+
+struct IsNan {
+  static constexpr const char* kName = "isnan";
+  template <typename T>
+  static bool Test(T x) {
+    return std::isnan(x);
+  }
+};
+struct IsInf {
+  static constexpr const char* kName = "isinf";
+  template <typename T>
+  static bool Test(T x) {
+    return std::isinf(x);
+  }
+};
+
+// A test of a float's class; false for integers and decimals, which are never NaN or infinite.
+template <typename Class>
+ScalarFunction FloatClassFunction(std::string doc) {
+  auto resolve = [](const std::vector<TypePtr>& t) -> Result<TypePtr> {
+    if (!t[0]->is_numeric() && t[0]->id() != TypeId::kDecimal128) {
+      return Status::TypeError(std::string(Class::kName) + "() takes a number, got " +
+                               t[0]->ToString());
+    }
+    return boolean();
+  };
+  auto exec = [](const std::vector<Datum>& a, int64_t n) -> Result<Datum> {
+    BooleanBuilder out;
+    return functions::MapRows(a, n, &out, [&](int64_t row) {
+      const Array& v = a[0].array();
+      const int64_t i = a[0].index(row);
+      bool test = false;
+      if (v.type_id() == TypeId::kFloat64) test = Class::Test(v.values<double>()[i]);
+      if (v.type_id() == TypeId::kFloat32) test = Class::Test(v.values<float>()[i]);
+      return out.Append(test);
+    });
+  };
+  return {Class::kName, std::move(doc), 1, 1, resolve, exec};
+}
+
+}  // namespace
+
 Status RegisterMathFunctions(FunctionRegistry* registry) {
   using math::FloatOp;
   using math::RoundOp;
@@ -70,44 +113,10 @@ Status RegisterMathFunctions(FunctionRegistry* registry) {
        "overflow error. Null stays null.",
        1, 1, math::ResolveAbs, math::ExecAbs}));
   // isnan / isinf: floats only; integers and decimals are never NaN or infinite.
-  FLOTILLA_RETURN_NOT_OK(registry->Add(
-      {"isnan", "Whether a float is NaN (false for other numbers); null for null.", 1, 1,
-       [](const std::vector<TypePtr>& t) -> Result<TypePtr> {
-         if (!t[0]->is_numeric() && t[0]->id() != TypeId::kDecimal128) {
-           return Status::TypeError("isnan() takes a number, got " + t[0]->ToString());
-         }
-         return boolean();
-       },
-       [](const std::vector<Datum>& a, int64_t n) -> Result<Datum> {
-         BooleanBuilder out;
-         return functions::MapRows(a, n, &out, [&](int64_t row) {
-           const Array& v = a[0].array();
-           const int64_t i = a[0].index(row);
-           bool test = false;
-           if (v.type_id() == TypeId::kFloat64) test = std::isnan(v.values<double>()[i]);
-           if (v.type_id() == TypeId::kFloat32) test = std::isnan(v.values<float>()[i]);
-           return out.Append(test);
-         });
-       }}));
-  FLOTILLA_RETURN_NOT_OK(registry->Add(
-      {"isinf", "Whether a float is +inf or -inf (false for other numbers); null for null.", 1, 1,
-       [](const std::vector<TypePtr>& t) -> Result<TypePtr> {
-         if (!t[0]->is_numeric() && t[0]->id() != TypeId::kDecimal128) {
-           return Status::TypeError("isinf() takes a number, got " + t[0]->ToString());
-         }
-         return boolean();
-       },
-       [](const std::vector<Datum>& a, int64_t n) -> Result<Datum> {
-         BooleanBuilder out;
-         return functions::MapRows(a, n, &out, [&](int64_t row) {
-           const Array& v = a[0].array();
-           const int64_t i = a[0].index(row);
-           bool test = false;
-           if (v.type_id() == TypeId::kFloat64) test = std::isinf(v.values<double>()[i]);
-           if (v.type_id() == TypeId::kFloat32) test = std::isinf(v.values<float>()[i]);
-           return out.Append(test);
-         });
-       }}));
+  FLOTILLA_RETURN_NOT_OK(registry->Add(FloatClassFunction<IsNan>(
+      "Whether a float is NaN (false for other numbers); null for null.")));
+  FLOTILLA_RETURN_NOT_OK(registry->Add(FloatClassFunction<IsInf>(
+      "Whether a float is +inf or -inf (false for other numbers); null for null.")));
   FLOTILLA_RETURN_NOT_OK(registry->Add(
       {"sign",
        "-1, 0 or 1 as int8 for integers and decimals; floats keep their type and NaN, "
