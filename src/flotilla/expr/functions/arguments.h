@@ -48,11 +48,12 @@ Result<TypePtr> ResolveSignature(std::string_view function, const std::vector<Ty
 inline std::string_view ViewAt(const Datum& d, int64_t row) {
   return d.array().GetView(d.index(row));
 }
-/// A parameter (a count, position, index, seed) of any integer type as int64; a uint64 above
+/// A parameter (a count, position or index) of any integer type as int64; a uint64 above
 /// INT64_MAX is an Invalid error naming `function`. The caller has checked the row is not null.
 Result<int64_t> IntegerAt(const Datum& d, int64_t row, std::string_view function);
 /// An integer value's bits widened to int64: uint64 is reinterpreted, not range-checked, for
-/// callers that read list elements and dispatch on the signedness themselves.
+/// callers that keep all 64 bits (list elements they read back by signedness, hash seeds) or
+/// check the range themselves.
 int64_t IntegerBitsAt(const Array& array, int64_t i);
 /// Row `row` of a numeric datum as double (integers converted). Not null.
 double DoubleAt(const Datum& d, int64_t row);
