@@ -250,6 +250,13 @@ void BindDataFrame(py::module_& m) {
   });
   m.def("read_json",
         [](std::vector<std::string> paths) { return Check(DataFrame::ReadJson(paths)); });
+  // A query's result partitions as a source: collect() makes later queries start from them.
+  m.def("from_partitions", [](const DataFrame& like, std::vector<RecordBatch> batches) {
+    std::vector<MicroPartition> partitions;
+    for (RecordBatch& b : batches)
+      partitions.push_back(Check(MicroPartition::FromBatches(like.schema(), {std::move(b)})));
+    return DataFrame(Check(exec::MakeInMemorySource(like.schema(), std::move(partitions))));
+  });
   m.def("from_columns", [](std::vector<std::string> names, py::list columns, py::list types) {
     RecordBatch batch = Check(FromColumns(names, columns, types));
     return Check(DataFrame::FromBatches(batch.schema(), {batch}));

@@ -80,6 +80,7 @@ class DataFrame:
         self._df = df
         self._pools = tuple(pools)  # actor pools to start when the query starts
         self._result = None
+        self._collected = False  # _df is an in-memory source of this query's partitions
 
     # --- schema ---------------------------------------------------------------------------------
     def schema(self) -> Schema:
@@ -458,8 +459,14 @@ class DataFrame:
         return self._result
 
     def collect(self) -> "DataFrame":
-        """Runs the query and keeps its rows (later actions reuse them)."""
-        self._batch()
+        """Runs the query and keeps its result partitions: later actions on this DataFrame, and
+        DataFrames built from it afterwards, start from them instead of running it again."""
+        if not self._collected:
+            batches = list(_runner.current().partitions(self._df, self._pools))
+            self._df = _ext.from_partitions(self._df, batches)
+            self._pools = ()
+            self._result = None
+            self._collected = True
         return self
 
     def to_pydict(self) -> dict:

@@ -173,6 +173,10 @@ class Expression:
     def clip(self, lower, upper): return _call("clip", self, lower, upper)
     def hash(self): return _call("hash", self)
 
+    def minhash(self, num_hashes: int, ngram_size: int, seed: int = 1) -> "Expression":
+        """MinHash signature of a string's word n-grams: `num_hashes` uint32 values."""
+        return _call("minhash", self, num_hashes, ngram_size, seed)
+
     # --- aggregates -----------------------------------------------------------------------------
     def _aggregate(self, name, *args):
         arguments = [self] + [_to_expr(a) for a in args]

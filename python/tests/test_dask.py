@@ -541,3 +541,25 @@ def test_scalar_subqueries_are_answered_on_the_cluster(dask):
         runner.subscribers.remove(record)
     got = same(df, ordered=False)
     assert sorted(got["id"]) == [i for i in range(3000) if i % 7 == 3 and i > 1499.5]
+
+
+def test_minhash_dedup_on_the_cluster_matches_the_local_runner(dask):
+    """Deduplication is joins, aggregations and collected rounds of label propagation: on the
+    cluster they give the local runner's components and kept rows."""
+    from flotilla import runner as runners
+    from flotilla.dedup import minhash_dedup, planted_corpus
+
+    corpus = planted_corpus(300, seed=5)
+    df = flotilla.from_pydict(corpus).into_partitions(4)
+    on_cluster = minhash_dedup(df, "text", "id", components=True).sort("id").to_pydict()
+    kept_on_cluster = minhash_dedup(df, "text", "id").sort("id").to_pydict()
+    cluster, runners._runner = runners._runner, LocalRunner()
+    assert type(cluster).__name__ == "DaskRunner"
+    try:
+        here = minhash_dedup(df, "text", "id", components=True).sort("id").to_pydict()
+        kept_here = minhash_dedup(df, "text", "id").sort("id").to_pydict()
+    finally:
+        runners._runner = cluster
+    assert on_cluster == here
+    assert kept_on_cluster == kept_here
+    assert len(kept_here["id"]) < len(corpus["id"])  # near-duplicates were removed
