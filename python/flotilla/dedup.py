@@ -128,6 +128,12 @@ def minhash_pairs(df: DataFrame, text_column: str, id_column: str, threshold: fl
     MinHash signatures estimate their Jaccard similarity at `threshold` or more."""
     params = lsh_parameters(threshold, num_hashes)
     signatures = _signatures(df, text_column, id_column, num_hashes, ngram, seed).collect()
+    ids = signatures.select(col("id"))
+    if ids.where(col("id").is_null()).count_rows() or \
+            ids.distinct().count_rows() != ids.count_rows():
+        raise ValueError(f"minhash dedup needs unique, non-null ids in column '{id_column}'")
+    # A document without text has no signature, and no duplicate.
+    signatures = signatures.where(col("signature").not_null())
     return _edges(signatures, params, num_hashes, threshold)
 
 

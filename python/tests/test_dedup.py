@@ -95,6 +95,16 @@ def test_documents_without_duplicates_are_all_kept():
     assert minhash_dedup(df, "body", "doc").sort("doc").to_pydict()["doc"] == list(range(100, 120))
 
 
+def test_bad_ids_and_missing_text():
+    text = "one two three four five six seven eight nine ten"
+    df = flotilla.from_pydict({"id": [1, 2, 2], "text": [text, text, "other words here"]})
+    with pytest.raises(ValueError, match="unique, non-null ids in column 'id'"):
+        minhash_dedup(df, "text", "id")
+    df = flotilla.from_pydict({"id": [1, 2, 3, 4], "text": [None, text, None, text]})
+    # Documents without text are kept, each on its own; the two equal texts are one.
+    assert minhash_dedup(df, "text", "id").sort("id").to_pydict()["id"] == [1, 2, 3]
+
+
 def test_collect_keeps_the_result_partitions():
     df = flotilla.from_pydict({"x": list(range(10))}).into_partitions(3)
     doubled = df.select((col("x") * 2).alias("y")).collect()
