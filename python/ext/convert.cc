@@ -490,6 +490,15 @@ py::object ToNumpy(const Array& a) {
     out.attr("setflags")(py::arg("write") = false);
     return out;
   }
+  // Fixed-size lists of numbers (embeddings, signatures, tensors) as a 2-D array over the same
+  // values: one row per list.
+  if (t.id() == TypeId::kFixedSizeList && a.null_count() == 0) {
+    const int64_t size = t.fixed_size();
+    Array values = a.child(0).Slice(a.offset() * size, a.length() * size);
+    if (values.type()->is_numeric() && values.null_count() == 0) {
+      return ToNumpy(values).attr("reshape")(a.length(), size);
+    }
+  }
   if (t.is_floating()) {
     py::array_t<double> out(a.length());
     auto m = out.mutable_unchecked<1>();

@@ -9,7 +9,8 @@ The pipeline, each step a DataFrame query:
    see `lsh_parameters`), each band hashed; documents whose band hashes are equal in some band
    are candidates;
 3. edges: the pairs of documents that share a (band, hash) bucket, kept when their signatures
-   agree in at least `threshold` of their values (MinHash's estimate of Jaccard similarity);
+   agree in at least `threshold` of their values (MinHash's estimate of Jaccard similarity,
+   counted with numpy over a batch of pairs);
 4. connected components of those edges by label propagation: every document takes the smallest
    label among itself and its neighbours until no label changes (each round is a join and an
    aggregation, its result collected so the next round starts from it);
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 
 from .dataframe import DataFrame
 from .expressions import col, lit
-from .sql_frames import sql_expr
+from .udf import func
 
 
 @dataclass(frozen=True)
@@ -69,6 +70,17 @@ def _signatures(df: DataFrame, text_column: str, id_column: str, num_hashes: int
                      text.minhash(num_hashes, ngram, seed).alias("signature"))
 
 
+@func(batch=True, return_dtype="bigint")
+def _agreeing(signatures, others):
+    """How many positions of two MinHash signatures hold the same value, row by row: the
+    signatures arrive as 2-D arrays (one row per signature), compared in one step."""
+    a, b = signatures.to_numpy(), others.to_numpy()
+    if getattr(a, "ndim", 1) == 2 and getattr(b, "ndim", 1) == 2:
+        return (a == b).sum(axis=1)
+    return [sum(x == y for x, y in zip(p, q))
+            for p, q in zip(signatures.to_pylist(), others.to_pylist())]
+
+
 def _edges(signatures: DataFrame, params: LshParameters, num_hashes: int,
            threshold: float) -> DataFrame:
     """(id, rep) for each pair of documents that share a (band, hash) bucket and whose signatures
@@ -87,10 +99,8 @@ def _edges(signatures: DataFrame, params: LshParameters, num_hashes: int,
     pairs = candidates.join(signatures, on="id").join(
         signatures.select(col("id").alias("rep"), col("signature").alias("rep_signature")),
         on="rep")
-    positions = "[" + ", ".join(str(i) for i in range(1, num_hashes + 1)) + "]"
-    agreeing = sql_expr(f"list_sum(list_transform({positions}, "
-                        f"i -> (signature[i] = rep_signature[i])::INTEGER))")
     needed = math.ceil(threshold * num_hashes - 1e-9)
+    agreeing = _agreeing(col("signature"), col("rep_signature"))
     return pairs.where(agreeing >= needed).select(col("id"), col("rep"))
 
 

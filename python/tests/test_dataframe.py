@@ -179,6 +179,19 @@ def test_numeric_columns_reach_numpy_without_a_copy(random_frame):
     assert batch.to_numpy(1).dtype == np.int64
 
 
+def test_fixed_size_lists_reach_numpy_as_2d_arrays():
+    df = flotilla.from_pydict({"t": ["a b c d", "b c d e", "x y z w", None]})
+    df = df.select(col("t").minhash(3, 2, 7).alias("s"))
+    whole = df.where(col("s").not_null())._batch()
+    m = whole.to_numpy(0)
+    assert m.dtype == np.uint32 and m.shape == (3, 3) and not m.flags.writeable
+    assert m.tolist() == whole.to_pydict()["s"]
+    # A slice's rows, and with a null list the values one by one.
+    assert whole.slice(1, 2).to_numpy(0).tolist() == m[1:].tolist()
+    with_null = df._batch().to_numpy(0)
+    assert with_null.dtype == object and with_null[3] is None
+
+
 def test_from_pandas_and_types():
     import datetime
     import decimal
