@@ -351,9 +351,14 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
       if (name == "count_star") {
         name = "count";
         args = {expr::Case({{cond, expr::Literal(int32_t{1})}})};
+      } else if (KeepsNulls(name) && args.size() == 1) {
+        return FilteredNullKeepingAggregate(n, name, args[0], cond, es);
       } else {
-        for (ExprPtr& a : args)
-          a = expr::Case({{cond, a}});
+        // A row the filter rejects gives null values, which these aggregates skip; constant
+        // arguments (a separator, a fraction) stay as they are.
+        for (ExprPtr& a : args) {
+          if (a->kind() != ExprKind::kLiteral) a = expr::Case({{cond, a}});
+        }
       }
     }
     if (!n.order_by.empty()) {
@@ -462,6 +467,38 @@ std::optional<ExprPtr> Planner::CurrentTime(const std::string& name) const {
   NumericBuilder<int64_t> stamp_value(timestamp(TimeUnit::kMicro));
   if (!stamp_value.Append(micros).ok()) return std::nullopt;
   return expr::Literal(stamp_value.Finish().ValueOrDie());
+}
+
+bool Planner::KeepsNulls(const std::string& name) {
+  return name == "list" || name == "array_agg" || name == "agg_list" || name == "first" ||
+         name == "last";
+}
+
+// list / first / last keep null values, so a filter cannot reject rows by nulling them: each row
+// the filter keeps is collected as a one-value list, the others as null, and the nulls are
+// dropped afterwards. No row kept gives null, as for a group without rows.
+Result<ExprPtr> Planner::FilteredNullKeepingAggregate(const Node& n, const std::string& name,
+                                                      const ExprPtr& x, const ExprPtr& cond,
+                                                      ExprScope& es) {
+  const ExprPtr wrapped = expr::Case({{cond, expr::Call("list_value", {x})}});
+  FLOTILLA_ASSIGN_OR_RETURN(std::optional<ExprPtr> collected,
+                            n.order_by.empty() ? Result<std::optional<ExprPtr>>(std::nullopt)
+                                               : OrderedAggregate(n, "list", {wrapped}, es));
+  if (!collected) collected = expr::Aggregate("list", {wrapped});
+  const std::string element = "__lambda_filtered";  // a lambda parameter (IsLambdaParameter)
+  const ExprPtr kept = expr::Call(
+      "list_filter", {*collected, expr::IsNotNull(expr::Column(element)), expr::Literal(element)});
+  const ExprPtr values = expr::Call(
+      "list_transform",
+      {kept, expr::Call("list_extract", {expr::Column(element), expr::Literal(int64_t{1})}),
+       expr::Literal(element)});
+  if (name == "first" || name == "last") {
+    return expr::Call("list_extract", {values, expr::Literal(int64_t{name == "first" ? 1 : -1})});
+  }
+  return expr::Case({{expr::Binary(expr::BinaryOp::kEqual, expr::Call("list_length", {values}),
+                                   expr::Literal(int64_t{0})),
+                      expr::NullLiteral(null())}},
+                    values);
 }
 
 // f(x ORDER BY k, ...) for the aggregates whose answer depends on the order of the rows: the

@@ -179,6 +179,10 @@ class Planner {
 
   Result<ExprPtr> TranslateWindow(const Node& n, ExprScope& es);
   std::optional<ExprPtr> CurrentTime(const std::string& name) const;
+  static bool KeepsNulls(const std::string& name);
+  Result<ExprPtr> FilteredNullKeepingAggregate(const Node& n, const std::string& name,
+                                               const ExprPtr& x, const ExprPtr& cond,
+                                               ExprScope& es);
   Result<std::optional<ExprPtr>> OrderedAggregate(const Node& n, const std::string& name,
                                                   const std::vector<ExprPtr>& args, ExprScope& es);
   /// The specification `over` stands for once the named window it refines is filled in.

@@ -67,6 +67,17 @@ TEST(Session, OutputPastTheMemoryBudgetFailsCleanly) {
                 .find("result is larger than the memory limit (64.0 MiB)"),
             std::string::npos);
   EXPECT_EQ(Rows(&s, "SELECT count(*) FROM t a, t b, t c"), (V{"1000"}));
+  // One morsel against a large right side: the join stops at the limit while it multiplies, not
+  // after building every row (10^5 x 10^5 rows would be 80 GB of ids).
+  EXPECT_NE(Error(&s, "SELECT count(*) FROM range(100000) a, range(100000) b")
+                .find("in CrossJoinProbe: one input morsel became more output than the memory "
+                      "limit (64.0 MiB)"),
+            std::string::npos);
+  // A right side held whole past the limit fails while it is gathered.
+  EXPECT_NE(
+      Error(&s, "SELECT count(*) FROM t z, (SELECT a.range FROM range(3000) a, range(3000) b)")
+          .find("memory limit (64.0 MiB)"),
+      std::string::npos);
 }
 
 // Features not built yet are refused by name, not with a misleading "not found".

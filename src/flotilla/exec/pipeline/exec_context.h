@@ -63,4 +63,9 @@ class ExecContext {
   std::atomic<bool> cancelled_{false};
 };
 
+/// What rows held in memory whole (a morsel's output until it is delivered, a collected result,
+/// the right side of a join without conditions) may take: the memory budget, but at least
+/// 64 MiB, so that the small budgets that make operators spill do not refuse ordinary results.
+int64_t HeldOutputLimit(const MemoryManager& memory);
+
 }  // namespace flotilla::exec

@@ -15,9 +15,6 @@
 
 namespace flotilla::exec {
 
-// What rows held in memory whole (a morsel's output until it is delivered, a collected result)
-// may take: the memory budget, but at least 64 MiB, so that the small budgets that make
-// operators spill do not refuse ordinary results.
 int64_t HeldOutputLimit(const MemoryManager& memory) {
   return std::max<int64_t>(memory.limit(), int64_t{64} << 20);
 }
