@@ -40,8 +40,12 @@ Result<std::vector<Datum>> EvaluateChildren(const BoundNode& node, const RecordB
 // every row of the batch.
 using RowSet = std::vector<int64_t>;
 
+// A lambda's body reads the batch's columns by their own indices and its parameters (element,
+// position) past them: only the former are the batch's.
 void CollectColumns(const BoundNode& node, std::vector<char>* used) {
-  if (node.kind == BoundKind::kColumn) (*used)[static_cast<size_t>(node.column_index)] = 1;
+  if (node.kind == BoundKind::kColumn && static_cast<size_t>(node.column_index) < used->size()) {
+    (*used)[static_cast<size_t>(node.column_index)] = 1;
+  }
   for (const BoundPtr& c : node.children)
     CollectColumns(*c, used);
 }
