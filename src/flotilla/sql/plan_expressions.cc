@@ -354,10 +354,12 @@ Result<ExprPtr> Planner::TranslateFunction(const Node& n, ExprScope& es) {
       } else if (KeepsNulls(name) && args.size() == 1) {
         return FilteredNullKeepingAggregate(n, name, args[0], cond, es);
       } else {
-        // A row the filter rejects gives null values, which these aggregates skip; constant
-        // arguments (a separator, a fraction) stay as they are.
-        for (ExprPtr& a : args) {
-          if (a->kind() != ExprKind::kLiteral) a = expr::Case({{cond, a}});
+        // A row the filter rejects gives null values, which these aggregates skip. The first
+        // argument is the aggregated value even when constant (max('z') FILTER ...); constant
+        // arguments after it are parameters (a separator, a fraction) and stay as they are.
+        for (size_t i = 0; i < args.size(); ++i) {
+          if (i == 0 || args[i]->kind() != ExprKind::kLiteral)
+            args[i] = expr::Case({{cond, args[i]}});
         }
       }
     }
