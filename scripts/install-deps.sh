@@ -17,6 +17,7 @@ PACKAGES=(
   libgrpc++-dev protobuf-compiler-grpc  # the Arrow Flight data plane between workers
   libfmt-dev libcli11-dev
   libre2-dev libutf8proc-dev          # regular expressions, Unicode normalisation
+  libgumbo-dev                        # HTML parsing (html_to_text)
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
   python3                             # the HTTP range server of the HTTP read test

@@ -250,6 +250,11 @@ void BindDataFrame(py::module_& m) {
   });
   m.def("read_json",
         [](std::vector<std::string> paths) { return Check(DataFrame::ReadJson(paths)); });
+  m.def("read_warc", [](std::vector<std::string> paths, bool ignore_errors) {
+    io::warc::WarcReadOptions options;
+    options.ignore_errors = ignore_errors;
+    return Check(DataFrame::ReadWarc(paths, options));
+  });
   // A query's result partitions as a source: collect() makes later queries start from them.
   m.def("from_partitions", [](const DataFrame& like, std::vector<RecordBatch> batches) {
     std::vector<MicroPartition> partitions;

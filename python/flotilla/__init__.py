@@ -11,7 +11,8 @@
 from ._flotilla import set_execution_config as _set_execution_config
 from .datatype import DataType, Field, TimeUnit
 from .dataframe import (DataFrame, GroupedDataFrame, Schema, from_pandas, from_pydict,
-                        from_pylist, read_csv, read_json, read_parquet, sql, sql_expr)
+                        from_pylist, read_csv, read_json, read_parquet, read_warc, sql,
+                        sql_expr)
 from .runner import set_runner_dask, set_runner_local
 from .expressions import (Expression, coalesce, col, dense_rank, lit,
                           monotonically_increasing_id, rank, row_number)
@@ -36,7 +37,7 @@ __all__ = [
     "DataFrame", "GroupedDataFrame", "Schema", "Expression", "Window", "Series", "UDFError",
     "DataType", "Field", "TimeUnit",
     "col", "lit", "coalesce", "row_number", "rank", "dense_rank", "monotonically_increasing_id",
-    "read_parquet", "read_csv", "read_json", "from_pydict", "from_pylist", "from_pandas", "sql",
+    "read_parquet", "read_csv", "read_json", "read_warc", "from_pydict", "from_pylist", "from_pandas", "sql",
     "sql_expr", "func", "cls", "method", "udf", "functions",
     "set_execution_config", "set_runner_dask", "set_runner_local",
 ]

@@ -15,7 +15,7 @@ from .expressions import Expression, _PlusCall, _column_list, coalesce, col
 from .sql_frames import _SqlCall, sql, sql_expr
 from .window_spec import _WindowCall
 
-__all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json",
+__all__ = ["DataFrame", "GroupedDataFrame", "Schema", "read_parquet", "read_csv", "read_json", "read_warc",
            "from_pydict", "from_pylist", "from_pandas", "sql", "sql_expr"]
 
 
@@ -579,6 +579,14 @@ def read_csv(path, has_headers: bool = True, delimiter: str | None = None,
 def read_json(path) -> DataFrame:
     """Newline-delimited JSON files."""
     return DataFrame(_ext.read_json(_paths(path)))
+
+
+def read_warc(path, ignore_errors: bool = False) -> DataFrame:
+    """WARC and WET files (web archives such as Common Crawl's), plain or gzip: one row per
+    record with warc_version, record_id, record_type, target_uri, date, content_type,
+    content_length, headers (a list of {name, value}), payload (bytes) and record_offset.
+    ignore_errors=True skips damaged records instead of failing."""
+    return DataFrame(_ext.read_warc(_paths(path), ignore_errors))
 
 
 def from_pydict(data: dict, schema: dict | None = None) -> DataFrame:

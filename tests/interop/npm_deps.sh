@@ -15,7 +15,8 @@ ensure_node_modules() {
   stamp="$dir/node_modules/.flotilla-lock-stamp"
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [[ ! -f "$dir/node_modules/apache-arrow/package.json" ||
-        ! -f "$dir/node_modules/@duckdb/node-api/package.json" || ! -f "$stamp" ||
+        ! -f "$dir/node_modules/@duckdb/node-api/package.json" ||
+        ! -f "$dir/node_modules/warcio/package.json" || ! -f "$stamp" ||
         "$(cat "$stamp")" != "$want" ]]; then
     if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >"$log" 2>&1; then
       echo "npm ci failed in $dir:" >&2

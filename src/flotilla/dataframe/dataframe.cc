@@ -7,6 +7,7 @@
 #include "flotilla/io/csv/scan_task.h"
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/io/warc/scan_task.h"
 #include "flotilla/optimizer/optimizer.h"
 #include "flotilla/optimizer/plan_rewrite.h"
 
@@ -97,6 +98,10 @@ Result<DataFrame> DataFrame::ReadCsv(const std::vector<std::string>& paths,
 Result<DataFrame> DataFrame::ReadJson(const std::vector<std::string>& paths,
                                       const io::json::JsonReadOptions& options) {
   return Scan(io::json::PlanJsonScan(paths, options));
+}
+Result<DataFrame> DataFrame::ReadWarc(const std::vector<std::string>& paths,
+                                      const io::warc::WarcReadOptions& options) {
+  return Scan(io::warc::PlanWarcScan(paths, options));
 }
 Result<DataFrame> DataFrame::FromBatches(SchemaPtr schema, std::vector<RecordBatch> batches) {
   return Wrap(exec::MakeInMemorySource(std::move(schema), std::move(batches)));

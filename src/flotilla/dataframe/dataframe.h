@@ -21,6 +21,7 @@
 #include "flotilla/io/csv/options.h"
 #include "flotilla/io/dataset/dataset_writer.h"
 #include "flotilla/io/json/options.h"
+#include "flotilla/io/warc/options.h"
 
 namespace flotilla {
 
@@ -43,6 +44,9 @@ class DataFrame {
                                    const io::csv::CsvReadOptions& options = {});
   static Result<DataFrame> ReadJson(const std::vector<std::string>& paths,
                                     const io::json::JsonReadOptions& options = {});
+  /// WARC (and WET) files, plain or gzip: one row per record (io/warc/scan_task.h).
+  static Result<DataFrame> ReadWarc(const std::vector<std::string>& paths,
+                                    const io::warc::WarcReadOptions& options = {});
   static Result<DataFrame> FromBatches(SchemaPtr schema, std::vector<RecordBatch> batches);
 
   const exec::PlanPtr& plan() const { return plan_; }

@@ -20,6 +20,7 @@
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/io/warc/scan_task.h"
 
 namespace flotilla::distributed {
 namespace {
@@ -266,6 +267,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   io::parquet::RegisterParquetScanTasks(&resolver.scan_tasks);
   io::csv::RegisterCsvScanTasks(&resolver.scan_tasks);
   io::json::RegisterJsonScanTasks(&resolver.scan_tasks);
+  io::warc::RegisterWarcScanTasks(&resolver.scan_tasks);
   io::RegisterHivePartitionTasks(&resolver.scan_tasks);
   exec::RegisterRangeScanTasks(&resolver.scan_tasks);
   RegisterPartitionScanTasks(&resolver.scan_tasks,

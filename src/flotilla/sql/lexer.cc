@@ -1,7 +1,7 @@
 #include "flotilla/sql/lexer.h"
 
 #include "flotilla/common/ascii.h"
-#include "flotilla/io/text/utf8.h"
+#include "flotilla/common/utf8.h"
 #include "flotilla/sql/source_error.h"
 
 namespace flotilla::sql {
@@ -29,7 +29,7 @@ class Lexer {
   explicit Lexer(std::string_view sql) : sql_(sql) {}
 
   Result<std::vector<Token>> Run() {
-    if (!io::text::IsValidUtf8(sql_.data(), sql_.size())) return InvalidUtf8();
+    if (!IsValidUtf8(sql_.data(), sql_.size())) return InvalidUtf8();
     std::vector<Token> tokens;
     while (true) {
       FLOTILLA_RETURN_NOT_OK(SkipSpaceAndComments());
@@ -54,7 +54,7 @@ class Lexer {
     while (at < sql_.size()) {
       const auto lead = static_cast<unsigned char>(sql_[at]);
       const size_t length = lead < 0x80 ? 1 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-      if (at + length > sql_.size() || !io::text::IsValidUtf8(sql_.data() + at, length)) break;
+      if (at + length > sql_.size() || !IsValidUtf8(sql_.data() + at, length)) break;
       at += length;
     }
     return Error(at, "invalid UTF-8 in the SQL text");

@@ -11,12 +11,13 @@
 #include "flotilla/io/csv/scan_task.h"
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/io/warc/scan_task.h"
 #include "flotilla/sql/source_error.h"
 
 namespace flotilla::sql {
 namespace {
 
-enum class Format { kParquet, kCsv, kJson, kUnknown };
+enum class Format { kParquet, kCsv, kJson, kWarc, kUnknown };
 
 Format FormatOfPath(std::string_view path) {
   if (AsciiEndsWithIgnoreCase(path, ".parquet") || AsciiEndsWithIgnoreCase(path, ".parq"))
@@ -29,6 +30,9 @@ Format FormatOfPath(std::string_view path) {
       AsciiEndsWithIgnoreCase(path, ".ndjson")) {
     return Format::kJson;
   }
+  for (std::string_view suffix : {".warc", ".warc.gz", ".wet", ".wet.gz", ".arc.gz"}) {
+    if (AsciiEndsWithIgnoreCase(path, suffix)) return Format::kWarc;
+  }
   return Format::kUnknown;
 }
 
@@ -39,7 +43,8 @@ Result<exec::PlanPtr> ScanOf(Result<io::FileScan> scan) {
 
 Result<exec::PlanPtr> Plan(Format format, const std::vector<std::string>& paths,
                            const io::csv::CsvReadOptions& csv,
-                           const io::json::JsonReadOptions& json) {
+                           const io::json::JsonReadOptions& json,
+                           const io::warc::WarcReadOptions& warc) {
   switch (format) {
     case Format::kParquet:
       return ScanOf(io::parquet::PlanParquetScan(paths));
@@ -47,6 +52,8 @@ Result<exec::PlanPtr> Plan(Format format, const std::vector<std::string>& paths,
       return ScanOf(io::csv::PlanCsvScan(paths, csv));
     case Format::kJson:
       return ScanOf(io::json::PlanJsonScan(paths, json));
+    case Format::kWarc:
+      return ScanOf(io::warc::PlanWarcScan(paths, warc));
     case Format::kUnknown:
       break;
   }
@@ -169,12 +176,13 @@ Result<exec::PlanPtr> PlanPathScan(const std::string& path, std::string_view sql
   if (format == Format::kUnknown) {
     return ErrorAt(sql, offset,
                    "cannot tell the format of '" + path +
-                       "' from its name (.parquet, .csv, .tsv, .json, .jsonl, .ndjson); use "
-                       "read_parquet(), read_csv() or read_json()");
+                       "' from its name (.parquet, .csv, .tsv, .json, .jsonl, .ndjson, .warc, "
+                       ".warc.gz, .wet.gz); use read_parquet(), read_csv(), read_json() or "
+                       "read_warc()");
   }
   io::csv::CsvReadOptions csv;
   if (AsciiEndsWithIgnoreCase(path, ".tsv")) csv.parse.delimiter = '\t';
-  auto plan = Plan(format, {path}, csv, {});
+  auto plan = Plan(format, {path}, csv, {}, {});
   if (!plan.ok()) return ErrorAt(sql, offset, plan.status().message(), plan.status().code());
   return plan;
 }
@@ -188,16 +196,19 @@ Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sq
     format = Format::kCsv;
   } else if (ref.name == "read_json" || ref.name == "read_json_auto" || ref.name == "read_ndjson") {
     format = Format::kJson;
+  } else if (ref.name == "read_warc") {
+    format = Format::kWarc;
   } else {
-    return ErrorAt(
-        sql, ref.offset,
-        NotFoundMessage("table function", ref.name,
-                        {"read_parquet", "read_csv", "read_json", "range", "generate_series"}),
-        StatusCode::kKeyError);
+    return ErrorAt(sql, ref.offset,
+                   NotFoundMessage("table function", ref.name,
+                                   {"read_parquet", "read_csv", "read_json", "read_warc", "range",
+                                    "generate_series"}),
+                   StatusCode::kKeyError);
   }
   std::vector<std::string> paths;
   io::csv::CsvReadOptions csv;
   io::json::JsonReadOptions json;
+  io::warc::WarcReadOptions warc;
   for (const NamedArg& arg : ref.args) {
     const std::string what = ref.name + "(" + (arg.name.empty() ? "paths" : arg.name) + ")";
     FLOTILLA_ASSIGN_OR_RETURN(ArgValue v, ValueOf(*arg.value, sql, what));
@@ -210,7 +221,14 @@ Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sq
       continue;
     }
     const bool is_csv = format == Format::kCsv;
-    if (arg.name == "sample_size" && v.is_number && format != Format::kParquet) {
+    if (format == Format::kWarc) {
+      if (arg.name != "ignore_errors" || !v.is_bool) {
+        return ErrorAt(sql, arg.value->offset,
+                       "unknown or mistyped option '" + arg.name +
+                           "' of read_warc (it takes ignore_errors = true|false)");
+      }
+      warc.ignore_errors = v.boolean;
+    } else if (arg.name == "sample_size" && v.is_number && format != Format::kParquet) {
       csv.sample_rows = json.sample_rows = std::stoll(v.text);
     } else if (is_csv && arg.name == "header" && v.is_bool) {
       csv.parse.has_header = v.boolean;
@@ -233,7 +251,7 @@ Result<exec::PlanPtr> PlanTableFunction(const TableRef& ref, std::string_view sq
     }
   }
   if (paths.empty()) return ErrorAt(sql, ref.offset, ref.name + " needs a path");
-  auto plan = Plan(format, paths, csv, json);
+  auto plan = Plan(format, paths, csv, json, warc);
   if (!plan.ok()) return ErrorAt(sql, ref.offset, plan.status().message(), plan.status().code());
   return plan;
 }

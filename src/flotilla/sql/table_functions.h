@@ -1,7 +1,8 @@
 #pragma once
 // File sources in FROM: quoted paths ('data/*.parquet', picked by extension) and the table
 // functions read_parquet(paths), read_csv(paths, header=, delim=, quote=, escape=, skip=,
-// nullstr=, sample_size=) and read_json(paths, sample_size=). `paths` is a string (a file, a
+// nullstr=, sample_size=), read_json(paths, sample_size=) and read_warc(paths, ignore_errors=).
+// `paths` is a string (a file, a
 // directory, a glob or a URL) or a list of them: ['a.csv', 'b.csv'].
 #include <string>
 #include <string_view>

@@ -26,6 +26,11 @@ Status RegisterDigestFunctions(FunctionRegistry* registry);
 Status RegisterEditFunctions(FunctionRegistry* registry);
 /// format, printf.
 Status RegisterFormatFunctions(FunctionRegistry* registry);
+/// html_to_text (html_text.cc).
+Status RegisterHtmlFunctions(FunctionRegistry* registry);
+/// text_word_count, text_mean_word_length, text_alpha_word_ratio, text_symbol_ratio,
+/// text_duplicate_line_fraction (text_quality.cc).
+Status RegisterTextQualityFunctions(FunctionRegistry* registry);
 /// typeof (a string about any value).
 Status RegisterTypeOfFunction(FunctionRegistry* registry);
 

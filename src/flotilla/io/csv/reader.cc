@@ -4,8 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "flotilla/common/utf8.h"
 #include "flotilla/io/csv/tokenizer.h"
-#include "flotilla/io/text/utf8.h"
 #include "flotilla/io/text/value_parse.h"
 
 namespace flotilla::io::csv {
@@ -59,7 +59,7 @@ Result<CsvFileInfo> InspectCsvFile(io::RandomAccessFile* file, const CsvReadOpti
   // than the sample.
   while (true) {
     FLOTILLA_ASSIGN_OR_RETURN(prefix, file->ReadAt(0, prefix_size));
-    bom = text::Utf8BomSize(prefix->view());
+    bom = Utf8BomSize(prefix->view());
     bytes = prefix->view().substr(static_cast<size_t>(bom));
     truncated = prefix_size < file->size();
     FLOTILLA_ASSIGN_OR_RETURN(
@@ -160,8 +160,8 @@ Result<RecordBatch> ReadCsvRange(io::RandomAccessFile* file, int64_t begin, int6
       // The values are valid when their concatenation is and none starts inside a character
       // (a value cut mid-character is followed by a continuation byte or ends the buffer).
       const BufferPtr& data = array.data()->buffers[2];
-      bool valid = data == nullptr || text::IsValidUtf8(reinterpret_cast<const char*>(data->data()),
-                                                        static_cast<size_t>(data->size()));
+      bool valid = data == nullptr || IsValidUtf8(reinterpret_cast<const char*>(data->data()),
+                                                  static_cast<size_t>(data->size()));
       for (int64_t r = 0; valid && r < rows.num_rows(); ++r) {
         const std::string_view v = rows.field(r, c);
         if (!v.empty() && (static_cast<unsigned char>(v[0]) & 0xC0) == 0x80) valid = false;
@@ -169,7 +169,7 @@ Result<RecordBatch> ReadCsvRange(io::RandomAccessFile* file, int64_t begin, int6
       if (!valid) {
         for (int64_t r = 0; r < rows.num_rows(); ++r) {
           const std::string_view v = rows.field(r, c);
-          if (!text::IsValidUtf8(v.data(), v.size()))
+          if (!IsValidUtf8(v.data(), v.size()))
             return Status::Invalid("invalid UTF-8 in column '" + field.name + "' at " +
                                    where.Describe(rows.row_offset(r)) +
                                    " (read the column as binary)");

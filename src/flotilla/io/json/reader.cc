@@ -5,8 +5,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "flotilla/common/utf8.h"
 #include "flotilla/io/text/line_locator.h"
-#include "flotilla/io/text/utf8.h"
 #include "flotilla/io/text/value_parse.h"
 
 namespace flotilla::io::json {
@@ -341,7 +341,7 @@ Result<text::InferredSchema> InferJsonFile(io::RandomAccessFile* file,
   // be longer than the sample).
   while (true) {
     FLOTILLA_ASSIGN_OR_RETURN(prefix, file->ReadAt(0, size));
-    bom = text::Utf8BomSize(prefix->view());
+    bom = Utf8BomSize(prefix->view());
     bytes = prefix->view().substr(static_cast<size_t>(bom));
     if (size >= file->size()) break;
     const size_t last = bytes.rfind('\n');
@@ -378,7 +378,7 @@ Result<RecordBatch> ReadJsonRange(io::RandomAccessFile* file, int64_t begin, int
                                   std::optional<int64_t> limit) {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr chunk, file->ReadAt(begin, end - begin));
   // The file's first range starts after a byte-order mark.
-  const int64_t bom = begin == 0 ? text::Utf8BomSize(chunk->view()) : 0;
+  const int64_t bom = begin == 0 ? Utf8BomSize(chunk->view()) : 0;
   const size_t size = static_cast<size_t>(chunk->size() - bom);
   const simdjson::padded_string padded(reinterpret_cast<const char*>(chunk->data()) + bom, size);
   const std::string_view data(padded.data(), size);

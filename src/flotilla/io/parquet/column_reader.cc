@@ -9,9 +9,9 @@
 
 #include "flotilla/columnar/buffer_builder.h"
 #include "flotilla/columnar/decimal.h"
+#include "flotilla/common/utf8.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/parquet/encoding.h"
-#include "flotilla/io/text/utf8.h"
 
 namespace flotilla::io::parquet {
 
@@ -193,12 +193,12 @@ class ValueSink {
     bool boundaries = true;
     for (int64_t i = first; i < count_; ++i)
       boundaries &= o[i] == o[i + 1] || (b[o[i]] & 0xC0) != 0x80;
-    if (boundaries && text::IsValidUtf8(reinterpret_cast<const char*>(b) + o[first],
-                                        static_cast<size_t>(o[count_] - o[first])))
+    if (boundaries && IsValidUtf8(reinterpret_cast<const char*>(b) + o[first],
+                                  static_cast<size_t>(o[count_] - o[first])))
       return Status::OK();
     for (int64_t i = first; i < count_; ++i) {
-      if (!text::IsValidUtf8(reinterpret_cast<const char*>(b) + o[i],
-                             static_cast<size_t>(o[i + 1] - o[i])))
+      if (!IsValidUtf8(reinterpret_cast<const char*>(b) + o[i],
+                       static_cast<size_t>(o[i + 1] - o[i])))
         return Status::Invalid("string value " + std::to_string(i) + " is not valid UTF-8");
     }
     return Status::OK();
