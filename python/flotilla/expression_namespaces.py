@@ -54,6 +54,17 @@ class StringNamespace(_Namespace):
         """A list of the parts between matches of `pattern` (a regular expression if regex=True)."""
         return _call("regexp_split" if regex else "split", self._x, pattern)
 
+    def html_to_text(self):
+        """The readable text of HTML (strings or bytes): one line per block element."""
+        return _call("html_to_text", self._x)
+
+    # Quality signals of web text (flotilla.text.quality_filter combines them).
+    def word_count(self): return _call("text_word_count", self._x)
+    def mean_word_length(self): return _call("text_mean_word_length", self._x)
+    def alpha_word_ratio(self): return _call("text_alpha_word_ratio", self._x)
+    def symbol_ratio(self): return _call("text_symbol_ratio", self._x)
+    def duplicate_line_fraction(self): return _call("text_duplicate_line_fraction", self._x)
+
     def like(self, pattern): return _call("like", self._x, pattern)
     def ilike(self, pattern): return _call("ilike", self._x, pattern)
     def match(self, pattern): return _call("regexp_matches", self._x, pattern)

@@ -563,3 +563,33 @@ def test_minhash_dedup_on_the_cluster_matches_the_local_runner(dask):
     assert on_cluster == here
     assert kept_on_cluster == kept_here
     assert len(kept_here["id"]) < len(corpus["id"])  # near-duplicates were removed
+
+
+def test_web_text_pipeline_on_the_cluster_matches_the_local_runner(dask, tmp_path):
+    """WARC scan tasks travel to the workers; page text, the quality filter and deduplication
+    there give the local runner's pages."""
+    from flotilla import runner as runners
+    from flotilla.dedup import minhash_dedup
+    from flotilla.text import page_text, planted_crawl, quality_filter, uri_id, write_warc
+
+    records, truth = planted_crawl(200, seed=4)
+    write_warc(str(tmp_path / "a.warc.gz"), records[:201])
+    write_warc(str(tmp_path / "b.warc.gz"), records[201:])
+
+    def pipeline():
+        pages = page_text(flotilla.read_warc(str(tmp_path)))
+        good = pages.where(quality_filter(col("text"))).with_column("id", uri_id(col("uri")))
+        return (pages.sort("uri").to_pydict(),
+                minhash_dedup(good.collect(), "text", "id").sort("uri").to_pydict())
+
+    pages_on_cluster, kept_on_cluster = pipeline()
+    cluster, runners._runner = runners._runner, LocalRunner()
+    assert type(cluster).__name__ == "DaskRunner"
+    try:
+        pages_here, kept_here = pipeline()
+    finally:
+        runners._runner = cluster
+    assert pages_on_cluster == pages_here
+    assert sorted(pages_here["uri"]) == sorted(truth)
+    assert kept_on_cluster == kept_here
+    assert 0 < len(kept_here["uri"]) < sum(not t["junk"] for t in truth.values())

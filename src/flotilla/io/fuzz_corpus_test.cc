@@ -15,6 +15,7 @@
 #include "flotilla/io/json/scan_task.h"
 #include "flotilla/io/parquet/reader.h"
 #include "flotilla/io/text/infer.h"
+#include "flotilla/io/warc/scan_task.h"
 #include "fuzz/csv_dialect.h"
 
 namespace flotilla::io {
@@ -94,6 +95,18 @@ Status ReadJson(const fs::path& path) {
   return Status::OK();
 }
 
+Status ReadWarc(const fs::path& path) {
+  FLOTILLA_ASSIGN_OR_RETURN(FileScan scan, warc::PlanWarcScan({path.string()}));
+  int64_t rows = 0;
+  for (const auto& task : scan.tasks) {
+    FLOTILLA_ASSIGN_OR_RETURN(auto batches, task->Read({}));
+    for (const RecordBatch& b : batches)
+      rows += b.num_rows();
+  }
+  if (rows == 0) return Status::Invalid("no rows");
+  return Status::OK();
+}
+
 // A .stream seed through the stream reader, a .file seed through the file reader.
 Status ReadIpc(const fs::path& path) {
   BufferPtr bytes = Bytes(path);
@@ -133,6 +146,9 @@ TEST(FuzzCorpus, CsvSeeds) {
 }
 TEST(FuzzCorpus, JsonSeeds) {
   ExpectSeeds("json", ReadJson);
+}
+TEST(FuzzCorpus, WarcSeeds) {
+  ExpectSeeds("warc", ReadWarc);
 }
 TEST(FuzzCorpus, CommittedIpcSeeds) {
   ExpectSeeds("ipc", ReadIpc);

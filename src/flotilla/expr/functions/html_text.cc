@@ -105,6 +105,9 @@ class TextSink {
       const bool nbsp = c == '\xC2' && i + 1 < text.size() && text[i + 1] == '\xA0';
       if (preformatted && c == '\n') {
         Break();
+      } else if (preformatted && (c == ' ' || c == '\t')) {
+        *out_ += c;  // kept as written, even at the start of a line
+        at_line_start_ = false;
       } else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || nbsp) {
         if (!at_line_start_) pending_space_ = true;
         if (nbsp) ++i;
@@ -147,8 +150,8 @@ void ExtractText(const GumboNode* root, std::string* out) {
   while (!stack.empty()) {
     Frame& top = stack.back();
     const GumboNode* node = top.node;
-    const GumboVector* children = node->type == GUMBO_NODE_DOCUMENT ? &node->v.document.children
-                                                                    : &node->v.element.children;
+    const GumboVector* children =
+        node->type == GUMBO_NODE_DOCUMENT ? &node->v.document.children : &node->v.element.children;
     if (top.next_child >= children->length) {
       if (node->type != GUMBO_NODE_DOCUMENT && IsBlock(node->v.element.tag)) sink.Break();
       stack.pop_back();
@@ -167,8 +170,8 @@ void ExtractText(const GumboNode* root, std::string* out) {
         const GumboTag tag = child->v.element.tag;
         if (IsSkipped(tag) || child->type == GUMBO_NODE_TEMPLATE) break;
         if (IsBlock(tag)) sink.Break();
-        stack.push_back({child, 0, preformatted || tag == GUMBO_TAG_PRE ||
-                                       tag == GUMBO_TAG_TEXTAREA});
+        stack.push_back(
+            {child, 0, preformatted || tag == GUMBO_TAG_PRE || tag == GUMBO_TAG_TEXTAREA});
         break;
       }
       default:  // comments, the doctype
@@ -194,8 +197,8 @@ std::string_view TagName(std::string_view html, size_t at, std::string* lower) {
 // deepens the tree.
 bool NeverNests(std::string_view tag) {
   static const std::string_view kTags[] = {
-      "area", "base", "br",  "col", "embed", "hr", "img", "input", "link",   "meta",  "param",
-      "source", "track", "wbr", "p",   "li",    "dt", "dd",  "option", "tr", "td", "th"};
+      "area",   "base",  "br",  "col", "embed", "hr", "img", "input",  "link", "meta", "param",
+      "source", "track", "wbr", "p",   "li",    "dt", "dd",  "option", "tr",   "td",   "th"};
   for (std::string_view t : kTags) {
     if (t == tag) return true;
   }
@@ -226,8 +229,8 @@ int NestingBound(std::string_view html) {
 // entity's length, 0 when it is not one.
 size_t DecodeEntity(std::string_view html, size_t at, std::string* out) {
   static const std::pair<std::string_view, std::string_view> kNamed[] = {
-      {"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}, {"&quot;", "\""}, {"&apos;", "'"},
-      {"&nbsp;", "\xC2\xA0"}};
+      {"&amp;", "&"},   {"&lt;", "<"},   {"&gt;", ">"},
+      {"&quot;", "\""}, {"&apos;", "'"}, {"&nbsp;", "\xC2\xA0"}};
   for (const auto& [name, text] : kNamed) {
     if (html.substr(at, name.size()) == name) {
       *out = text;
@@ -290,7 +293,8 @@ void StripTags(std::string_view html, std::string* out) {
       }
       continue;
     }
-    const GumboTag tag = gumbo_tagn_enum(html.data() + name_at, TagName(html, name_at, &name).size());
+    const GumboTag tag =
+        gumbo_tagn_enum(html.data() + name_at, TagName(html, name_at, &name).size());
     const size_t gt = html.find('>', name_at);
     at = gt == std::string_view::npos ? html.size() : gt + 1;
     if (IsBlock(tag)) sink.Break();

@@ -12,6 +12,8 @@ Status RegisterStringFunctions(FunctionRegistry* registry) {
   FLOTILLA_RETURN_NOT_OK(functions::RegisterFormatFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterTypeOfFunction(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterHtmlFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterHttpFunctions(registry));
+  FLOTILLA_RETURN_NOT_OK(functions::RegisterBinaryTextFunctions(registry));
   FLOTILLA_RETURN_NOT_OK(functions::RegisterTextQualityFunctions(registry));
   return functions::RegisterNormalizeFunctions(registry);
 }

@@ -28,6 +28,10 @@ Status RegisterEditFunctions(FunctionRegistry* registry);
 Status RegisterFormatFunctions(FunctionRegistry* registry);
 /// html_to_text (html_text.cc).
 Status RegisterHtmlFunctions(FunctionRegistry* registry);
+/// decode, encode (binary_text.cc).
+Status RegisterBinaryTextFunctions(FunctionRegistry* registry);
+/// http_body, http_header (http_message.cc).
+Status RegisterHttpFunctions(FunctionRegistry* registry);
 /// text_word_count, text_mean_word_length, text_alpha_word_ratio, text_symbol_ratio,
 /// text_duplicate_line_fraction (text_quality.cc).
 Status RegisterTextQualityFunctions(FunctionRegistry* registry);

@@ -65,7 +65,8 @@ WordStats CountWords(std::string_view s) {
     if (!in_word) ++stats.words;
     in_word = true;
     ++stats.word_chars;
-    if (cp != kInvalidCodePoint && (cp < 0x80 ? ((cp | 32) >= 'a' && (cp | 32) <= 'z') : IsLetter(cp)))
+    if (cp != kInvalidCodePoint &&
+        (cp < 0x80 ? ((cp | 32) >= 'a' && (cp | 32) <= 'z') : IsLetter(cp)))
       word_has_letter = true;
   }
   if (in_word && word_has_letter) ++stats.alpha_words;
@@ -99,7 +100,9 @@ double DuplicateLineFraction(std::string_view s, std::unordered_set<std::string_
   return Ratio(repeated, lines);
 }
 
-int64_t WordCount(std::string_view s) { return CountWords(s).words; }
+int64_t WordCount(std::string_view s) {
+  return CountWords(s).words;
+}
 double MeanWordLength(std::string_view s) {
   const WordStats w = CountWords(s);
   return Ratio(w.word_chars, w.words);
@@ -121,7 +124,10 @@ double DuplicateLines(std::string_view s) {
 template <const char* kName, auto kSignal>
 ScalarFunction Signal(const char* doc) {
   using T = decltype(kSignal(std::string_view()));
-  return {kName, doc, 1, 1,
+  return {kName,
+          doc,
+          1,
+          1,
           [](const Types& t) -> Result<TypePtr> {
             FLOTILLA_RETURN_NOT_OK(ExpectString(kName, t, 0));
             return std::is_same_v<T, int64_t> ? int64() : float64();

@@ -87,7 +87,9 @@ Status DecodedInput::DecodeMore() {
   z.next_out = reinterpret_cast<Bytef*>(decoded_.data() + old_size);
   z.avail_out = static_cast<uInt>(kDecodeChunk);
   const int rc = inflate(&z, Z_NO_FLUSH);
-  const size_t consumed = static_cast<size_t>(z.next_in - reinterpret_cast<const Bytef*>(raw_view_.data())) - compressed_pos_;
+  const size_t consumed =
+      static_cast<size_t>(z.next_in - reinterpret_cast<const Bytef*>(raw_view_.data())) -
+      compressed_pos_;
   compressed_pos_ += consumed;
   decoded_.resize(old_size + (kDecodeChunk - z.avail_out));
   const int64_t member = members_.back().second;
@@ -103,8 +105,7 @@ Status DecodedInput::DecodeMore() {
         input_done_ = true;
         return Status::OK();
       }
-      return Status::Invalid("bytes at offset " +
-                             std::to_string(compressed_pos_) +
+      return Status::Invalid("bytes at offset " + std::to_string(compressed_pos_) +
                              " after a gzip member are not another gzip member");
     }
     inflateReset(&z);
@@ -113,11 +114,11 @@ Status DecodedInput::DecodeMore() {
   }
   if (rc == Z_OK) return Status::OK();
   if (rc == Z_BUF_ERROR && compressed_pos_ >= raw_view_.size()) {
-    return Status::Invalid("the gzip member at offset " +
-                           std::to_string(member) + " is truncated (the file ends inside it)");
+    return Status::Invalid("the gzip member at offset " + std::to_string(member) +
+                           " is truncated (the file ends inside it)");
   }
-  return Status::Invalid("corrupt gzip data in the member at offset " +
-                         std::to_string(member) + ": " + (z.msg != nullptr ? z.msg : "inflate failed"));
+  return Status::Invalid("corrupt gzip data in the member at offset " + std::to_string(member) +
+                         ": " + (z.msg != nullptr ? z.msg : "inflate failed"));
 }
 
 bool DecodedInput::Resync() {

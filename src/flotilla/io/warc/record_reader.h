@@ -13,10 +13,10 @@
 namespace flotilla::io::warc {
 
 struct WarcRecord {
-  std::string version;  // "WARC/1.1"
+  std::string version;                                       // "WARC/1.1"
   std::vector<std::pair<std::string, std::string>> headers;  // in file order, names as written
   std::string_view block;  // valid until the next WarcRecordReader::Next
-  int64_t offset = 0;  // see DecodedInput::record_offset
+  int64_t offset = 0;      // see DecodedInput::record_offset
 
   /// The value of the first header named `name` (any case), or null.
   const std::string* Find(std::string_view name) const;
@@ -28,7 +28,8 @@ class WarcRecordReader {
       : input_(std::move(input)), ignore_errors_(ignore_errors) {}
 
   /// The next record into `record`; false at the end of the file. Errors name the record's
-  /// offset (the scan adds the file's name); with ignore_errors a damaged record is skipped (counted in skipped()).
+  /// offset (the scan adds the file's name); with ignore_errors a damaged record is skipped
+  /// (counted in skipped()).
   Result<bool> Next(WarcRecord* record);
   int64_t skipped() const { return skipped_; }
 

@@ -61,7 +61,8 @@ Status AppendColumn(int column, const WarcRecord& record, ArrayBuilder* builder)
       for (const auto& [name, value] : record.headers) {
         FLOTILLA_RETURN_NOT_OK(fields->Append());
         FLOTILLA_RETURN_NOT_OK(static_cast<StringBuilder*>(fields->field_builder(0))->Append(name));
-        FLOTILLA_RETURN_NOT_OK(static_cast<StringBuilder*>(fields->field_builder(1))->Append(value));
+        FLOTILLA_RETURN_NOT_OK(
+            static_cast<StringBuilder*>(fields->field_builder(1))->Append(value));
       }
       return Status::OK();
     }
