@@ -28,6 +28,27 @@ bool ReadsOnly(const ExprPtr& e, const std::set<std::string>& names) {
   return true;
 }
 
+// Column references in `e`, repeats counted.
+void CountColumnReferences(const ExprPtr& e, std::map<std::string, int>* counts) {
+  if (e->kind() == ExprKind::kColumn && !expr::IsLambdaParameter(e->name())) ++(*counts)[e->name()];
+  for (const ExprPtr& c : e->children())
+    CountColumnReferences(c, counts);
+}
+
+// A column, a constant, or a cast or alias of one: as cheap to repeat as to read.
+bool IsTrivial(const ExprPtr& e) {
+  switch (e->kind()) {
+    case ExprKind::kColumn:
+    case ExprKind::kLiteral:
+      return true;
+    case ExprKind::kAlias:
+    case ExprKind::kCast:
+      return IsTrivial(e->children()[0]);
+    default:
+      return false;
+  }
+}
+
 // The conditions without repeats (an implied condition is derived again by every pass).
 std::vector<ExprPtr> Distinct(const std::vector<ExprPtr>& conditions) {
   std::vector<ExprPtr> out;
@@ -190,11 +211,24 @@ Result<PlanPtr> Push(const PlanPtr& node, std::vector<ExprPtr> conditions) {
           continue;
         definitions[schema.field(static_cast<int>(i)).name] = e;
       }
+      // A condition below the projection computes the columns it reads itself. That is free
+      // for trivial columns; a computed one is computed again for every reference (a quality
+      // filter reading html_to_text(...) seven times parsed each page eight times), so it moves
+      // down only when it is operators without function calls (arithmetic, comparisons, CASE)
+      // read once among the conditions. A volatile call never moves: the condition would see
+      // other random() values than the output.
+      std::map<std::string, int> references;
+      for (const ExprPtr& c : conditions)
+        CountColumnReferences(c, &references);
       std::vector<ExprPtr> down, above;
       for (const ExprPtr& c : conditions) {
         bool ok = true;
-        for (const std::string& col : expr::Columns(c))
-          ok &= definitions.count(col) > 0;
+        for (const std::string& col : expr::Columns(c)) {
+          auto it = definitions.find(col);
+          ok &= it != definitions.end() &&
+                (IsTrivial(it->second) ||
+                 (references[col] == 1 && !expr::Contains(it->second, ExprKind::kCall)));
+        }
         if (ok) {
           down.push_back(expr::SubstituteColumns(c, definitions));
         } else {

@@ -74,6 +74,35 @@ TEST(Optimizer, FiltersMoveThroughProjectionsIntoScans) {
             "  Scan: 2 task(s) [a, ...] columns [id, total] filter (total * 2) > 20\n");
 }
 
+TEST(Optimizer, AComputedColumnReadTwiceOrAVolatileOneIsNotComputedAgainBelow) {
+  PlanPtr scan = ScanOf(Orders());
+  const expr::ExprPtr t2 = expr::Alias(expr::Multiply(Column("total"), Literal(int64_t{2})), "t2");
+  // t2 read twice: substituting it would compute total * 2 three times a row.
+  auto twice = MakeFilter(*MakeProject(scan, {Column("id"), t2}),
+                          expr::And(expr::Greater(Column("t2"), Literal(int64_t{20})),
+                                    expr::Less(Column("t2"), Literal(int64_t{30}))));
+  EXPECT_EQ(Optimized(*twice),
+            "Filter: (t2 > 20) AND (t2 < 30)\n"
+            "  Project: id, total * 2 AS t2\n"
+            "    Scan: 2 task(s) [a, ...] columns [id, total]\n");
+  // random() below would be another draw than the one the row carries. The id condition still
+  // moves down.
+  auto project = MakeProject(scan, {Column("id"), t2, expr::Alias(expr::Call("random", {}), "r")});
+  auto plan = MakeFilter(*project, expr::And(expr::Less(Column("r"), Literal(0.5)),
+                                             expr::Greater(Column("id"), Literal(int64_t{1}))));
+  auto optimized = Optimize(*plan);
+  ASSERT_TRUE(optimized.ok());
+  EXPECT_EQ(PlanToString(**optimized),
+            "Filter: r < 0.5\n"
+            "  Project: id, total * 2 AS t2, random() AS r\n"
+            "    Scan: 2 task(s) [a, ...] columns [id, total] filter id > 1\n");
+  auto rows = RunToBatch(*optimized, {});
+  ASSERT_TRUE(rows.ok());
+  const Array& r = rows->column(2);
+  for (int64_t i = 0; i < r.length(); ++i)
+    EXPECT_LT(r.values<double>()[i], 0.5);
+}
+
 TEST(Optimizer, CrossJoinWithAnEqualityBecomesAHashJoin) {
   auto cross = MakeCrossJoin(MemorySource({Customers()}), MemorySource({Orders()}));
   auto plan = MakeFilter(*cross, expr::And(expr::Equal(Column("right.cust"), Column("cust")),

@@ -63,8 +63,8 @@ Status RegisterBinaryTextFunctions(FunctionRegistry* r) {
               "A blob's bytes as a string; invalid UTF-8 is an error, or with 'replace' as the "
               "second argument each invalid byte becomes U+FFFD. Null for null.",
               1, 2, ResolveDecode, DecodeExec}));
-  return r->Add({"encode", "A string's UTF-8 bytes as a blob. Null for null.", 1, 1,
-                 ResolveEncode, EncodeExec});
+  return r->Add({"encode", "A string's UTF-8 bytes as a blob. Null for null.", 1, 1, ResolveEncode,
+                 EncodeExec});
 }
 
 }  // namespace flotilla::expr::functions

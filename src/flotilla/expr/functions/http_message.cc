@@ -42,9 +42,8 @@ bool FindHeader(std::string_view head, std::string_view name, std::string_view* 
   size_t start = head.find('\n');  // skip the start line
   while (start != std::string_view::npos && start < head.size()) {
     const size_t end = head.find('\n', start + 1);
-    std::string_view line = head.substr(start + 1, end == std::string_view::npos
-                                                       ? std::string_view::npos
-                                                       : end - start - 1);
+    std::string_view line = head.substr(
+        start + 1, end == std::string_view::npos ? std::string_view::npos : end - start - 1);
     start = end;
     const size_t colon = line.find(':');
     if (colon == std::string_view::npos) continue;
@@ -123,12 +122,12 @@ Result<Datum> HttpHeaderExec(const Args& args, int64_t num_rows) {
 }  // namespace
 
 Status RegisterHttpFunctions(FunctionRegistry* r) {
-  FLOTILLA_RETURN_NOT_OK(r->Add(
-      {"http_body",
-       "The body of an HTTP message (bytes after the header; a chunked transfer coding is "
-       "undone), as binary. Null for null or when the message has no complete header.",
-       1, 1, [](const Types& t) { return ResolveMessage("http_body", t, binary()); },
-       HttpBodyExec}));
+  FLOTILLA_RETURN_NOT_OK(
+      r->Add({"http_body",
+              "The body of an HTTP message (bytes after the header; a chunked transfer coding is "
+              "undone), as binary. Null for null or when the message has no complete header.",
+              1, 1, [](const Types& t) { return ResolveMessage("http_body", t, binary()); },
+              HttpBodyExec}));
   return r->Add({"http_header",
                  "The value of the named header field of an HTTP message (the first one, any "
                  "case). Null when absent.",

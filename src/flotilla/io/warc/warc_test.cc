@@ -13,16 +13,17 @@ namespace {
 
 std::string Record(const std::string& type, const std::string& block,
                    const std::string& extra_headers = "", const std::string& eol = "\r\n") {
-  return "WARC/1.1" + eol + "WARC-Type: " + type + eol + "WARC-Record-ID: <urn:uuid:" + type +
-         ">" + eol + "WARC-Date: 2024-03-01T12:34:56Z" + eol + extra_headers +
+  return "WARC/1.1" + eol + "WARC-Type: " + type + eol + "WARC-Record-ID: <urn:uuid:" + type + ">" +
+         eol + "WARC-Date: 2024-03-01T12:34:56Z" + eol + extra_headers +
          "Content-Length: " + std::to_string(block.size()) + eol + eol + block + eol + eol;
 }
 
 std::string Gzip(const std::string& bytes) {
   auto codec = parquet::PageCodec::Make(parquet::Codec::kGzip).ValueOrDie();
   std::string out;
-  codec->Compress(reinterpret_cast<const uint8_t*>(bytes.data()),
-                  static_cast<int64_t>(bytes.size()), &out)
+  codec
+      ->Compress(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int64_t>(bytes.size()),
+                 &out)
       .Check();
   return out;
 }
@@ -60,15 +61,16 @@ std::vector<std::string> Column(const std::vector<RecordBatch>& batches, const s
 TEST(WarcReaderTest, RecordsOfAPlainFile) {
   const std::string first = Record("warcinfo", "software: test\r\n");
   const std::string block = "HTTP/1.1 200 OK\r\n\r\n<p>\0x</p>\r\n\r\nWARC/1.0 in the body"s;
-  const std::string second = Record(
-      "response", block,
-      "WARC-Target-URI: http://example.com/a\r\nContent-Type: application/http\r\n");
+  const std::string second =
+      Record("response", block,
+             "WARC-Target-URI: http://example.com/a\r\nContent-Type: application/http\r\n");
   auto batches = ReadAll(first + second);
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   EXPECT_EQ(Column(*batches, "record_type"), (std::vector<std::string>{"warcinfo", "response"}));
   EXPECT_EQ(Column(*batches, "target_uri"),
             (std::vector<std::string>{"null", "http://example.com/a"}));
-  EXPECT_EQ(Column(*batches, "content_type"), (std::vector<std::string>{"null", "application/http"}));
+  EXPECT_EQ(Column(*batches, "content_type"),
+            (std::vector<std::string>{"null", "application/http"}));
   EXPECT_EQ(Column(*batches, "warc_version"), (std::vector<std::string>{"WARC/1.1", "WARC/1.1"}));
   // 2024-03-01T12:34:56Z in microseconds.
   EXPECT_EQ(Column(*batches, "date")[0], "1709296496000000");
