@@ -18,6 +18,8 @@ PACKAGES=(
   libfmt-dev libcli11-dev
   libre2-dev libutf8proc-dev          # regular expressions, Unicode normalisation
   libgumbo-dev                        # HTML parsing (html_to_text)
+  libturbojpeg0-dev libpng-dev libwebp-dev  # image_decode / image_encode
+  python3-pil                         # the image tests' independent decoder
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
   python3                             # the HTTP range server of the HTTP read test

@@ -3,6 +3,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <atomic>
+#include <optional>
+#include <thread>
+
 #include "bindings.h"
 #include "convert.h"
 #include "flotilla/columnar/table_printer.h"
@@ -10,6 +14,7 @@
 #include "flotilla/dataframe/dataframe.h"
 #include "flotilla/io/dataset/dataset_writer.h"
 #include "flotilla/io/format_writer.h"
+#include "flotilla/io/fs/file.h"
 #include "flotilla/io/parquet/codec.h"
 #include "flotilla/io/stream.h"
 
@@ -250,6 +255,46 @@ void BindDataFrame(py::module_& m) {
   });
   m.def("read_json",
         [](std::vector<std::string> paths) { return Check(DataFrame::ReadJson(paths)); });
+  // url.download(): every URL's whole content (local paths, file://, http(s):// with the
+  // engine's HTTP reader), at most `max_connections` at a time; a failure raises naming the URL,
+  // or gives None when null_on_error.
+  m.def("read_urls", [](std::vector<std::optional<std::string>> urls, int max_connections,
+                        bool null_on_error) {
+    const size_t n = urls.size();
+    std::vector<std::optional<std::string>> bodies(n);
+    std::vector<std::string> errors(n);
+    {
+      py::gil_scoped_release release;
+      std::atomic<size_t> next{0};
+      auto work = [&] {
+        for (size_t i = next++; i < n; i = next++) {
+          if (!urls[i]) continue;
+          auto file = io::OpenFile(*urls[i]);
+          Result<BufferPtr> bytes =
+              file.ok() ? (*file)->ReadAt(0, (*file)->size()) : Result<BufferPtr>(file.status());
+          if (bytes.ok()) {
+            bodies[i] = std::string((*bytes)->view());
+          } else {
+            errors[i] = bytes.status().message();
+          }
+        }
+      };
+      std::vector<std::thread> threads;
+      const size_t count = std::min<size_t>(n, static_cast<size_t>(std::max(1, max_connections)));
+      for (size_t t = 0; t < count; ++t)
+        threads.emplace_back(work);
+      for (std::thread& t : threads)
+        t.join();
+    }
+    py::list out;
+    for (size_t i = 0; i < n; ++i) {
+      if (!errors[i].empty() && !null_on_error) {
+        throw py::value_error("url.download(): '" + *urls[i] + "': " + errors[i]);
+      }
+      out.append(bodies[i] ? py::object(py::bytes(*bodies[i])) : py::object(py::none()));
+    }
+    return out;
+  });
   m.def("read_warc", [](std::vector<std::string> paths, bool ignore_errors) {
     io::warc::WarcReadOptions options;
     options.ignore_errors = ignore_errors;

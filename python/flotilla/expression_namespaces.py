@@ -123,6 +123,48 @@ _TRUNC_UNITS = {
 }
 
 
+class ImageNamespace(_Namespace):
+    """Images: ``col("bytes").image.decode()``, then ``.image.resize(w, h)``,
+    ``.image.to_tensor(h, w)``, ``.image.encode("png")``. An image is a struct of width, height,
+    channels and the pixels (8-bit, row-major, channels interleaved)."""
+
+    def decode(self, mode: str | None = None, on_error: str = "raise"):
+        """JPEG, PNG or WebP bytes to an image; mode "L", "LA", "RGB" or "RGBA" converts (None:
+        as stored); on_error="null" gives null for bytes that are not an image."""
+        if on_error not in ("raise", "null"):
+            raise ValueError(f"on_error must be 'raise' or 'null', got {on_error!r}")
+        return _call("image_decode", self._x, mode or "", on_error)
+
+    def encode(self, image_format: str = "png", quality: int = 90):
+        return _call("image_encode", self._x, image_format.lower(), quality)
+
+    def resize(self, width: int, height: int):
+        return _call("image_resize", self._x, width, height)
+
+    def to_tensor(self, height: int, width: int, channels: int = 3):
+        """The pixels as fixed_size_list<uint8>[height * width * channels] (a 2-D numpy array
+        of a batch); every image must be height x width (resize first)."""
+        return _call("image_to_tensor", self._x, height, width, channels)
+
+
+def _read_urls(urls, max_connections, null_on_error):
+    from ._flotilla import read_urls
+    return read_urls(urls.to_pylist(), max_connections, null_on_error)
+
+
+class UrlNamespace(_Namespace):
+    """URLs and paths: ``col("url").url.download()``."""
+
+    def download(self, max_connections: int = 32, on_error: str = "raise"):
+        """Each URL's content as bytes: local paths, file:// and http(s):// URLs, at most
+        max_connections at a time per batch; on_error="null" gives null where a read fails."""
+        if on_error not in ("raise", "null"):
+            raise ValueError(f"on_error must be 'raise' or 'null', got {on_error!r}")
+        from .udf import func
+        download = func(_read_urls, return_dtype="binary", batch=True, name="url_download")
+        return download(self._x, max_connections, on_error == "null").alias(self._x._name)
+
+
 class DatetimeNamespace(_Namespace):
     """Date and time fields and arithmetic: ``col("d").dt.year()``."""
 

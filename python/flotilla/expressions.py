@@ -267,6 +267,12 @@ class Expression:
     @property
     def struct(self) -> "StructNamespace": return StructNamespace(self)
 
+    @property
+    def image(self) -> "ImageNamespace": return ImageNamespace(self)
+
+    @property
+    def url(self) -> "UrlNamespace": return UrlNamespace(self)
+
     def __getitem__(self, field: str) -> "Expression":
         """A struct's field: col("s")["f"]."""
         if not isinstance(field, str):
@@ -398,5 +404,6 @@ def monotonically_increasing_id() -> Expression:
 
 # The namespaces (str, dt, list, float, struct) live beside this module; imported last because
 # they build on the functions above.
-from .expression_namespaces import (DatetimeNamespace, FloatNamespace, ListNamespace,  # noqa: E402
-                                    StringNamespace, StructNamespace)
+from .expression_namespaces import (DatetimeNamespace, FloatNamespace,  # noqa: E402
+                                    ImageNamespace, ListNamespace, StringNamespace,
+                                    StructNamespace, UrlNamespace)

@@ -45,9 +45,10 @@ std::vector<std::string> FunctionRegistry::Names() const {
 const FunctionRegistry& DefaultRegistry() {
   static const FunctionRegistry* registry = [] {
     auto* r = new FunctionRegistry();
-    for (auto reg : {RegisterArithmeticFunctions, RegisterComparisonFunctions,
-                     RegisterStringFunctions, RegisterTemporalFunctions, RegisterMathFunctions,
-                     RegisterHashFunctions, RegisterListFunctions, RegisterRandomFunctions}) {
+    for (auto reg :
+         {RegisterArithmeticFunctions, RegisterComparisonFunctions, RegisterStringFunctions,
+          RegisterTemporalFunctions, RegisterMathFunctions, RegisterHashFunctions,
+          RegisterListFunctions, RegisterRandomFunctions, RegisterImageFunctions}) {
       reg(r).Check();
     }
     return r;

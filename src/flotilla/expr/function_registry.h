@@ -81,5 +81,6 @@ Status RegisterMathFunctions(FunctionRegistry* registry);
 Status RegisterHashFunctions(FunctionRegistry* registry);
 Status RegisterListFunctions(FunctionRegistry* registry);
 Status RegisterRandomFunctions(FunctionRegistry* registry);  // volatile: random, uuid
+Status RegisterImageFunctions(FunctionRegistry* registry);   // image_decode, image_resize, ...
 
 }  // namespace flotilla::expr
