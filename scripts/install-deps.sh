@@ -20,6 +20,7 @@ PACKAGES=(
   libgumbo-dev                        # HTML parsing (html_to_text)
   libturbojpeg0-dev libpng-dev libwebp-dev  # image_decode / image_encode
   python3-pil                         # the image tests' independent decoder
+  python3-torch python3-torchvision   # the image inference example and its tests
   libgtest-dev libgmock-dev libbenchmark-dev
   zstd lz4                            # reference codecs used by the interop tests
   python3                             # the HTTP range server of the HTTP read test
