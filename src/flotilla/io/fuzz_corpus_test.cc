@@ -83,8 +83,9 @@ Status ReadCsv(const fs::path& path) {
   return Status::OK();
 }
 
-Status ReadJson(const fs::path& path) {
-  FLOTILLA_ASSIGN_OR_RETURN(FileScan scan, json::PlanJsonScan({path.string()}));
+// Every task of a planned scan read, which must give rows.
+Status ReadScan(Result<FileScan> planned) {
+  FLOTILLA_ASSIGN_OR_RETURN(FileScan scan, std::move(planned));
   int64_t rows = 0;
   for (const auto& task : scan.tasks) {
     FLOTILLA_ASSIGN_OR_RETURN(auto batches, task->Read({}));
@@ -95,16 +96,12 @@ Status ReadJson(const fs::path& path) {
   return Status::OK();
 }
 
+Status ReadJson(const fs::path& path) {
+  return ReadScan(json::PlanJsonScan({path.string()}));
+}
+
 Status ReadWarc(const fs::path& path) {
-  FLOTILLA_ASSIGN_OR_RETURN(FileScan scan, warc::PlanWarcScan({path.string()}));
-  int64_t rows = 0;
-  for (const auto& task : scan.tasks) {
-    FLOTILLA_ASSIGN_OR_RETURN(auto batches, task->Read({}));
-    for (const RecordBatch& b : batches)
-      rows += b.num_rows();
-  }
-  if (rows == 0) return Status::Invalid("no rows");
-  return Status::OK();
+  return ReadScan(warc::PlanWarcScan({path.string()}));
 }
 
 // A .stream seed through the stream reader, a .file seed through the file reader.

@@ -16,6 +16,10 @@ Status ArgumentTypeError(std::string_view function, size_t index, std::string_vi
 bool IsStringOrNull(const DataType& type) {
   return type.is_string() || type.id() == TypeId::kNull;
 }
+bool IsBinaryOrNull(const DataType& type) {
+  return type.id() == TypeId::kBinary || type.id() == TypeId::kLargeBinary ||
+         type.id() == TypeId::kNull;
+}
 bool IsIntegerOrNull(const DataType& type) {
   return type.is_integer() || type.id() == TypeId::kNull;
 }

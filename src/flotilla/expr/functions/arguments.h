@@ -23,6 +23,7 @@ Status ArgumentTypeError(std::string_view function, size_t index, std::string_vi
 /// A null-typed argument (an untyped NULL literal) is accepted wherever a scalar value is: every
 /// kernel tests IsNull before reading a row, and a null-typed array is null everywhere.
 bool IsStringOrNull(const DataType& type);
+bool IsBinaryOrNull(const DataType& type);  // binary or large_binary, not text
 bool IsIntegerOrNull(const DataType& type);
 bool IsBoolOrNull(const DataType& type);
 bool IsList(const DataType& type);  // list or fixed_size_list

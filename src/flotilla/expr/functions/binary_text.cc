@@ -15,11 +15,6 @@ namespace {
 using Args = std::vector<Datum>;
 using Types = std::vector<TypePtr>;
 
-bool IsBinaryOrNull(const DataType& type) {
-  return type.id() == TypeId::kBinary || type.id() == TypeId::kLargeBinary ||
-         type.id() == TypeId::kNull;
-}
-
 Result<TypePtr> ResolveDecode(const Types& t) {
   if (!IsBinaryOrNull(*t[0])) return ArgumentTypeError("decode", 0, "a blob", t[0]);
   if (t.size() > 1) FLOTILLA_RETURN_NOT_OK(ExpectString("decode", t, 1));

@@ -315,7 +315,7 @@ void StripTags(std::string_view html, std::string* out) {
 
 Result<TypePtr> ResolveHtmlToText(const Types& t) {
   const DataType& type = *t[0];
-  if (!IsStringOrNull(type) && type.id() != TypeId::kBinary && type.id() != TypeId::kLargeBinary) {
+  if (!IsStringOrNull(type) && !IsBinaryOrNull(type)) {
     return ArgumentTypeError("html_to_text", 0, "a string or binary value", t[0]);
   }
   return utf8();

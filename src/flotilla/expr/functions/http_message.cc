@@ -84,7 +84,7 @@ void Dechunk(std::string_view body, std::string* out) {
 
 Result<TypePtr> ResolveMessage(const char* function, const Types& t, TypePtr result) {
   const DataType& type = *t[0];
-  if (!IsStringOrNull(type) && type.id() != TypeId::kBinary && type.id() != TypeId::kLargeBinary)
+  if (!IsStringOrNull(type) && !IsBinaryOrNull(type))
     return ArgumentTypeError(function, 0, "a string or binary value", t[0]);
   if (t.size() > 1) FLOTILLA_RETURN_NOT_OK(ExpectString(function, t, 1));
   return result;

@@ -72,8 +72,7 @@ Result<DecodedImage> DecodePng(std::string_view bytes, int32_t channels) {
   static const png_uint_32 kFormats[] = {0, PNG_FORMAT_GRAY, PNG_FORMAT_GA, PNG_FORMAT_RGB,
                                          PNG_FORMAT_RGBA};
   image.format = kFormats[want];
-  DecodedImage out{static_cast<int32_t>(image.width), static_cast<int32_t>(image.height), want,
-                   {}};
+  DecodedImage out{static_cast<int32_t>(image.width), static_cast<int32_t>(image.height), want, {}};
   out.pixels.resize(PNG_IMAGE_SIZE(image));
   if (png_image_finish_read(&image, nullptr, out.pixels.data(), 0, nullptr) == 0) {
     return Status::Invalid(std::string("corrupt PNG: ") + image.message);
@@ -124,7 +123,8 @@ std::string ConvertChannels(const ImageView& image, int32_t channels) {
     uint8_t* q = o + p * channels;
     if (channels <= 2) {
       // ITU-R 601-2 luma in 16-bit fixed point, rounded.
-      q[0] = from <= 2 ? r : static_cast<uint8_t>((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16);
+      q[0] =
+          from <= 2 ? r : static_cast<uint8_t>((r * 19595 + g * 38470 + b * 7471 + 0x8000) >> 16);
       if (channels == 2) q[1] = a;
     } else {
       q[0] = r;
@@ -183,10 +183,11 @@ Result<std::string> EncodeImage(const ImageView& image, std::string_view format,
     return Status::Invalid("image quality must be 1 to 100, got " + std::to_string(quality));
   if (format == "jpeg" || format == "jpg") {
     const bool grey = image.channels <= 2;
-    const std::string pixels =
-        image.channels == 1 || image.channels == 3 ? std::string() : ConvertChannels(image, grey ? 1 : 3);
+    const std::string pixels = image.channels == 1 || image.channels == 3
+                                   ? std::string()
+                                   : ConvertChannels(image, grey ? 1 : 3);
     const auto* src = reinterpret_cast<const unsigned char*>(pixels.empty() ? image.pixels.data()
-                                                                             : pixels.data());
+                                                                            : pixels.data());
     TjHandle handle(tjInitCompress());
     if (!handle) return Status::OutOfMemory("cannot start JPEG compression");
     unsigned char* jpeg = nullptr;

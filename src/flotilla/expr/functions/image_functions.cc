@@ -18,11 +18,6 @@ namespace {
 using Args = std::vector<Datum>;
 using Types = std::vector<TypePtr>;
 
-bool IsBinaryOrNull(const DataType& type) {
-  return type.id() == TypeId::kBinary || type.id() == TypeId::kLargeBinary ||
-         type.id() == TypeId::kNull;
-}
-
 Status ExpectImage(std::string_view function, const Types& t) {
   if (!IsImageType(*t[0]) && t[0]->id() != TypeId::kNull)
     return ArgumentTypeError(function, 0, "an image (from image_decode)", t[0]);
@@ -90,7 +85,8 @@ Result<Datum> EncodeExec(const Args& args, int64_t num_rows) {
       FLOTILLA_ASSIGN_OR_RETURN(quality, IntegerAt(args[2], row, "image_encode"));
     }
     auto bytes = EncodeImage(image, ViewAt(args[1], row), static_cast<int>(quality));
-    if (!bytes.ok()) return bytes.status().WithContext("image_encode(): row " + std::to_string(row));
+    if (!bytes.ok())
+      return bytes.status().WithContext("image_encode(): row " + std::to_string(row));
     return builder.Append(*bytes);
   });
 }
@@ -224,7 +220,8 @@ Result<Datum> ToTensorExec(const Args& args, int64_t num_rows) {
   const auto height = static_cast<int32_t>(shape[0]), width = static_cast<int32_t>(shape[1]),
              channels = static_cast<int32_t>(shape[2]);
   const int32_t size = height * width * channels;
-  FixedSizeListBuilder builder(fixed_size_list(uint8(), size), std::make_unique<UInt8Builder>(uint8()));
+  FixedSizeListBuilder builder(fixed_size_list(uint8(), size),
+                               std::make_unique<UInt8Builder>(uint8()));
   auto* values = static_cast<UInt8Builder*>(builder.value_builder());
   const int64_t n = OutputRows(args, num_rows);
   for (int64_t row = 0; row < n; ++row) {
@@ -234,10 +231,10 @@ Result<Datum> ToTensorExec(const Args& args, int64_t num_rows) {
     }
     FLOTILLA_ASSIGN_OR_RETURN(ImageView image, ImageAt(args[0], row, "image_to_tensor"));
     if (image.width != width || image.height != height) {
-      return Status::Invalid("image_to_tensor(): the image in row " + std::to_string(row) +
-                             " is " + std::to_string(image.width) + " x " +
-                             std::to_string(image.height) + ", not the " + std::to_string(width) +
-                             " x " + std::to_string(height) + " asked for (image_resize first)");
+      return Status::Invalid("image_to_tensor(): the image in row " + std::to_string(row) + " is " +
+                             std::to_string(image.width) + " x " + std::to_string(image.height) +
+                             ", not the " + std::to_string(width) + " x " + std::to_string(height) +
+                             " asked for (image_resize first)");
     }
     const std::string converted =
         image.channels == channels ? std::string() : ConvertChannels(image, channels);

@@ -78,9 +78,8 @@ TEST(ImageFunctionsTest, ModesConvertByLuma) {
 
 TEST(ImageFunctionsTest, ResizeAveragesWhenShrinkingAndStretchesWhenGrowing) {
   // 2 x 1 grey [0, 255] to 1 x 1: both pixels weigh the same, 127.5 rounds to 128.
-  auto shrunk =
-      Call("image_resize", {Images({DecodedImage{2, 1, 1, std::string("\0\xFF", 2)}}), LitI(1),
-                            LitI(1)});
+  auto shrunk = Call("image_resize",
+                     {Images({DecodedImage{2, 1, 1, std::string("\0\xFF", 2)}}), LitI(1), LitI(1)});
   ASSERT_TRUE(shrunk.ok()) << shrunk.status().ToString();
   EXPECT_EQ(ImageOf(*shrunk, 0).pixels, "\x80");
   // One pixel grown to 3 x 2 is that pixel everywhere.
@@ -91,8 +90,8 @@ TEST(ImageFunctionsTest, ResizeAveragesWhenShrinkingAndStretchesWhenGrowing) {
 }
 
 TEST(ImageFunctionsTest, ToTensorChecksTheShapeAndConvertsChannels) {
-  auto tensors =
-      Call("image_to_tensor", {Images({Gradient(3, 2, 1), std::nullopt}), LitI(2), LitI(3), LitI(3)});
+  auto tensors = Call("image_to_tensor",
+                      {Images({Gradient(3, 2, 1), std::nullopt}), LitI(2), LitI(3), LitI(3)});
   ASSERT_TRUE(tensors.ok()) << tensors.status().ToString();
   EXPECT_EQ(tensors->array().type()->ToString(), "fixed_size_list<uint8>[18]");
   EXPECT_TRUE(tensors->array().IsNull(1));

@@ -3,8 +3,8 @@
 namespace flotilla::expr::functions {
 
 TypePtr ImageType() {
-  static const TypePtr type = struct_(
-      {{"width", int32()}, {"height", int32()}, {"channels", int32()}, {"data", binary()}});
+  static const TypePtr type =
+      struct_({{"width", int32()}, {"height", int32()}, {"channels", int32()}, {"data", binary()}});
   return type;
 }
 
@@ -27,8 +27,8 @@ Result<ImageView> ImageAt(const Datum& images, int64_t row, std::string_view fun
   v.pixels = data.GetView(i);
   if (v.width < 0 || v.height < 0 || v.channels < 1 || v.channels > 4 ||
       static_cast<uint64_t>(v.pixels.size()) != static_cast<uint64_t>(v.width) *
-                                                     static_cast<uint64_t>(v.height) *
-                                                     static_cast<uint64_t>(v.channels)) {
+                                                    static_cast<uint64_t>(v.height) *
+                                                    static_cast<uint64_t>(v.channels)) {
     return Status::Invalid(std::string(function) + "(): the image in row " + std::to_string(row) +
                            " is not width x height x channels bytes of pixels (" +
                            std::to_string(v.width) + " x " + std::to_string(v.height) + " x " +

@@ -17,7 +17,7 @@ using Types = std::vector<TypePtr>;
 
 Result<TypePtr> ResolveDigest(const char* name, const Types& t) {
   const DataType& type = *t[0];
-  if (!IsStringOrNull(type) && type.id() != TypeId::kBinary && type.id() != TypeId::kLargeBinary) {
+  if (!IsStringOrNull(type) && !IsBinaryOrNull(type)) {
     return ArgumentTypeError(name, 0, "a string or binary value", t[0]);
   }
   return utf8();
