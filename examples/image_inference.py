@@ -2,8 +2,8 @@
 top-k labels -> Parquet.
 
     python3 examples/image_inference.py --output /tmp/inference [--input DIR | URLS.txt]
-        [--weights model.pt] [--size 64] [--top-k 3] [--concurrency 2] [--runner local|dask]
-        [--compare]
+        [--weights model.pt] [--size 64] [--top-k 3] [--concurrency 2] [--gpus 1]
+        [--runner local|dask] [--compare]
 
 --input is a folder of JPEG/PNG/WebP files or a text file of URLs (http(s)://, file:// or
 paths), one per line; without it --generate images are written first (to --output/input). The
@@ -40,12 +40,12 @@ def build_model():
     return torchvision.models.resnet18(num_classes=len(CLASSES))
 
 
-def load_model(weights: str):
+def load_model(weights: str, device: str = "cpu"):
     import torch
 
     model = build_model()
     model.load_state_dict(torch.load(weights, map_location="cpu"))
-    return model.eval()
+    return model.eval().to(device)
 
 
 def predict(model, pixels: np.ndarray, top_k: int):
@@ -53,22 +53,25 @@ def predict(model, pixels: np.ndarray, top_k: int):
     import torch
 
     x = (pixels.astype(np.float32) / 255.0 - MEAN) / STD
+    device = next(model.parameters()).device
     with torch.inference_mode():
-        logits = model(torch.from_numpy(x).permute(0, 3, 1, 2).contiguous())
+        logits = model(torch.from_numpy(x).permute(0, 3, 1, 2).contiguous().to(device))
         probabilities, indices = torch.softmax(logits, dim=1).topk(top_k, dim=1)
     return ([[CLASSES[i] for i in row] for row in indices.tolist()], probabilities.tolist())
 
 
-def classifier(weights: str, size: int, top_k: int, concurrency: int):
-    """The class UDF: `concurrency` instances, each loading the model once."""
+def classifier(weights: str, size: int, top_k: int, concurrency: int, gpus: float = 0):
+    """The class UDF: `concurrency` instances, each loading the model once (on a GPU of its own
+    when gpus > 0: the distributed runner places instances by their num_gpus request)."""
 
-    @flotilla.cls(concurrency=concurrency, return_dtype="list<string>", batch=True)
+    @flotilla.cls(concurrency=concurrency, return_dtype="list<string>", batch=True,
+                  num_gpus=gpus or None)
     class Classifier:
         def __init__(self):
             import torch
 
             torch.set_num_threads(1)  # the instances are the parallelism
-            self.model = load_model(weights)
+            self.model = load_model(weights, "cuda" if gpus else "cpu")
 
         def __call__(self, tensors):
             pixels = np.asarray(tensors.to_numpy(), dtype=np.uint8).reshape(-1, size, size, 3)
@@ -77,12 +80,13 @@ def classifier(weights: str, size: int, top_k: int, concurrency: int):
     return Classifier()
 
 
-def classify(sources, weights: str, size: int = 64, top_k: int = 3, concurrency: int = 2):
+def classify(sources, weights: str, size: int = 64, top_k: int = 3, concurrency: int = 2,
+             gpus: float = 0):
     """The pipeline over a list of paths or URLs: a DataFrame of (source, labels)."""
     df = flotilla.from_pydict({"source": sources}).into_partitions(max(1, concurrency * 2))
     tensors = (col("source").url.download().image.decode(mode="RGB")
                .image.resize(size, size).image.to_tensor(size, size, 3))
-    model = classifier(weights, size, top_k, concurrency)
+    model = classifier(weights, size, top_k, concurrency, gpus)
     return df.select(col("source"), model(tensors).alias("labels"))
 
 
@@ -148,6 +152,7 @@ def main():
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--runner", default="local", choices=["local", "dask"])
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--gpus", type=float, default=0, help="GPUs per model instance (CUDA)")
     p.add_argument("--generate", type=int, default=200)
     p.add_argument("--compare", action="store_true")
     a = p.parse_args()
@@ -165,7 +170,7 @@ def main():
     if a.runner == "dask":
         flotilla.set_runner_dask(n_workers=a.workers)
     start = time.perf_counter()
-    out = classify(sources, weights, a.size, a.top_k, a.concurrency)
+    out = classify(sources, weights, a.size, a.top_k, a.concurrency, a.gpus)
     out.write_parquet(os.path.join(a.output, "labels"))
     seconds = time.perf_counter() - start
     flotilla.set_runner_local()
