@@ -60,11 +60,10 @@ def generate(directory: str, gigabytes: float, files: int) -> None:
 
 
 def _records_bytes(records) -> bytes:
-    import io
     import tempfile
     with tempfile.NamedTemporaryFile() as tmp:
         write_warc(tmp.name, records)
-        return open(tmp.name, "rb").read()
+        return tmp.read()
 
 
 def stdlib_scan(directory: str):
