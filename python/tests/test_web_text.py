@@ -2,6 +2,7 @@
 comes out of the HTML as generated, the quality filter drops exactly the planted junk, and the
 example runs."""
 import gzip
+import io
 import os
 import subprocess
 import sys
@@ -37,7 +38,7 @@ def test_records_come_back_as_written(crawl):
     with open(d / "a.warc.gz", "rb") as f:
         data = f.read()
     for k in (0, 1, 125, 249):
-        record = gzip.GzipFile(fileobj=__import__("io").BytesIO(data[got["record_offset"][k]:]))
+        record = gzip.GzipFile(fileobj=io.BytesIO(data[got["record_offset"][k]:]))
         assert record.read(200).startswith(b"WARC/1.1\r\nWARC-Type: " + records[k]["type"].encode())
 
 
