@@ -2,7 +2,7 @@
 apply before deduplication (the language-agnostic Gopher rules)."""
 from __future__ import annotations
 
-from .expressions import Expression, _call, _to_expr
+from .expressions import Expression, _call, _to_expr, col, lit
 
 __all__ = ["http_body", "http_header", "html_text", "page_text", "uri_id", "quality_filter", "write_warc", "planted_crawl"]
 
@@ -27,8 +27,6 @@ def page_text(records):
     """The pages of read_warc(...) rows as (uri, date, text): the HTML responses (WARC-Type
     response with an HTTP Content-Type of text/html) through html_text, and WET conversion
     records (text already extracted) as they are."""
-    from .expressions import col
-
     html = records.where((col("record_type") == "response")
                          & http_header(col("payload"), "Content-Type").str.startswith("text/html"))
     html = html.select(col("target_uri").alias("uri"), col("date"),
@@ -42,8 +40,6 @@ def page_text(records):
 def uri_id(uri) -> Expression:
     """An int64 id from a page's URI (62 bits of its hash): the same page has the same id on any
     runner and in any partitioning, as minhash_dedup's ids must be unique integers."""
-    from .expressions import lit
-
     return (_to_expr(uri).hash() % lit(1 << 62).cast("uint64")).cast("int64").alias("id")
 
 

@@ -18,6 +18,22 @@ std::string ScanPushdowns::ToString() const {
   return out;
 }
 
+Result<std::vector<int>> ScanPushdowns::ColumnIndices(const Schema& schema,
+                                                      const std::string& task) const {
+  std::vector<int> indices;
+  if (!columns) {
+    for (int i = 0; i < schema.num_fields(); ++i)
+      indices.push_back(i);
+    return indices;
+  }
+  for (const std::string& c : *columns) {
+    auto index = schema.FindField(c);
+    if (!index.ok()) return index.status().WithContext(task);
+    indices.push_back(*index);
+  }
+  return indices;
+}
+
 Result<std::vector<RecordBatch>> InMemoryScanTask::Read(const ScanPushdowns& pushdowns) const {
   if (!pushdowns.columns) return batches_;
   std::vector<RecordBatch> out;

@@ -24,6 +24,12 @@ struct ScanPushdowns {
   std::optional<int64_t> limit;
 
   std::string ToString() const;
+
+  /// Indices in `schema` of the columns to read, in output order (all when `columns` is unset);
+  /// a missing column is an error naming `task`.
+  Result<std::vector<int>> ColumnIndices(const Schema& schema, const std::string& task) const;
+  /// How many rows a task may stop after: the limit, unless a filter still runs over them.
+  std::optional<int64_t> StoppingLimit() const { return filter == nullptr ? limit : std::nullopt; }
 };
 
 class ScanTask {

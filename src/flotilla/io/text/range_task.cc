@@ -7,20 +7,9 @@
 namespace flotilla::io::text {
 
 Result<std::vector<RecordBatch>> TextRangeTask::Read(const io::ScanPushdowns& pushdowns) const {
-  std::vector<int> fields;
-  if (pushdowns.columns) {
-    for (const std::string& c : *pushdowns.columns) {
-      auto index = range_.schema->FindField(c);
-      if (!index.ok()) return index.status().WithContext(ToString());
-      fields.push_back(*index);
-    }
-  } else {
-    for (int i = 0; i < range_.schema->num_fields(); ++i)
-      fields.push_back(i);
-  }
-  // The limit may stop reading only when no filter runs after us.
-  std::optional<int64_t> limit = pushdowns.filter == nullptr ? pushdowns.limit : std::nullopt;
-  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, ReadRange(fields, limit));
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> fields,
+                            pushdowns.ColumnIndices(*range_.schema, ToString()));
+  FLOTILLA_ASSIGN_OR_RETURN(RecordBatch batch, ReadRange(fields, pushdowns.StoppingLimit()));
   std::vector<RecordBatch> out;
   out.push_back(std::move(batch));
   return out;

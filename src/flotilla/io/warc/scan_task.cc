@@ -94,30 +94,17 @@ SchemaPtr WarcSchema() {
 
 Result<std::vector<RecordBatch>> WarcScanTask::Read(const io::ScanPushdowns& pushdowns) const {
   const SchemaPtr schema = WarcSchema();
-  std::vector<int> columns;
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> columns, pushdowns.ColumnIndices(*schema, ToString()));
   std::vector<Field> fields;
-  if (pushdowns.columns) {
-    for (const std::string& name : *pushdowns.columns) {
-      auto index = schema->FindField(name);
-      if (!index.ok()) return index.status().WithContext(ToString());
-      columns.push_back(*index);
-      fields.push_back(schema->field(*index));
-    }
-  } else {
-    for (int i = 0; i < schema->num_fields(); ++i)
-      columns.push_back(i);
-    fields = schema->fields();
-  }
+  for (int c : columns)
+    fields.push_back(schema->field(c));
   const auto out_schema = std::make_shared<Schema>(fields);
   std::vector<std::unique_ptr<ArrayBuilder>> builders;
   for (const Field& field : fields) {
     FLOTILLA_ASSIGN_OR_RETURN(auto builder, MakeBuilder(field.type));
     builders.push_back(std::move(builder));
   }
-  // The limit may stop reading only when no filter runs after us.
-  const int64_t limit = pushdowns.filter == nullptr && pushdowns.limit
-                            ? *pushdowns.limit
-                            : std::numeric_limits<int64_t>::max();
+  const int64_t limit = pushdowns.StoppingLimit().value_or(std::numeric_limits<int64_t>::max());
 
   FLOTILLA_ASSIGN_OR_RETURN(auto input, DecodedInput::Open(file_.get()));
   WarcRecordReader reader(std::move(input), options_.ignore_errors);
