@@ -157,7 +157,20 @@ void BindDistributed(py::module_& m) {
              return py::bytes(result);
            })
       .def("drop_query", &distributed::WorkerRuntime::DropQuery)
-      .def("cancel_task", &distributed::WorkerRuntime::CancelTask);
+      .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
+      // The store and the data plane so far: entries, bytes in memory and on disk, spill files
+      // written, Flight calls and bytes served.
+      .def("stats", [](distributed::WorkerRuntime& w) {
+        const distributed::PartitionStoreStats s = w.store().stats();
+        py::dict d;
+        d["entries"] = s.partitions;
+        d["memory_bytes"] = s.memory_bytes;
+        d["spilled_bytes"] = s.spilled_bytes;
+        d["spills"] = s.spills;
+        d["flight_calls"] = w.flight_calls_served();
+        d["flight_bytes"] = w.flight_bytes_served();
+        return d;
+      });
 
   py::class_<distributed::QueryDriver>(m, "QueryDriver")
       .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
@@ -165,7 +178,9 @@ void BindDistributed(py::module_& m) {
                        std::optional<std::string> compression, std::optional<std::string> event_log,
                        int progress, int64_t scan_min, int64_t scan_max, int min_source_tasks,
                        int64_t broadcast_join_bytes, int64_t broadcast_max_bytes,
-                       int64_t gather_sort_rows, std::vector<py::function> subscribers) {
+                       int64_t gather_sort_rows, const std::string& shuffle_algorithm,
+                       const std::string& shuffle_compression,
+                       std::vector<py::function> subscribers) {
              distributed::DriverOptions o;
              o.query_id = query_id;
              o.progress = progress;
@@ -175,6 +190,8 @@ void BindDistributed(py::module_& m) {
              o.plan.broadcast_join_bytes = broadcast_join_bytes;
              o.plan.broadcast_max_bytes = broadcast_max_bytes;
              o.plan.gather_sort_rows = gather_sort_rows;
+             o.shuffle_algorithm = shuffle_algorithm;
+             o.shuffle_compression = shuffle_compression;
              if (write_root) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by,
                                                 compression.value_or("")};
@@ -201,6 +218,8 @@ void BindDistributed(py::module_& m) {
            py::arg("broadcast_max_bytes") =
                distributed::DistributedPlanOptions{}.broadcast_max_bytes,
            py::arg("gather_sort_rows") = distributed::DistributedPlanOptions{}.gather_sort_rows,
+           py::arg("shuffle_algorithm") = distributed::DriverOptions{}.shuffle_algorithm,
+           py::arg("shuffle_compression") = distributed::DriverOptions{}.shuffle_compression,
            py::arg("subscribers") = std::vector<py::function>{})
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker",

@@ -72,7 +72,8 @@ class _UdfFunction(NamedTuple):
 class _FlotillaWorker:
     """Lives on a Dask worker: one WorkerRuntime, the query's UDFs registered on it."""
 
-    def __init__(self, token: str, worker_id: str, pool_member: bytes | None = None):
+    def __init__(self, token: str, worker_id: str, pool_member: bytes | None = None,
+                 store_memory_bytes: int | None = None):
         # The engine uses the threads Dask gave this worker, not every core of the machine:
         # workers sharing a machine would otherwise oversubscribe it.
         host = _flight_host()
@@ -87,7 +88,8 @@ class _FlotillaWorker:
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
         _ext.set_log_tag(worker_id)
-        self.runtime = _ext.WorkerRuntime(worker_id, token, host)
+        store = {} if store_memory_bytes is None else {"store_memory_bytes": store_memory_bytes}
+        self.runtime = _ext.WorkerRuntime(worker_id, token, host, **store)
         if pool_member is not None:
             # An actor-pool member: the class is instantiated once, here, when the query starts.
             member: _PoolMember = cloudpickle.loads(pool_member)
@@ -110,6 +112,9 @@ class _FlotillaWorker:
 
     def drop_query(self, query_id: int):
         self.runtime.drop_query(query_id)
+
+    def stats(self) -> dict:
+        return self.runtime.stats()
 
 
 def _env_int(name: str) -> int | None:
@@ -152,7 +157,8 @@ class DaskRunner:
                  scan_task_min_bytes: int | None = None, scan_task_max_bytes: int | None = None,
                  threads_per_worker: int | None = None, resources: dict | None = None,
                  broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None,
-                 gather_sort_rows: int | None = None):
+                 gather_sort_rows: int | None = None, shuffle_algorithm: str | None = None,
+                 shuffle_compression: str | None = None, store_memory_bytes: int | None = None):
         from distributed import Client
 
         self.cluster = None
@@ -185,6 +191,12 @@ class DaskRunner:
         self.broadcast_max_bytes = broadcast_max_bytes
         # A sort of at most this many rows (estimated) runs in one task (0: always range split).
         self.gather_sort_rows = gather_sort_rows
+        # "flight" (map outputs encoded once, one file per map task when spilled, sent as stored)
+        # or "memory" (outputs kept as batches, encoded per fetch); the IPC codec of "flight".
+        self.shuffle_algorithm = shuffle_algorithm or os.environ.get("FLOTILLA_SHUFFLE_ALGORITHM")
+        self.shuffle_compression = shuffle_compression
+        # Task outputs a worker keeps in memory before spilling the oldest (None: 2 GiB).
+        self.store_memory_bytes = store_memory_bytes or _env_int("FLOTILLA_STORE_MEMORY_BYTES")
         self.subscribers = []  # callables receiving every task event as a dict
         self.workers: dict[str, _Worker] = {}  # by Dask worker address
         self._dropped = {}  # Dask worker address -> when its calls failed
@@ -203,7 +215,8 @@ class DaskRunner:
                 continue  # its calls failed moments ago; the scheduler has not noticed yet
             worker_id = f"dask-{address.rsplit(':', 1)[-1]}-{secrets.token_hex(2)}"
             try:
-                actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None, actor=True,
+                actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None,
+                                           self.store_memory_bytes, actor=True,
                                            workers=[address], allow_other_workers=False,
                                            pure=False).result(timeout=60)
                 info = actor.info().result(timeout=60)
@@ -219,6 +232,10 @@ class DaskRunner:
         ("submitted", "scheduled", "completed", "failed", "cancelled", "query_finished"), query,
         task, node, node_name, worker, attempt, seconds, rows, bytes, message, time."""
         self.subscribers.append(fn)
+
+    def worker_stats(self) -> dict:
+        """Dask worker address -> its store and data-plane figures (WorkerRuntime.stats)."""
+        return {a: w.actor.stats().result(timeout=60) for a, w in self.workers.items()}
 
     def worker_pids(self) -> dict:
         """Dask worker address -> the pid of its process (tests kill one)."""
@@ -299,6 +316,10 @@ class DaskRunner:
             kw.update(broadcast_max_bytes=self.broadcast_max_bytes)
         if self.gather_sort_rows is not None:
             kw.update(gather_sort_rows=self.gather_sort_rows)
+        if self.shuffle_algorithm:
+            kw.update(shuffle_algorithm=self.shuffle_algorithm)
+        if self.shuffle_compression:
+            kw.update(shuffle_compression=self.shuffle_compression)
         if write is not None:
             kw.update(write_root=write.root, format=write.format,
                       partition_by=list(write.partition_by), compression=write.compression)

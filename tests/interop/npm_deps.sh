@@ -16,7 +16,9 @@ ensure_node_modules() {
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
   if [[ ! -f "$dir/node_modules/apache-arrow/package.json" ||
         ! -f "$dir/node_modules/@duckdb/node-api/package.json" ||
-        ! -f "$dir/node_modules/warcio/package.json" || ! -f "$stamp" ||
+        ! -f "$dir/node_modules/warcio/package.json" ||
+        ! -f "$dir/node_modules/@grpc/grpc-js/package.json" ||
+        ! -f "$dir/node_modules/@grpc/proto-loader/package.json" || ! -f "$stamp" ||
         "$(cat "$stamp")" != "$want" ]]; then
     if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >"$log" 2>&1; then
       echo "npm ci failed in $dir:" >&2

@@ -1,9 +1,15 @@
 #include "flotilla/distributed/partition_store.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
 #include <filesystem>
 
 #include "flotilla/exec/memory/batch_size.h"
-#include "flotilla/io/ipc/ipc.h"
+#include "flotilla/io/stream.h"
 
 namespace flotilla::distributed {
 
@@ -22,12 +28,42 @@ int64_t PartitionBytes(const std::vector<RecordBatch>& batches) {
 }
 
 struct PartitionStore::Entry {
-  std::string id;
+  std::string key;
+  bool group = false;  // a map task's partitions, "<key>/p<i>"; else one partition named `key`
   SchemaPtr schema;
-  std::vector<RecordBatch> batches;  // empty once spilled
+  std::vector<RecordBatch> batches;  // one partition kept as batches, until spilled
+  EncodedPartitions encoded;         // a group, or one partition once spilled (bytes: in memory)
   std::string spill_path;            // set once spilled
   int64_t bytes = 0;                 // in memory, or on disk once spilled
+
+  bool kept_as_batches() const { return encoded.offsets.empty(); }
+  std::string id(int i) const { return group ? key + "/p" + std::to_string(i) : key; }
+  int count() const { return group ? encoded.count() : 1; }
 };
+
+namespace {
+
+// Bytes [offset, offset + length) of a spill file.
+Result<BufferPtr> ReadRange(const std::string& path, int64_t offset, int64_t length) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
+  Result<BufferPtr> out = Buffer::Allocate(length);
+  for (int64_t done = 0; out.ok() && done < length;) {
+    ssize_t n = ::pread(fd, (*out)->mutable_data() + done, length - done, offset + done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      out = Status::IOError("cannot read " + std::to_string(length) + " bytes at " +
+                            std::to_string(offset) + " of '" + path +
+                            "': " + (n < 0 ? std::strerror(errno) : "the file is shorter"));
+      break;
+    }
+    done += n;
+  }
+  ::close(fd);
+  return out;
+}
+
+}  // namespace
 
 PartitionStore::PartitionStore(int64_t memory_budget, std::string spill_dir)
     : memory_budget_(memory_budget), spill_dir_(std::move(spill_dir)) {}
@@ -40,7 +76,7 @@ PartitionStore::~PartitionStore() {
 }
 
 void PartitionStore::ForgetLocked(const Entry& e) {
-  by_id_.erase(e.id);
+  by_id_.erase(e.key);
   if (e.spill_path.empty()) {
     memory_bytes_ -= e.bytes;
   } else {
@@ -50,27 +86,42 @@ void PartitionStore::ForgetLocked(const Entry& e) {
   }
 }
 
-Status PartitionStore::Put(const std::string& id, StoredPartition partition) {
-  std::lock_guard lock(mutex_);
-  if (auto old = by_id_.find(id); old != by_id_.end()) {
+Status PartitionStore::AddLocked(std::unique_ptr<Entry> entry) {
+  if (auto old = by_id_.find(entry->key); old != by_id_.end()) {
     const Entry* replaced = old->second;
     ForgetLocked(*replaced);
     std::erase_if(entries_, [&](const auto& e) { return e.get() == replaced; });
   }
-  auto entry = std::make_unique<Entry>();
-  entry->id = id;
-  entry->schema = std::move(partition.schema);
-  entry->bytes = PartitionBytes(partition.batches);
-  entry->batches = std::move(partition.batches);
   memory_bytes_ += entry->bytes;
-  by_id_[id] = entry.get();
+  by_id_[entry->key] = entry.get();
   entries_.push_back(std::move(entry));
   return SpillLocked();
 }
 
+Status PartitionStore::Put(const std::string& id, StoredPartition partition) {
+  auto entry = std::make_unique<Entry>();
+  entry->key = id;
+  entry->schema = std::move(partition.schema);
+  entry->bytes = PartitionBytes(partition.batches);
+  entry->batches = std::move(partition.batches);
+  std::lock_guard lock(mutex_);
+  return AddLocked(std::move(entry));
+}
+
+Status PartitionStore::PutEncoded(const std::string& key, EncodedPartitions partitions) {
+  auto entry = std::make_unique<Entry>();
+  entry->key = key;
+  entry->group = true;
+  entry->schema = partitions.schema;
+  entry->bytes = partitions.bytes->size();
+  entry->encoded = std::move(partitions);
+  std::lock_guard lock(mutex_);
+  return AddLocked(std::move(entry));
+}
+
 Status PartitionStore::SpillLocked() {
   if (memory_budget_ <= 0) return Status::OK();
-  // The newest partition stays in memory: it is the likeliest to be read next.
+  // The newest entry stays in memory: it is the likeliest to be read next.
   for (size_t i = 0; i + 1 < entries_.size() && memory_bytes_ > memory_budget_; ++i) {
     Entry& e = *entries_[i];
     if (!e.spill_path.empty()) continue;
@@ -80,56 +131,122 @@ Status PartitionStore::SpillLocked() {
       return Status::IOError("partition store: cannot create spill directory '" + spill_dir_ +
                              "': " + ec.message());
     }
+    auto context = [&](const Status& s) {
+      return s.WithContext("partition store: spilling '" + e.key + "'");
+    };
+    if (e.kept_as_batches()) {
+      Result<EncodedPartitions> encoded =
+          EncodePartitions(e.schema, {e.batches}, ipc::Compression::kLz4Frame);
+      if (!encoded.ok()) return context(encoded.status());
+      e.encoded = encoded.MoveValueUnsafe();
+    }
     std::string path = spill_dir_ + "/partition-" + std::to_string(next_file_++) + ".arrows";
-    ipc::WriteOptions options;
-    options.compression = ipc::Compression::kLz4Frame;
-    Status s = ipc::WriteStreamFile(path, e.schema, e.batches, options);
-    if (!s.ok()) {
-      return s.WithContext("partition store: spilling partition '" + e.id + "'");
+    Status written = [&]() -> Status {
+      FLOTILLA_ASSIGN_OR_RETURN(auto file, io::FileOutputStream::Open(path));
+      FLOTILLA_RETURN_NOT_OK(file->Write(e.encoded.bytes->data(), e.encoded.bytes->size()));
+      return file->Close();
+    }();
+    if (!written.ok()) {
+      if (!e.batches.empty()) e.encoded = {};  // still kept as batches
+      std::filesystem::remove(path, ec);
+      return context(written);
     }
     memory_bytes_ -= e.bytes;
-    e.bytes = static_cast<int64_t>(std::filesystem::file_size(path, ec));
+    e.bytes = e.encoded.bytes->size();
     spilled_bytes_ += e.bytes;
     e.batches.clear();
+    e.encoded.bytes = nullptr;
     e.spill_path = std::move(path);
     ++spills_;
   }
   return Status::OK();
 }
 
-Result<StoredPartition> PartitionStore::Get(const std::string& id) const {
+std::pair<const PartitionStore::Entry*, int> PartitionStore::FindLocked(
+    const std::string& id) const {
+  if (auto it = by_id_.find(id); it != by_id_.end() && !it->second->group) return {it->second, 0};
+  // "<key>/p<i>" of a group.
+  const size_t slash = id.rfind("/p");
+  if (slash == std::string::npos) return {nullptr, -1};
+  int index = -1;
+  const char* first = id.data() + slash + 2;
+  const char* last = id.data() + id.size();
+  auto [end, error] = std::from_chars(first, last, index);
+  if (error != std::errc() || end != last || first == last) return {nullptr, -1};
+  auto it = by_id_.find(id.substr(0, slash));
+  if (it == by_id_.end() || !it->second->group || index < 0 || index >= it->second->count()) {
+    return {nullptr, -1};
+  }
+  return {it->second, index};
+}
+
+Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
+  ServedPartition out;
   std::string path;
-  StoredPartition out;
+  int64_t offset = 0, length = 0;
   {
     std::lock_guard lock(mutex_);
-    auto it = by_id_.find(id);
-    if (it == by_id_.end())
+    auto [e, i] = FindLocked(id);
+    if (e == nullptr)
       return Status::KeyError("partition '" + id + "' is not in this worker's store");
-    const Entry* found = it->second;
-    out.schema = found->schema;
-    if (found->spill_path.empty()) {
-      out.batches = found->batches;
+    out.schema = e->schema;
+    if (e->kept_as_batches()) {
+      out.batches = e->batches;
       return out;
     }
-    path = found->spill_path;
+    offset = e->encoded.offsets[i];
+    length = e->encoded.size(i);
+    if (e->spill_path.empty()) {
+      out.ipc = Buffer::SliceOf(e->encoded.bytes, offset, length);
+      return out;
+    }
+    path = e->spill_path;
   }
-  auto batches = ipc::ReadFile(path);
-  if (!batches.ok()) {
-    return batches.status().WithContext("partition store: reading spilled partition '" + id + "'");
+  Result<BufferPtr> read = ReadRange(path, offset, length);
+  if (!read.ok()) {
+    return read.status().WithContext("partition store: reading spilled partition '" + id + "'");
   }
-  out.batches = batches.MoveValueUnsafe();
+  out.ipc = read.MoveValueUnsafe();
   return out;
+}
+
+Result<StoredPartition> PartitionStore::Get(const std::string& id) const {
+  FLOTILLA_ASSIGN_OR_RETURN(ServedPartition served, Serve(id));
+  if (served.ipc == nullptr) return StoredPartition{served.schema, std::move(served.batches)};
+  Result<std::vector<RecordBatch>> batches = DecodePartition(served.ipc);
+  if (!batches.ok()) {
+    return batches.status().WithContext("partition store: decoding partition '" + id + "'");
+  }
+  return StoredPartition{served.schema, batches.MoveValueUnsafe()};
 }
 
 bool PartitionStore::Contains(const std::string& id) const {
   std::lock_guard lock(mutex_);
-  return by_id_.count(id) > 0;
+  return FindLocked(id).first != nullptr;
+}
+
+std::vector<ListedPartition> PartitionStore::List(const std::string& prefix) const {
+  std::lock_guard lock(mutex_);
+  std::vector<ListedPartition> out;
+  for (const auto& e : entries_) {
+    for (int i = 0; i < e->count(); ++i) {
+      std::string id = e->id(i);
+      if (id.compare(0, prefix.size(), prefix) != 0) continue;
+      if (e->kept_as_batches()) {
+        out.push_back(
+            {std::move(id), e->schema, StoredPartition{{}, e->batches}.num_rows(), e->bytes});
+      } else {
+        out.push_back({std::move(id), e->schema, e->encoded.rows[i], e->encoded.decoded_bytes[i]});
+      }
+    }
+  }
+  return out;
 }
 
 void PartitionStore::DropPrefix(const std::string& prefix) {
   std::lock_guard lock(mutex_);
   std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
-    if (e->id.compare(0, prefix.size(), prefix) != 0) return false;
+    if (e->key.compare(0, prefix.size(), prefix) != 0) return false;
     ForgetLocked(*e);
     return true;
   });

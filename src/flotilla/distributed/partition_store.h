@@ -1,8 +1,11 @@
 #pragma once
 // A worker's partition store: the task outputs it holds until consumers pull them (over Flight
-// or, on the same worker, directly). Partitions stay in memory while the store is under its
-// budget; past it the oldest are written to local disk as lz4-compressed Arrow IPC files and read
-// back on demand, so a worker holding more output than memory slows down instead of failing.
+// or, on the same worker, directly). An entry is either one partition kept as batches, or a map
+// task's N partitions kept encoded (EncodedPartitions), named "<key>/p<i>". Entries stay in
+// memory while the store is under its budget; past it the oldest go to local disk, one file per
+// entry (a map task's encoded bytes as they are; batches as an lz4-compressed IPC stream), and
+// are read back a partition's byte range at a time, so a worker holding more output than memory
+// slows down instead of failing.
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -12,6 +15,7 @@
 
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/common/result.h"
+#include "flotilla/distributed/encoded_partitions.h"
 
 namespace flotilla::distributed {
 
@@ -21,11 +25,27 @@ struct StoredPartition {
   int64_t num_rows() const;
 };
 
+/// A partition as the Flight server sends it: its IPC stream when it is kept encoded (sent as
+/// it is), its batches otherwise.
+struct ServedPartition {
+  SchemaPtr schema;
+  BufferPtr ipc;
+  std::vector<RecordBatch> batches;
+};
+
+/// What ListFlights tells of a stored partition.
+struct ListedPartition {
+  std::string id;
+  SchemaPtr schema;
+  int64_t rows = 0;
+  int64_t bytes = 0;  // in memory once decoded
+};
+
 struct PartitionStoreStats {
-  int64_t partitions = 0;
+  int64_t partitions = 0;     // entries (a map task's encoded outputs count once)
   int64_t memory_bytes = 0;   // held in memory now
   int64_t spilled_bytes = 0;  // on disk now
-  int64_t spills = 0;         // partitions written to disk so far
+  int64_t spills = 0;         // entries written to disk so far (one file each)
 };
 
 class PartitionStore {
@@ -39,15 +59,24 @@ class PartitionStore {
 
   /// Keeps `partition` under `id` (replacing an earlier one). Errors come from spilling.
   Status Put(const std::string& id, StoredPartition partition);
+  /// Keeps a map task's partitions, readable as "<key>/p<i>".
+  Status PutEncoded(const std::string& key, EncodedPartitions partitions);
   /// The partition, read back from disk if it was spilled. KeyError naming the id when absent.
   Result<StoredPartition> Get(const std::string& id) const;
+  /// The partition as the Flight server sends it (encoded bytes are not decoded).
+  Result<ServedPartition> Serve(const std::string& id) const;
   bool Contains(const std::string& id) const;
+  /// Every partition whose id starts with `prefix`.
+  std::vector<ListedPartition> List(const std::string& prefix) const;
   /// Drops every partition whose id starts with `prefix` (a finished query's outputs).
   void DropPrefix(const std::string& prefix);
   PartitionStoreStats stats() const;
 
  private:
   struct Entry;
+  /// The entry holding `id` and the partition's index in it (under the lock).
+  std::pair<const Entry*, int> FindLocked(const std::string& id) const;
+  Status AddLocked(std::unique_ptr<Entry> entry);
   Status SpillLocked();
   /// Takes an entry's bytes out of the counts and deletes its spill file (the caller erases it).
   void ForgetLocked(const Entry& e);

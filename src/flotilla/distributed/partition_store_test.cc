@@ -77,6 +77,71 @@ TEST(PartitionStoreTest, MemoryHeldStaysWithinTheBudget) {
   std::filesystem::remove_all(dir);
 }
 
+// A map task's N partitions are one entry: one spill file whatever N is, each partition read
+// back alone from its byte range, and served as the IPC stream it is stored as.
+TEST(PartitionStoreTest, AMapTasksPartitionsAreOneEntryAndOneSpillFile) {
+  auto dir = std::filesystem::temp_directory_path() /
+             ("flotilla-store-encoded-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  constexpr int kMaps = 6, kPartitions = 16;
+  auto partition = [](int map, int p) { return Rows(map * 1000000 + p * 10000, 2000 + p); };
+  {
+    PartitionStore store(/*memory_budget=*/200000, dir.string());
+    for (int m = 0; m < kMaps; ++m) {
+      std::vector<std::vector<RecordBatch>> parts;
+      for (int p = 0; p < kPartitions; ++p)
+        parts.push_back(partition(m, p).batches);
+      parts[3].clear();  // an empty partition
+      auto encoded =
+          EncodePartitions(parts[0][0].schema(), parts,
+                           m % 2 ? ipc::Compression::kZstd : ipc::Compression::kLz4Frame);
+      ASSERT_TRUE(encoded.ok()) << encoded.status().ToString();
+      EXPECT_EQ(encoded->rows[5], 2005);
+      EXPECT_EQ(encoded->rows[3], 0);
+      ASSERT_TRUE(store.PutEncoded("q1/t" + std::to_string(m) + ".0", *std::move(encoded)).ok());
+    }
+    PartitionStoreStats s = store.stats();
+    EXPECT_EQ(s.partitions, kMaps);
+    EXPECT_GE(s.spills, 1);
+    int files = 0;
+    for (const auto& f : std::filesystem::directory_iterator(dir)) {
+      (void)f;
+      ++files;
+    }
+    EXPECT_EQ(files, s.spills) << "one file per spilled map task";
+    for (int m = 0; m < kMaps; ++m) {
+      for (int p = 0; p < kPartitions; ++p) {
+        const std::string id = "q1/t" + std::to_string(m) + ".0/p" + std::to_string(p);
+        Result<StoredPartition> got = store.Get(id);
+        ASSERT_TRUE(got.ok()) << id << ": " << got.status().ToString();
+        StoredPartition want = partition(m, p);
+        if (p == 3) want.batches.clear();
+        EXPECT_EQ(CanonicalJson(*got->schema, got->batches),
+                  CanonicalJson(*want.schema, want.batches))
+            << id;
+        Result<ServedPartition> served = store.Serve(id);
+        ASSERT_TRUE(served.ok());
+        ASSERT_NE(served->ipc, nullptr) << "an encoded partition is served as stored";
+        auto decoded = DecodePartition(served->ipc);
+        ASSERT_TRUE(decoded.ok());
+        const StoredPartition again{want.schema, *decoded};
+        EXPECT_EQ(again.num_rows(), want.num_rows());
+      }
+    }
+    EXPECT_FALSE(store.Contains("q1/t0.0/p16"));
+    EXPECT_FALSE(store.Contains("q1/t0.0"));
+    EXPECT_FALSE(store.Contains("q1/t0.0/px"));
+    std::vector<ListedPartition> listed = store.List("q1/t2.0/");
+    ASSERT_EQ(listed.size(), static_cast<size_t>(kPartitions));
+    EXPECT_EQ(listed[7].id, "q1/t2.0/p7");
+    EXPECT_EQ(listed[7].rows, 2007);
+    store.DropPrefix("q1/");
+    EXPECT_EQ(store.stats().partitions, 0);
+    EXPECT_TRUE(std::filesystem::is_empty(dir));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PartitionStoreTest, MissingPartitionsAreKeyErrorsNamingThem) {
   PartitionStore store(0, "/tmp/unused");
   Result<StoredPartition> p = store.Get("q1/t3.1/p0");

@@ -33,6 +33,14 @@ double QueryDriver::Now() const {
 
 Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan,
                                                        DriverOptions options) {
+  if (options.shuffle_algorithm != "flight" && options.shuffle_algorithm != "memory") {
+    return Status::Invalid("shuffle_algorithm '" + options.shuffle_algorithm +
+                           "': expected 'flight' or 'memory'");
+  }
+  if (Result<ipc::Compression> codec = ipc::ParseCompression(options.shuffle_compression);
+      !codec.ok()) {
+    return codec.status().WithContext("shuffle_compression");
+  }
   std::unique_ptr<QueryDriver> d(new QueryDriver(std::move(options)));
   d->options_.plan.concurrent_tasks = std::max(1, d->options_.min_source_tasks);
   FLOTILLA_ASSIGN_OR_RETURN(d->plan_, PlanDistributed(plan, d->options_.plan));
@@ -482,6 +490,8 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   task.set_plan(std::move(plan));
   if (output == TaskOutputKind::kInline) {
     task.mutable_output()->set_kind(proto::TaskOutput::INLINE);
+  } else if (task.num_outputs() > 1 && options_.shuffle_algorithm == "flight") {
+    task.mutable_output()->set_shuffle_compression(options_.shuffle_compression);
   }
   if (writer_node_[slot.node]) {
     const WriteSpec& w = *options_.write;

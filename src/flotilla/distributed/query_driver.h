@@ -61,6 +61,11 @@ struct DriverOptions {
   /// but heavy aggregation or join over the workers (and makes tests shuffle small inputs).
   int min_shuffle_partitions = 1;
   int max_attempts = 3;
+  /// How a shuffle's map outputs are kept: "flight" (one encoded entry per map task, spilled as
+  /// one file and served as stored) or "memory" (each partition as batches, encoded per fetch).
+  std::string shuffle_algorithm = "flight";
+  /// The Arrow IPC codec of "flight" shuffle outputs: "lz4", "zstd" or "none".
+  std::string shuffle_compression = "lz4";
   /// How joins are planned (DistributedPlanOptions: when a side is broadcast).
   DistributedPlanOptions plan;
   std::vector<std::shared_ptr<EventSubscriber>> subscribers;

@@ -100,9 +100,12 @@ Result<std::vector<RecordBatch>> WriteStaged(const proto::TaskOutput& output,
 
 }  // namespace
 
+std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt) {
+  return QueryPrefix(query_id) + "t" + std::to_string(task_id) + "." + std::to_string(attempt);
+}
+
 std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index) {
-  return QueryPrefix(query_id) + "t" + std::to_string(task_id) + "." + std::to_string(attempt) +
-         "/p" + std::to_string(index);
+  return TaskOutputKey(query_id, task_id, attempt) + "/p" + std::to_string(index);
 }
 
 Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions options) {
@@ -129,20 +132,21 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions option
   FLOTILLA_ASSIGN_OR_RETURN(
       w->flight_, FlightServer::Start(
                       options.host, options.port, options.token,
-                      [store](const std::string& ticket) -> Result<std::vector<StoredPartition>> {
+                      [store](const std::string& ticket) -> Result<std::vector<ServedPartition>> {
                         // One id, or several one per line (MultiPartitionTicket).
-                        std::vector<StoredPartition> out;
+                        std::vector<ServedPartition> out;
                         size_t start = 0;
                         while (start <= ticket.size()) {
                           size_t end = ticket.find('\n', start);
                           if (end == std::string::npos) end = ticket.size();
-                          FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p,
-                                                    store->Get(ticket.substr(start, end - start)));
+                          FLOTILLA_ASSIGN_OR_RETURN(
+                              ServedPartition p, store->Serve(ticket.substr(start, end - start)));
                           out.push_back(std::move(p));
                           start = end + 1;
                         }
                         return out;
-                      }));
+                      },
+                      [store](const std::string& prefix) { return store->List(prefix); }));
   w->address_ = w->flight_->address();
   w->id_ = options.id.empty() ? w->address_ : options.id;
   return w;
@@ -199,6 +203,10 @@ void WorkerRuntime::DropQuery(int64_t query_id) {
 
 int64_t WorkerRuntime::flight_calls_served() const {
   return flight_ == nullptr ? 0 : flight_->calls_served();
+}
+
+int64_t WorkerRuntime::flight_bytes_served() const {
+  return flight_ == nullptr ? 0 : flight_->bytes_served();
 }
 
 void WorkerRuntime::Stop() {
@@ -334,20 +342,45 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   }
 
   int64_t rows = 0, bytes = 0;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    StoredPartition p{outputs[i].first, std::move(outputs[i].second)};
+  auto add_ref = [&](int i, int64_t num_rows, int64_t size_bytes) {
     PartitionRef ref;
-    ref.id = PartitionKey(task.query_id(), task.task_id(), task.attempt(), static_cast<int>(i));
+    ref.id = PartitionKey(task.query_id(), task.task_id(), task.attempt(), i);
     ref.worker = id_;
     ref.address = address_;
-    ref.num_rows = p.num_rows();
-    ref.size_bytes = PartitionBytes(p.batches);
+    ref.num_rows = num_rows;
+    ref.size_bytes = size_bytes;
     ref.task_id = task.task_id();
-    ref.index = static_cast<int>(i);
-    rows += ref.num_rows;
-    bytes += ref.size_bytes;
-    if (Status s = store_->Put(ref.id, std::move(p)); !s.ok()) return fail(s);
+    ref.index = i;
+    rows += num_rows;
+    bytes += size_bytes;
     RefToProto(ref, out.add_outputs());
+    return ref.id;
+  };
+  if (!output.shuffle_compression().empty()) {
+    // A shuffle's map side: its partitions encoded once, as one entry ("<key>/p<i>").
+    Result<ipc::Compression> codec = ipc::ParseCompression(output.shuffle_compression());
+    if (!codec.ok()) return fail(codec.status());
+    SchemaPtr schema = outputs.empty() ? nullptr : outputs[0].first;
+    std::vector<std::vector<RecordBatch>> partitions;
+    for (auto& [_, batches] : outputs)
+      partitions.push_back(std::move(batches));
+    Result<EncodedPartitions> encoded = EncodePartitions(schema, partitions, *codec);
+    if (!encoded.ok()) return fail(encoded.status());
+    partitions.clear();
+    for (int i = 0; i < encoded->count(); ++i)
+      add_ref(i, encoded->rows[i], encoded->decoded_bytes[i]);
+    if (Status s =
+            store_->PutEncoded(TaskOutputKey(task.query_id(), task.task_id(), task.attempt()),
+                               encoded.MoveValueUnsafe());
+        !s.ok()) {
+      return fail(s);
+    }
+  } else {
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      StoredPartition p{outputs[i].first, std::move(outputs[i].second)};
+      std::string id = add_ref(static_cast<int>(i), p.num_rows(), PartitionBytes(p.batches));
+      if (Status s = store_->Put(id, std::move(p)); !s.ok()) return fail(s);
+    }
   }
   out.set_rows(out.rows() + rows);  // an inline result counted its rows already
   out.set_bytes(bytes);

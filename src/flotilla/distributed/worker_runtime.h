@@ -41,6 +41,7 @@ class WorkerRuntime {
   const std::string& address() const { return address_; }
   PartitionStore& store() { return *store_; }
   int64_t flight_calls_served() const;
+  int64_t flight_bytes_served() const;
 
   /// Stops serving and forgets every stored partition, as if the worker had died (tests of
   /// recovery). Tasks still running finish, but their outputs are unreachable.
@@ -85,8 +86,10 @@ class WorkerRuntime {
   bool owns_spill_dir_ = false;
 };
 
-/// The store key of output partition `index` of a task attempt: "q<query>/t<task>.<attempt>/p<i>"
+/// The store key of a task attempt's outputs kept as one entry: "q<query>/t<task>.<attempt>"
 /// (the query prefix lets DropQuery find a query's outputs).
+std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt);
+/// The store key of output partition `index` of a task attempt: TaskOutputKey + "/p<i>".
 std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index);
 
 }  // namespace flotilla::distributed

@@ -3,7 +3,10 @@
 #include <grpcpp/grpcpp.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
+#include <cstring>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -35,12 +38,16 @@ bool SameSecret(std::string_view given, std::string_view expected) {
   return difference == 0;
 }
 
-// The IPC streams of the partitions cut into messages, the schema sent once: what DoGet sends.
-Status ForEachMessage(const std::vector<StoredPartition>& partitions,
+// The partitions as IPC messages, the schema sent once: what DoGet sends. A partition kept
+// encoded is cut into the messages it is stored as; one kept as batches is encoded here.
+Status ForEachMessage(const std::vector<ServedPartition>& partitions,
                       const std::function<bool(const ipc::Message&, int)>& send) {
   for (size_t p = 0; p < partitions.size(); ++p) {
-    FLOTILLA_ASSIGN_OR_RETURN(
-        BufferPtr stream, ipc::WriteStreamToBuffer(partitions[0].schema, partitions[p].batches));
+    BufferPtr stream = partitions[p].ipc;
+    if (stream == nullptr) {
+      FLOTILLA_ASSIGN_OR_RETURN(
+          stream, ipc::WriteStreamToBuffer(partitions[0].schema, partitions[p].batches));
+    }
     io::BufferReader reader(stream);
     for (int64_t i = 0;; ++i) {
       FLOTILLA_ASSIGN_OR_RETURN(std::optional<ipc::Message> message, ipc::ReadMessage(&reader, i));
@@ -52,27 +59,56 @@ Status ForEachMessage(const std::vector<StoredPartition>& partitions,
   return Status::OK();
 }
 
+// The schema as an encapsulated IPC message (continuation, length, flatbuffer, padding), as
+// FlightInfo.schema carries it: a stream of no batches without its end marker.
+Result<std::string> EncapsulatedSchema(const SchemaPtr& schema) {
+  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream, ipc::WriteStreamToBuffer(schema, {}));
+  std::string_view bytes = stream->view();
+  return std::string(bytes.substr(0, bytes.size() - 8));
+}
+
 class Service final : public fl::FlightService::Service {
  public:
-  Service(std::string token, FlightServer::Lookup lookup)
-      : bearer_(BearerOf(token)), lookup_(std::move(lookup)) {}
+  Service(std::string token, FlightServer::Lookup lookup, FlightServer::List list,
+          std::shared_ptr<const std::string> location)
+      : bearer_(BearerOf(token)),
+        lookup_(std::move(lookup)),
+        list_(std::move(list)),
+        location_(std::move(location)) {}
+
+  grpc::Status ListFlights(grpc::ServerContext* context, const fl::Criteria* criteria,
+                           grpc::ServerWriter<fl::FlightInfo>* writer) override {
+    if (!Authorized(context)) return Refused();
+    if (list_ == nullptr) return grpc::Status::OK;
+    for (const ListedPartition& p : list_(criteria->expression())) {
+      fl::FlightInfo info;
+      Result<std::string> schema = EncapsulatedSchema(p.schema);
+      if (!schema.ok()) return {grpc::StatusCode::INTERNAL, schema.status().message()};
+      info.set_schema(schema.MoveValueUnsafe());
+      info.mutable_flight_descriptor()->set_type(fl::FlightDescriptor::PATH);
+      info.mutable_flight_descriptor()->add_path(p.id);
+      fl::FlightEndpoint* endpoint = info.add_endpoint();
+      endpoint->mutable_ticket()->set_ticket(p.id);
+      endpoint->add_location()->set_uri(*location_);
+      info.set_total_records(p.rows);
+      info.set_total_bytes(p.bytes);
+      if (!writer->Write(info)) break;
+    }
+    return grpc::Status::OK;
+  }
 
   grpc::Status DoGet(grpc::ServerContext* context, const fl::Ticket* ticket,
                      grpc::ServerWriter<fl::FlightData>* writer) override {
-    auto auth = context->client_metadata().find(kAuthHeader);
-    if (auth == context->client_metadata().end() ||
-        !SameSecret(std::string_view(auth->second.data(), auth->second.size()), bearer_)) {
-      refused_.fetch_add(1);
-      return {grpc::StatusCode::UNAUTHENTICATED,
-              "flight: the call does not carry this cluster's token"};
-    }
-    Result<std::vector<StoredPartition>> partitions = lookup_(ticket->ticket());
+    if (!Authorized(context)) return Refused();
+    Result<std::vector<ServedPartition>> partitions = lookup_(ticket->ticket());
     if (!partitions.ok()) return {grpc::StatusCode::NOT_FOUND, partitions.status().message()};
     if (partitions->empty()) return {grpc::StatusCode::NOT_FOUND, "the ticket names nothing"};
     Status s = ForEachMessage(*partitions, [&](const ipc::Message& m, int index) {
       fl::FlightData data;
       data.set_data_header(m.metadata->data(), m.metadata->size());
       if (m.body != nullptr) data.set_data_body(m.body->data(), m.body->size());
+      bytes_.fetch_add(m.metadata->size() + (m.body != nullptr ? m.body->size() : 0),
+                       std::memory_order_relaxed);
       if (m.message->header_type() == ipc::fb::MessageHeader::RecordBatch) {
         data.set_app_metadata(std::to_string(index));
       }
@@ -85,10 +121,27 @@ class Service final : public fl::FlightService::Service {
 
   std::atomic<int64_t> served_{0};
   std::atomic<int64_t> refused_{0};
+  std::atomic<int64_t> bytes_{0};
 
  private:
+  bool Authorized(grpc::ServerContext* context) {
+    auto auth = context->client_metadata().find(kAuthHeader);
+    if (auth != context->client_metadata().end() &&
+        SameSecret(std::string_view(auth->second.data(), auth->second.size()), bearer_)) {
+      return true;
+    }
+    refused_.fetch_add(1);
+    return false;
+  }
+  static grpc::Status Refused() {
+    return {grpc::StatusCode::UNAUTHENTICATED,
+            "flight: the call does not carry this cluster's token"};
+  }
+
   std::string bearer_;
   FlightServer::Lookup lookup_;
+  FlightServer::List list_;
+  std::shared_ptr<const std::string> location_;  // grpc+tcp://host:port, once bound
 };
 
 // Channels are reused across calls: opening one per partition would pay a TCP handshake each.
@@ -144,21 +197,26 @@ FlightServer::~FlightServer() {
 }
 
 Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& host, int port,
-                                                          std::string token, Lookup lookup) {
+                                                          std::string token, Lookup lookup,
+                                                          List list) {
   if (token.empty()) return Status::Invalid("flight server: the cluster token must not be empty");
   auto impl = std::make_unique<Impl>();
-  impl->service = std::make_unique<Service>(std::move(token), std::move(lookup));
+  // The service is registered before the port is known; it reads its location when called.
+  auto location = std::make_shared<std::string>();
   grpc::ServerBuilder builder;
   int bound = 0;
   builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
                            &bound);
   builder.SetMaxSendMessageSize(-1);
+  impl->service =
+      std::make_unique<Service>(std::move(token), std::move(lookup), std::move(list), location);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || bound == 0) {
     return Status::IOError("flight server: cannot listen on " + host + ":" + std::to_string(port));
   }
   impl->address = host + ":" + std::to_string(bound);
+  *location = "grpc+tcp://" + impl->address;
   return std::unique_ptr<FlightServer>(new FlightServer(std::move(impl)));
 }
 
@@ -171,6 +229,9 @@ int64_t FlightServer::calls_served() const {
 int64_t FlightServer::calls_refused() const {
   return impl_->service->refused_.load();
 }
+int64_t FlightServer::bytes_served() const {
+  return impl_->service->bytes_.load();
+}
 
 Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
                                   const std::string& ticket) {
@@ -181,77 +242,165 @@ Result<StoredPartition> FlightGet(const std::string& address, const std::string&
 
 namespace {
 
+// The FlightData of a DoGet as the bytes of an IPC stream (each message framed again:
+// continuation, length, metadata padded to 8 bytes, body), pulled from the call as the IPC reader
+// asks for them, so a fetch holds one message at a time; bodies are handed on without a copy.
+class FlightDataStream final : public io::InputStream {
+ public:
+  explicit FlightDataStream(grpc::ClientReader<fl::FlightData>* call) : call_(call) {}
+
+  Result<BufferPtr> Read(int64_t size) override {
+    while (available() < size && Pull()) {
+    }
+    if (segments_.empty() || size == 0) return Buffer::Allocate(0);
+    BufferPtr& front = segments_.front();
+    if (front->size() - offset_ >= size) {  // within one segment: a view
+      BufferPtr out = Buffer::SliceOf(front, offset_, size);
+      Advance(size);
+      return out;
+    }
+    const int64_t n = std::min(size, available());
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(n));
+    for (int64_t done = 0; done < n;) {
+      const int64_t take = std::min(n - done, segments_.front()->size() - offset_);
+      std::memcpy(out->mutable_data() + done, segments_.front()->data() + offset_, take);
+      Advance(take);
+      done += take;
+    }
+    return out;
+  }
+  int64_t Tell() const override { return position_; }
+  /// The app_metadata of the last message pulled (a record batch's partition index).
+  const std::string& app_metadata() const { return app_metadata_; }
+  /// Whether the call has no more messages.
+  bool ended() const { return ended_; }
+
+ private:
+  int64_t available() const {
+    int64_t n = -offset_;
+    for (const BufferPtr& b : segments_)
+      n += b->size();
+    return n;
+  }
+  void Advance(int64_t n) {
+    offset_ += n;
+    position_ += n;
+    if (offset_ == segments_.front()->size()) {
+      segments_.pop_front();
+      offset_ = 0;
+    }
+  }
+  bool Pull() {
+    fl::FlightData data;
+    if (ended_ || !call_->Read(&data)) {
+      ended_ = true;
+      return false;
+    }
+    app_metadata_ = data.app_metadata();
+    const std::string& header = data.data_header();
+    const size_t padded = (header.size() + 7) & ~size_t{7};
+    auto frame = std::make_shared<std::string>();
+    frame->reserve(8 + padded);
+    AppendLe32(frame.get(), 0xFFFFFFFFu);
+    AppendLe32(frame.get(), static_cast<uint32_t>(padded));
+    *frame += header;
+    frame->append(padded - header.size(), '\0');
+    Push(std::move(frame));
+    if (!data.data_body().empty())
+      Push(std::make_shared<std::string>(std::move(*data.mutable_data_body())));
+    return true;
+  }
+  void Push(std::shared_ptr<std::string> bytes) {
+    const auto* data = reinterpret_cast<const uint8_t*>(bytes->data());
+    const auto size = static_cast<int64_t>(bytes->size());
+    segments_.push_back(Buffer::Wrap(data, size, std::move(bytes)));
+  }
+
+  grpc::ClientReader<fl::FlightData>* call_;
+  std::deque<BufferPtr> segments_;
+  int64_t offset_ = 0;  // into segments_.front()
+  int64_t position_ = 0;
+  std::string app_metadata_;
+  bool ended_ = false;
+};
+
+// Lends a stream to a reader that wants to own one.
+class Borrowed final : public io::InputStream {
+ public:
+  explicit Borrowed(io::InputStream* source) : source_(source) {}
+  Result<BufferPtr> Read(int64_t size) override { return source_->Read(size); }
+  int64_t Tell() const override { return source_->Tell(); }
+
+ private:
+  io::InputStream* source_;
+};
+
+Status FromGrpc(const grpc::Status& status, const std::string& what) {
+  const std::string message = what + ": " + status.error_message();
+  switch (status.error_code()) {
+    case grpc::StatusCode::UNAVAILABLE:
+    case grpc::StatusCode::DEADLINE_EXCEEDED:
+    case grpc::StatusCode::CANCELLED:
+      return Status::IOError(message);
+    case grpc::StatusCode::NOT_FOUND:
+      return Status::KeyError(message);
+    default:
+      return Status::Invalid(message);
+  }
+}
+
 Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>& channel,
                                            const std::string& address, const std::string& token,
                                            const std::string& ticket, int count) {
+  const std::string what = "flight DoGet '" + ticket + "' from " + address;
   auto stub = fl::FlightService::NewStub(channel);
   grpc::ClientContext context;
   context.AddMetadata(kAuthHeader, BearerOf(token));
   fl::Ticket request;
   request.set_ticket(ticket);
-  std::unique_ptr<grpc::ClientReader<fl::FlightData>> reader = stub->DoGet(&context, request);
-  // The messages are framed back into an IPC stream (continuation, length, metadata padded to
-  // 8 bytes, body) and read by the IPC reader, which validates everything that arrived.
-  std::string stream;
-  std::vector<int> batch_partition;  // per record batch message, in order
-  fl::FlightData data;
-  while (reader->Read(&data)) {
-    if (!data.app_metadata().empty()) {
-      int index = -1;
-      try {
-        index = std::stoi(data.app_metadata());
-      } catch (...) {
+  std::unique_ptr<grpc::ClientReader<fl::FlightData>> call = stub->DoGet(&context, request);
+  FlightDataStream messages(call.get());
+  std::vector<StoredPartition> out(count);
+  // The IPC reader validates every message as it arrives; batches go to the partition their
+  // app_metadata names.
+  Status decoded = [&]() -> Status {
+    FLOTILLA_ASSIGN_OR_RETURN(auto reader,
+                              ipc::StreamReader::Open(std::make_unique<Borrowed>(&messages)));
+    for (StoredPartition& p : out)
+      p.schema = reader->schema();
+    while (true) {
+      FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
+      if (!batch) return Status::OK();
+      const std::string& label = messages.app_metadata();
+      int index = label.empty() && count == 1 ? 0 : -1;  // a server that does not label batches
+      if (!label.empty()) {
+        auto [end, error] = std::from_chars(label.data(), label.data() + label.size(), index);
+        if (error != std::errc() || end != label.data() + label.size()) index = -1;
       }
       if (index < 0 || index >= count) {
-        return Status::Invalid("flight DoGet '" + ticket + "' from " + address +
-                               ": a batch names partition '" + data.app_metadata() + "' of " +
+        return Status::Invalid("a batch names partition '" + label + "' of " +
                                std::to_string(count));
       }
-      batch_partition.push_back(index);
+      out[index].batches.push_back(*std::move(batch));
     }
-    const std::string& header = data.data_header();
-    size_t padded = (header.size() + 7) & ~size_t{7};
-    AppendLe32(&stream, 0xFFFFFFFFu);
-    AppendLe32(&stream, static_cast<uint32_t>(padded));
-    stream += header;
-    stream.append(padded - header.size(), '\0');
-    stream += data.data_body();
-  }
-  grpc::Status status = reader->Finish();
-  if (!status.ok()) {
-    std::string what =
-        "flight DoGet '" + ticket + "' from " + address + ": " + status.error_message();
-    switch (status.error_code()) {
-      case grpc::StatusCode::UNAVAILABLE:
-      case grpc::StatusCode::DEADLINE_EXCEEDED:
-      case grpc::StatusCode::CANCELLED:
-        return Status::IOError(what);
-      case grpc::StatusCode::NOT_FOUND:
-        return Status::KeyError(what);
-      default:
-        return Status::Invalid(what);
+  }();
+  if (!decoded.ok()) {
+    // The call's own failure (refused, unknown ticket, a lost server) explains an unreadable
+    // stream better than the reader can.
+    if (!messages.ended()) {
+      context.TryCancel();
+      fl::FlightData rest;
+      while (call->Read(&rest)) {
+      }
     }
+    grpc::Status status = call->Finish();
+    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
+      return FromGrpc(status, what);
+    }
+    return decoded.WithContext(what);
   }
-  AppendLe32(&stream, 0xFFFFFFFFu);
-  AppendLe32(&stream, 0);
-  FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(stream));
-  SchemaPtr schema;
-  auto batches = ipc::ReadStream(buffer, &schema);
-  if (!batches.ok()) {
-    return batches.status().WithContext("flight DoGet '" + ticket + "' from " + address);
-  }
-  std::vector<StoredPartition> out(count, StoredPartition{schema, {}});
-  if (count == 1 && batch_partition.empty()) {
-    out[0].batches = batches.MoveValueUnsafe();  // a server that does not label its batches
-    return out;
-  }
-  if (batch_partition.size() != batches->size()) {
-    return Status::Invalid("flight DoGet '" + ticket + "' from " + address +
-                           ": batches without their partition index");
-  }
-  for (size_t i = 0; i < batch_partition.size(); ++i) {
-    out[batch_partition[i]].batches.push_back(std::move((*batches)[i]));
-  }
+  grpc::Status status = call->Finish();
+  if (!status.ok()) return FromGrpc(status, what);
   return out;
 }
 

@@ -3,10 +3,12 @@
 // from it. DoGet(ticket) streams the partitions the ticket names as one Arrow IPC stream (one
 // FlightData per message: flatbuffer metadata in data_header, the body in data_body), which is
 // what any Flight client expects; each record batch's app_metadata is the index of the partition
-// it belongs to, so a ticket naming several partitions is read back as several. Every call must
-// carry the cluster's token as gRPC metadata "authorization: Bearer <token>"; calls without it, or
-// with another, are refused (UNAUTHENTICATED) before anything is read. gRPC headers stay inside
-// flight.cc.
+// it belongs to, so a ticket naming several partitions is read back as several. A partition
+// stored encoded is sent as the messages it is stored as (no decoding, no re-encoding). The
+// client decodes messages as they arrive, so a fetch holds one message beyond the batches read.
+// ListFlights(prefix) lists stored partitions. Every call must carry the cluster's token as gRPC
+// metadata "authorization: Bearer <token>"; calls without it, or with another, are refused
+// (UNAUTHENTICATED) before anything is read. gRPC headers stay inside flight.cc.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -21,12 +23,15 @@ class FlightServer {
  public:
   /// What a ticket names (one or more partitions of one schema); an error is sent to the caller
   /// as NOT_FOUND with its message.
-  using Lookup = std::function<Result<std::vector<StoredPartition>>(const std::string& ticket)>;
+  using Lookup = std::function<Result<std::vector<ServedPartition>>(const std::string& ticket)>;
+  /// The partitions whose ticket starts with a prefix (ListFlights).
+  using List = std::function<std::vector<ListedPartition>(const std::string& prefix)>;
 
   /// Listens on `host`:`port` (0: any free port) and serves `lookup`'s partitions to callers
-  /// presenting `token` (which must not be empty).
+  /// presenting `token` (which must not be empty). Without `list`, ListFlights lists nothing.
   static Result<std::unique_ptr<FlightServer>> Start(const std::string& host, int port,
-                                                     std::string token, Lookup lookup);
+                                                     std::string token, Lookup lookup,
+                                                     List list = nullptr);
   /// Stops accepting calls and waits for the running ones.
   ~FlightServer();
 
@@ -34,6 +39,8 @@ class FlightServer {
   const std::string& address() const;
   int64_t calls_served() const;
   int64_t calls_refused() const;
+  /// Bytes of FlightData (metadata and bodies) sent so far.
+  int64_t bytes_served() const;
 
  private:
   struct Impl;

@@ -16,16 +16,29 @@ StoredPartition Sample() {
   return {a.schema(), {a, b}};
 }
 
+ServedPartition AsBatches(const StoredPartition& p) {
+  return {p.schema, nullptr, p.batches};
+}
+
+// "p0": the sample as batches; "p0,empty,p0": three partitions; "enc": the sample and an empty
+// partition kept encoded (zstd), served as stored; "enc,p0": one of each.
 std::unique_ptr<FlightServer> Serve(const std::string& token) {
   StoredPartition p = Sample();
-  auto server =
-      FlightServer::Start("127.0.0.1", 0, token,
-                          [p](const std::string& ticket) -> Result<std::vector<StoredPartition>> {
-                            if (ticket == "p0") return std::vector<StoredPartition>{p};
-                            if (ticket == "p0,empty,p0")
-                              return std::vector<StoredPartition>{p, {p.schema, {}}, p};
-                            return Status::KeyError("no partition '" + ticket + "'");
-                          });
+  auto encoded = EncodePartitions(p.schema, {p.batches, {}}, ipc::Compression::kZstd);
+  EXPECT_TRUE(encoded.ok()) << encoded.status().ToString();
+  ServedPartition stored{p.schema, Buffer::SliceOf(encoded->bytes, 0, encoded->size(0)), {}};
+  ServedPartition stored_empty{
+      p.schema, Buffer::SliceOf(encoded->bytes, encoded->offsets[1], encoded->size(1)), {}};
+  auto server = FlightServer::Start(
+      "127.0.0.1", 0, token,
+      [=](const std::string& ticket) -> Result<std::vector<ServedPartition>> {
+        if (ticket == "p0") return std::vector<ServedPartition>{AsBatches(p)};
+        if (ticket == "p0,empty,p0")
+          return std::vector<ServedPartition>{AsBatches(p), {p.schema, nullptr, {}}, AsBatches(p)};
+        if (ticket == "enc") return std::vector<ServedPartition>{stored, stored_empty};
+        if (ticket == "enc,p0") return std::vector<ServedPartition>{stored, AsBatches(p)};
+        return Status::KeyError("no partition '" + ticket + "'");
+      });
   EXPECT_TRUE(server.ok()) << server.status().ToString();
   return server.MoveValueUnsafe();
 }
@@ -55,6 +68,21 @@ TEST(FlightTest, OneCallReadsSeveralPartitionsBackApart) {
   EXPECT_EQ(server->calls_served(), 1);
   // Asking for fewer partitions than the server labels is an error, not a silent merge.
   EXPECT_FALSE(FlightGetMany(server->address(), "secret", "p0,empty,p0", 2).ok());
+}
+
+TEST(FlightTest, PartitionsKeptEncodedAreSentAsStoredAndReadBack) {
+  auto server = Serve("secret");
+  StoredPartition want = Sample();
+  auto got = FlightGetMany(server->address(), "secret", "enc", 2);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(CanonicalJson(*(*got)[0].schema, (*got)[0].batches),
+            CanonicalJson(*want.schema, want.batches));
+  EXPECT_TRUE((*got)[1].batches.empty());
+  // Stored and encoded-on-the-fly partitions in one stream: one schema, both read back.
+  auto mixed = FlightGetMany(server->address(), "secret", "enc,p0", 2);
+  ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
+  for (const StoredPartition& p : *mixed)
+    EXPECT_EQ(CanonicalJson(*p.schema, p.batches), CanonicalJson(*want.schema, want.batches));
 }
 
 TEST(FlightTest, CallsWithoutTheClusterTokenAreRefused) {
@@ -98,8 +126,8 @@ TEST(FlightTest, AServerBackAtAnAddressThatFailedIsReachedAtOnce) {
   ASSERT_FALSE(FlightGet(address, "secret", "p0").ok());
   StoredPartition p = Sample();
   auto again = FlightServer::Start("127.0.0.1", port, "secret",
-                                   [p](const std::string&) -> Result<std::vector<StoredPartition>> {
-                                     return std::vector<StoredPartition>{p};
+                                   [p](const std::string&) -> Result<std::vector<ServedPartition>> {
+                                     return std::vector<ServedPartition>{AsBatches(p)};
                                    });
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   for (int i = 0; i < 3; ++i) {
