@@ -1,11 +1,11 @@
 // The query driver (src/flotilla/distributed/query_driver.h) through one M x N shuffle on a
 // simulated cluster of 16 workers: M map tasks over in-memory partitions, each writing N
 // partitions, then N reduce tasks each reading one partition of every map task. Every
-// dispatched task "completes" at once with made-up partition refs, so only the driver and its
+// dispatched task "completes" at once with made-up partition sizes, so only the driver and its
 // scheduler are timed: creating tasks, building their messages, following their results.
-// items_per_second is driver events (task results and result fetches) per second; the
-// bookkeeping per event is constant, the messages of reduce tasks grow with M (each names M
-// partitions), so time per event grows with M and not with M x N.
+// items_per_second is driver events (task results and result fetches) per second. A map task's
+// result is N integers pairs; a reduce task's message names its M inputs as a bitmap over task
+// ids per worker (CompactPieces); the driver still keeps, per reduce task, its M input parts.
 //
 //   ./build/bench/driver_bench --benchmark_min_time=1
 
@@ -34,21 +34,16 @@ exec::PlanPtr ShufflePlan(int map_tasks, int partitions) {
   return exec::MakeRepartitionByHash(source, partitions, {expr::Column("v")}).ValueOrDie();
 }
 
-// What a worker would report for `dispatch`: one ref per output partition.
+// What a worker would report for `dispatch`: a row count and a size per output partition.
 std::string FakeResult(const Dispatch& dispatch) {
   proto::Task task;
   task.ParseFromString(dispatch.bytes);
   proto::TaskResult result;
   result.set_worker(dispatch.worker);
+  result.set_address(dispatch.worker);
   for (int i = 0; i < std::max(task.num_outputs(), 1); ++i) {
-    PartitionRef ref{"q/t" + std::to_string(task.task_id()) + "/p" + std::to_string(i),
-                     dispatch.worker,
-                     dispatch.worker,
-                     1,
-                     64,
-                     task.task_id(),
-                     i};
-    RefToProto(ref, result.add_outputs());
+    result.add_output_rows(1);
+    result.add_output_bytes(64);
   }
   result.set_rows(task.num_outputs());
   return result.SerializeAsString();

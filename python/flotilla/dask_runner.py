@@ -233,6 +233,13 @@ class DaskRunner:
         task, node, node_name, worker, attempt, seconds, rows, bytes, message, time."""
         self.subscribers.append(fn)
 
+    def _default_compression(self) -> str:
+        """lz4 when shuffled bytes cross a network; none when every worker is on this machine
+        (loopback copies faster than lz4 compresses)."""
+        hosts = {w.flight_address.rsplit(":", 1)[0] for w in self.workers.values()}
+        local = all(h.startswith("127.") or h in ("localhost", "[::1]") for h in hosts)
+        return "none" if local else "lz4"
+
     def worker_stats(self) -> dict:
         """Dask worker address -> its store and data-plane figures (WorkerRuntime.stats)."""
         return {a: w.actor.stats().result(timeout=60) for a, w in self.workers.items()}
@@ -318,8 +325,7 @@ class DaskRunner:
             kw.update(gather_sort_rows=self.gather_sort_rows)
         if self.shuffle_algorithm:
             kw.update(shuffle_algorithm=self.shuffle_algorithm)
-        if self.shuffle_compression:
-            kw.update(shuffle_compression=self.shuffle_compression)
+        kw.update(shuffle_compression=self.shuffle_compression or self._default_compression())
         if write is not None:
             kw.update(write_root=write.root, format=write.format,
                       partition_by=list(write.partition_by), compression=write.compression)

@@ -17,10 +17,8 @@ namespace {
 // id int64, name utf8 (null when id % 7 == 3), value float64 (id / 2), tags list<int32> (null
 // when id % 11 == 5, else [id % 3, id % 5]): the rows of one partition, in id order.
 Result<RecordBatch> PartitionRows(int64_t rows, int partitions, int p) {
-  auto schema = std::make_shared<Schema>(std::vector<Field>{{"id", int64()},
-                                                            {"name", utf8()},
-                                                            {"value", float64()},
-                                                            {"tags", list(int32())}});
+  auto schema = std::make_shared<Schema>(std::vector<Field>{
+      {"id", int64()}, {"name", utf8()}, {"value", float64()}, {"tags", list(int32())}});
   std::vector<std::unique_ptr<ArrayBuilder>> builders;
   for (const Field& f : schema->fields()) {
     FLOTILLA_ASSIGN_OR_RETURN(auto b, MakeBuilder(f.type));
@@ -104,8 +102,8 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "flight_serve_tool: PARTITIONS must be at least 1\n");
     return 2;
   }
-  flotilla::Status s = flotilla::Run(std::atoll(argv[1]), partitions, argv[3],
-                                     argc > 4 ? argv[4] : "interop-token");
+  flotilla::Status s =
+      flotilla::Run(std::atoll(argv[1]), partitions, argv[3], argc > 4 ? argv[4] : "interop-token");
   if (!s.ok()) {
     std::fprintf(stderr, "flight_serve_tool: %s\n", s.ToString().c_str());
     return 1;

@@ -15,8 +15,8 @@ namespace flotilla::distributed {
 struct EncodedPartitions {
   SchemaPtr schema;
   BufferPtr bytes;
-  std::vector<int64_t> offsets;  // partition i is bytes [offsets[i], offsets[i + 1])
-  std::vector<int64_t> rows;     // rows of partition i
+  std::vector<int64_t> offsets;        // partition i is bytes [offsets[i], offsets[i + 1])
+  std::vector<int64_t> rows;           // rows of partition i
   std::vector<int64_t> decoded_bytes;  // what partition i's batches take in memory
 
   int count() const { return static_cast<int>(rows.size()); }

@@ -1,11 +1,23 @@
 #include "flotilla/distributed/partition_ref.h"
 
+#include <limits>
+#include <map>
+
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/expr/serialize.h"
 
 namespace flotilla::distributed {
+
+std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt) {
+  return "q" + std::to_string(query_id) + "/t" + std::to_string(task_id) + "." +
+         std::to_string(attempt);
+}
+
+std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index) {
+  return TaskOutputKey(query_id, task_id, attempt) + "/p" + std::to_string(index);
+}
 
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
   std::string ticket;
@@ -24,6 +36,7 @@ PartitionScanTask::PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaP
       keep_(keep) {}
 
 int64_t PartitionScanTask::num_rows() const {
+  if (total_rows_ >= 0) return total_rows_;
   int64_t n = 0;
   for (const PartitionPiece& p : pieces_)
     n += p.num_rows();
@@ -31,6 +44,7 @@ int64_t PartitionScanTask::num_rows() const {
 }
 
 int64_t PartitionScanTask::size_bytes() const {
+  if (total_bytes_ >= 0) return total_bytes_;
   int64_t n = 0;
   for (const PartitionPiece& p : pieces_)
     n += p.ref.size_bytes;
@@ -62,7 +76,8 @@ Result<std::vector<RecordBatch>> PartitionScanTask::Read(const io::ScanPushdowns
   // Each piece's rows [offset, offset + length) across its batches, zero-copy.
   for (size_t i = 0; i < pieces_.size(); ++i) {
     int64_t skip = pieces_[i].offset;
-    int64_t want = pieces_[i].num_rows();
+    int64_t want = pieces_[i].length >= 0 ? pieces_[i].length
+                                          : std::numeric_limits<int64_t>::max();  // to the end
     for (const RecordBatch& b : partitions[i].batches) {
       if (want <= 0) break;
       if (skip >= b.num_rows()) {
@@ -88,13 +103,87 @@ Result<std::vector<RecordBatch>> PartitionScanTask::Read(const io::ScanPushdowns
   return rows;
 }
 
+namespace {
+
+// `pieces` as CompactPieces, when they fit its form: whole partitions of one index and query,
+// named as PartitionKey names them, in increasing task order, their tasks not too spread out.
+bool Compact(const std::vector<PartitionPiece>& pieces, proto::CompactPieces* out) {
+  if (pieces.size() < 2) return false;
+  const PartitionRef& first = pieces.front().ref;
+  const int64_t span = pieces.back().ref.task_id - first.task_id + 1;
+  if (span > 64 * static_cast<int64_t>(pieces.size())) return false;
+  std::string bits(static_cast<size_t>((span + 7) / 8), '\0');
+  int64_t rows = 0, bytes = 0, previous = -1;
+  for (const PartitionPiece& p : pieces) {
+    const PartitionRef& r = p.ref;
+    if (p.offset != 0 || p.length != -1 || r.worker != first.worker || r.index != first.index ||
+        r.query_id != first.query_id || r.task_id <= previous ||
+        r.id != PartitionKey(r.query_id, r.task_id, r.attempt, r.index)) {
+      return false;
+    }
+    previous = r.task_id;
+    const int64_t k = r.task_id - first.task_id;
+    bits[static_cast<size_t>(k / 8)] |= static_cast<char>(1 << (k % 8));
+    if (r.attempt != 0) {
+      out->add_retried_tasks(r.task_id);
+      out->add_retried_attempts(r.attempt);
+    }
+    rows += r.num_rows;
+    bytes += r.size_bytes;
+  }
+  out->set_query_id(first.query_id);
+  out->set_index(first.index);
+  out->set_worker(first.worker);
+  out->set_address(first.address);
+  out->set_first_task(first.task_id);
+  out->set_tasks(std::move(bits));
+  out->set_rows(rows);
+  out->set_bytes(bytes);
+  return true;
+}
+
+Result<std::vector<PartitionPiece>> Expand(const proto::CompactPieces& c) {
+  std::map<int64_t, int> retried;
+  if (c.retried_tasks_size() != c.retried_attempts_size()) {
+    return Status::Invalid("partition scan task: retried tasks without their attempts");
+  }
+  for (int i = 0; i < c.retried_tasks_size(); ++i)
+    retried[c.retried_tasks(i)] = c.retried_attempts(i);
+  std::vector<PartitionPiece> pieces;
+  const std::string& bits = c.tasks();
+  for (size_t byte = 0; byte < bits.size(); ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      if ((static_cast<unsigned char>(bits[byte]) >> bit & 1) == 0) continue;
+      const int64_t task = c.first_task() + static_cast<int64_t>(byte) * 8 + bit;
+      auto r = retried.find(task);
+      const int attempt = r == retried.end() ? 0 : r->second;
+      PartitionRef ref{PartitionKey(c.query_id(), task, attempt, c.index()),
+                       c.worker(),
+                       c.address(),
+                       0,
+                       0,
+                       task,
+                       c.index(),
+                       attempt,
+                       c.query_id()};
+      pieces.push_back({std::move(ref), 0, -1});
+    }
+  }
+  return pieces;
+}
+
+}  // namespace
+
 Result<std::string> PartitionScanTask::Serialize() const {
   proto::PartitionInput input;
-  for (const PartitionPiece& p : pieces_) {
-    proto::PartitionPiece* piece = input.add_pieces();
-    RefToProto(p.ref, piece->mutable_ref());
-    piece->set_offset(p.offset);
-    piece->set_length(p.length);
+  if (!Compact(pieces_, input.mutable_compact())) {
+    input.clear_compact();
+    for (const PartitionPiece& p : pieces_) {
+      proto::PartitionPiece* piece = input.add_pieces();
+      RefToProto(p.ref, piece->mutable_ref());
+      piece->set_offset(p.offset);
+      piece->set_length(p.length);
+    }
   }
   FLOTILLA_ASSIGN_OR_RETURN(std::string schema, expr::SerializeSchema(schema_));
   input.set_schema(std::move(schema));
@@ -111,6 +200,13 @@ void RegisterPartitionScanTasks(io::ScanTaskRegistry* registry, PartitionFetcher
     }
     FLOTILLA_ASSIGN_OR_RETURN(SchemaPtr schema, expr::DeserializeSchema(input.schema()));
     std::vector<PartitionPiece> pieces;
+    if (input.has_compact()) {
+      FLOTILLA_ASSIGN_OR_RETURN(pieces, Expand(input.compact()));
+      auto task = std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), fetch,
+                                                      input.keep());
+      task->SetTotals(input.compact().rows(), input.compact().bytes());
+      return task;
+    }
     for (const proto::PartitionPiece& p : input.pieces()) {
       pieces.push_back({RefFromProto(p.ref()), p.offset(), p.length()});
       if (pieces.back().ref.worker != pieces.front().ref.worker) {

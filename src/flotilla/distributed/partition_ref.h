@@ -27,6 +27,8 @@ struct PartitionRef {
   int64_t size_bytes = 0;
   int64_t task_id = -1;  // the producing task (lineage)
   int index = 0;         // which of its output partitions
+  int attempt = 0;       // of the producing task
+  int64_t query_id = 0;
 };
 
 /// Rows [offset, offset + length) of a partition (length -1: to the end).
@@ -42,6 +44,12 @@ struct PartitionPiece {
 /// (a broadcast side, read again by its later tasks).
 using PartitionFetcher = std::function<Result<std::vector<StoredPartition>>(
     const std::vector<PartitionRef>& refs, bool keep)>;
+
+/// The store key of a task attempt's outputs kept as one entry: "q<query>/t<task>.<attempt>"
+/// (the query prefix lets a worker drop a query's outputs).
+std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt);
+/// The id of output partition `index` of a task attempt: TaskOutputKey + "/p<i>".
+std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index);
 
 /// The Flight ticket naming several partitions of one worker: their ids, one per line.
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs);
@@ -61,9 +69,17 @@ class PartitionScanTask final : public io::ScanTask {
   Result<std::string> Serialize() const override;
 
   const std::vector<PartitionPiece>& pieces() const { return pieces_; }
+  /// The rows and bytes of all pieces, when the pieces do not carry their own (read from the
+  /// compact form, which has only the totals).
+  void SetTotals(int64_t rows, int64_t bytes) {
+    total_rows_ = rows;
+    total_bytes_ = bytes;
+  }
 
  private:
   std::vector<PartitionPiece> pieces_;
+  int64_t total_rows_ = -1;
+  int64_t total_bytes_ = -1;
   SchemaPtr schema_;
   PartitionFetcher fetch_;
   bool keep_;

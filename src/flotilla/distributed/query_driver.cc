@@ -141,13 +141,12 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
   std::vector<int64_t> lost;
   for (Slot& s : slots_) {
     if (s.state != SlotState::kDone) continue;
-    bool on_worker = std::any_of(s.outputs.begin(), s.outputs.end(),
-                                 [&](const PartitionRef& r) { return r.worker == worker_id; });
+    bool on_worker = s.outputs.count() > 0 && s.outputs.worker == worker_id;
     if (!on_worker || !Needed(s)) continue;
     lost.push_back(s.id);
-    for (const PartitionRef& r : s.outputs)
-      nodes_[s.node].rows -= r.num_rows;
-    s.outputs.clear();
+    for (int64_t rows : s.outputs.rows)
+      nodes_[s.node].rows -= rows;
+    s.outputs = {};
     s.fetched = 0;
     SetState(&s, SlotState::kWaiting);
     Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node),
@@ -170,7 +169,7 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
 // Whether a finished task's outputs are still to be read: by the driver (a result not fetched
 // yet) or by a node that has not finished (a write's commit among them).
 bool QueryDriver::Needed(const Slot& slot) const {
-  if (slot.final) return slot.fetched < static_cast<int64_t>(slot.outputs.size());
+  if (slot.final) return slot.fetched < slot.outputs.count();
   for (int reader : readers_of_node_[slot.node]) {
     if (!NodeComplete(reader)) return true;
   }
@@ -245,7 +244,7 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   for (size_t k = 0; k < sides.size(); ++k) {
     if (!sides[k].broadcast) continue;
     for (int64_t b : DoneOutputs(sides[k].node)) {
-      for (size_t i = 0; i < slots_[b].outputs.size(); ++i) {
+      for (int64_t i = 0; i < slots_[b].outputs.count(); ++i) {
         inputs.push_back({b, static_cast<int>(i), 0, -1, static_cast<int>(k) + 1});
       }
     }
@@ -288,8 +287,8 @@ Status QueryDriver::CheckBroadcastSizes(int node) {
     }
     int64_t bytes = 0;
     for (int64_t b : DoneOutputs(side.node)) {
-      for (const PartitionRef& r : slots_[b].outputs)
-        bytes += r.size_bytes;
+      for (int64_t b_bytes : slots_[b].outputs.bytes)
+        bytes += b_bytes;
     }
     if (bytes <= options_.plan.broadcast_max_bytes) continue;
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> added,
@@ -370,7 +369,7 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   t.output_partitions = OutputPartitions(slot.node);
   for (const InputPart& p : slot.inputs) {
     if (p.side != 0) continue;
-    const int64_t rows = RefOf(p).num_rows;
+    const int64_t rows = slots_[p.slot].outputs.rows[p.index];
     t.input_rows += p.length >= 0 ? std::min(p.length, rows - p.offset) : rows - p.offset;
   }
   t.total_input_rows = nodes_[slot.node].input_rows;
@@ -381,8 +380,21 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   return t;
 }
 
-const PartitionRef& QueryDriver::RefOf(const InputPart& part) const {
-  return slots_[part.slot].outputs[part.index];
+PartitionRef QueryDriver::RefOf(const Slot& slot, int index) const {
+  const TaskOutputs& o = slot.outputs;
+  return {PartitionKey(options_.query_id, o.task_id, o.attempt, index),
+          o.worker,
+          o.address,
+          o.rows[index],
+          o.bytes[index],
+          o.task_id,
+          index,
+          o.attempt,
+          options_.query_id};
+}
+
+PartitionRef QueryDriver::RefOf(const InputPart& part) const {
+  return RefOf(slots_[part.slot], part.index);
 }
 
 Status QueryDriver::Advance() {
@@ -403,7 +415,7 @@ Status QueryDriver::Advance() {
   if (NodeComplete(plan_.root)) {
     bool fetched = true;
     for (int64_t s : OutputSlots(plan_.root)) {
-      if (slots_[s].fetched < static_cast<int64_t>(slots_[s].outputs.size())) fetched = false;
+      if (slots_[s].fetched < slots_[s].outputs.count()) fetched = false;
     }
     if (fetched) Finish(Status::OK());
   }
@@ -418,8 +430,10 @@ Status QueryDriver::Submit(Slot* slot) {
   spec.request = options_.task_request;
   spec.max_attempts = options_.max_attempts;
   std::map<std::string, int64_t> bytes;
-  for (const InputPart& p : slot->inputs)
-    bytes[RefOf(p).worker] += RefOf(p).size_bytes;
+  for (const InputPart& p : slot->inputs) {
+    const TaskOutputs& o = slots_[p.slot].outputs;
+    bytes[o.worker] += o.bytes[p.index];
+  }
   spec.input_bytes.assign(bytes.begin(), bytes.end());
   if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
     spec.pool = plan_.nodes[slot->node].pool;
@@ -519,7 +533,9 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
     // Row order is not kept: one read per worker holding pieces.
     std::map<std::string, std::vector<PartitionPiece>> by_worker;
     for (const InputPart* p : parts) {
-      by_worker[RefOf(*p).worker].push_back({RefOf(*p), p->offset, p->length});
+      PartitionRef ref = RefOf(*p);
+      std::string worker = ref.worker;
+      by_worker[worker].push_back({std::move(ref), p->offset, p->length});
     }
     for (auto& [worker, pieces] : by_worker) {
       tasks.push_back(
@@ -530,7 +546,7 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
     // consecutive pieces on the same worker.
     std::vector<PartitionPiece> run;
     for (const InputPart* p : parts) {
-      if (!run.empty() && run.back().ref.worker != RefOf(*p).worker) {
+      if (!run.empty() && run.back().ref.worker != slots_[p->slot].outputs.worker) {
         tasks.push_back(std::make_shared<PartitionScanTask>(std::exchange(run, {}), schema));
       }
       run.push_back({RefOf(*p), p->offset, p->length});
@@ -604,9 +620,19 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     return Advance();
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_.TaskCompleted(task_id));
-  slot.outputs.clear();
-  for (const proto::PartitionRef& r : result.outputs())
-    slot.outputs.push_back(RefFromProto(r));
+  if (result.output_rows_size() != result.output_bytes_size()) {
+    Finish(Status::Invalid("task " + std::to_string(task_id) + "'s result from " + worker +
+                           " gives " + std::to_string(result.output_rows_size()) +
+                           " row counts for " + std::to_string(result.output_bytes_size()) +
+                           " partitions"));
+    return Status::OK();
+  }
+  slot.outputs = {worker,
+                  result.address(),
+                  task_id,
+                  attempt,
+                  {result.output_rows().begin(), result.output_rows().end()},
+                  {result.output_bytes().begin(), result.output_bytes().end()}};
   if (!result.inline_rows().empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(result.inline_rows()));
     Result<std::vector<RecordBatch>> rows = ipc::ReadStream(std::move(buffer));
@@ -621,9 +647,10 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   Emit({TaskEventKind::kCompleted, options_.query_id, task_id, slot.node, NodeName(slot.node),
         worker, attempt, seconds, result.rows(), result.bytes()});
   if (slot.final) {
-    ready_.insert(ready_.end(), slot.outputs.begin(), slot.outputs.end());
-    for (const PartitionRef& r : slot.outputs)
-      result_slot_[r.id] = slot.id;
+    for (int i = 0; i < slot.outputs.count(); ++i) {
+      ready_.push_back(RefOf(slot, i));
+      result_slot_[ready_.back().id] = slot.id;
+    }
   }
   return Advance();
 }
@@ -661,9 +688,9 @@ Status QueryDriver::MarkFetched(const std::string& ref_id) {
   Slot& slot = slots_[it->second];
   result_slot_.erase(it);
   // An output since lost (and its task re-run) does not count.
-  if (slot.state == SlotState::kDone &&
-      std::any_of(slot.outputs.begin(), slot.outputs.end(),
-                  [&](const PartitionRef& r) { return r.id == ref_id; })) {
+  if (slot.state == SlotState::kDone && slot.outputs.count() > 0 &&
+      ref_id.starts_with(
+          TaskOutputKey(options_.query_id, slot.outputs.task_id, slot.outputs.attempt) + "/p")) {
     slot.fetched += 1;
   }
   return Advance();
@@ -673,7 +700,8 @@ std::vector<PartitionRef> QueryDriver::ResultOrder() const {
   std::vector<PartitionRef> out;
   for (int64_t s : OutputSlots(plan_.root)) {
     if (slots_[s].state != SlotState::kDone) continue;
-    out.insert(out.end(), slots_[s].outputs.begin(), slots_[s].outputs.end());
+    for (int i = 0; i < slots_[s].outputs.count(); ++i)
+      out.push_back(RefOf(slots_[s], i));
   }
   return out;
 }

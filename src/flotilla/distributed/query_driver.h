@@ -64,8 +64,10 @@ struct DriverOptions {
   /// How a shuffle's map outputs are kept: "flight" (one encoded entry per map task, spilled as
   /// one file and served as stored) or "memory" (each partition as batches, encoded per fetch).
   std::string shuffle_algorithm = "flight";
-  /// The Arrow IPC codec of "flight" shuffle outputs: "lz4", "zstd" or "none".
-  std::string shuffle_compression = "lz4";
+  /// The Arrow IPC codec of "flight" shuffle outputs: "none", "lz4" or "zstd". Compressing
+  /// costs more CPU than it saves where workers share a machine (loopback moves bytes at memory
+  /// speed); the Dask runner picks lz4 when its workers are on several hosts.
+  std::string shuffle_compression = "none";
   /// How joins are planned (DistributedPlanOptions: when a side is broadcast).
   DistributedPlanOptions plan;
   std::vector<std::shared_ptr<EventSubscriber>> subscribers;
@@ -133,6 +135,17 @@ class QueryDriver final : private TaskGraph {
   // A slot is the one word for a task as the driver plans it: a place in a node's output that
   // one task fills, whatever attempts it takes (each attempt is a scheduler task).
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
+  /// What a finished task offers, as integers: its partitions, all on one worker, are named by
+  /// PartitionKey(query, task, attempt, i) — the driver keeps no string per partition.
+  struct TaskOutputs {
+    std::string worker;
+    std::string address;
+    int64_t task_id = -1;
+    int attempt = 0;
+    std::vector<int64_t> rows;
+    std::vector<int64_t> bytes;
+    int64_t count() const { return static_cast<int64_t>(rows.size()); }
+  };
   struct Slot {
     int64_t id = 0;
     int node = 0;       // its pipeline node
@@ -142,7 +155,7 @@ class QueryDriver final : private TaskGraph {
     std::vector<InputPart> inputs;
     SlotState state = SlotState::kWaiting;
     int64_t task_id = -1;  // the scheduler's id of the current submission
-    std::vector<PartitionRef> outputs;
+    TaskOutputs outputs;
     bool final = false;  // its outputs are the query's result (a write's: its commit's)
     int64_t fetched = 0;
     int64_t missing = 0;                   // input parts whose producing task is not done
@@ -179,7 +192,7 @@ class QueryDriver final : private TaskGraph {
   bool Cancelled(int64_t slot) const override {
     return slots_[slot].state == SlotState::kCancelled;
   }
-  int64_t OutputRows(int64_t slot) const override { return slots_[slot].outputs[0].num_rows; }
+  int64_t OutputRows(int64_t slot) const override { return slots_[slot].outputs.rows[0]; }
   int64_t NewSlot(int node, std::vector<InputPart> inputs) override;
   void SetScan(int64_t slot, std::vector<std::shared_ptr<const io::ScanTask>> scan) override {
     slots_[slot].scan = std::move(scan);
@@ -204,7 +217,9 @@ class QueryDriver final : private TaskGraph {
   /// `keep`: the reading worker keeps what it pulls (a broadcast side).
   Result<exec::PlanPtr> ReadOf(const Slot& slot, int side, const SchemaPtr& schema, ReadOrder order,
                                bool keep = false) const;
-  const PartitionRef& RefOf(const InputPart& part) const;
+  /// The partition an input part reads (its id built on demand).
+  PartitionRef RefOf(const InputPart& part) const;
+  PartitionRef RefOf(const Slot& slot, int index) const;
   bool Needed(const Slot& slot) const;
   void Emit(TaskEvent event);
   void Finish(Status status);

@@ -13,10 +13,13 @@ inline void RefToProto(const PartitionRef& ref, proto::PartitionRef* out) {
   out->set_size_bytes(ref.size_bytes);
   out->set_task_id(ref.task_id);
   out->set_index(ref.index);
+  out->set_attempt(ref.attempt);
+  out->set_query_id(ref.query_id);
 }
 
 inline PartitionRef RefFromProto(const proto::PartitionRef& p) {
-  return {p.id(), p.worker(), p.address(), p.num_rows(), p.size_bytes(), p.task_id(), p.index()};
+  return {p.id(),      p.worker(), p.address(), p.num_rows(), p.size_bytes(),
+          p.task_id(), p.index(),  p.attempt(), p.query_id()};
 }
 
 }  // namespace flotilla::distributed

@@ -100,14 +100,6 @@ Result<std::vector<RecordBatch>> WriteStaged(const proto::TaskOutput& output,
 
 }  // namespace
 
-std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt) {
-  return QueryPrefix(query_id) + "t" + std::to_string(task_id) + "." + std::to_string(attempt);
-}
-
-std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index) {
-  return TaskOutputKey(query_id, task_id, attempt) + "/p" + std::to_string(index);
-}
-
 Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions options) {
   std::unique_ptr<WorkerRuntime> w(new WorkerRuntime());
   w->options_ = options;
@@ -342,19 +334,13 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   }
 
   int64_t rows = 0, bytes = 0;
+  out.set_address(address_);
   auto add_ref = [&](int i, int64_t num_rows, int64_t size_bytes) {
-    PartitionRef ref;
-    ref.id = PartitionKey(task.query_id(), task.task_id(), task.attempt(), i);
-    ref.worker = id_;
-    ref.address = address_;
-    ref.num_rows = num_rows;
-    ref.size_bytes = size_bytes;
-    ref.task_id = task.task_id();
-    ref.index = i;
+    out.add_output_rows(num_rows);
+    out.add_output_bytes(size_bytes);
     rows += num_rows;
     bytes += size_bytes;
-    RefToProto(ref, out.add_outputs());
-    return ref.id;
+    return PartitionKey(task.query_id(), task.task_id(), task.attempt(), i);
   };
   if (!output.shuffle_compression().empty()) {
     // A shuffle's map side: its partitions encoded once, as one entry ("<key>/p<i>").

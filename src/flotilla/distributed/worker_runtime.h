@@ -86,10 +86,4 @@ class WorkerRuntime {
   bool owns_spill_dir_ = false;
 };
 
-/// The store key of a task attempt's outputs kept as one entry: "q<query>/t<task>.<attempt>"
-/// (the query prefix lets DropQuery find a query's outputs).
-std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt);
-/// The store key of output partition `index` of a task attempt: TaskOutputKey + "/p<i>".
-std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index);
-
 }  // namespace flotilla::distributed
