@@ -10,6 +10,7 @@
 //   ./build/bench/driver_bench --benchmark_min_time=1
 
 #include <benchmark/benchmark.h>
+#include <malloc.h>
 
 #include <string>
 #include <vector>
@@ -54,7 +55,9 @@ void BM_Shuffle(benchmark::State& state) {
   const int n = static_cast<int>(state.range(1));
   const exec::PlanPtr plan = ShufflePlan(m, n);
   int64_t events = 0;
+  double held_bytes = 0;
   for (auto _ : state) {
+    const size_t before = mallinfo2().uordblks;
     DriverOptions options;
     options.progress = 0;
     auto driver = QueryDriver::Make(plan, options).ValueOrDie();
@@ -73,6 +76,8 @@ void BM_Shuffle(benchmark::State& state) {
         ++events;
       }
     }
+    // What the driver holds once every task finished: its bookkeeping for the whole query.
+    held_bytes = static_cast<double>(mallinfo2().uordblks - before);
     if (!driver->status().ok() || !driver->finished()) {
       state.SkipWithError(
           ("the simulated query did not finish: " + driver->status().ToString()).c_str());
@@ -80,9 +85,16 @@ void BM_Shuffle(benchmark::State& state) {
     }
   }
   state.SetItemsProcessed(events);  // events per second; 1e6 / that is microseconds per event
+  state.counters["driver_MiB"] = held_bytes / (1 << 20);
 }
 
-BENCHMARK(BM_Shuffle)->Args({500, 500})->Args({2000, 2000})->Unit(benchmark::kMillisecond);
+// M = N doubling: the driver's bookkeeping should about double too (O(M + N)).
+BENCHMARK(BM_Shuffle)
+    ->Args({250, 250})
+    ->Args({500, 500})
+    ->Args({1000, 1000})
+    ->Args({2000, 2000})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace flotilla::distributed

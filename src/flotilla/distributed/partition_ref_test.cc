@@ -9,8 +9,15 @@ namespace flotilla::distributed {
 namespace {
 
 PartitionRef Ref(int64_t task, int attempt, int index, const std::string& worker = "w1") {
-  return {PartitionKey(7, task, attempt, index), worker, worker + ":1", 10 + task, 100, task,
-          index, attempt, 7};
+  return {PartitionKey(7, task, attempt, index),
+          worker,
+          worker + ":1",
+          10 + task,
+          100,
+          task,
+          index,
+          attempt,
+          7};
 }
 
 SchemaPtr OneColumn() {

@@ -31,6 +31,28 @@ double QueryDriver::Now() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
 }
 
+template <typename Fn>
+void QueryDriver::ForEachReader(const Slot& slot, Fn fn) const {
+  for (int64_t r : readers_[slot.id])
+    fn(r);
+  if (static_cast<size_t>(slot.node) >= run_readers_.size()) return;
+  for (const RunReader& run : run_readers_[slot.node]) {
+    if (slot.id >= run.first && slot.id < run.first + run.count) fn(run.reader);
+  }
+}
+
+template <typename Fn>
+void QueryDriver::ForEachPart(const std::vector<InputPart>& parts, Fn fn) {
+  for (const InputPart& p : parts) {
+    if (p.count == 1) {
+      fn(p);
+      continue;
+    }
+    for (int64_t k = 0; k < p.count; ++k)
+      fn(InputPart{p.slot + k, p.index, p.offset, p.length, p.side});
+  }
+}
+
 Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan,
                                                        DriverOptions options) {
   if (options.shuffle_algorithm != "flight" && options.shuffle_algorithm != "memory") {
@@ -156,11 +178,11 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
     std::erase_if(ready_, [&](const PartitionRef& r) { return r.worker == worker_id; });
     // Tasks reading what was lost stop, and start again once it exists.
     for (int64_t l : lost) {
-      for (int64_t r : readers_[l]) {
-        if (slots_[r].state != SlotState::kSubmitted) continue;
+      ForEachReader(slots_[l], [&](int64_t r) {
+        if (slots_[r].state != SlotState::kSubmitted) return;
         CancelSlot(&slots_[r], "an input was lost with worker " + worker_id);
         SetState(&slots_[r], SlotState::kWaiting);
-      }
+      });
     }
   }
   return Advance();
@@ -219,16 +241,16 @@ void QueryDriver::SetState(Slot* slot, SlotState to) {
   node.finished += static_cast<int>(finished(to)) - static_cast<int>(finished(from));
   if (from == SlotState::kDone) {
     node.done -= 1;
-    for (int64_t r : readers_[slot->id]) {
+    ForEachReader(*slot, [&](int64_t r) {
       slots_[r].missing += 1;
       runnable_.erase(r);
-    }
+    });
   }
   if (to == SlotState::kDone) {
     node.done += 1;
-    for (int64_t r : readers_[slot->id]) {
+    ForEachReader(*slot, [&](int64_t r) {
       if (--slots_[r].missing == 0 && slots_[r].state == SlotState::kWaiting) runnable_.insert(r);
-    }
+    });
   }
   slot->state = to;
   if (to == SlotState::kWaiting && slot->missing == 0) {
@@ -243,11 +265,17 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   const std::vector<SideInput>& sides = plan_.nodes[node].sides;
   for (size_t k = 0; k < sides.size(); ++k) {
     if (!sides[k].broadcast) continue;
+    std::vector<int64_t> single;  // each with one output: runs of them are one part
     for (int64_t b : DoneOutputs(sides[k].node)) {
+      if (slots_[b].outputs.count() == 1) {
+        single.push_back(b);
+        continue;
+      }
       for (int64_t i = 0; i < slots_[b].outputs.count(); ++i) {
         inputs.push_back({b, static_cast<int>(i), 0, -1, static_cast<int>(k) + 1});
       }
     }
+    AddWholeOutputs(single, 0, static_cast<int>(k) + 1, &inputs);
   }
   Slot s;
   s.id = static_cast<int64_t>(slots_.size());
@@ -256,8 +284,15 @@ int64_t QueryDriver::NewSlot(int node, std::vector<InputPart> inputs) {
   s.inputs = std::move(inputs);
   s.final = output_node_[node];
   for (const InputPart& p : s.inputs) {
-    readers_[p.slot].push_back(s.id);
-    s.missing += slots_[p.slot].state != SlotState::kDone;
+    if (p.count == 1) {
+      readers_[p.slot].push_back(s.id);
+    } else {
+      const size_t producer = static_cast<size_t>(slots_[p.slot].node);
+      if (run_readers_.size() <= producer) run_readers_.resize(producer + 1);
+      run_readers_[producer].push_back({s.id, p.slot, p.count});
+    }
+    for (int64_t k = 0; k < p.count; ++k)
+      s.missing += slots_[p.slot + k].state != SlotState::kDone;
   }
   if (s.missing == 0) runnable_.insert(s.id);
   slots_.push_back(std::move(s));
@@ -367,11 +402,11 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   t.task_index = slot.index;
   const PipelineNode& n = plan_.nodes[slot.node];
   t.output_partitions = OutputPartitions(slot.node);
-  for (const InputPart& p : slot.inputs) {
-    if (p.side != 0) continue;
+  ForEachPart(slot.inputs, [&](const InputPart& p) {
+    if (p.side != 0) return;
     const int64_t rows = slots_[p.slot].outputs.rows[p.index];
     t.input_rows += p.length >= 0 ? std::min(p.length, rows - p.offset) : rows - p.offset;
-  }
+  });
   t.total_input_rows = nodes_[slot.node].input_rows;
   if (n.range_exchange >= 0) t.target_partitions = nodes_[n.range_exchange].partitions;
   if (n.exchange >= 0 && nodes_[n.exchange].boundaries) {
@@ -430,10 +465,10 @@ Status QueryDriver::Submit(Slot* slot) {
   spec.request = options_.task_request;
   spec.max_attempts = options_.max_attempts;
   std::map<std::string, int64_t> bytes;
-  for (const InputPart& p : slot->inputs) {
+  ForEachPart(slot->inputs, [&](const InputPart& p) {
     const TaskOutputs& o = slots_[p.slot].outputs;
     bytes[o.worker] += o.bytes[p.index];
-  }
+  });
   spec.input_bytes.assign(bytes.begin(), bytes.end());
   if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
     spec.pool = plan_.nodes[slot->node].pool;
@@ -477,8 +512,7 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
     task.mutable_output()->set_kind(proto::TaskOutput::COMMIT);
     task.mutable_output()->set_root(w.root);
     task.mutable_output()->set_staging(StagingDirectory());
-    for (const InputPart& p : slot.inputs)
-      RefToProto(RefOf(p), task.add_inputs());
+    ForEachPart(slot.inputs, [&](const InputPart& p) { RefToProto(RefOf(p), task.add_inputs()); });
     return task.SerializeAsString();
   }
   exec::PlanPtr leaf = slot.leaf;
@@ -525,10 +559,13 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
 Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const SchemaPtr& schema,
                                           ReadOrder order, bool keep) const {
   std::vector<std::shared_ptr<const io::ScanTask>> tasks;
+  std::vector<InputPart> singles;
+  ForEachPart(slot.inputs, [&](const InputPart& p) {
+    if (p.side == side) singles.push_back(p);
+  });
   std::vector<const InputPart*> parts;
-  for (const InputPart& p : slot.inputs) {
-    if (p.side == side) parts.push_back(&p);
-  }
+  for (const InputPart& p : singles)
+    parts.push_back(&p);
   if (order == ReadOrder::kByWorker) {
     // Row order is not kept: one read per worker holding pieces.
     std::map<std::string, std::vector<PartitionPiece>> by_worker;

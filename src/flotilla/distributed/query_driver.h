@@ -217,6 +217,12 @@ class QueryDriver final : private TaskGraph {
   /// `keep`: the reading worker keeps what it pulls (a broadcast side).
   Result<exec::PlanPtr> ReadOf(const Slot& slot, int side, const SchemaPtr& schema, ReadOrder order,
                                bool keep = false) const;
+  /// Calls `fn(reader)` for each part of a slot that reads `slot`'s outputs.
+  template <typename Fn>
+  void ForEachReader(const Slot& slot, Fn fn) const;
+  /// Calls `fn(part)` for each single part `parts` name (a run as its slots).
+  template <typename Fn>
+  static void ForEachPart(const std::vector<InputPart>& parts, Fn fn);
   /// The partition an input part reads (its id built on demand).
   PartitionRef RefOf(const InputPart& part) const;
   PartitionRef RefOf(const Slot& slot, int index) const;
@@ -238,8 +244,15 @@ class QueryDriver final : private TaskGraph {
   std::vector<bool> output_node_;  // per pipeline node: its tasks' outputs are the result
   std::vector<bool> writer_node_;  // per pipeline node: its tasks write the files a commit moves
   std::set<int64_t> runnable_;     // waiting slots whose inputs are all done
-  std::vector<std::vector<int64_t>> readers_;      // per slot: the slots reading it, per part
-  std::vector<std::vector<int>> readers_of_node_;  // per node: the nodes reading its tasks
+  std::vector<std::vector<int64_t>> readers_;  // per slot: the slots reading it, per part
+  /// A reader of a run of slots (InputPart::count > 1), kept per the run's node.
+  struct RunReader {
+    int64_t reader;
+    int64_t first;
+    int64_t count;
+  };
+  std::vector<std::vector<RunReader>> run_readers_;  // per node
+  std::vector<std::vector<int>> readers_of_node_;    // per node: the nodes reading its tasks
   std::unordered_map<int64_t, int64_t> slot_of_task_;
   std::unordered_map<int64_t, double> started_at_;
   int64_t next_task_ = 0;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "flotilla/distributed/flight/flight.grpc.pb.h"
 #include "flotilla/io/ipc/ipc.h"
@@ -22,6 +23,13 @@ namespace {
 namespace fl = arrow::flight::protocol;
 
 constexpr char kAuthHeader[] = "authorization";
+constexpr int kKeepAliveMs = 10000;
+constexpr int kKeepAliveTimeoutMs = 5000;
+// Fetches that fail for the network's sake (refused, reset, timed out) are tried this many
+// times, waiting kRetryBackoffMs, then 4x as long, ... between: a blip costs milliseconds, and
+// only a worker that stays unreachable (about a second) is reported lost.
+constexpr int kFetchAttempts = 4;
+constexpr int kRetryBackoffMs = 50;
 
 std::string BearerOf(const std::string& token) {
   return "Bearer " + token;
@@ -159,6 +167,12 @@ std::shared_ptr<grpc::Channel> ChannelTo(const std::string& address) {
     args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 50);
     args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 50);
     args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
+    // A peer that stops answering (a frozen or partitioned worker) while a fetch waits on it:
+    // HTTP/2 pings during calls notice in kKeepAliveMs + kKeepAliveTimeoutMs, and the call fails
+    // as UNAVAILABLE instead of waiting forever.
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, kKeepAliveMs);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, kKeepAliveTimeoutMs);
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
     channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
   }
   return channel;
@@ -208,6 +222,11 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& hos
   builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
                            &bound);
   builder.SetMaxSendMessageSize(-1);
+  // Accept the clients' keepalive pings (by default a server answers pings more often than every
+  // five minutes with GOAWAY).
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             kKeepAliveMs / 2);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
   impl->service =
       std::make_unique<Service>(std::move(token), std::move(lookup), std::move(list), location);
   builder.RegisterService(impl->service.get());
@@ -409,12 +428,19 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
 Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& token,
                                                    const std::string& ticket, int count) {
-  std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
-  Result<std::vector<StoredPartition>> got = DoGet(channel, address, token, ticket, count);
-  if (got.ok() || got.status().code() != StatusCode::kIOError) return got;
-  // Once more on a new channel: the cached one may be backing off from an earlier failure.
-  ForgetChannel(address, channel);
-  return DoGet(ChannelTo(address), address, token, ticket, count);
+  Result<std::vector<StoredPartition>> got = Status::IOError("not fetched");
+  int wait_ms = kRetryBackoffMs;
+  for (int attempt = 1;; ++attempt) {
+    std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
+    got = DoGet(channel, address, token, ticket, count);
+    if (got.ok() || got.status().code() != StatusCode::kIOError) return got;
+    // Again on a new channel: the cached one may be backing off from the failed connection.
+    ForgetChannel(address, channel);
+    if (attempt == kFetchAttempts) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+    wait_ms *= 4;
+  }
+  return got.status().WithContext("after " + std::to_string(kFetchAttempts) + " attempts");
 }
 
 }  // namespace flotilla::distributed

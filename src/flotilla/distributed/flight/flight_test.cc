@@ -1,6 +1,14 @@
 #include "flotilla/distributed/flight/flight.h"
 
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
 
 #include "tests/support/plan_checks.h"
 
@@ -134,6 +142,63 @@ TEST(FlightTest, AServerBackAtAnAddressThatFailedIsReachedAtOnce) {
     Result<StoredPartition> got = FlightGet(address, "secret", "p0");
     ASSERT_TRUE(got.ok()) << got.status().ToString();
   }
+}
+
+// A worker that stops answering (frozen, or cut off) while a fetch streams from it: the fetch
+// fails as a lost worker within the keepalive's bound instead of waiting forever. The server is
+// flight_serve_tool (built next to this test) in its own process, stopped with SIGSTOP.
+TEST(FlightTest, AFrozenServerFailsTheFetchInsteadOfHangingIt) {
+  const auto tool = std::filesystem::read_symlink("/proc/self/exe").parent_path().parent_path() /
+                    "flight_serve_tool";
+  const auto beside =
+      std::filesystem::read_symlink("/proc/self/exe").parent_path() / "flight_serve_tool";
+  const std::string path = std::filesystem::exists(beside) ? beside.string() : tool.string();
+  ASSERT_TRUE(std::filesystem::exists(path)) << "build flight_serve_tool first: " << path;
+  int to_child[2], from_child[2];
+  ASSERT_EQ(::pipe(to_child), 0);
+  ASSERT_EQ(::pipe(from_child), 0);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_child[0], 0);
+  posix_spawn_file_actions_adddup2(&actions, from_child[1], 1);
+  posix_spawn_file_actions_addclose(&actions, to_child[1]);
+  posix_spawn_file_actions_addclose(&actions, from_child[0]);
+  std::string rows = "1000";
+  char* argv[] = {const_cast<char*>(path.c_str()),
+                  rows.data(),
+                  const_cast<char*>("1"),
+                  const_cast<char*>("none"),
+                  const_cast<char*>("frozen-token"),
+                  nullptr};
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, path.c_str(), &actions, nullptr, argv, environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(to_child[0]);
+  ::close(from_child[1]);
+  std::string line;
+  char c;
+  while (::read(from_child[0], &c, 1) == 1 && c != '\n')
+    line += c;
+  const size_t at = line.find("\"address\":\"");
+  ASSERT_NE(at, std::string::npos) << line;
+  const std::string address = line.substr(at + 11, line.find('"', at + 11) - at - 11);
+  // Connected first: the frozen call goes out on a live connection, which only pings can
+  // find dead (a new connection would fail its handshake at once).
+  ASSERT_TRUE(FlightGet(address, "frozen-token", "q0/t0.0/p0").ok());
+  ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+  const auto start = std::chrono::steady_clock::now();
+  Result<StoredPartition> got = FlightGet(address, "frozen-token", "q0/t0.0/p0");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ::kill(pid, SIGKILL);
+  ::waitpid(pid, nullptr, 0);
+  ::close(to_child[1]);
+  ::close(from_child[0]);
+  ASSERT_FALSE(got.ok()) << "a frozen server cannot have served " << address;
+  EXPECT_EQ(got.status().code(), StatusCode::kIOError) << got.status().ToString();
+  EXPECT_LT(seconds, 60.0);
+  std::printf("a frozen server's fetch failed after %.1f s: %s\n", seconds,
+              got.status().ToString().c_str());
 }
 
 TEST(FlightTest, AnEmptyTokenIsRefusedAtStart) {

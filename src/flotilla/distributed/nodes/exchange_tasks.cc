@@ -20,10 +20,8 @@ class Exchange final : public NodeTasks {
     }
     for (int i = 0; i < partitions; ++i) {
       std::vector<InputPart> inputs;
-      for (const auto& [side, slots] : maps) {
-        for (int64_t m : slots)
-          inputs.push_back({m, i, 0, -1, side});
-      }
+      for (const auto& [side, slots] : maps)
+        AddWholeOutputs(slots, i, side, &inputs);
       graph->NewSlot(node.id, std::move(inputs));
     }
     return true;

@@ -19,13 +19,21 @@ namespace flotilla::distributed {
 
 /// Rows [offset, offset + length) (length -1: all) of output `index` of task `slot`, read as
 /// the task's own input (side 0) or as its node's side input `side - 1` (PipelineNode::sides).
+/// With `count` > 1, the whole output `index` of each of tasks [slot, slot + count): one part
+/// for what a shuffle's reducer reads of all map tasks, so the driver's bookkeeping grows with
+/// M + N, not M x N.
 struct InputPart {
   int64_t slot;
   int index;
   int64_t offset = 0;
   int64_t length = -1;
   int side = 0;
+  int64_t count = 1;
 };
+
+/// Whole output `index` of each of `slots` as `side`, consecutive slots in one part.
+void AddWholeOutputs(const std::vector<int64_t>& slots, int index, int side,
+                     std::vector<InputPart>* out);
 
 /// The driver's tasks, as the node kinds see them.
 class TaskGraph {
