@@ -47,6 +47,7 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
 // The query loop's backend, implemented by a Python object with
 //   submit(worker, task_id, task: bytes) -> bool (False: the worker is gone)
 //   cancel(worker, task_id)
+//   release(worker, keys: [str])  (drop stored outputs no task reads any more; best effort)
 //   wait(timeout) -> (finished [(task_id, worker, result bytes)], lost [worker],
 //                     joined [(worker, cpus, pool)])
 // A Python exception in any of them ends the query; run_query raises it again.
@@ -64,6 +65,13 @@ class PyBackend final : public distributed::ClusterBackend {
   void Cancel(const std::string& worker, int64_t task_id) override {
     (void)Call([&] {
       object_.attr("cancel")(worker, task_id);
+      return Status::OK();
+    });
+  }
+
+  void Release(const std::string& worker, const std::vector<std::string>& keys) override {
+    (void)Call([&] {
+      object_.attr("release")(worker, keys);
       return Status::OK();
     });
   }
@@ -157,6 +165,7 @@ void BindDistributed(py::module_& m) {
              return py::bytes(result);
            })
       .def("drop_query", &distributed::WorkerRuntime::DropQuery)
+      .def("drop_task_outputs", &distributed::WorkerRuntime::DropTaskOutputs)
       .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
       // The store and the data plane so far: entries, bytes in memory and on disk, spill files
       // written, Flight calls and bytes served.

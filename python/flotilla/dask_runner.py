@@ -113,6 +113,10 @@ class _FlotillaWorker:
     def drop_query(self, query_id: int):
         self.runtime.drop_query(query_id)
 
+    async def drop_outputs(self, keys: list):
+        # On the event loop, like cancel_task: not queued behind a running task.
+        self.runtime.drop_task_outputs(keys)
+
     def stats(self) -> dict:
         return self.runtime.stats()
 
@@ -442,6 +446,11 @@ class _DaskBackend:
         actor = self.actors.get(worker)
         if actor is not None and task_id in self.pending:
             actor.cancel_task(task_id)  # it stops early; what it still returns is ignored
+
+    def release(self, worker, keys):
+        actor = self.actors.get(worker)
+        if actor is not None:
+            actor.drop_outputs(keys)  # not waited for: a worker that is gone has nothing to drop
 
     def wait(self, timeout):
         deadline = time.monotonic() + timeout

@@ -37,6 +37,9 @@ class ClusterBackend {
   virtual Status Submit(const std::string& worker, int64_t task_id, std::string bytes) = 0;
   /// Asks `worker` to stop the task early; what it still reports is ignored.
   virtual void Cancel(const std::string& worker, int64_t task_id) = 0;
+  /// Asks `worker` to drop the stored outputs of task attempts (TaskOutputKeys) no task will
+  /// read any more. Best effort: a worker that is gone has nothing to drop.
+  virtual void Release(const std::string& worker, const std::vector<std::string>& keys) = 0;
   /// What happened since the last call, waiting up to `timeout_seconds` while nothing has.
   virtual Result<BackendEvents> Wait(double timeout_seconds) = 0;
 };

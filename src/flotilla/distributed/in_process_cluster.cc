@@ -79,6 +79,10 @@ void InProcessCluster::Cancel(const std::string& worker, int64_t task_id) {
   if (WorkerRuntime* runtime = RuntimeOf(worker)) runtime->CancelTask(task_id);
 }
 
+void InProcessCluster::Release(const std::string& worker, const std::vector<std::string>& keys) {
+  if (WorkerRuntime* runtime = RuntimeOf(worker)) runtime->DropTaskOutputs(keys);
+}
+
 Result<BackendEvents> InProcessCluster::Wait(double timeout_seconds) {
   std::unique_lock lock(mutex_);
   cv_.wait_for(lock, std::chrono::duration<double>(timeout_seconds),

@@ -51,6 +51,7 @@ class InProcessCluster final : private ClusterBackend {
   // The backend the query loop drives: tasks run on threads, one per task.
   Status Submit(const std::string& worker, int64_t task_id, std::string bytes) override;
   void Cancel(const std::string& worker, int64_t task_id) override;
+  void Release(const std::string& worker, const std::vector<std::string>& keys) override;
   Result<BackendEvents> Wait(double timeout_seconds) override;
   WorkerRuntime* RuntimeOf(const std::string& worker);
 

@@ -534,3 +534,104 @@ TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
 
 }  // namespace
 }  // namespace flotilla::distributed
+
+namespace flotilla::distributed {
+namespace {
+
+// Three stages: 6 in-memory partitions -> hash exchange into 4 -> (v * 7) hash exchange into 8.
+PlanPtr ThreeStages() {
+  PlanPtr plan = exec::MakeRepartitionByHash(IdPartitions(6, 100), 4, {Column("v")}).ValueOrDie();
+  plan = exec::MakeProject(
+             plan, {Column("v"), expr::Alias(Multiply(Column("v"), Literal(int64_t{7})), "w")})
+             .ValueOrDie();
+  return exec::MakeRepartitionByHash(plan, 8, {Column("w")}).ValueOrDie();
+}
+
+// The store keys of the completed tasks of the pipeline node that ran first (the sources).
+std::vector<std::string> FirstStageKeys(const Recorder& recorder) {
+  std::vector<std::string> keys;
+  for (const TaskEvent& e : recorder.events) {
+    if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind("InMemorySource", 0) == 0)
+      keys.push_back(TaskOutputKey(e.query_id, e.task_id, e.attempt));
+  }
+  return keys;
+}
+
+bool AnyWorkerHolds(InProcessCluster& cluster, int workers, const std::string& key) {
+  for (int w = 0; w < workers; ++w) {
+    if (!cluster.worker(w).store().List(key + "/").empty()) return true;
+  }
+  return false;
+}
+
+// A node's outputs are dropped once every node reading them has finished, while the query
+// still runs: the first stage's map outputs are gone by the time the last stage ends.
+TEST(ShuffleReleaseTest, OutputsNoTaskReadsAreDroppedWhileTheQueryRuns) {
+  auto cluster = StartCluster(3);
+  auto recorder = std::make_shared<Recorder>();
+  InProcessCluster* c = cluster.get();
+  int64_t results = 0, total = 6 + 4 + 8;
+  bool held_while_read = false, gone_at_end = false;
+  auto r = cluster->Run(ThreeStages(), RecordedTo(recorder), [&](int64_t) {
+    const std::vector<std::string> keys = FirstStageKeys(*recorder);
+    ++results;
+    // While the first exchange's reducers run, the map outputs are there.
+    if (results == 7) held_while_read = AnyWorkerHolds(*c, 3, keys[0]);
+    if (results == total) {
+      gone_at_end = std::none_of(keys.begin(), keys.end(),
+                                 [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
+    }
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(results, total);
+  EXPECT_TRUE(held_while_read);
+  EXPECT_TRUE(gone_at_end) << "the first stage's outputs were dropped once read";
+  exec::ExecOptions local;
+  local.progress = 0;
+  ExpectRows(r->ToBatch().ValueOrDie(),
+             exec::Run(ThreeStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
+}
+
+// A worker holding second-stage outputs dies while the last stage runs: the lost outputs are
+// recomputed, and since the first stage's outputs they read were dropped, those are recomputed
+// first, on demand — through both stages — and the answer is the local runner's.
+TEST(ShuffleReleaseTest, ReleasedOutputsAreRecomputedWhenALostTaskNeedsThem) {
+  auto cluster = StartCluster(3);
+  auto recorder = std::make_shared<Recorder>();
+  InProcessCluster* c = cluster.get();
+  std::string killed;
+  auto r = cluster->Run(ThreeStages(), RecordedTo(recorder), [&](int64_t) {
+    if (!killed.empty()) return;
+    // At the first result of the last stage (8 reducers on 3 workers: most have not started),
+    // the worker of a finished second-stage task goes.
+    std::set<int> nodes;
+    for (const TaskEvent& e : recorder->events) {
+      if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind("InMemorySource", 0) != 0)
+        nodes.insert(e.node_id);
+    }
+    if (nodes.size() < 2) return;
+    const int second = *nodes.begin();
+    for (const TaskEvent& e : recorder->events) {
+      if (e.kind == TaskEventKind::kCompleted && e.node_id == second) {
+        killed = e.worker;
+        c->KillWorker(std::stoi(killed.substr(killed.rfind('-') + 1)));
+        return;
+      }
+    }
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_FALSE(killed.empty());
+  exec::ExecOptions local;
+  local.progress = 0;
+  ExpectRows(r->ToBatch().ValueOrDie(),
+             exec::Run(ThreeStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
+  int recomputed_released = 0;
+  for (const TaskEvent& e : recorder->events) {
+    recomputed_released += e.kind == TaskEventKind::kCancelled &&
+                           e.message.find("output released") != std::string::npos;
+  }
+  EXPECT_GT(recomputed_released, 0) << "first-stage outputs, dropped once read, ran again";
+}
+
+}  // namespace
+}  // namespace flotilla::distributed

@@ -110,8 +110,9 @@ namespace {
 bool Compact(const std::vector<PartitionPiece>& pieces, proto::CompactPieces* out) {
   if (pieces.size() < 2) return false;
   const PartitionRef& first = pieces.front().ref;
+  // Out of task order (a task run again has a new id) or too spread out: not this form.
   const int64_t span = pieces.back().ref.task_id - first.task_id + 1;
-  if (span > 64 * static_cast<int64_t>(pieces.size())) return false;
+  if (span < 2 || span > 64 * static_cast<int64_t>(pieces.size())) return false;
   std::string bits(static_cast<size_t>((span + 7) / 8), '\0');
   int64_t rows = 0, bytes = 0, previous = -1;
   for (const PartitionPiece& p : pieces) {

@@ -71,6 +71,7 @@ TEST(PartitionScanTaskTest, OtherPiecesKeepTheirRefs) {
       {{Ref(1, 0, 0), 0, -1}, {Ref(2, 0, 0), 5, 10}},  // a slice
       {{Ref(1, 0, 0), 0, -1}, {Ref(2, 0, 1), 0, -1}},  // two indices
       {{Ref(3, 0, 0), 0, -1}, {Ref(2, 0, 0), 0, -1}},  // out of task order (an ordered read)
+      {{Ref(9, 1, 0), 0, -1}, {Ref(4, 0, 0), 0, -1}, {Ref(5, 0, 0), 0, -1}},  // one run again
       {{Ref(1, 0, 0), 0, -1}, {{"kept-copy", "w1", "w1:1", 4, 8, 2, 0, 0, 7}, 0, -1}},
   };
   for (const auto& pieces : cases) {

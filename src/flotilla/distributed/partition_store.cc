@@ -252,6 +252,19 @@ void PartitionStore::DropPrefix(const std::string& prefix) {
   });
 }
 
+int64_t PartitionStore::DropTask(const std::string& key) {
+  std::lock_guard lock(mutex_);
+  int64_t freed = 0;
+  const std::string children = key + "/";
+  std::erase_if(entries_, [&](const std::unique_ptr<Entry>& e) {
+    if (e->key != key && e->key.compare(0, children.size(), children) != 0) return false;
+    freed += e->bytes;
+    ForgetLocked(*e);
+    return true;
+  });
+  return freed;
+}
+
 PartitionStoreStats PartitionStore::stats() const {
   std::lock_guard lock(mutex_);
   return {static_cast<int64_t>(entries_.size()), memory_bytes_, spilled_bytes_, spills_};

@@ -70,6 +70,9 @@ class PartitionStore {
   std::vector<ListedPartition> List(const std::string& prefix) const;
   /// Drops every partition whose id starts with `prefix` (a finished query's outputs).
   void DropPrefix(const std::string& prefix);
+  /// Drops the entry `key` and the partitions named "<key>/..." (a task attempt's outputs, and
+  /// copies of them kept here). Returns the bytes freed (in memory and on disk).
+  int64_t DropTask(const std::string& key);
   PartitionStoreStats stats() const;
 
  private:

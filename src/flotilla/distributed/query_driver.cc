@@ -141,13 +141,18 @@ std::vector<bool> QueryDriver::ThroughConcats(int node) const {
 // --- Workers ------------------------------------------------------------------------------------
 
 Status QueryDriver::AddWorker(const WorkerSpec& worker) {
-  return scheduler_.AddWorker(worker);
+  FLOTILLA_RETURN_NOT_OK(scheduler_.AddWorker(worker));
+  workers_.insert(worker.id);
+  removed_workers_.erase(worker.id);
+  return Status::OK();
 }
 
 Status QueryDriver::RemoveWorker(const std::string& worker_id) {
   // A worker's loss may be reported more than once (the driver itself, on a failed read, and
   // the backend when the process goes): only the first report counts.
   if (!scheduler_.used(worker_id).ok()) return Status::OK();
+  workers_.erase(worker_id);
+  removed_workers_.insert(worker_id);
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> requeued, scheduler_.RemoveWorker(worker_id));
   for (int64_t task : requeued) {
     auto it = slot_of_task_.find(task);
@@ -441,12 +446,20 @@ Status QueryDriver::Advance() {
     if (plan_.nodes[node].kind == NodeKind::kExchange) Partitions(node);
     FLOTILLA_RETURN_NOT_OK(CreateSlots(node));
   }
-  for (int64_t id : std::vector<int64_t>(runnable_.begin(), runnable_.end())) {
-    // A map task starts once it knows how many partitions to write.
-    if (OutputPartitions(slots_[id].node) > 0) {
+  for (bool again = true; again;) {
+    again = false;
+    for (int64_t id : std::vector<int64_t>(runnable_.begin(), runnable_.end())) {
+      // Still runnable (what an earlier one recomputed may be its input too), and a map task
+      // starts once it knows how many partitions to write.
+      if (runnable_.count(id) == 0 || OutputPartitions(slots_[id].node) <= 0) continue;
+      if (RecomputeGoneInputs(slots_[id])) {
+        again = true;  // what it reads runs first (and may need its own inputs again)
+        continue;
+      }
       FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
     }
   }
+  ReleaseRead();
   if (NodeComplete(plan_.root)) {
     bool fetched = true;
     for (int64_t s : OutputSlots(plan_.root)) {
@@ -455,6 +468,70 @@ Status QueryDriver::Advance() {
     if (fetched) Finish(Status::OK());
   }
   return Status::OK();
+}
+
+void QueryDriver::ReleaseRead() {
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    NodeState& node = nodes_[n];
+    if (node.released || output_node_[n] || readers_of_node_[n].empty() ||
+        !NodeComplete(static_cast<int>(n))) {
+      continue;
+    }
+    if (!std::all_of(readers_of_node_[n].begin(), readers_of_node_[n].end(),
+                     [&](int reader) { return NodeComplete(reader); })) {
+      continue;
+    }
+    for (int64_t s : node.slots) {
+      Slot& slot = slots_[s];
+      if (slot.state != SlotState::kDone || slot.released || slot.outputs.count() == 0) continue;
+      slot.released = true;
+      ++released_count_;
+      released_.push_back(
+          TaskOutputKey(options_.query_id, slot.outputs.task_id, slot.outputs.attempt));
+    }
+    node.released = true;
+  }
+}
+
+bool QueryDriver::OutputsGone(const Slot& slot) const {
+  return slot.state == SlotState::kDone &&
+         (slot.released ||
+          (slot.outputs.count() > 0 && removed_workers_.count(slot.outputs.worker) > 0));
+}
+
+bool QueryDriver::RecomputeGoneInputs(const Slot& reader) {
+  if (released_count_ == 0 && removed_workers_.empty()) return false;  // nothing can be gone
+  std::vector<int64_t> gone;
+  ForEachPart(reader.inputs, [&](const InputPart& p) {
+    if (OutputsGone(slots_[p.slot])) gone.push_back(p.slot);
+  });
+  for (int64_t g : gone) {
+    Slot& s = slots_[g];
+    if (s.state != SlotState::kDone) continue;  // read twice, reset once
+    for (int64_t rows : s.outputs.rows)
+      nodes_[s.node].rows -= rows;
+    const std::string why = s.released ? "released" : "lost with worker " + s.outputs.worker;
+    s.outputs = {};
+    s.released = false;
+    s.fetched = 0;
+    nodes_[s.node].released = false;
+    SetState(&s, SlotState::kWaiting);
+    Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node), "", 0,
+          0, 0, 0,
+          "output " + why + " but task " + std::to_string(reader.task_id) +
+              " needs it again; running it again"});
+  }
+  return !gone.empty();
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> QueryDriver::TakeReleased() {
+  std::vector<std::pair<std::string, std::vector<std::string>>> out;
+  if (released_.empty()) return out;
+  // Every worker: a broadcast side's readers keep copies of what they pulled.
+  for (const std::string& w : workers_)
+    out.emplace_back(w, released_);
+  released_.clear();
+  return out;
 }
 
 Status QueryDriver::Submit(Slot* slot) {

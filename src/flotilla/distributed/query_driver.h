@@ -115,6 +115,10 @@ class QueryDriver final : private TaskGraph {
   Status OnTaskLost(int64_t task_id, const std::string& worker, const std::string& message);
   /// Tasks the backend should stop (a satisfied limit, lost inputs, a failed query).
   std::vector<int64_t> TakeCancelled();
+  /// Stored outputs no task will read any more (every node reading them has finished), to be
+  /// dropped on each of the workers: (worker, TaskOutputKey) pairs. Should one be needed again
+  /// (a reader re-run after its own outputs were lost), its task runs again first.
+  std::vector<std::pair<std::string, std::vector<std::string>>> TakeReleased();
 
   /// Result partitions that became available since the last call.
   std::vector<PartitionRef> TakeReadyResults();
@@ -159,6 +163,7 @@ class QueryDriver final : private TaskGraph {
     bool final = false;  // its outputs are the query's result (a write's: its commit's)
     int64_t fetched = 0;
     int64_t missing = 0;                   // input parts whose producing task is not done
+    bool released = false;                 // its outputs were dropped (TakeReleased)
     std::vector<RecordBatch> inline_rows;  // a kSample task's result, kept by the driver
   };
   struct NodeState {
@@ -171,10 +176,18 @@ class QueryDriver final : private TaskGraph {
     int partitions = 0;                     // kExchange: its partition count, once decided
     int64_t input_rows = 0;                 // kSample: the rows all its tasks read
     std::optional<RecordBatch> boundaries;  // a range kExchange's, computed once
+    bool released = false;                  // every finished task's outputs were released
   };
 
   explicit QueryDriver(DriverOptions options);
   Status Advance();
+  /// Drops the outputs of nodes whose readers have all finished.
+  void ReleaseRead();
+  /// Runs again the finished tasks `reader` reads whose outputs are gone (released, or on a
+  /// worker since removed); whether any was (the reader then waits for them). Applied to every
+  /// task before it starts, it recomputes through any number of stages, on demand.
+  bool RecomputeGoneInputs(const Slot& reader);
+  bool OutputsGone(const Slot& slot) const;
   Status CreateSlots(int node);
   /// Before `node`'s tasks exist: a broadcast side larger than the cap is joined by shuffle
   /// instead (ShuffleInsteadOfBroadcast), and the driver's view of the plan follows.
@@ -257,6 +270,10 @@ class QueryDriver final : private TaskGraph {
   std::unordered_map<int64_t, double> started_at_;
   int64_t next_task_ = 0;
   std::vector<int64_t> cancelled_;
+  std::set<std::string> workers_;          // live, as the driver knows them
+  std::set<std::string> removed_workers_;  // outputs held there are gone
+  std::vector<std::string> released_;      // TaskOutputKeys to drop, not yet taken
+  int64_t released_count_ = 0;             // slots released so far
   std::vector<PartitionRef> ready_;
   std::unordered_map<std::string, int64_t> result_slot_;  // handed-out result ref -> its slot
   bool finished_ = false;

@@ -60,6 +60,8 @@ class QueryLoop {
       FLOTILLA_ASSIGN_OR_RETURN(const int placed, Dispatch());
       for (int64_t task : driver_.TakeCancelled())
         CancelTask(task);
+      for (const auto& [worker, keys] : driver_.TakeReleased())
+        backend_.Release(worker, keys);
       // Every placement failed (its worker went): the driver has placed them again elsewhere.
       if (placed > 0 && running_.empty()) continue;
       // Nothing runs and nothing can be placed: only a worker joining can help now.

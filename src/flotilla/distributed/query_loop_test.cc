@@ -68,6 +68,12 @@ class RecordingBackend final : public ClusterBackend {
     workers_.at(worker)->CancelTask(task_id);
   }
 
+  void Release(const std::string& worker, const std::vector<std::string>& keys) override {
+    std::lock_guard lock(mutex_);
+    auto it = workers_.find(worker);
+    if (it != workers_.end()) it->second->DropTaskOutputs(keys);
+  }
+
   Result<BackendEvents> Wait(double timeout_seconds) override {
     std::unique_lock lock(mutex_);
     const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(

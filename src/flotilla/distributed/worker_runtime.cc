@@ -193,6 +193,11 @@ void WorkerRuntime::DropQuery(int64_t query_id) {
   std::erase_if(cancelled_, [&](int64_t task) { return (task >> 32) == query_id; });
 }
 
+void WorkerRuntime::DropTaskOutputs(const std::vector<std::string>& keys) {
+  for (const std::string& key : keys)
+    store_->DropTask(key);
+}
+
 int64_t WorkerRuntime::flight_calls_served() const {
   return flight_ == nullptr ? 0 : flight_->calls_served();
 }

@@ -61,6 +61,8 @@ class WorkerRuntime {
 
   /// Forgets a query's stored outputs.
   void DropQuery(int64_t query_id);
+  /// Forgets the outputs of task attempts (TaskOutputKeys) no task will read any more.
+  void DropTaskOutputs(const std::vector<std::string>& keys);
 
   /// Reads partitions held by one worker from wherever they are: this store, or that worker
   /// over Flight (one request for all of them). `keep`: what is pulled stays in this store

@@ -222,6 +222,9 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& hos
   builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
                            &bound);
   builder.SetMaxSendMessageSize(-1);
+  // One server per port: with SO_REUSEPORT (gRPC's default) a second process may bind a port a
+  // worker holds, and calls meant for one reach the other.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   // Accept the clients' keepalive pings (by default a server answers pings more often than every
   // five minutes with GOAWAY).
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
@@ -406,14 +409,15 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
   if (!decoded.ok()) {
     // The call's own failure (refused, unknown ticket, a lost server) explains an unreadable
     // stream better than the reader can.
-    if (!messages.ended()) {
+    const bool cancelled_here = !messages.ended();
+    if (cancelled_here) {
       context.TryCancel();
       fl::FlightData rest;
       while (call->Read(&rest)) {
       }
     }
     grpc::Status status = call->Finish();
-    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
+    if (!status.ok() && !(cancelled_here && status.error_code() == grpc::StatusCode::CANCELLED)) {
       return FromGrpc(status, what);
     }
     return decoded.WithContext(what);
