@@ -14,7 +14,7 @@ import subprocess
 import flotilla
 from flotilla import col
 
-from timing import timed_collect
+from timing import peak_rss_mib, timed_collect
 
 
 def queries(lineitem):
@@ -27,17 +27,6 @@ def queries(lineitem):
         "sort by l_extendedprice": lambda: li.select(col("l_orderkey"), col("l_extendedprice"))
             .sort("l_extendedprice"),
     }
-
-
-def peak_rss_mib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 def main():

@@ -18,7 +18,7 @@ import time
 import flotilla
 from flotilla import col
 
-from timing import median_seconds
+from timing import median_seconds, peak_rss_mib
 
 
 def query(lineitem, partitions):
@@ -40,17 +40,6 @@ def memcpy_gbps(size=256 << 20, repeat=5):
         dst[:] = src
         best = min(best, time.perf_counter() - start)
     return size / best / 1e9
-
-
-def peak_rss_mib(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return float("nan")
 
 
 def main():

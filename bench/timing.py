@@ -1,4 +1,5 @@
-"""What the distributed benchmarks share: the median time of a repeated call."""
+"""What the distributed benchmarks share: the median time of a repeated call, a process's peak
+resident memory."""
 
 import time
 
@@ -17,3 +18,15 @@ def timed_collect(make, repeat):
     """The median seconds of collecting the DataFrame `make()` builds, and its number of rows."""
     seconds, result = median_seconds(lambda: make().collect(), repeat)
     return seconds, len(result)
+
+
+def peak_rss_mib(pid):
+    """The peak resident memory of process `pid` in MiB (NaN when it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return float("nan")

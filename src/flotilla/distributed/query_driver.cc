@@ -712,7 +712,10 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   const double seconds = Now() - started_at_[task_id];
   nodes_[slot.node].running -= 1;
   if (!result.error().empty()) {
-    FLOTILLA_ASSIGN_OR_RETURN(bool again, scheduler_.TaskFailed(task_id, result.retryable()));
+    // An input lost with another worker is not the task's failure: it does not use an attempt.
+    const bool charged = result.lost_worker().empty() || result.lost_worker() == worker;
+    FLOTILLA_ASSIGN_OR_RETURN(bool again,
+                              scheduler_.TaskFailed(task_id, result.retryable(), charged));
     Emit({TaskEventKind::kFailed, options_.query_id, task_id, slot.node, NodeName(slot.node),
           worker, attempt, seconds, 0, 0, result.error()});
     if (!again) {

@@ -92,6 +92,7 @@ struct Task {
   TaskSpec spec;
   TaskState state = TaskState::kQueued;
   int attempt = 1;
+  int free_attempts = 0;  // attempts that failed through no fault of the task's
   uint32_t pool = 0;
   Group* group = nullptr;  // while queued
   uint32_t worker = kNone;
@@ -333,9 +334,11 @@ struct Scheduler::Impl {
     return false;
   }
 
-  bool RetryOrFail(uint32_t t) {
+  bool RetryOrFail(uint32_t t, bool charged = true) {
     Task& task = tasks[t];
-    if (task.attempt >= task.spec.max_attempts) {
+    if (!charged) {
+      ++task.free_attempts;
+    } else if (task.attempt - task.free_attempts >= task.spec.max_attempts) {
       task.state = TaskState::kFailed;
       return false;
     }
@@ -525,7 +528,7 @@ Status Scheduler::TaskCompleted(int64_t task_id) {
   return Status::OK();
 }
 
-Result<bool> Scheduler::TaskFailed(int64_t task_id, bool retryable) {
+Result<bool> Scheduler::TaskFailed(int64_t task_id, bool retryable, bool charged) {
   Impl& s = *impl_;
   FLOTILLA_ASSIGN_OR_RETURN(uint32_t t, s.TaskIndex(task_id));
   if (s.tasks[t].state != TaskState::kRunning) return s.NotRunning(s.tasks[t], "fail it");
@@ -534,7 +537,7 @@ Result<bool> Scheduler::TaskFailed(int64_t task_id, bool retryable) {
     s.tasks[t].state = TaskState::kFailed;
     return false;
   }
-  return s.RetryOrFail(t);
+  return s.RetryOrFail(t, charged);
 }
 
 Status Scheduler::Cancel(int64_t task_id) {

@@ -84,8 +84,10 @@ class Scheduler {
   /// The running task finished: its resources are freed.
   Status TaskCompleted(int64_t task_id);
   /// The running task failed. Retryable and attempts left: back to the queue, returns true.
-  /// Otherwise the task is failed for good, returns false.
-  Result<bool> TaskFailed(int64_t task_id, bool retryable);
+  /// Otherwise the task is failed for good, returns false. A failure that is not the task's
+  /// doing (`charged` false: an input lost with another worker) runs it again without using up
+  /// an attempt.
+  Result<bool> TaskFailed(int64_t task_id, bool retryable, bool charged = true);
   /// A queued or running task is dropped (a satisfied limit, a failed query). Its resources
   /// are freed; the caller stops the running attempt. No-op for a finished task.
   Status Cancel(int64_t task_id);

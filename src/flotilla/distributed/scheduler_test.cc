@@ -243,6 +243,24 @@ TEST(SchedulerTest, RetryableFailuresRequeueUntilMaxAttempts) {
   EXPECT_EQ(s.worker_of(1), "");
   ExpectUsed(s, "w", {0, 0, 0});
 
+  // Failures that are not the task's (its input lost with another worker) use no attempt: the
+  // task runs again however many there are, and its own failures still count to three.
+  TaskSpec reader = MakeTask(3);
+  reader.max_attempts = 3;
+  s.Submit(reader).Check();
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(s.Schedule().size(), 1u);
+    Result<bool> again = s.TaskFailed(3, /*retryable=*/true, /*charged=*/false);
+    ASSERT_TRUE(again.ok());
+    EXPECT_TRUE(*again) << "lost input " << i;
+  }
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_EQ(s.Schedule().size(), 1u);
+    EXPECT_EQ(*s.TaskFailed(3, /*retryable=*/true), i < 3) << "own failure " << i;
+  }
+  EXPECT_EQ(s.state(3), TaskState::kFailed);
+  EXPECT_EQ(s.attempt(3), 8);
+
   s.Submit(MakeTask(2)).Check();
   ASSERT_EQ(s.Schedule().size(), 1u);
   Result<bool> retried = s.TaskFailed(2, /*retryable=*/false);
