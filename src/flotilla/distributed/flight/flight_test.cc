@@ -8,7 +8,9 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "tests/support/plan_checks.h"
 
@@ -144,6 +146,17 @@ TEST(FlightTest, AServerBackAtAnAddressThatFailedIsReachedAtOnce) {
   }
 }
 
+// Whether process `pid` is stopped: state 'T' in /proc/PID/stat (after "(name) ").
+bool Stopped(pid_t pid) {
+  std::FILE* f = std::fopen(("/proc/" + std::to_string(pid) + "/stat").c_str(), "r");
+  if (f == nullptr) return false;
+  char line[512] = {0};
+  const bool read = std::fgets(line, sizeof line, f) != nullptr;
+  std::fclose(f);
+  const char* end = read ? std::strrchr(line, ')') : nullptr;
+  return end != nullptr && end[1] == ' ' && end[2] == 'T';
+}
+
 // A worker that stops answering (frozen, or cut off) while a fetch streams from it: the fetch
 // fails as a lost worker within the keepalive's bound instead of waiting forever. The server is
 // flight_serve_tool (built next to this test) in its own process, stopped with SIGSTOP.
@@ -186,6 +199,10 @@ TEST(FlightTest, AFrozenServerFailsTheFetchInsteadOfHangingIt) {
   // find dead (a new connection would fail its handshake at once).
   ASSERT_TRUE(FlightGet(address, "frozen-token", "q0/t0.0/p0").ok());
   ASSERT_EQ(::kill(pid, SIGSTOP), 0);
+  // A signal takes effect when the process next runs: wait until it is stopped ('T').
+  for (int i = 0; i < 500 && !Stopped(pid); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(Stopped(pid));
   const auto start = std::chrono::steady_clock::now();
   Result<StoredPartition> got = FlightGet(address, "frozen-token", "q0/t0.0/p0");
   const double seconds =

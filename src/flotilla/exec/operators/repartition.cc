@@ -1,5 +1,7 @@
-// Repartition (hash, random, range, into) and sampling a fixed number of rows: sinks that see
-// the whole input in order, then hand out partitions.
+// Repartition (hash, random, range, into) and sampling a fixed number of rows: sinks that hand
+// out partitions once they have seen the whole input. Hash repartitioning splits each morsel as
+// it arrives, on the thread that produced it; the others need the whole input in order first.
+#include <map>
 #include <mutex>
 
 #include "flotilla/compute/concat.h"
@@ -20,6 +22,88 @@ namespace {
 // modulo the partition count in the very bits the tables index by, so a table of a
 // power-of-two partition count would use 1/N of its slots.
 constexpr uint64_t kRepartitionHashSeed = 0x9c6b1f0e3a5d2847ull;
+
+// The partition of each row of `batch` by the hash of `keys`.
+Status HashIds(const std::vector<expr::BoundExpression>& keys, const RecordBatch& batch, int n,
+               std::vector<uint32_t>* ids) {
+  std::vector<Array> columns;
+  for (const auto& k : keys) {
+    FLOTILLA_ASSIGN_OR_RETURN(expr::Datum d, expr::Evaluate(k, batch));
+    FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
+    columns.push_back(std::move(column));
+  }
+  return compute::HashPartitionIds(columns, n, kRepartitionHashSeed, ids);
+}
+
+// Every partition shows up in the output, empty ones as one empty batch.
+Status AddEmptyBatches(const SchemaPtr& schema, std::vector<std::vector<RecordBatch>>* out) {
+  for (auto& part : *out) {
+    if (!part.empty()) continue;
+    FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty, RecordBatch::MakeEmpty(schema));
+    part.push_back(std::move(empty));
+  }
+  return Status::OK();
+}
+
+struct ScatteredState final : GlobalState {
+  std::mutex mutex;
+  // By (input partition, morsel sequence): each output partition's pieces of that morsel.
+  std::map<std::pair<int, int64_t>, std::vector<std::vector<RecordBatch>>> pieces;
+  int64_t morsel_size = 0;
+};
+
+/// Hash repartitioning: each morsel is split into the output partitions by the thread that
+/// produced it (the work spreads over every thread, and the input is not held whole beside its
+/// pieces); the pieces are put back in input order at the end, so the output is exactly what
+/// splitting the whole input in order gives.
+class HashRepartitionSink final : public SinkOperator {
+ public:
+  HashRepartitionSink(const RepartitionNode& node, std::vector<expr::BoundExpression> keys)
+      : schema_(node.schema()), partitions_(node.num_partitions), keys_(std::move(keys)) {}
+  std::string name() const override { return "Repartition"; }
+  const SchemaPtr& output_schema() const override { return schema_; }
+  Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
+                                                       OperatorStats*) const override {
+    auto state = std::make_unique<ScatteredState>();
+    state->morsel_size = context->morsel_size();
+    return std::unique_ptr<GlobalState>(std::move(state));
+  }
+  Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
+    std::vector<std::vector<RecordBatch>> pieces(static_cast<size_t>(partitions_));
+    std::vector<uint32_t> ids;
+    for (const RecordBatch& batch : input.batches) {
+      if (batch.num_rows() == 0) continue;
+      FLOTILLA_RETURN_NOT_OK(HashIds(keys_, batch, partitions_, &ids));
+      FLOTILLA_ASSIGN_OR_RETURN(auto parts, compute::ScatterByPartition(batch, ids, partitions_));
+      for (int p = 0; p < partitions_; ++p) {
+        if (parts[static_cast<size_t>(p)].num_rows() > 0)
+          pieces[static_cast<size_t>(p)].push_back(std::move(parts[static_cast<size_t>(p)]));
+      }
+    }
+    auto* state = static_cast<ScatteredState*>(global);
+    std::lock_guard<std::mutex> lock(state->mutex);
+    state->pieces[{input.partition, input.seq}] = std::move(pieces);
+    return Status::OK();
+  }
+  Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
+    auto* state = static_cast<ScatteredState*>(global);
+    std::vector<std::vector<RecordBatch>> out(static_cast<size_t>(partitions_));
+    for (auto& [_, pieces] : state->pieces) {
+      for (size_t p = 0; p < pieces.size(); ++p) {
+        for (RecordBatch& b : pieces[p])
+          out[p].push_back(std::move(b));
+      }
+    }
+    state->pieces.clear();
+    FLOTILLA_RETURN_NOT_OK(AddEmptyBatches(schema_, &out));
+    return MakeBatchSource(schema_, std::move(out), state->morsel_size);
+  }
+
+ private:
+  SchemaPtr schema_;
+  int partitions_;
+  std::vector<expr::BoundExpression> keys_;
+};
 
 struct CollectedState final : GlobalState {
   std::mutex mutex;
@@ -98,16 +182,9 @@ class RepartitionSink final : public CollectingSink {
       const RecordBatch& batch = batches[i];
       std::vector<uint32_t> ids;
       switch (node_.scheme) {
-        case PartitionScheme::kHash: {
-          std::vector<Array> keys;
-          for (const auto& k : keys_) {
-            FLOTILLA_ASSIGN_OR_RETURN(expr::Datum d, expr::Evaluate(k, batch));
-            FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
-            keys.push_back(std::move(column));
-          }
-          FLOTILLA_RETURN_NOT_OK(compute::HashPartitionIds(keys, n, kRepartitionHashSeed, &ids));
+        case PartitionScheme::kHash:  // (MakeRepartitionSink gives hashing a sink of its own)
+          FLOTILLA_RETURN_NOT_OK(HashIds(keys_, batch, n, &ids));
           break;
-        }
         case PartitionScheme::kRandom:
           FLOTILLA_RETURN_NOT_OK(compute::RandomPartitionIds(batch.num_rows(), n, node_.seed,
                                                              static_cast<int64_t>(i), &ids));
@@ -135,12 +212,7 @@ class RepartitionSink final : public CollectingSink {
         out[static_cast<size_t>(p)].push_back(std::move(part));
       }
     }
-    // Every partition shows up in the output, empty ones as one empty batch.
-    for (auto& part : out) {
-      if (!part.empty()) continue;
-      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch empty, RecordBatch::MakeEmpty(schema_));
-      part.push_back(std::move(empty));
-    }
+    FLOTILLA_RETURN_NOT_OK(AddEmptyBatches(schema_, &out));
     return out;
   }
 
@@ -179,6 +251,9 @@ Result<std::unique_ptr<SinkOperator>> MakeRepartitionSink(const RepartitionNode&
   for (const auto& k : node.keys) {
     FLOTILLA_ASSIGN_OR_RETURN(auto b, expr::Bind(k, *node.schema()));
     keys.push_back(std::move(b));
+  }
+  if (node.scheme == PartitionScheme::kHash) {
+    return std::unique_ptr<SinkOperator>(new HashRepartitionSink(node, std::move(keys)));
   }
   return std::unique_ptr<SinkOperator>(new RepartitionSink(node, std::move(keys)));
 }

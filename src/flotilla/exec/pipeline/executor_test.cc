@@ -282,6 +282,42 @@ RecordBatch Keys(int64_t n) {
   return Batch({{"k", I64(k)}});
 }
 
+// Hash repartitioning splits morsels on whatever thread produced them, yet each partition holds
+// its rows in input order whenever order is kept (any threads, any morsel size).
+TEST(RepartitionOperator, HashPartitionsKeepTheInputOrder) {
+  std::vector<RecordBatch> batches;
+  int64_t position = 0;
+  for (int64_t rows : {700, 1, 4096, 333}) {
+    std::vector<std::optional<int64_t>> k, pos;
+    for (int64_t i = 0; i < rows; ++i, ++position) {
+      k.push_back((position * 7919) % 101);
+      pos.push_back(position);
+    }
+    batches.push_back(Batch({{"k", I64(k)}, {"pos", I64(pos)}}));
+  }
+  auto source = MemorySource(batches);
+  for (const RunMode& mode : AllModes()) {
+    auto hash = exec::Run(MakeRepartitionByHash(source, 5, {expr::Column("k")}).ValueOrDie(),
+                          OptionsFor(mode))
+                    .ValueOrDie();
+    ASSERT_EQ(hash.partitions.size(), 5u);
+    int64_t rows = 0;
+    for (const MicroPartition& p : hash.partitions) {
+      int64_t previous = -1;
+      for (const RecordBatch& b : p.batches()) {
+        for (int64_t r = 0; r < b.num_rows(); ++r, ++rows) {
+          const int64_t at = b.column(1).values<int64_t>()[r];
+          if (mode.maintain_order) {
+            EXPECT_GT(at, previous) << "out of input order with " << mode.ToString();
+          }
+          previous = at;
+        }
+      }
+    }
+    EXPECT_EQ(rows, position);
+  }
+}
+
 TEST(RepartitionOperator, EverySchemeKeepsEveryRowOnceInTheRightPartition) {
   auto source = MemorySource({Keys(500), Keys(300)});
   for (const RunMode& mode : AllModes()) {
