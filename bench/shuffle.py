@@ -50,7 +50,8 @@ def main():
     p.add_argument("--partitions", type=int, default=64)
     p.add_argument("--scan-task-bytes", type=int, default=4 << 20,
                    help="scan task size, which sets the number of map tasks")
-    p.add_argument("--store-bytes", type=int, default=None, help="each worker's store budget")
+    p.add_argument("--store-bytes", type=int, default=None,
+                   help="each worker's store budget (small: the shuffle spills)")
     p.add_argument("--repeat", type=int, default=3)
     p.add_argument("--algorithms", default="memory,flight:lz4,flight:none,flight:zstd")
     p.add_argument("--flotilla", default=os.environ.get("FLOTILLA_BIN", "build/flotilla"))

@@ -1,7 +1,7 @@
 // A worker's Flight server holding one map task's output, for the independent Flight client test
-// (flight_client.mjs): a table of ROWS rows split by id % PARTITIONS, kept encoded as a shuffle
-// map task keeps it. Prints one JSON line (address, token, each partition's ticket and rows) and
-// serves until its standard input is closed.
+// (flight_client.mjs): a table of ROWS rows split by id % PARTITIONS, kept as a shuffle map task
+// keeps it (sent with the codec asked for). Prints one JSON line (address, token, each partition's
+// ticket and rows) and serves until its standard input is closed.
 //
 //   flight_serve_tool ROWS PARTITIONS none|lz4|zstd [TOKEN]
 #include <cstdio>
@@ -71,16 +71,14 @@ Status Run(int64_t rows, int partitions, const std::string& codec, const std::st
     schema = b.schema();
     parts.push_back(Chunks(b));
   }
-  FLOTILLA_ASSIGN_OR_RETURN(distributed::EncodedPartitions encoded,
-                            distributed::EncodePartitions(schema, parts, compression));
   std::string listing;
   for (int p = 0; p < partitions; ++p) {
     if (p > 0) listing += ",";
-    listing += "{\"ticket\":\"" + distributed::PartitionKey(0, 0, 0, p) +
-               "\",\"rows\":" + std::to_string(encoded.rows[p]) + "}";
+    listing += "{\"ticket\":\"" + distributed::PartitionKey(0, 0, 0, p) + "\",\"rows\":" +
+               std::to_string(distributed::StoredPartition{schema, parts[p]}.num_rows()) + "}";
   }
-  FLOTILLA_RETURN_NOT_OK(
-      worker->store().PutEncoded(distributed::TaskOutputKey(0, 0, 0), std::move(encoded)));
+  FLOTILLA_RETURN_NOT_OK(worker->store().PutGroup(distributed::TaskOutputKey(0, 0, 0), schema,
+                                                  std::move(parts), compression));
   std::cout << "{\"address\":\"" << worker->address() << "\",\"token\":\"" << token
             << "\",\"partitions\":[" << listing << "]}" << std::endl;
   std::string line;

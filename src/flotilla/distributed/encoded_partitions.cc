@@ -13,8 +13,7 @@ Result<EncodedPartitions> EncodePartitions(const SchemaPtr& schema,
   out.offsets.push_back(0);
   ipc::WriteOptions options;
   options.compression = compression;
-  // Small buffers (validity bitmaps, short offsets) compress to nothing worth a frame header.
-  options.min_compress_bytes = compression == ipc::Compression::kNone ? 0 : 256;
+  options.min_compress_bytes = kMinCompressBytes;
   io::BufferOutputStream sink;
   for (const std::vector<RecordBatch>& batches : partitions) {
     FLOTILLA_ASSIGN_OR_RETURN(auto writer, ipc::StreamWriter::Open(&sink, schema, options));

@@ -1,8 +1,8 @@
 #pragma once
-// A map task's output partitions as the bytes they are stored, spilled and served in: each
-// partition one Arrow IPC stream (schema, batches, end marker), back to back in one buffer, with
-// a byte range per partition. Encoded once when the task ends; the store spills the buffer to one
-// file as it is and the Flight server sends a partition's messages without decoding them.
+// A store entry's partitions as they are spilled and served from disk: each partition one Arrow
+// IPC stream (schema, batches, end marker), back to back in one buffer, with a byte range per
+// partition. The store writes the buffer as one file; the Flight server sends a partition's
+// messages as they are there, without decoding them.
 #include <cstdint>
 #include <vector>
 
@@ -11,6 +11,10 @@
 #include "flotilla/io/ipc/ipc.h"
 
 namespace flotilla::distributed {
+
+/// Buffers smaller than this (validity bitmaps, short offsets) compress to nothing worth a
+/// frame header.
+inline constexpr int64_t kMinCompressBytes = 256;
 
 struct EncodedPartitions {
   SchemaPtr schema;
@@ -24,7 +28,7 @@ struct EncodedPartitions {
 };
 
 /// Encodes `partitions` (each a list of batches of `schema`), their bodies compressed with
-/// `compression`.
+/// `compression` (buffers under kMinCompressBytes stay as they are).
 Result<EncodedPartitions> EncodePartitions(const SchemaPtr& schema,
                                            const std::vector<std::vector<RecordBatch>>& partitions,
                                            ipc::Compression compression);

@@ -31,14 +31,15 @@ struct PartitionStore::Entry {
   std::string key;
   bool group = false;  // a map task's partitions, "<key>/p<i>"; else one partition named `key`
   SchemaPtr schema;
-  std::vector<RecordBatch> batches;  // one partition kept as batches, until spilled
-  EncodedPartitions encoded;         // a group, or one partition once spilled (bytes: in memory)
-  std::string spill_path;            // set once spilled
-  int64_t bytes = 0;                 // in memory, or on disk once spilled
+  ipc::Compression compression = ipc::Compression::kLz4Frame;  // on disk; a group's on the wire
+  std::vector<std::vector<RecordBatch>> partitions;            // in memory, until spilled
+  EncodedPartitions encoded;  // once spilled: where each partition is in the file (no bytes)
+  std::string spill_path;     // set once spilled
+  int64_t bytes = 0;          // in memory, or on disk once spilled
 
-  bool kept_as_batches() const { return encoded.offsets.empty(); }
+  bool spilled() const { return !spill_path.empty(); }
   std::string id(int i) const { return group ? key + "/p" + std::to_string(i) : key; }
-  int count() const { return group ? encoded.count() : 1; }
+  int count() const { return static_cast<int>(spilled() ? encoded.count() : partitions.size()); }
 };
 
 namespace {
@@ -103,18 +104,22 @@ Status PartitionStore::Put(const std::string& id, StoredPartition partition) {
   entry->key = id;
   entry->schema = std::move(partition.schema);
   entry->bytes = PartitionBytes(partition.batches);
-  entry->batches = std::move(partition.batches);
+  entry->partitions.push_back(std::move(partition.batches));
   std::lock_guard lock(mutex_);
   return AddLocked(std::move(entry));
 }
 
-Status PartitionStore::PutEncoded(const std::string& key, EncodedPartitions partitions) {
+Status PartitionStore::PutGroup(const std::string& key, SchemaPtr schema,
+                                std::vector<std::vector<RecordBatch>> partitions,
+                                ipc::Compression compression) {
   auto entry = std::make_unique<Entry>();
   entry->key = key;
   entry->group = true;
-  entry->schema = partitions.schema;
-  entry->bytes = partitions.bytes->size();
-  entry->encoded = std::move(partitions);
+  entry->schema = std::move(schema);
+  entry->compression = compression;
+  for (const std::vector<RecordBatch>& p : partitions)
+    entry->bytes += PartitionBytes(p);
+  entry->partitions = std::move(partitions);
   std::lock_guard lock(mutex_);
   return AddLocked(std::move(entry));
 }
@@ -124,7 +129,7 @@ Status PartitionStore::SpillLocked() {
   // The newest entry stays in memory: it is the likeliest to be read next.
   for (size_t i = 0; i + 1 < entries_.size() && memory_bytes_ > memory_budget_; ++i) {
     Entry& e = *entries_[i];
-    if (!e.spill_path.empty()) continue;
+    if (e.spilled()) continue;
     std::error_code ec;
     std::filesystem::create_directories(spill_dir_, ec);
     if (ec) {
@@ -134,27 +139,24 @@ Status PartitionStore::SpillLocked() {
     auto context = [&](const Status& s) {
       return s.WithContext("partition store: spilling '" + e.key + "'");
     };
-    if (e.kept_as_batches()) {
-      Result<EncodedPartitions> encoded =
-          EncodePartitions(e.schema, {e.batches}, ipc::Compression::kLz4Frame);
-      if (!encoded.ok()) return context(encoded.status());
-      e.encoded = encoded.MoveValueUnsafe();
-    }
+    // Every partition of the entry in one file, each a byte range of its own.
+    Result<EncodedPartitions> encoded = EncodePartitions(e.schema, e.partitions, e.compression);
+    if (!encoded.ok()) return context(encoded.status());
     std::string path = spill_dir_ + "/partition-" + std::to_string(next_file_++) + ".arrows";
     Status written = [&]() -> Status {
       FLOTILLA_ASSIGN_OR_RETURN(auto file, io::FileOutputStream::Open(path));
-      FLOTILLA_RETURN_NOT_OK(file->Write(e.encoded.bytes->data(), e.encoded.bytes->size()));
+      FLOTILLA_RETURN_NOT_OK(file->Write(encoded->bytes->data(), encoded->bytes->size()));
       return file->Close();
     }();
     if (!written.ok()) {
-      if (!e.batches.empty()) e.encoded = {};  // still kept as batches
       std::filesystem::remove(path, ec);
       return context(written);
     }
     memory_bytes_ -= e.bytes;
-    e.bytes = e.encoded.bytes->size();
+    e.bytes = encoded->bytes->size();
     spilled_bytes_ += e.bytes;
-    e.batches.clear();
+    e.partitions.clear();
+    e.encoded = encoded.MoveValueUnsafe();
     e.encoded.bytes = nullptr;
     e.spill_path = std::move(path);
     ++spills_;
@@ -190,16 +192,14 @@ Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
     if (e == nullptr)
       return Status::KeyError("partition '" + id + "' is not in this worker's store");
     out.schema = e->schema;
-    if (e->kept_as_batches()) {
-      out.batches = e->batches;
+    // A single partition (a result, a broadcast side) goes out plain; lz4 is its disk codec.
+    out.compression = e->group ? e->compression : ipc::Compression::kNone;
+    if (!e->spilled()) {
+      out.batches = e->partitions[static_cast<size_t>(i)];
       return out;
     }
     offset = e->encoded.offsets[i];
     length = e->encoded.size(i);
-    if (e->spill_path.empty()) {
-      out.ipc = Buffer::SliceOf(e->encoded.bytes, offset, length);
-      return out;
-    }
     path = e->spill_path;
   }
   Result<BufferPtr> read = ReadRange(path, offset, length);
@@ -232,9 +232,10 @@ std::vector<ListedPartition> PartitionStore::List(const std::string& prefix) con
     for (int i = 0; i < e->count(); ++i) {
       std::string id = e->id(i);
       if (id.compare(0, prefix.size(), prefix) != 0) continue;
-      if (e->kept_as_batches()) {
-        out.push_back(
-            {std::move(id), e->schema, StoredPartition{{}, e->batches}.num_rows(), e->bytes});
+      if (!e->spilled()) {
+        const std::vector<RecordBatch>& batches = e->partitions[static_cast<size_t>(i)];
+        out.push_back({std::move(id), e->schema, StoredPartition{{}, batches}.num_rows(),
+                       PartitionBytes(batches)});
       } else {
         out.push_back({std::move(id), e->schema, e->encoded.rows[i], e->encoded.decoded_bytes[i]});
       }

@@ -1,11 +1,11 @@
 #pragma once
 // A worker's partition store: the task outputs it holds until consumers pull them (over Flight
-// or, on the same worker, directly). An entry is either one partition kept as batches, or a map
-// task's N partitions kept encoded (EncodedPartitions), named "<key>/p<i>". Entries stay in
-// memory while the store is under its budget; past it the oldest go to local disk, one file per
-// entry (a map task's encoded bytes as they are; batches as an lz4-compressed IPC stream), and
-// are read back a partition's byte range at a time, so a worker holding more output than memory
-// slows down instead of failing.
+// or, on the same worker, directly). An entry is one partition, or a map task's N partitions
+// named "<key>/p<i>". Entries stay in memory as batches while the store is under its budget (a
+// reader on this worker takes them as they are); past it the oldest go to local disk, one file
+// per entry whatever its number of partitions, encoded once (EncodedPartitions), and are read
+// back a partition's byte range at a time and sent as stored, so a worker holding more output
+// than memory slows down instead of failing.
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -25,12 +25,13 @@ struct StoredPartition {
   int64_t num_rows() const;
 };
 
-/// A partition as the Flight server sends it: its IPC stream when it is kept encoded (sent as
-/// it is), its batches otherwise.
+/// A partition as the Flight server sends it: its IPC stream when it was spilled (sent as it
+/// is), its batches otherwise (encoded with `compression` as they are sent).
 struct ServedPartition {
   SchemaPtr schema;
   BufferPtr ipc;
   std::vector<RecordBatch> batches;
+  ipc::Compression compression = ipc::Compression::kNone;
 };
 
 /// What ListFlights tells of a stored partition.
@@ -59,8 +60,10 @@ class PartitionStore {
 
   /// Keeps `partition` under `id` (replacing an earlier one). Errors come from spilling.
   Status Put(const std::string& id, StoredPartition partition);
-  /// Keeps a map task's partitions, readable as "<key>/p<i>".
-  Status PutEncoded(const std::string& key, EncodedPartitions partitions);
+  /// Keeps a map task's partitions, readable as "<key>/p<i>"; `compression` is their bodies'
+  /// codec on the wire and on disk.
+  Status PutGroup(const std::string& key, SchemaPtr schema,
+                  std::vector<std::vector<RecordBatch>> partitions, ipc::Compression compression);
   /// The partition, read back from disk if it was spilled. KeyError naming the id when absent.
   Result<StoredPartition> Get(const std::string& id) const;
   /// The partition as the Flight server sends it (encoded bytes are not decoded).

@@ -348,21 +348,18 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     return PartitionKey(task.query_id(), task.task_id(), task.attempt(), i);
   };
   if (!output.shuffle_compression().empty()) {
-    // A shuffle's map side: its partitions encoded once, as one entry ("<key>/p<i>").
+    // A shuffle's map side: its partitions as one entry ("<key>/p<i>", one spill file).
     Result<ipc::Compression> codec = ipc::ParseCompression(output.shuffle_compression());
     if (!codec.ok()) return fail(codec.status());
     SchemaPtr schema = outputs.empty() ? nullptr : outputs[0].first;
     std::vector<std::vector<RecordBatch>> partitions;
-    for (auto& [_, batches] : outputs)
-      partitions.push_back(std::move(batches));
-    Result<EncodedPartitions> encoded = EncodePartitions(schema, partitions, *codec);
-    if (!encoded.ok()) return fail(encoded.status());
-    partitions.clear();
-    for (int i = 0; i < encoded->count(); ++i)
-      add_ref(i, encoded->rows[i], encoded->decoded_bytes[i]);
-    if (Status s =
-            store_->PutEncoded(TaskOutputKey(task.query_id(), task.task_id(), task.attempt()),
-                               encoded.MoveValueUnsafe());
+    for (auto& [_, batches] : outputs) {
+      StoredPartition p{schema, std::move(batches)};
+      add_ref(static_cast<int>(partitions.size()), p.num_rows(), PartitionBytes(p.batches));
+      partitions.push_back(std::move(p.batches));
+    }
+    if (Status s = store_->PutGroup(TaskOutputKey(task.query_id(), task.task_id(), task.attempt()),
+                                    std::move(schema), std::move(partitions), *codec);
         !s.ok()) {
       return fail(s);
     }

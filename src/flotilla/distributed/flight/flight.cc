@@ -46,15 +46,18 @@ bool SameSecret(std::string_view given, std::string_view expected) {
   return difference == 0;
 }
 
-// The partitions as IPC messages, the schema sent once: what DoGet sends. A partition kept
-// encoded is cut into the messages it is stored as; one kept as batches is encoded here.
+// The partitions as IPC messages, the schema sent once: what DoGet sends. A partition read from
+// disk is cut into the messages it is stored as; one kept as batches is encoded here.
 Status ForEachMessage(const std::vector<ServedPartition>& partitions,
                       const std::function<bool(const ipc::Message&, int)>& send) {
   for (size_t p = 0; p < partitions.size(); ++p) {
     BufferPtr stream = partitions[p].ipc;
     if (stream == nullptr) {
+      ipc::WriteOptions options;
+      options.compression = partitions[p].compression;
+      options.min_compress_bytes = kMinCompressBytes;
       FLOTILLA_ASSIGN_OR_RETURN(
-          stream, ipc::WriteStreamToBuffer(partitions[0].schema, partitions[p].batches));
+          stream, ipc::WriteStreamToBuffer(partitions[0].schema, partitions[p].batches, options));
     }
     io::BufferReader reader(stream);
     for (int64_t i = 0;; ++i) {
