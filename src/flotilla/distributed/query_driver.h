@@ -61,8 +61,8 @@ struct DriverOptions {
   /// but heavy aggregation or join over the workers (and makes tests shuffle small inputs).
   int min_shuffle_partitions = 1;
   int max_attempts = 3;
-  /// How a shuffle's map outputs are kept: "flight" (one encoded entry per map task, spilled as
-  /// one file and served as stored) or "memory" (each partition as batches, encoded per fetch).
+  /// How a shuffle's map outputs are kept: "flight" (one entry per map task, spilled as one file
+  /// and served from it as stored) or "memory" (each partition an entry of its own).
   std::string shuffle_algorithm = "flight";
   /// The Arrow IPC codec of "flight" shuffle outputs: "none", "lz4" or "zstd". Compressing
   /// costs more CPU than it saves where workers share a machine (loopback moves bytes at memory

@@ -4,7 +4,7 @@
 // FlightData per message: flatbuffer metadata in data_header, the body in data_body), which is
 // what any Flight client expects; each record batch's app_metadata is the index of the partition
 // it belongs to, so a ticket naming several partitions is read back as several. A partition
-// stored encoded is sent as the messages it is stored as (no decoding, no re-encoding). The
+// read from disk is sent as the messages it is stored as (no decoding, no re-encoding). The
 // client decodes messages as they arrive, so a fetch holds one message beyond the batches read.
 // ListFlights(prefix) lists stored partitions. Every call must carry the cluster's token as gRPC
 // metadata "authorization: Bearer <token>"; calls without it, or with another, are refused
