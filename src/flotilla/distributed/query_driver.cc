@@ -171,13 +171,7 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
     bool on_worker = s.outputs.count() > 0 && s.outputs.worker == worker_id;
     if (!on_worker || !Needed(s)) continue;
     lost.push_back(s.id);
-    for (int64_t rows : s.outputs.rows)
-      nodes_[s.node].rows -= rows;
-    s.outputs = {};
-    s.fetched = 0;
-    SetState(&s, SlotState::kWaiting);
-    Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node),
-          worker_id, 0, 0, 0, 0, "output lost with worker " + worker_id + "; running it again"});
+    RunAgain(&s, worker_id, "output lost with worker " + worker_id + "; running it again");
   }
   if (!lost.empty()) {
     std::erase_if(ready_, [&](const PartitionRef& r) { return r.worker == worker_id; });
@@ -493,6 +487,18 @@ void QueryDriver::ReleaseRead() {
   }
 }
 
+void QueryDriver::RunAgain(Slot* slot, const std::string& worker, const std::string& why) {
+  for (int64_t rows : slot->outputs.rows)
+    nodes_[slot->node].rows -= rows;
+  slot->outputs = {};
+  slot->released = false;
+  slot->fetched = 0;
+  nodes_[slot->node].released = false;
+  SetState(slot, SlotState::kWaiting);
+  Emit({TaskEventKind::kCancelled, options_.query_id, slot->task_id, slot->node,
+        NodeName(slot->node), worker, 0, 0, 0, 0, why});
+}
+
 bool QueryDriver::OutputsGone(const Slot& slot) const {
   return slot.state == SlotState::kDone &&
          (slot.released ||
@@ -508,18 +514,10 @@ bool QueryDriver::RecomputeGoneInputs(const Slot& reader) {
   for (int64_t g : gone) {
     Slot& s = slots_[g];
     if (s.state != SlotState::kDone) continue;  // read twice, reset once
-    for (int64_t rows : s.outputs.rows)
-      nodes_[s.node].rows -= rows;
     const std::string why = s.released ? "released" : "lost with worker " + s.outputs.worker;
-    s.outputs = {};
-    s.released = false;
-    s.fetched = 0;
-    nodes_[s.node].released = false;
-    SetState(&s, SlotState::kWaiting);
-    Emit({TaskEventKind::kCancelled, options_.query_id, s.task_id, s.node, NodeName(s.node), "", 0,
-          0, 0, 0,
-          "output " + why + " but task " + std::to_string(reader.task_id) +
-              " needs it again; running it again"});
+    RunAgain(&s, "",
+             "output " + why + " but task " + std::to_string(reader.task_id) +
+                 " needs it again; running it again");
   }
   return !gone.empty();
 }

@@ -188,6 +188,8 @@ class QueryDriver final : private TaskGraph {
   /// task before it starts, it recomputes through any number of stages, on demand.
   bool RecomputeGoneInputs(const Slot& reader);
   bool OutputsGone(const Slot& slot) const;
+  /// A finished task whose outputs are gone runs again (`why`, on `worker`, goes to the events).
+  void RunAgain(Slot* slot, const std::string& worker, const std::string& why);
   Status CreateSlots(int node);
   /// Before `node`'s tasks exist: a broadcast side larger than the cap is joined by shuffle
   /// instead (ShuffleInsteadOfBroadcast), and the driver's view of the plan follows.
