@@ -19,6 +19,68 @@ constexpr int64_t kSampleRowsPerPartition = 100;
 // The seed of a task's sample of a sort's keys: fixed, so a re-run samples alike.
 constexpr uint64_t kSortSampleSeed = 0x50a7u;
 
+// The seed of task `task_index` of a node drawing from `seed`: its own stream, the same in every
+// attempt (a task run again draws as the first run did). Task 0 keeps the seed.
+uint64_t TaskSeed(uint64_t seed, int64_t task_index) {
+  if (task_index == 0) return seed;
+  uint64_t x = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(task_index);
+  x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
+  return x ^ (x >> 29);
+}
+
+// Steps whose output rows depend on the order of their input rows (which rows pass, or where
+// each goes, or the values numbering them): run again over the same rows in another order, a
+// task would output other rows, and its readers that had read the first attempt's would lose
+// or duplicate some.
+bool OrderSensitive(const exec::PlanNode& op) {
+  switch (op.kind()) {
+    case exec::PlanKind::kSample:
+    case exec::PlanKind::kLimit:
+    case exec::PlanKind::kTopN:
+    case exec::PlanKind::kDistinct:
+    case exec::PlanKind::kMonotonicId:
+      return true;
+    case exec::PlanKind::kRepartition: {
+      const exec::PartitionScheme scheme = static_cast<const exec::RepartitionNode&>(op).scheme;
+      return scheme == exec::PartitionScheme::kRandom || scheme == exec::PartitionScheme::kInto;
+    }
+    default:
+      return false;
+  }
+}
+
+// Where a node's tasks (or a node reading them) are order sensitive, every read above them
+// keeps one order whichever workers hold the pieces: an exchange reads in map-task order and a
+// broadcast side in task order. A task run again after a loss then reads its rows in the first
+// attempt's order and outputs the same rows. (Reads by worker stay where only the set of rows
+// matters: a task run again reads the same rows, in another order.)
+void KeepOrderWhereItMatters(DistributedPlan* plan) {
+  std::vector<PipelineNode>& nodes = plan->nodes;
+  std::vector<bool> matters(nodes.size(), false);
+  for (PipelineNode& n : nodes) {
+    matters[n.id] = n.kind == NodeKind::kIntoPartitions || n.kind == NodeKind::kLimit ||
+                    std::any_of(n.chain.begin(), n.chain.end(),
+                                [](const ChainStep& s) { return OrderSensitive(*s.op); });
+  }
+  // Readers rank above their inputs: walking down the ranks, a node's readers are settled
+  // first. (Nodes added at run time break the order by id.)
+  std::vector<PipelineNode*> by_rank;
+  for (PipelineNode& n : nodes)
+    by_rank.push_back(&n);
+  std::stable_sort(by_rank.begin(), by_rank.end(),
+                   [](const PipelineNode* a, const PipelineNode* b) { return a->rank > b->rank; });
+  for (PipelineNode* n : by_rank) {
+    if (!matters[n->id]) continue;
+    if (n->kind == NodeKind::kExchange) n->ordered = true;
+    for (SideInput& side : n->sides)
+      side.ordered = true;
+    for (int input : n->inputs)
+      matters[input] = true;
+    for (const SideInput& side : n->sides)
+      matters[side.node] = true;
+  }
+}
+
 // A join side's size once read into memory, as far as planning can tell: the optimizer's row
 // estimate (scan metadata, fixed selectivities for filters) times the width of a row of its
 // columns (strings and nested values counted at 32 bytes); -1 when unknown.
@@ -453,13 +515,22 @@ class Translator {
         return RangeExchange(input, r.sort_keys, r.num_partitions, std::nullopt);
       case exec::PartitionScheme::kHash:
       case exec::PartitionScheme::kRandom: {
-        // The map side: each upstream task splits its rows into the shuffle's partitions.
-        // Row order within a partition is not promised, so pieces are read by worker.
+        // The map side: each upstream task splits its rows into the shuffle's partitions (a
+        // random split from a seed of its own). Row order within a partition is not promised,
+        // so pieces are read by worker unless something above depends on it.
         PipelineNode n = NewNode(NodeKind::kExchange, {input}, plan->schema());
         n.num_partitions = r.num_partitions;
-        if (r.scheme == exec::PartitionScheme::kHash) n.clustered_on = ColumnNames(r.keys);
+        ChainStep split{plan};
+        if (r.scheme == exec::PartitionScheme::kHash) {
+          n.clustered_on = ColumnNames(r.keys);
+        } else {
+          split.build = [seed = r.seed](exec::PlanPtr in, const TaskContext& t) {
+            return exec::MakeRepartitionRandom(std::move(in), t.output_partitions,
+                                               TaskSeed(seed, t.task_index));
+          };
+        }
         const int id = Add(std::move(n));
-        FLOTILLA_RETURN_NOT_OK(SealMapSide(input, {plan}, id));
+        FLOTILLA_RETURN_NOT_OK(SealMapSide(input, split, id));
         return id;
       }
     }
@@ -593,13 +664,8 @@ class Translator {
   static ChainStep::Build SampleBySeedPerTask(const exec::SampleNode& s) {
     return [fraction = *s.fraction, replace = s.with_replacement, seed = s.seed](
                exec::PlanPtr in, const TaskContext& t) {
-      uint64_t task_seed = seed;
-      if (t.task_index > 0) {
-        uint64_t x = seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t.task_index);
-        x = (x ^ (x >> 31)) * 0xBF58476D1CE4E5B9ull;
-        task_seed = x ^ (x >> 29);
-      }
-      return exec::MakeSampleFraction(std::move(in), fraction, replace, task_seed);
+      return exec::MakeSampleFraction(std::move(in), fraction, replace,
+                                      TaskSeed(seed, t.task_index));
     };
   }
 
@@ -743,7 +809,9 @@ Result<DistributedPlan> PlanDistributed(const exec::PlanPtr& plan,
   if (plan == nullptr) return Status::Invalid("distributed plan: no plan");
   Translator t(options);
   FLOTILLA_ASSIGN_OR_RETURN(int root, t.Visit(plan));
-  return t.Finish(root, plan->schema());
+  DistributedPlan out = t.Finish(root, plan->schema());
+  KeepOrderWhereItMatters(&out);
+  return out;
 }
 
 void AddCommit(DistributedPlan* plan, const std::vector<std::string>& partition_by) {
@@ -858,6 +926,7 @@ Result<std::vector<int>> JoinWithoutBroadcast(DistributedPlan* plan, int holder,
   swap(plan->root);
   added.push_back(to);
   nodes.push_back(std::move(x));
+  KeepOrderWhereItMatters(plan);
   return added;
 }
 

@@ -79,6 +79,9 @@ struct SideInput {
   /// otherwise the node is an exchange both of whose inputs are its map sides, and task i reads
   /// partition i of the side too (a hash join), or kPairs, whose tasks each read one side task.
   bool broadcast = false;
+  /// A broadcast side read in task order (by worker otherwise): set where the order of the
+  /// rows the node reads matters (see `PipelineNode::ordered`).
+  bool ordered = false;
 };
 
 struct PipelineNode {
@@ -97,7 +100,11 @@ struct PipelineNode {
   /// tasks of the `count_from` nodes is known, as min(the largest, the configured maximum).
   int num_partitions = 0;
   std::vector<int> count_from;
-  bool ordered = false;  // kExchange: pieces read in map-task order
+  /// kExchange: pieces read in map-task order — where the reduce is order sensitive (first
+  /// row of a key, stable ties), or where a step above depends on the order of its rows (a
+  /// random split, a sample, a limit, numbering): a task run again after a loss then outputs
+  /// the rows its first attempt did.
+  bool ordered = false;
   /// A range exchange (kExchange) and its map side (kMap): the kSample node whose results give
   /// the boundaries, and the keys.
   int sample = -1;

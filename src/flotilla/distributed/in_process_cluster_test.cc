@@ -538,20 +538,22 @@ TEST(WorkerRuntimeTest, ACancelledTaskStopsAndSaysSo) {
 namespace flotilla::distributed {
 namespace {
 
-// Three stages: 6 in-memory partitions -> hash exchange into 4 -> (v * 7) hash exchange into 8.
-PlanPtr ThreeStages() {
+// Four stages: 6 in-memory partitions -> hash exchange into 4 -> (v * 7) hash exchange into 8
+// -> hash exchange into 5.
+PlanPtr FourStages() {
   PlanPtr plan = exec::MakeRepartitionByHash(IdPartitions(6, 100), 4, {Column("v")}).ValueOrDie();
   plan = exec::MakeProject(
              plan, {Column("v"), expr::Alias(Multiply(Column("v"), Literal(int64_t{7})), "w")})
              .ValueOrDie();
-  return exec::MakeRepartitionByHash(plan, 8, {Column("w")}).ValueOrDie();
+  plan = exec::MakeRepartitionByHash(plan, 8, {Column("w")}).ValueOrDie();
+  return exec::MakeRepartitionByHash(plan, 5, {Column("v")}).ValueOrDie();
 }
 
-// The store keys of the completed tasks of the pipeline node that ran first (the sources).
-std::vector<std::string> FirstStageKeys(const Recorder& recorder) {
+// The store keys of the completed tasks of the nodes whose names start with `prefix`.
+std::vector<std::string> KeysOf(const Recorder& recorder, const std::string& prefix) {
   std::vector<std::string> keys;
   for (const TaskEvent& e : recorder.events) {
-    if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind("InMemorySource", 0) == 0)
+    if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind(prefix, 0) == 0)
       keys.push_back(TaskOutputKey(e.query_id, e.task_id, e.attempt));
   }
   return keys;
@@ -564,73 +566,82 @@ bool AnyWorkerHolds(InProcessCluster& cluster, int workers, const std::string& k
   return false;
 }
 
-// A node's outputs are dropped once every node reading them has finished, while the query
-// still runs: the first stage's map outputs are gone by the time the last stage ends.
+// A node's outputs are dropped once every node reading them has finished and will not run
+// again, while the query still runs: when the last stage starts, the first stage's outputs are
+// gone and the second's (which the third, if it lost an output, would read again) are there.
 TEST(ShuffleReleaseTest, OutputsNoTaskReadsAreDroppedWhileTheQueryRuns) {
   auto cluster = StartCluster(3);
   auto recorder = std::make_shared<Recorder>();
   InProcessCluster* c = cluster.get();
-  int64_t results = 0, total = 6 + 4 + 8;
-  bool held_while_read = false, gone_at_end = false;
-  auto r = cluster->Run(ThreeStages(), RecordedTo(recorder), [&](int64_t) {
-    const std::vector<std::string> keys = FirstStageKeys(*recorder);
+  const int64_t total = 6 + 4 + 8 + 5;
+  int64_t results = 0;
+  bool held_while_read = false, first_gone = false, second_held = false;
+  auto r = cluster->Run(FourStages(), RecordedTo(recorder), [&](int64_t) {
     ++results;
     // While the first exchange's reducers run, the map outputs are there.
-    if (results == 7) held_while_read = AnyWorkerHolds(*c, 3, keys[0]);
-    if (results == total) {
-      gone_at_end = std::none_of(keys.begin(), keys.end(),
-                                 [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
+    if (results == 7) held_while_read = AnyWorkerHolds(*c, 3, KeysOf(*recorder, "InMemory")[0]);
+    if (results == 6 + 4 + 8 + 1) {
+      const std::vector<std::string> first = KeysOf(*recorder, "InMemory");
+      first_gone = std::none_of(first.begin(), first.end(),
+                                [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
+      const std::vector<std::string> second = KeysOf(*recorder, "Exchange");
+      second_held = std::all_of(second.begin(), second.begin() + 4,
+                                [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
     }
   });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   EXPECT_EQ(results, total);
   EXPECT_TRUE(held_while_read);
-  EXPECT_TRUE(gone_at_end) << "the first stage's outputs were dropped once read";
+  EXPECT_TRUE(first_gone) << "the first stage's outputs were dropped once no reader needed them";
+  EXPECT_TRUE(second_held) << "the second stage's outputs were kept while the third runs";
   exec::ExecOptions local;
   local.progress = 0;
   ExpectRows(r->ToBatch().ValueOrDie(),
-             exec::Run(ThreeStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
+             exec::Run(FourStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
 }
 
-// A worker holding second-stage outputs dies while the last stage runs: the lost outputs are
-// recomputed, and since the first stage's outputs they read were dropped, those are recomputed
-// first, on demand — through both stages — and the answer is the local runner's.
+// While the last stage runs, a worker holding outputs of both the second and the third stage
+// dies: its third-stage outputs run again over the second stage's (kept), its second-stage
+// outputs run again over the first stage's, which were dropped and are recomputed first, on
+// demand — through every stage — and the answer is the local runner's.
 TEST(ShuffleReleaseTest, ReleasedOutputsAreRecomputedWhenALostTaskNeedsThem) {
-  auto cluster = StartCluster(3);
-  auto recorder = std::make_shared<Recorder>();
-  InProcessCluster* c = cluster.get();
-  std::string killed;
-  auto r = cluster->Run(ThreeStages(), RecordedTo(recorder), [&](int64_t) {
-    if (!killed.empty()) return;
-    // At the first result of the last stage (8 reducers on 3 workers: most have not started),
-    // the worker of a finished second-stage task goes.
-    std::set<int> nodes;
-    for (const TaskEvent& e : recorder->events) {
-      if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind("InMemorySource", 0) != 0)
-        nodes.insert(e.node_id);
-    }
-    if (nodes.size() < 2) return;
-    const int second = *nodes.begin();
-    for (const TaskEvent& e : recorder->events) {
-      if (e.kind == TaskEventKind::kCompleted && e.node_id == second) {
-        killed = e.worker;
+  for (int run = 0; run < 10; ++run) {
+    auto cluster = StartCluster(3);
+    auto recorder = std::make_shared<Recorder>();
+    InProcessCluster* c = cluster.get();
+    std::string killed;
+    auto r = cluster->Run(FourStages(), RecordedTo(recorder), [&](int64_t results) {
+      if (results != 6 + 4 + 8 + 1) return;
+      // Exchange nodes by id: the second stage, the third, the fourth.
+      std::map<int, std::set<std::string>> workers_of;
+      for (const TaskEvent& e : recorder->events) {
+        if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind("Exchange", 0) == 0)
+          workers_of[e.node_id].insert(e.worker);
+      }
+      if (workers_of.size() < 2) return;
+      const std::set<std::string>& second = workers_of.begin()->second;
+      for (const std::string& w : std::next(workers_of.begin())->second) {
+        if (second.count(w) == 0) continue;
+        killed = w;
         c->KillWorker(std::stoi(killed.substr(killed.rfind('-') + 1)));
         return;
       }
+    });
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    if (killed.empty()) continue;  // no worker ran tasks of both stages: place them again
+    exec::ExecOptions local;
+    local.progress = 0;
+    ExpectRows(r->ToBatch().ValueOrDie(),
+               exec::Run(FourStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
+    int recomputed_released = 0;
+    for (const TaskEvent& e : recorder->events) {
+      recomputed_released += e.kind == TaskEventKind::kCancelled &&
+                             e.message.find("output released") != std::string::npos;
     }
-  });
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
-  ASSERT_FALSE(killed.empty());
-  exec::ExecOptions local;
-  local.progress = 0;
-  ExpectRows(r->ToBatch().ValueOrDie(),
-             exec::Run(ThreeStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
-  int recomputed_released = 0;
-  for (const TaskEvent& e : recorder->events) {
-    recomputed_released += e.kind == TaskEventKind::kCancelled &&
-                           e.message.find("output released") != std::string::npos;
+    EXPECT_GT(recomputed_released, 0) << "first-stage outputs, dropped, ran again";
+    return;
   }
-  EXPECT_GT(recomputed_released, 0) << "first-stage outputs, dropped once read, ran again";
+  FAIL() << "in 10 runs, no worker ran tasks of both the second and the third stage";
 }
 
 }  // namespace

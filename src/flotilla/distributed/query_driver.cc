@@ -197,6 +197,15 @@ bool QueryDriver::Needed(const Slot& slot) const {
   return false;
 }
 
+// Whether some task of `node` may still be run again for its readers: a lost output of a node
+// still needed is recomputed from that node's inputs.
+bool QueryDriver::NodeNeeded(int node) const {
+  for (int64_t s : nodes_[node].slots) {
+    if (slots_[s].state != SlotState::kDone || Needed(slots_[s])) return true;
+  }
+  return false;
+}
+
 // --- Creating and submitting tasks --------------------------------------------------------------
 
 std::vector<int64_t> QueryDriver::OutputSlots(int node) const {
@@ -471,8 +480,11 @@ void QueryDriver::ReleaseRead() {
         !NodeComplete(static_cast<int>(n))) {
       continue;
     }
-    if (!std::all_of(readers_of_node_[n].begin(), readers_of_node_[n].end(),
-                     [&](int reader) { return NodeComplete(reader); })) {
+    // Kept while a reader may run again: when a reader's output is lost while its own readers
+    // still need it, the reader runs again over these, and only the lost task runs again.
+    if (!std::all_of(readers_of_node_[n].begin(), readers_of_node_[n].end(), [&](int reader) {
+          return NodeComplete(reader) && !NodeNeeded(reader);
+        })) {
       continue;
     }
     for (int64_t s : node.slots) {
@@ -601,11 +613,13 @@ Result<std::string> QueryDriver::TaskBytes(const Slot& slot, int attempt) const 
   TaskContext context = ContextOf(slot);
   for (size_t k = 0; k < node.sides.size(); ++k) {
     const SideInput& side = node.sides[k];
-    // A broadcast side's order does not matter (it is a join's build side); one read per worker.
+    // A broadcast side is a join's build side: one read per worker, unless the order of the
+    // join's output matters above it.
+    const ReadOrder side_order =
+        !side.broadcast ? order : (side.ordered ? ReadOrder::kInOrder : ReadOrder::kByWorker);
     FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr read,
                               ReadOf(slot, static_cast<int>(k) + 1, plan_.nodes[side.node].schema,
-                                     side.broadcast ? ReadOrder::kByWorker : order,
-                                     /*keep=*/side.broadcast));
+                                     side_order, /*keep=*/side.broadcast));
     context.sides.emplace_back(side.node, std::move(read));
   }
   FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr fragment, BuildFragment(node, leaf, context));
