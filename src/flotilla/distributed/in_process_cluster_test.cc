@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <filesystem>
 #include <set>
 #include <thread>
@@ -366,6 +367,46 @@ TEST_F(DistributedTest, AUserErrorFailsTheQueryWithItsMessageWithoutRetrying) {
     EXPECT_EQ(e.attempt <= 1, true);
 }
 
+// Out of memory may be the worker's load rather than the task's need: the task runs again (here
+// the first call fails, and the second attempt succeeds); a task out of memory on every attempt
+// fails the query naming it and how often it was tried.
+TEST_F(DistributedTest, ATaskOutOfMemoryIsTriedAgainAndFailsTheQueryNamedWhenItAlwaysIs) {
+  auto calls = std::make_shared<std::atomic<int>>(0);
+  exec::BatchFunction first_fails = [calls](const std::vector<Array>& args) -> Result<Array> {
+    if (calls->fetch_add(1) == 0) return Status::OutOfMemory("the model needs 12 GiB");
+    return args[0];
+  };
+  PlanPtr plan =
+      exec::MakeUdfProject(Scan(), "first_fails", first_fails, {Column("id")}, {"id"}, "t", int64())
+          .ValueOrDie();
+  auto r = cluster_->Run(plan, Options());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  exec::ExecOptions local;
+  local.progress = 0;
+  ExpectRows(r->ToBatch().ValueOrDie(), exec::Run(plan, local).ValueOrDie().ToBatch().ValueOrDie(),
+             true);
+  int failed = 0;
+  for (const TaskEvent& e : recorder_->events) {
+    if (e.kind != TaskEventKind::kFailed) continue;
+    ++failed;
+    EXPECT_NE(e.message.find("the model needs 12 GiB"), std::string::npos) << e.message;
+  }
+  EXPECT_EQ(failed, 1);
+
+  exec::BatchFunction always = [](const std::vector<Array>&) -> Result<Array> {
+    return Status::OutOfMemory("the model needs 12 GiB");
+  };
+  plan = exec::MakeUdfProject(Scan(), "always", always, {Column("id")}, {"id"}, "t", int64())
+             .ValueOrDie();
+  r = cluster_->Run(plan, Options());
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kOutOfMemory) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("failed in all of its 3 attempts"), std::string::npos)
+      << r.status().ToString();
+  EXPECT_NE(r.status().message().find("UdfProject"), std::string::npos) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("the model needs 12 GiB"), std::string::npos);
+}
+
 // How many tasks were re-run because `worker` lost their outputs.
 int RerunsFor(const Recorder& recorder, const std::string& worker) {
   int n = 0;
@@ -566,82 +607,76 @@ bool AnyWorkerHolds(InProcessCluster& cluster, int workers, const std::string& k
   return false;
 }
 
-// A node's outputs are dropped once every node reading them has finished and will not run
-// again, while the query still runs: when the last stage starts, the first stage's outputs are
-// gone and the second's (which the third, if it lost an output, would read again) are there.
-TEST(ShuffleReleaseTest, OutputsNoTaskReadsAreDroppedWhileTheQueryRuns) {
+// Any output upstream of one that can still be lost may be needed by a recovery, so all stages'
+// outputs stay while the query runs (on disk once the store is over its budget), and go with
+// the query.
+TEST(ShuffleReleaseTest, OutputsAreKeptWhileARecoveryMayNeedThem) {
   auto cluster = StartCluster(3);
   auto recorder = std::make_shared<Recorder>();
   InProcessCluster* c = cluster.get();
-  const int64_t total = 6 + 4 + 8 + 5;
   int64_t results = 0;
-  bool held_while_read = false, first_gone = false, second_held = false;
+  bool all_held = false;
+  std::vector<std::string> keys;
   auto r = cluster->Run(FourStages(), RecordedTo(recorder), [&](int64_t) {
-    ++results;
-    // While the first exchange's reducers run, the map outputs are there.
-    if (results == 7) held_while_read = AnyWorkerHolds(*c, 3, KeysOf(*recorder, "InMemory")[0]);
-    if (results == 6 + 4 + 8 + 1) {
-      const std::vector<std::string> first = KeysOf(*recorder, "InMemory");
-      first_gone = std::none_of(first.begin(), first.end(),
-                                [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
-      const std::vector<std::string> second = KeysOf(*recorder, "Exchange");
-      second_held = std::all_of(second.begin(), second.begin() + 4,
-                                [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
-    }
+    if (++results != 6 + 4 + 8 + 1) return;
+    keys = KeysOf(*recorder, "");
+    all_held = std::all_of(keys.begin(), keys.end() - 1,
+                           [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
   });
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(results, total);
-  EXPECT_TRUE(held_while_read);
-  EXPECT_TRUE(first_gone) << "the first stage's outputs were dropped once no reader needed them";
-  EXPECT_TRUE(second_held) << "the second stage's outputs were kept while the third runs";
+  EXPECT_TRUE(all_held) << "every stage's outputs are there while the last stage runs";
+  EXPECT_TRUE(std::none_of(keys.begin(), keys.end(), [&](const std::string& k) {
+    return AnyWorkerHolds(*c, 3, k);
+  })) << "and gone with the query";
   exec::ExecOptions local;
   local.progress = 0;
   ExpectRows(r->ToBatch().ValueOrDie(),
              exec::Run(FourStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
 }
 
-// While the last stage runs, a worker holding outputs of both the second and the third stage
-// dies: its third-stage outputs run again over the second stage's (kept), its second-stage
-// outputs run again over the first stage's, which were dropped and are recomputed first, on
-// demand — through every stage — and the answer is the local runner's.
-TEST(ShuffleReleaseTest, ReleasedOutputsAreRecomputedWhenALostTaskNeedsThem) {
-  for (int run = 0; run < 10; ++run) {
-    auto cluster = StartCluster(3);
-    auto recorder = std::make_shared<Recorder>();
-    InProcessCluster* c = cluster.get();
-    std::string killed;
-    auto r = cluster->Run(FourStages(), RecordedTo(recorder), [&](int64_t results) {
-      if (results != 6 + 4 + 8 + 1) return;
-      // Exchange nodes by id: the second stage, the third, the fourth.
-      std::map<int, std::set<std::string>> workers_of;
-      for (const TaskEvent& e : recorder->events) {
-        if (e.kind == TaskEventKind::kCompleted && e.node_name.rfind("Exchange", 0) == 0)
-          workers_of[e.node_id].insert(e.worker);
-      }
-      if (workers_of.size() < 2) return;
-      const std::set<std::string>& second = workers_of.begin()->second;
-      for (const std::string& w : std::next(workers_of.begin())->second) {
-        if (second.count(w) == 0) continue;
-        killed = w;
-        c->KillWorker(std::stoi(killed.substr(killed.rfind('-') + 1)));
-        return;
-      }
-    });
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    if (killed.empty()) continue;  // no worker ran tasks of both stages: place them again
-    exec::ExecOptions local;
-    local.progress = 0;
-    ExpectRows(r->ToBatch().ValueOrDie(),
-               exec::Run(FourStages(), local).ValueOrDie().ToBatch().ValueOrDie(), false);
-    int recomputed_released = 0;
+// Outputs whose readers are beyond loss — here a branch of a concat whose results the driver
+// fetched — are dropped while the rest of the query runs.
+TEST(ShuffleReleaseTest, OutputsOnlyFetchedResultsReadAreDroppedWhileTheQueryRuns) {
+  auto cluster = StartCluster(3);
+  auto recorder = std::make_shared<Recorder>();
+  InProcessCluster* c = cluster.get();
+  PlanPtr small = exec::MakeRepartitionByHash(IdPartitions(3, 10), 2, {Column("v")}).ValueOrDie();
+  small = exec::MakeProject(
+              small, {Column("v"), expr::Alias(Multiply(Column("v"), Literal(int64_t{7})), "w")})
+              .ValueOrDie();
+  PlanPtr plan = exec::MakeConcat({small, FourStages()}).ValueOrDie();
+  // The concat's first input is planned first: its source is node 0, its exchange node 1.
+  const int small_source = 0, small_exchange = 1;
+  // Checked at the last result: the scheduler runs downstream nodes first, so the small
+  // branch's exchange (rank 1) runs as soon as its sources are done and ends long before the
+  // large branch's last stage (rank 3).
+  const int64_t total = 3 + 2 + 6 + 4 + 8 + 5;
+  int64_t results = 0;
+  bool checked = false, small_gone = false, large_held = false;
+  auto r = cluster->Run(plan, RecordedTo(recorder), [&](int64_t) {
+    if (++results != total) return;
+    checked = true;
+    std::vector<std::string> sources, large;
     for (const TaskEvent& e : recorder->events) {
-      recomputed_released += e.kind == TaskEventKind::kCancelled &&
-                             e.message.find("output released") != std::string::npos;
+      if (e.kind != TaskEventKind::kCompleted) continue;
+      const std::string key = TaskOutputKey(e.query_id, e.task_id, e.attempt);
+      if (e.node_id == small_source) sources.push_back(key);
+      if (e.node_id != small_source && e.node_id != small_exchange) large.push_back(key);
     }
-    EXPECT_GT(recomputed_released, 0) << "first-stage outputs, dropped, ran again";
-    return;
-  }
-  FAIL() << "in 10 runs, no worker ran tasks of both the second and the third stage";
+    small_gone = std::none_of(sources.begin(), sources.end(),
+                              [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
+    large_held = std::all_of(large.begin(), large.end() - 1,
+                             [&](const std::string& k) { return AnyWorkerHolds(*c, 3, k); });
+  });
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(checked);
+  EXPECT_TRUE(small_gone) << "the small branch's map outputs were dropped once its results were "
+                             "fetched";
+  EXPECT_TRUE(large_held) << "the large branch's outputs are kept while it runs";
+  exec::ExecOptions local;
+  local.progress = 0;
+  ExpectRows(r->ToBatch().ValueOrDie(), exec::Run(plan, local).ValueOrDie().ToBatch().ValueOrDie(),
+             false);
 }
 
 }  // namespace

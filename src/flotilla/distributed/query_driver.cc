@@ -141,9 +141,16 @@ std::vector<bool> QueryDriver::ThroughConcats(int node) const {
 // --- Workers ------------------------------------------------------------------------------------
 
 Status QueryDriver::AddWorker(const WorkerSpec& worker) {
+  // A worker this query wrote off (its outputs are being recomputed elsewhere) gets no more of
+  // its work if it comes back: what it still holds may be from a past attempt, and whatever made
+  // it unreachable may happen again. The next query may use it.
+  if (removed_workers_.count(worker.id) > 0) {
+    log::Info("distributed query {}: worker {} is back; this query no longer uses it",
+              options_.query_id, worker.id);
+    return Status::OK();
+  }
   FLOTILLA_RETURN_NOT_OK(scheduler_.AddWorker(worker));
   workers_.insert(worker.id);
-  removed_workers_.erase(worker.id);
   return Status::OK();
 }
 
@@ -193,15 +200,6 @@ bool QueryDriver::Needed(const Slot& slot) const {
   if (slot.final) return slot.fetched < slot.outputs.count();
   for (int reader : readers_of_node_[slot.node]) {
     if (!NodeComplete(reader)) return true;
-  }
-  return false;
-}
-
-// Whether some task of `node` may still be run again for its readers: a lost output of a node
-// still needed is recomputed from that node's inputs.
-bool QueryDriver::NodeNeeded(int node) const {
-  for (int64_t s : nodes_[node].slots) {
-    if (slots_[s].state != SlotState::kDone || Needed(slots_[s])) return true;
   }
   return false;
 }
@@ -474,17 +472,27 @@ Status QueryDriver::Advance() {
 }
 
 void QueryDriver::ReleaseRead() {
-  for (size_t n = 0; n < nodes_.size(); ++n) {
-    NodeState& node = nodes_[n];
-    if (node.released || output_node_[n] || readers_of_node_[n].empty() ||
-        !NodeComplete(static_cast<int>(n))) {
-      continue;
+  // A recovery may need any output upstream of one that can still be lost: a lost output's
+  // task runs again over its inputs, and those that were on the same worker run again over
+  // theirs. So a node's outputs go only once everything reading them is beyond loss — results
+  // the driver fetched, or outputs themselves released — and a loss re-runs only what it took.
+  // Readers rank above their inputs: walking down the ranks settles readers first.
+  std::vector<int> by_rank(order_.begin(), order_.end());
+  std::stable_sort(by_rank.begin(), by_rank.end(),
+                   [&](int a, int b) { return plan_.nodes[a].rank > plan_.nodes[b].rank; });
+  auto beyond_loss = [&](int node) {
+    if (!NodeComplete(node)) return false;
+    if (nodes_[node].released) return true;
+    if (!output_node_[node]) return false;
+    for (int64_t s : OutputSlots(node)) {
+      if (slots_[s].fetched < slots_[s].outputs.count()) return false;
     }
-    // Kept while a reader may run again: when a reader's output is lost while its own readers
-    // still need it, the reader runs again over these, and only the lost task runs again.
-    if (!std::all_of(readers_of_node_[n].begin(), readers_of_node_[n].end(), [&](int reader) {
-          return NodeComplete(reader) && !NodeNeeded(reader);
-        })) {
+    return true;
+  };
+  for (int n : by_rank) {
+    NodeState& node = nodes_[n];
+    if (node.released || output_node_[n] || readers_of_node_[n].empty() || !NodeComplete(n) ||
+        !std::all_of(readers_of_node_[n].begin(), readers_of_node_[n].end(), beyond_loss)) {
       continue;
     }
     for (int64_t s : node.slots) {
@@ -733,7 +741,13 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     if (!again) {
       StatusCode code =
           result.code() == 0 ? StatusCode::kInvalid : static_cast<StatusCode>(result.code());
-      Finish(Status(code, result.error()));
+      std::string message = result.error();
+      if (result.retryable() && charged) {
+        message = "task " + std::to_string(task_id) + " (" + NodeName(slot.node) +
+                  ") failed in all of its " + std::to_string(attempt) +
+                  " attempts; the last: " + message;
+      }
+      Finish(Status(code, std::move(message)));
       return Status::OK();
     }
     // A worker that cannot serve what it holds is as good as gone: take it out now, so its

@@ -181,7 +181,8 @@ class QueryDriver final : private TaskGraph {
 
   explicit QueryDriver(DriverOptions options);
   Status Advance();
-  /// Drops the outputs of nodes whose readers have all finished and will not run again.
+  /// Drops the outputs no recovery can need: of nodes whose every reader finished and is
+  /// beyond loss (fetched results, or released itself).
   void ReleaseRead();
   /// Runs again the finished tasks `reader` reads whose outputs are gone (released, or on a
   /// worker since removed); whether any was (the reader then waits for them). Applied to every
@@ -242,7 +243,6 @@ class QueryDriver final : private TaskGraph {
   PartitionRef RefOf(const InputPart& part) const;
   PartitionRef RefOf(const Slot& slot, int index) const;
   bool Needed(const Slot& slot) const;
-  bool NodeNeeded(int node) const;
   void Emit(TaskEvent event);
   void Finish(Status status);
   std::string NodeName(int node) const;

@@ -127,10 +127,8 @@ class QueryLoop {
   }
 
   Status Apply(BackendEvents events) {
-    for (const WorkerSpec& w : events.joined) {
-      lost_.erase(w.id);
-      FLOTILLA_RETURN_NOT_OK(driver_.AddWorker(w));
-    }
+    for (const WorkerSpec& w : events.joined)
+      FLOTILLA_RETURN_NOT_OK(driver_.AddWorker(w));  // (not one this query lost)
     for (const std::string& w : events.lost)
       FLOTILLA_RETURN_NOT_OK(LoseWorker(w));
     for (BackendEvents::Finished& f : events.finished) {

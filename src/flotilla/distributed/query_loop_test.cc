@@ -245,3 +245,28 @@ TEST(QueryLoopTest, AResultThatCannotBeFetchedIsComputedAgainElsewhere) {
 
 }  // namespace
 }  // namespace flotilla::distributed
+
+namespace flotilla::distributed {
+namespace {
+
+TEST(QueryLoopTest, AWorkerTheQueryWroteOffGetsNoMoreOfItsWorkWhenItComesBack) {
+  auto driver =
+      QueryDriver::Make(IdPartitions(4, 10), RecordedTo(std::make_shared<Recorder>())).ValueOrDie();
+  for (const char* id : {"a", "b"})
+    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  ASSERT_TRUE(driver->RemoveWorker("b").ok());
+  ASSERT_TRUE(driver->AddWorker({"b", {1, 0, 0}, ""}).ok());  // back, as a backend may report
+  auto dispatches = driver->Schedule();
+  ASSERT_TRUE(dispatches.ok()) << dispatches.status().ToString();
+  ASSERT_EQ(dispatches->size(), 1u) << "only a's one slot takes a task";
+  EXPECT_EQ((*dispatches)[0].worker, "a");
+  // A worker new to the query is used.
+  ASSERT_TRUE(driver->AddWorker({"c", {1, 0, 0}, ""}).ok());
+  dispatches = driver->Schedule();
+  ASSERT_TRUE(dispatches.ok());
+  ASSERT_EQ(dispatches->size(), 1u);
+  EXPECT_EQ((*dispatches)[0].worker, "c");
+}
+
+}  // namespace
+}  // namespace flotilla::distributed

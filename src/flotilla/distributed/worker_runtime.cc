@@ -261,7 +261,8 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     out.set_error("task " + std::to_string(task.task_id()) + " (" + task.node_name() +
                   ") on worker " + id_ + ": " + s.ToString());
     std::lock_guard lock(lost_mutex);
-    out.set_retryable(input_lost);
+    // Out of memory may be this worker's load, not the task's own need: worth another try.
+    out.set_retryable(input_lost || s.code() == StatusCode::kOutOfMemory);
     out.set_lost_worker(lost_worker);
     out.set_code(static_cast<int32_t>(s.code()));
     log::Warn("[worker {}] {}", id_, out.error());
