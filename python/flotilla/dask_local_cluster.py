@@ -53,7 +53,8 @@ class LocalProcessCluster:
     server of theirs (scheduler, workers, nannies, HTTP) listening on 127.0.0.1 only. `address`
     is the scheduler's; `close()` stops them all."""
 
-    def __init__(self, n_workers: int, threads_per_worker: int, resources: dict | None = None):
+    def __init__(self, n_workers: int, threads_per_worker: int, resources: dict | None = None,
+                 memory_limit: str | None = None):
         self._dir = tempfile.mkdtemp(prefix="flotilla-dask-")
         self._procs: list[_Process] = []
         scheduler_file = os.path.join(self._dir, "scheduler.json")
@@ -78,6 +79,8 @@ class LocalProcessCluster:
                       "--death-timeout", "30"]
             if resources:
                 worker += ["--resources", " ".join(f"{k}={v}" for k, v in resources.items())]
+            if memory_limit:
+                worker += ["--memory-limit", str(memory_limit)]
             self._start(env, worker, "workers")
         except BaseException:
             self.close()

@@ -162,7 +162,8 @@ class DaskRunner:
                  threads_per_worker: int | None = None, resources: dict | None = None,
                  broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None,
                  gather_sort_rows: int | None = None, shuffle_algorithm: str | None = None,
-                 shuffle_compression: str | None = None, store_memory_bytes: int | None = None):
+                 shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
+                 memory_limit: str | None = None):
         from distributed import Client
 
         self.cluster = None
@@ -175,7 +176,11 @@ class DaskRunner:
                 n_workers = n_workers or 2
                 # The machine's cores shared among the workers (each worker's engine uses its share).
                 threads_per_worker = threads_per_worker or max(1, (os.cpu_count() or 1) // n_workers)
-                self.cluster = LocalProcessCluster(n_workers, threads_per_worker, resources)
+                # `memory_limit` (e.g. "4GiB"; default: Dask's, the machine's memory shared):
+                # a worker process growing past 95% of it is killed by its nanny and restarted,
+                # and its query recovers as from any lost worker.
+                self.cluster = LocalProcessCluster(n_workers, threads_per_worker, resources,
+                                                   memory_limit)
                 atexit.register(self.close)  # stopped in order, not by the parent's death
                 self.client = Client(self.cluster.address, timeout=_CONNECT_SECONDS)
                 self._wait_for_workers(n_workers)
@@ -429,7 +434,11 @@ class _DaskBackend:
         actor = self.actors.get(worker)
         if actor is None:
             return False
-        fut = actor.run_task(task)
+        try:
+            fut = actor.run_task(task)
+        except Exception:  # noqa: BLE001 - Dask already knows the actor's worker is gone
+            self._drop(worker)
+            return False
         self.pending[task_id] = _Pending(worker, fut)
 
         async def notify():
@@ -445,12 +454,18 @@ class _DaskBackend:
     def cancel(self, worker, task_id):
         actor = self.actors.get(worker)
         if actor is not None and task_id in self.pending:
-            actor.cancel_task(task_id)  # it stops early; what it still returns is ignored
+            try:
+                actor.cancel_task(task_id)  # it stops early; what it still returns is ignored
+            except Exception:  # noqa: BLE001 - its worker is gone, and the task with it
+                pass
 
     def release(self, worker, keys):
         actor = self.actors.get(worker)
         if actor is not None:
-            actor.drop_outputs(keys)  # not waited for: a worker that is gone has nothing to drop
+            try:
+                actor.drop_outputs(keys)  # not waited for
+            except Exception:  # noqa: BLE001 - a worker that is gone has nothing to drop
+                pass
 
     def wait(self, timeout):
         deadline = time.monotonic() + timeout
@@ -503,7 +518,11 @@ class _DaskBackend:
         for wid in added:
             actor = next(w.actor for w in self.runner.workers.values() if w.id == wid)
             if self.udf_payload is not None:
-                actor.register_udfs(self.udf_payload).result()
+                try:
+                    actor.register_udfs(self.udf_payload).result(timeout=60)
+                except Exception:  # noqa: BLE001 - gone again as it came: it does not join
+                    self._drop(wid)
+                    continue
             self.actors[wid] = actor
             joined.append((wid, 1.0, ""))
         return joined

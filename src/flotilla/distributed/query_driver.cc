@@ -164,10 +164,15 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
   for (int64_t task : requeued) {
     auto it = slot_of_task_.find(task);
     if (it == slot_of_task_.end()) continue;
-    if (scheduler_.state(task) == TaskState::kFailed) {
-      Finish(Status::IOError("task " + std::to_string(task) + " (" +
-                             NodeName(slots_[it->second].node) + ") lost its worker " + worker_id +
-                             " on every attempt"));
+    // Counted on the slot: a task that kills every worker it runs on (taking more memory than
+    // a worker has, say) must end the query, also when each death restarts it afresh.
+    Slot& s = slots_[it->second];
+    if (++s.lost_runs >= options_.max_attempts || scheduler_.state(task) == TaskState::kFailed) {
+      Finish(Status::IOError("task " + std::to_string(task) + " (" + NodeName(s.node) +
+                             ") lost its worker on every attempt (" +
+                             std::to_string(s.lost_runs) + " workers lost while it ran, the last " +
+                             worker_id + "): it may be what kills them, e.g. by needing more "
+                             "memory than a worker has"));
       return Status::OK();
     }
   }

@@ -165,6 +165,9 @@ class QueryDriver final : private TaskGraph {
     int64_t missing = 0;                   // input parts whose producing task is not done
     bool released = false;                 // its outputs were dropped (TakeReleased)
     std::vector<RecordBatch> inline_rows;  // a kSample task's result, kept by the driver
+    /// Runs that ended with their worker's loss, over all its submissions (a run restarted
+    /// because an input was lost with the same worker is a new submission).
+    int lost_runs = 0;
   };
   struct NodeState {
     bool created = false;
