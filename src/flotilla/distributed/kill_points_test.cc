@@ -129,7 +129,7 @@ std::vector<KillPoint> KillPoints(const DistributedPlan& plan, const std::vector
 struct KillCase {
   std::string name;
   std::function<PlanPtr()> plan;
-  bool ordered = false;      // the answer's rows in order
+  bool ordered = false;        // the answer's rows in order
   bool every_exchange = true;  // else the first and last exchange only
 };
 
@@ -168,9 +168,9 @@ PlanPtr SideB() {
 
 // Two shuffles: join on k = rk, then sum(lv) by rv.
 PlanPtr JoinThenAggregate() {
-  PlanPtr join = exec::MakeHashJoin(SideA(), SideB(), {Column("k")}, {Column("rk")},
-                                    exec::JoinType::kInner)
-                     .ValueOrDie();
+  PlanPtr join =
+      exec::MakeHashJoin(SideA(), SideB(), {Column("k")}, {Column("rk")}, exec::JoinType::kInner)
+          .ValueOrDie();
   return exec::MakeAggregate(join, {Column("rv")}, {{"sum", {Column("lv")}, "s"}}).ValueOrDie();
 }
 
@@ -233,9 +233,9 @@ TEST_P(KillPointsTest, EveryPhaseGivesTheLocalAnswerAndRunsAgainOnlyWhatWasLost)
     testing::ExpectRows(r->ToBatch().ValueOrDie(), local, c.ordered, c.name + " undisturbed");
     baseline = baseline_recorder->events;
   }
-  const auto baseline_done = std::count_if(baseline.begin(), baseline.end(), [](const TaskEvent& e) {
-    return e.kind == TaskEventKind::kCompleted;
-  });
+  const auto baseline_done =
+      std::count_if(baseline.begin(), baseline.end(),
+                    [](const TaskEvent& e) { return e.kind == TaskEventKind::kCompleted; });
 
   DriverOptions plan_options = Shuffled();
   DistributedPlan dp = PlanDistributed(plan, plan_options.plan).ValueOrDie();
@@ -251,8 +251,8 @@ TEST_P(KillPointsTest, EveryPhaseGivesTheLocalAnswerAndRunsAgainOnlyWhatWasLost)
   int64_t ran_again_in_all = 0;
   for (const KillPoint& point : points) {
     const std::string what = c.name + ", killed at " + point.phase + " (task " +
-                             std::to_string(point.nth) + " of node " +
-                             std::to_string(point.node) + ")";
+                             std::to_string(point.nth) + " of node " + std::to_string(point.node) +
+                             ")";
     auto cluster = testing::StartCluster(3, 1);
     auto killer = std::make_shared<KillAt>(cluster.get(), point);
     DriverOptions o = Shuffled();
@@ -307,16 +307,16 @@ INSTANTIATE_TEST_SUITE_P(
 // above depends on the order of its rows, as a random split does: then they read in map-task
 // order, and a split task run again after a loss sends every row where its first attempt did.
 TEST(DeterministicRecomputeTest, ReadsKeepOneOrderOnlyWhereAStepAboveDependsOnIt) {
-  PlanPtr by_key = exec::MakeRepartitionByHash(testing::IdPartitions(6, 20), 4, {Column("v")})
-                       .ValueOrDie();
+  PlanPtr by_key =
+      exec::MakeRepartitionByHash(testing::IdPartitions(6, 20), 4, {Column("v")}).ValueOrDie();
   // The exchange by key is node 1 (after its source).
   auto read_in_order = [](const PlanPtr& plan) {
     DistributedPlan dp = PlanDistributed(plan, {}).ValueOrDie();
     EXPECT_EQ(dp.nodes[1].kind, NodeKind::kExchange) << DistributedPlanToString(dp);
     return dp.nodes[1].ordered;
   };
-  PlanPtr filtered = exec::MakeFilter(by_key, expr::Greater(Column("v"), Literal(int64_t{3})))
-                         .ValueOrDie();
+  PlanPtr filtered =
+      exec::MakeFilter(by_key, expr::Greater(Column("v"), Literal(int64_t{3}))).ValueOrDie();
   EXPECT_FALSE(read_in_order(filtered));
   for (const PlanPtr& above :
        {exec::MakeRepartitionRandom(by_key, 3, 7).ValueOrDie(),
@@ -331,8 +331,8 @@ TEST(DeterministicRecomputeTest, ReadsKeepOneOrderOnlyWhereAStepAboveDependsOnIt
 // partition each row went to and where in it. Killed while the split runs, or while its
 // reducers run, the cluster gives exactly the rows and numbers of an undisturbed run.
 TEST(DeterministicRecomputeTest, ARandomRepartitionUnderAKillGivesTheSameRowsAndPartitions) {
-  PlanPtr by_key = exec::MakeRepartitionByHash(testing::IdPartitions(6, 200), 4, {Column("v")})
-                       .ValueOrDie();
+  PlanPtr by_key =
+      exec::MakeRepartitionByHash(testing::IdPartitions(6, 200), 4, {Column("v")}).ValueOrDie();
   PlanPtr plan =
       exec::MakeMonotonicId(exec::MakeRepartitionRandom(by_key, 5, 42).ValueOrDie(), "id")
           .ValueOrDie();
@@ -351,9 +351,9 @@ TEST(DeterministicRecomputeTest, ARandomRepartitionUnderAKillGivesTheSameRowsAnd
   ASSERT_EQ(first.num_rows(), 1200);
   testing::ExpectRows(run(std::nullopt, nullptr), first, false, "a second undisturbed run");
   // Node 1 is the exchange by key, whose tasks split at random; node 2 the random exchange.
-  for (const KillPoint& point : {KillPoint{"a split task finished", 1, 1},
-                                 KillPoint{"all split tasks finished", 1, 4},
-                                 KillPoint{"a reducer finished", 2, 2}}) {
+  for (const KillPoint& point :
+       {KillPoint{"a split task finished", 1, 1}, KillPoint{"all split tasks finished", 1, 4},
+        KillPoint{"a reducer finished", 2, 2}}) {
     std::string killed;
     const RecordBatch again = run(point, &killed);
     EXPECT_FALSE(killed.empty()) << point.phase;

@@ -169,9 +169,9 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
     Slot& s = slots_[it->second];
     if (++s.lost_runs >= options_.max_attempts || scheduler_.state(task) == TaskState::kFailed) {
       Finish(Status::IOError("task " + std::to_string(task) + " (" + NodeName(s.node) +
-                             ") lost its worker on every attempt (" +
-                             std::to_string(s.lost_runs) + " workers lost while it ran, the last " +
-                             worker_id + "): it may be what kills them, e.g. by needing more "
+                             ") lost its worker on every attempt (" + std::to_string(s.lost_runs) +
+                             " workers lost while it ran, the last " + worker_id +
+                             "): it may be what kills them, e.g. by needing more "
                              "memory than a worker has"));
       return Status::OK();
     }
