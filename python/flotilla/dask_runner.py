@@ -473,9 +473,9 @@ class _DaskBackend:
             self.ready.clear()
             finished = []
             for task_id, task in list(self.pending.items()):
-                if not task.future.done():
+                # (One whose worker a failed call before it dropped is forgotten already.)
+                if not task.future.done() or self.pending.pop(task_id, None) is None:
                     continue
-                del self.pending[task_id]
                 try:
                     finished.append((task_id, task.worker, task.future.result()))
                 except Exception:  # noqa: BLE001 - the worker (process) failed, not the task
