@@ -437,17 +437,24 @@ Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& ticket, int count) {
   Result<std::vector<StoredPartition>> got = Status::IOError("not fetched");
   int wait_ms = kRetryBackoffMs;
-  for (int attempt = 1;; ++attempt) {
+  int attempt = 1;
+  for (;; ++attempt) {
     std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
     got = DoGet(channel, address, token, ticket, count);
     if (got.ok() || got.status().code() != StatusCode::kIOError) return got;
     // Again on a new channel: the cached one may be backing off from the failed connection.
     ForgetChannel(address, channel);
     if (attempt == kFetchAttempts) break;
+    // A worker's server listens as long as the worker lives: refused twice, nothing listens
+    // there any more. Waiting out the whole backoff would only delay the recovery (by a
+    // second, on a query that takes less). Blips — resets, timeouts — get every attempt.
+    if (attempt >= 2 && got.status().message().find("Connection refused") != std::string::npos) {
+      break;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     wait_ms *= 4;
   }
-  return got.status().WithContext("after " + std::to_string(kFetchAttempts) + " attempts");
+  return got.status().WithContext("after " + std::to_string(attempt) + " attempts");
 }
 
 }  // namespace flotilla::distributed

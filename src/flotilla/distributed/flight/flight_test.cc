@@ -120,9 +120,17 @@ TEST(FlightTest, UnknownTicketsAndDeadServersAreErrors) {
   EXPECT_NE(missing.status().message().find("p9"), std::string::npos);
   const std::string address = server->address();
   server.reset();
+  // Nothing listens there any more: refused twice, the fetch gives up without the whole
+  // backoff (50 + 200 + 800 ms), which only delays the recovery.
+  const auto start = std::chrono::steady_clock::now();
   Result<StoredPartition> gone = FlightGet(address, "secret", "p0");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_FALSE(gone.ok());
   EXPECT_EQ(gone.status().code(), StatusCode::kIOError) << gone.status().ToString();
+  EXPECT_NE(gone.status().message().find("after 2 attempts"), std::string::npos)
+      << gone.status().ToString();
+  EXPECT_LT(seconds, 0.9) << "refused: not the whole backoff";
 }
 
 TEST(FlightTest, AServerBackAtAnAddressThatFailedIsReachedAtOnce) {
