@@ -10,6 +10,7 @@
 #include "convert.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/dataframe/dataframe.h"
+#include "flotilla/distributed/chrome_trace.h"
 #include "flotilla/distributed/query_loop.h"
 #include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/sql/parser.h"
@@ -185,10 +186,10 @@ void BindDistributed(py::module_& m) {
       .def(py::init([](const DataFrame& d, int64_t query_id, std::optional<std::string> write_root,
                        const std::string& format, std::vector<std::string> partition_by,
                        std::optional<std::string> compression, std::optional<std::string> event_log,
-                       int progress, int64_t scan_min, int64_t scan_max, int min_source_tasks,
-                       int64_t broadcast_join_bytes, int64_t broadcast_max_bytes,
-                       int64_t gather_sort_rows, const std::string& shuffle_algorithm,
-                       const std::string& shuffle_compression,
+                       std::optional<std::string> trace, int progress, int64_t scan_min,
+                       int64_t scan_max, int min_source_tasks, int64_t broadcast_join_bytes,
+                       int64_t broadcast_max_bytes, int64_t gather_sort_rows,
+                       const std::string& shuffle_algorithm, const std::string& shuffle_compression,
                        std::vector<py::function> subscribers) {
              distributed::DriverOptions o;
              o.query_id = query_id;
@@ -207,6 +208,7 @@ void BindDistributed(py::module_& m) {
              }
              if (event_log)
                o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
+             if (trace) o.subscribers.push_back(Check(distributed::ChromeTrace::Open(*trace)));
              for (py::function& f : subscribers) {
                auto sub = std::make_shared<PyEventSubscriber>();
                sub->fn = std::move(f);
@@ -218,7 +220,7 @@ void BindDistributed(py::module_& m) {
            py::arg("df"), py::arg("query_id"), py::arg("write_root") = py::none(),
            py::arg("format") = "parquet", py::arg("partition_by") = std::vector<std::string>{},
            py::arg("compression") = py::none(), py::arg("event_log") = py::none(),
-           py::arg("progress") = -1,
+           py::arg("trace") = py::none(), py::arg("progress") = -1,
            py::arg("scan_task_min_bytes") = distributed::DriverOptions{}.scan_task_min_bytes,
            py::arg("scan_task_max_bytes") = distributed::DriverOptions{}.scan_task_max_bytes,
            py::arg("min_source_tasks") = 1,

@@ -163,7 +163,7 @@ class DaskRunner:
                  broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None,
                  gather_sort_rows: int | None = None, shuffle_algorithm: str | None = None,
                  shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
-                 memory_limit: str | None = None):
+                 memory_limit: str | None = None, trace: str | None = None):
         from distributed import Client
 
         self.cluster = None
@@ -190,6 +190,8 @@ class DaskRunner:
             raise RuntimeError(f"cannot {what}: {e}") from None
         self.token = secrets.token_hex(16)
         self.event_log = event_log or os.environ.get("FLOTILLA_EVENT_LOG")
+        # Every query's tasks appended to a Chrome trace (chrome://tracing, Perfetto).
+        self.trace = trace or os.environ.get("FLOTILLA_TRACE")
         self.progress = -1 if progress is None else int(bool(progress))
         # Unset: the driver's defaults (DriverOptions in query_driver.h).
         self.scan_task_min_bytes = scan_task_min_bytes or _env_int("FLOTILLA_SCAN_TASK_MIN_BYTES")
@@ -321,7 +323,8 @@ class DaskRunner:
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
         (with count_only, their number of rows)."""
         query_id = next(_query_ids)
-        kw = dict(event_log=self.event_log, progress=self.progress, subscribers=list(self.subscribers))
+        kw = dict(event_log=self.event_log, trace=self.trace, progress=self.progress,
+                  subscribers=list(self.subscribers))
         if self.scan_task_min_bytes:
             kw.update(scan_task_min_bytes=self.scan_task_min_bytes)
         if self.scan_task_max_bytes:

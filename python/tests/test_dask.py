@@ -593,3 +593,41 @@ def test_web_text_pipeline_on_the_cluster_matches_the_local_runner(dask, tmp_pat
     assert sorted(pages_here["uri"]) == sorted(truth)
     assert kept_on_cluster == kept_here
     assert 0 < len(kept_here["uri"]) < sum(not t["junk"] for t in truth.values())
+
+
+def test_a_chrome_trace_has_a_span_per_task_in_lanes_that_never_overlap(dask, tmp_path):
+    """FLOTILLA_TRACE / DaskRunner(trace=): each query's tasks appended to a Chrome trace (the
+    JSON array form, which needs no closing bracket): a complete event per finished task, on a
+    lane of its worker's process that no other span overlaps."""
+    runner, data = dask
+    path = tmp_path / "trace.json"
+    events = []
+    runner.trace = str(path)
+    runner.subscribe(events.append)
+    try:
+        df = flotilla.read_parquet(data).groupby("k").agg(col("id").sum()).sort("k")
+        same(df)
+        same(flotilla.read_parquet(data).repartition(3, col("k")), ordered=False)
+    finally:
+        runner.subscribers.remove(events.append)
+        runner.trace = None
+    text = path.read_text()
+    assert text.startswith("[\n")
+    trace = json.loads(text.rstrip().rstrip(",") + "]")
+    spans = [e for e in trace if e["ph"] == "X"]
+    done = sorted((e["query"], e["task"], e["attempt"]) for e in events if e["event"] == "completed")
+    assert sorted((s["args"]["query"], s["args"]["task"], s["args"]["attempt"]) for s in spans
+                  if s["args"]["status"] == "ok") == done
+    assert len({e["query"] for e in events if "query" in e}) == 2
+    by_lane = {}
+    for s in spans:
+        assert s["dur"] >= 0 and s["name"]
+        by_lane.setdefault((s["pid"], s["tid"]), []).append((s["ts"], s["ts"] + s["dur"]))
+    for lane in by_lane.values():
+        lane.sort()
+        assert all(a[1] <= b[0] for a, b in zip(lane, lane[1:])), lane
+    named = {e["pid"] for e in trace if e["ph"] == "M" and e["name"] == "process_name"}
+    assert {s["pid"] for s in spans} <= named
+    workers = {e["worker"] for e in events if e["event"] == "completed"}
+    assert {e["args"]["name"].split(" worker ")[1] for e in trace
+            if e["ph"] == "M" and e["name"] == "process_name"} == workers

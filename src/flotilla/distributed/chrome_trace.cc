@@ -1,0 +1,145 @@
+#include "flotilla/distributed/chrome_trace.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "flotilla/io/text/value_format.h"
+
+namespace flotilla::distributed {
+namespace {
+
+std::string JsonString(const std::string& s) {
+  std::string out;
+  io::text::AppendJsonString(s, &out);
+  return out;
+}
+
+double NowMicros() {
+  return std::chrono::duration<double, std::micro>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<ChromeTrace>> ChromeTrace::Open(const std::string& path) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (f == nullptr) return Status::IOError("trace: cannot open '" + path + "' for appending");
+  std::error_code ec;
+  const bool empty = std::filesystem::file_size(path, ec) == 0 || ec;
+  if (empty) std::fputs("[\n", f);
+  std::fclose(f);
+  return std::shared_ptr<ChromeTrace>(new ChromeTrace(path));
+}
+
+void ChromeTrace::Close(int64_t task, double at, const std::string& status,
+                        const std::string& message) {
+  auto it = open_.find(task);
+  if (it == open_.end()) return;
+  Span span = std::move(it->second);
+  open_.erase(it);
+  span.end = std::max(at, span.start);
+  span.status = status;
+  span.message = message;
+  spans_.push_back(std::move(span));
+}
+
+void ChromeTrace::OnEvent(const TaskEvent& e) {
+  std::lock_guard lock(mutex_);
+  if (origin_us_ < 0) origin_us_ = NowMicros() - e.time * 1e6;
+  last_time_ = std::max(last_time_, e.time);
+  switch (e.kind) {
+    case TaskEventKind::kSubmitted:
+      return;
+    case TaskEventKind::kScheduled: {
+      // Scheduled again under the same id: its worker was lost while it ran.
+      Close(e.task_id, e.time, "lost", "its worker was lost");
+      Span s;
+      s.query = e.query_id;
+      s.task = e.task_id;
+      s.node = e.node_id;
+      s.attempt = e.attempt;
+      s.node_name = e.node_name;
+      s.worker = e.worker;
+      s.start = e.time;
+      open_[e.task_id] = std::move(s);
+      return;
+    }
+    case TaskEventKind::kCompleted: {
+      auto it = open_.find(e.task_id);
+      if (it != open_.end()) {
+        it->second.rows = e.rows;
+        it->second.bytes = e.bytes;
+      }
+      Close(e.task_id, e.time, "ok", "");
+      return;
+    }
+    case TaskEventKind::kFailed:
+      Close(e.task_id, e.time, "failed", e.message);
+      return;
+    case TaskEventKind::kCancelled:
+      Close(e.task_id, e.time, "cancelled", e.message);
+      return;
+  }
+}
+
+void ChromeTrace::OnQueryFinished(int64_t query_id, const Status& status) {
+  std::lock_guard lock(mutex_);
+  while (!open_.empty()) {
+    Close(open_.begin()->first, last_time_, "unfinished",
+          status.ok() ? "" : "the query failed: " + status.ToString());
+  }
+  // A lane per task slot: each span takes the first lane of its worker free at its start, so
+  // spans in one lane never overlap.
+  std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) {
+    return a.start != b.start ? a.start < b.start : a.task < b.task;
+  });
+  std::map<std::string, int> pid_of;
+  std::map<std::string, std::vector<double>> lane_ends;
+  std::string out;
+  for (const Span& s : spans_) {
+    // Several queries in one file: each query's workers are processes of their own.
+    auto [it, added] = pid_of.emplace(s.worker, static_cast<int>(pid_of.size()) + 1);
+    const int64_t pid = query_id * 1000 + it->second;
+    if (added) {
+      out += fmt::format(
+          "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":{}}}}},\n", pid,
+          JsonString("query " + std::to_string(query_id) + " worker " + s.worker));
+    }
+    std::vector<double>& ends = lane_ends[s.worker];
+    size_t lane = 0;
+    while (lane < ends.size() && ends[lane] > s.start)
+      ++lane;
+    if (lane == ends.size()) {
+      ends.push_back(0);
+      out += fmt::format(
+          "{{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":{},\"tid\":{},\"args\":{{\"name\":"
+          "\"slot {}\"}}}},\n",
+          pid, lane + 1, lane + 1);
+    }
+    ends[lane] = s.end;
+    // Both ends rounded alike: a span starting where another ended does not overlap it.
+    const int64_t ts = std::llround(origin_us_ + s.start * 1e6);
+    const int64_t end = std::llround(origin_us_ + s.end * 1e6);
+    out += fmt::format(
+        "{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},"
+        "\"dur\":{},\"args\":{{\"query\":{},\"task\":{},\"node\":{},\"attempt\":{},"
+        "\"rows\":{},\"bytes\":{},\"status\":\"{}\",\"message\":{}}}}},\n",
+        JsonString(s.node_name), pid, lane + 1, ts, end - ts, s.query, s.task, s.node, s.attempt,
+        s.rows, s.bytes, s.status, JsonString(s.message));
+  }
+  spans_.clear();
+  origin_us_ = -1;
+  last_time_ = 0;
+  std::FILE* f = std::fopen(path_.c_str(), "a");
+  if (f == nullptr) return;  // the file went away mid-query: nothing to add it to
+  std::fwrite(out.data(), 1, out.size(), f);
+  std::fclose(f);
+}
+
+}  // namespace flotilla::distributed
