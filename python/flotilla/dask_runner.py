@@ -239,9 +239,12 @@ class DaskRunner:
         return added, removed
 
     def subscribe(self, fn) -> None:
-        """Calls `fn(event)` for every task event of later queries: a dict with event
-        ("submitted", "scheduled", "completed", "failed", "cancelled", "query_finished"), query,
-        task, node, node_name, worker, attempt, seconds, rows, bytes, message, time."""
+        """Calls `fn(event)` for every event of later queries: a dict with event, query, task,
+        node, node_name, worker, attempt, seconds, rows, bytes, message, time. In order:
+        "query_started" (message: the distributed plan), then per pipeline node "node_started"
+        (before its first task), its tasks' "submitted", "scheduled", "completed", "failed",
+        "cancelled", and "node_finished" (after its last task: rows, seconds), and last
+        {"event": "query_finished", "query", "status"}."""
         self.subscribers.append(fn)
 
     def _default_compression(self) -> str:

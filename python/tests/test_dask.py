@@ -48,6 +48,19 @@ def same(df, ordered=True):
     return got
 
 
+def assert_query_lifecycle(events):
+    """The events around the tasks: each query starts with its plan and ends with its status;
+    each node starts before its first task and finishes after its last."""
+    for q in {e["query"] for e in events}:
+        mine = [e for e in events if e["query"] == q]
+        assert mine[0]["event"] == "query_started" and "[0]" in mine[0]["message"]
+        assert mine[-1] == {"event": "query_finished", "query": q, "status": "ok"}
+        for node in {e["node"] for e in mine if e["event"] == "submitted"}:
+            kinds = [e["event"] for e in mine
+                     if e.get("node") == node and e["event"] != "query_started"]
+            assert kinds[0] == "node_started" and kinds[-1] == "node_finished", kinds
+
+
 def test_filter_project_over_parquet_files(dask):
     _, data = dask
     df = flotilla.read_parquet(data).where(col("k") < 5).select(col("id"), (col("id") * 2).alias("twice"), col("s"))
@@ -408,6 +421,7 @@ def test_tpch_queries_on_the_cluster(dask, tpch_tables, number):
     finally:
         runner.subscribers.remove(events.append)
     assert any(len(v) for v in got.values()), "the query returns rows at this scale"
+    assert_query_lifecycle(events)
     workers = {e["worker"] for e in events if e["event"] == "completed"}
     assert len(workers) == 2, "both workers ran tasks"
 
@@ -628,6 +642,7 @@ def test_a_chrome_trace_has_a_span_per_task_in_lanes_that_never_overlap(dask, tm
         assert all(a[1] <= b[0] for a, b in zip(lane, lane[1:])), lane
     named = {e["pid"] for e in trace if e["ph"] == "M" and e["name"] == "process_name"}
     assert {s["pid"] for s in spans} <= named
+    assert_query_lifecycle(events)
     workers = {e["worker"] for e in events if e["event"] == "completed"}
     assert {e["args"]["name"].split(" worker ")[1] for e in trace
             if e["ph"] == "M" and e["name"] == "process_name"} == workers

@@ -55,6 +55,9 @@ void ChromeTrace::OnEvent(const TaskEvent& e) {
   last_time_ = std::max(last_time_, e.time);
   switch (e.kind) {
     case TaskEventKind::kSubmitted:
+    case TaskEventKind::kQueryStarted:
+    case TaskEventKind::kNodeStarted:
+    case TaskEventKind::kNodeFinished:
       return;
     case TaskEventKind::kScheduled: {
       // Scheduled again under the same id: its worker was lost while it ran.

@@ -40,18 +40,16 @@ TEST(ChromeTraceTest, ACompleteEventPerTaskInLanesThatNeverOverlap) {
     // Worker a runs 1 [0, 2], 2 [1, 3] and 3 [2, 4]: two slots; 3 takes the first again.
     // Task 4 starts on b, whose loss sends it to a [3.5, 5]; task 5 is cancelled on b; task 6
     // still runs when the query ends.
-    for (const TaskEvent& e : {Event(TaskEventKind::kScheduled, 1, "a", 0),
-                               Event(TaskEventKind::kScheduled, 2, "a", 1),
-                               Event(TaskEventKind::kScheduled, 4, "b", 1),
-                               Event(TaskEventKind::kScheduled, 5, "b", 1.5),
-                               Event(TaskEventKind::kCompleted, 1, "a", 2),
-                               Event(TaskEventKind::kScheduled, 3, "a", 2),
-                               Event(TaskEventKind::kCompleted, 2, "a", 3),
-                               Event(TaskEventKind::kCancelled, 5, "", 3.2),
-                               Event(TaskEventKind::kScheduled, 4, "a", 3.5, 2),
-                               Event(TaskEventKind::kScheduled, 6, "a", 4.5),
-                               Event(TaskEventKind::kCompleted, 3, "a", 4),
-                               Event(TaskEventKind::kCompleted, 4, "a", 5, 2)}) {
+    for (const TaskEvent& e :
+         {Event(TaskEventKind::kScheduled, 1, "a", 0), Event(TaskEventKind::kScheduled, 2, "a", 1),
+          Event(TaskEventKind::kScheduled, 4, "b", 1),
+          Event(TaskEventKind::kScheduled, 5, "b", 1.5),
+          Event(TaskEventKind::kCompleted, 1, "a", 2), Event(TaskEventKind::kScheduled, 3, "a", 2),
+          Event(TaskEventKind::kCompleted, 2, "a", 3), Event(TaskEventKind::kCancelled, 5, "", 3.2),
+          Event(TaskEventKind::kScheduled, 4, "a", 3.5, 2),
+          Event(TaskEventKind::kScheduled, 6, "a", 4.5),
+          Event(TaskEventKind::kCompleted, 3, "a", 4),
+          Event(TaskEventKind::kCompleted, 4, "a", 5, 2)}) {
       trace->OnEvent(e);
     }
     trace->OnQueryFinished(7, Status::OK());

@@ -44,6 +44,12 @@ const char* TaskEventKindName(TaskEventKind kind) {
       return "failed";
     case TaskEventKind::kCancelled:
       return "cancelled";
+    case TaskEventKind::kQueryStarted:
+      return "query_started";
+    case TaskEventKind::kNodeStarted:
+      return "node_started";
+    case TaskEventKind::kNodeFinished:
+      return "node_finished";
   }
   return "?";
 }

@@ -14,8 +14,21 @@
 
 namespace flotilla::distributed {
 
-enum class TaskEventKind { kSubmitted, kScheduled, kCompleted, kFailed, kCancelled };
-const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ...
+/// Task events, and the query's and its pipeline nodes' own: query_started (message: the
+/// distributed plan, one node per line), node_started (its first task submitted), node_finished
+/// (its last task done: rows, seconds since it started; again after a recovery re-ran some of
+/// its tasks). The query's end is OnQueryFinished.
+enum class TaskEventKind {
+  kSubmitted,
+  kScheduled,
+  kCompleted,
+  kFailed,
+  kCancelled,
+  kQueryStarted,
+  kNodeStarted,
+  kNodeFinished
+};
+const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ..., "node_finished"
 
 struct TaskEvent {
   TaskEventKind kind;

@@ -681,3 +681,55 @@ TEST(ShuffleReleaseTest, OutputsOnlyFetchedResultsReadAreDroppedWhileTheQueryRun
 
 }  // namespace
 }  // namespace flotilla::distributed
+
+namespace flotilla::distributed {
+namespace {
+
+// The query's life in its events: query_started (with the distributed plan) first; a node's
+// node_started before its first task is submitted and node_finished after its last one
+// completed, with the rows it output.
+TEST(QueryEventsTest, TheQueryAndEachNodeStartAndFinishAroundTheirTasks) {
+  auto cluster = StartCluster(3);
+  auto recorder = std::make_shared<Recorder>();
+  auto r = cluster->Run(FourStages(), RecordedTo(recorder));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::vector<TaskEvent>& events = recorder->events;
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events[0].kind, TaskEventKind::kQueryStarted);
+  EXPECT_NE(events[0].message.find("[3] Exchange"), std::string::npos) << events[0].message;
+  std::map<int, size_t> started, finished, first_submit, last_done;
+  std::map<int, int64_t> rows, finished_rows;
+  for (size_t i = 0; i < events.size(); ++i) {
+    const TaskEvent& e = events[i];
+    switch (e.kind) {
+      case TaskEventKind::kNodeStarted:
+        EXPECT_TRUE(started.emplace(e.node_id, i).second) << "node " << e.node_id;
+        break;
+      case TaskEventKind::kNodeFinished:
+        EXPECT_TRUE(finished.emplace(e.node_id, i).second) << "node " << e.node_id;
+        finished_rows[e.node_id] = e.rows;
+        EXPECT_GE(e.seconds, 0);
+        break;
+      case TaskEventKind::kSubmitted:
+        first_submit.emplace(e.node_id, i);
+        break;
+      case TaskEventKind::kCompleted:
+        last_done[e.node_id] = i;
+        rows[e.node_id] += e.rows;
+        break;
+      default:
+        break;
+    }
+  }
+  EXPECT_EQ(started.size(), 4u);
+  EXPECT_EQ(finished.size(), 4u);
+  for (const auto& [node, at] : started) {
+    EXPECT_LT(at, first_submit.at(node)) << "node " << node;
+    EXPECT_GT(finished.at(node), last_done.at(node)) << "node " << node;
+    EXPECT_EQ(finished_rows.at(node), rows.at(node)) << "node " << node;
+    EXPECT_EQ(rows.at(node), 600) << "node " << node;
+  }
+}
+
+}  // namespace
+}  // namespace flotilla::distributed

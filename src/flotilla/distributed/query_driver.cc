@@ -77,6 +77,8 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
   d->IndexNodes();
   d->next_task_ = TaskIdBase(d->options_.query_id);
   if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
+  d->Emit({TaskEventKind::kQueryStarted, d->options_.query_id, 0, d->plan_.root, "", "", 0, 0, 0, 0,
+           DistributedPlanToString(d->plan_)});
   FLOTILLA_RETURN_NOT_OK(d->Advance());
   return d;
 }
@@ -465,6 +467,7 @@ Status QueryDriver::Advance() {
       FLOTILLA_RETURN_NOT_OK(Submit(&slots_[id]));
     }
   }
+  ReportFinishedNodes();
   ReleaseRead();
   if (NodeComplete(plan_.root)) {
     bool fetched = true;
@@ -474,6 +477,20 @@ Status QueryDriver::Advance() {
     if (fetched) Finish(Status::OK());
   }
   return Status::OK();
+}
+
+void QueryDriver::ReportFinishedNodes() {
+  for (size_t n = 0; n < nodes_.size(); ++n) {
+    NodeState& node = nodes_[n];
+    if (plan_.nodes[n].kind == NodeKind::kConcat || node.started_at < 0) continue;
+    const bool complete = NodeComplete(static_cast<int>(n));
+    if (complete && !node.reported_finished) {
+      const int id = static_cast<int>(n);
+      Emit({TaskEventKind::kNodeFinished, options_.query_id, 0, id, NodeName(id), "", 0,
+            Now() - node.started_at, node.rows});
+    }
+    node.reported_finished = complete;
+  }
 }
 
 void QueryDriver::ReleaseRead() {
@@ -574,6 +591,10 @@ Status QueryDriver::Submit(Slot* slot) {
     spec.pool = plan_.nodes[slot->node].pool;
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
+  if (NodeState& n = nodes_[slot->node]; n.started_at < 0) {
+    n.started_at = Now();
+    Emit({TaskEventKind::kNodeStarted, options_.query_id, 0, slot->node, NodeName(slot->node)});
+  }
   slot->task_id = spec.task_id;
   SetState(slot, SlotState::kSubmitted);
   slot_of_task_[spec.task_id] = slot->id;

@@ -180,6 +180,8 @@ class QueryDriver final : private TaskGraph {
     int64_t input_rows = 0;                 // kSample: the rows all its tasks read
     std::optional<RecordBatch> boundaries;  // a range kExchange's, computed once
     bool released = false;                  // every finished task's outputs were released
+    double started_at = -1;                 // its first task's submission (node_started)
+    bool reported_finished = false;         // node_finished sent since it last completed
   };
 
   explicit QueryDriver(DriverOptions options);
@@ -187,6 +189,8 @@ class QueryDriver final : private TaskGraph {
   /// Drops the outputs no recovery can need: of nodes whose every reader finished and is
   /// beyond loss (fetched results, or released itself).
   void ReleaseRead();
+  /// node_finished for each node that completed since the last look.
+  void ReportFinishedNodes();
   /// Runs again the finished tasks `reader` reads whose outputs are gone (released, or on a
   /// worker since removed); whether any was (the reader then waits for them). Applied to every
   /// task before it starts, it recomputes through any number of stages, on demand.
