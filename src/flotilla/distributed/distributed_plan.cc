@@ -1,6 +1,7 @@
 #include "flotilla/distributed/distributed_plan.h"
 
 #include <algorithm>
+#include <set>
 
 #include "flotilla/optimizer/plan_rewrite.h"
 
@@ -39,7 +40,18 @@ bool OrderSensitive(const exec::PlanNode& op) {
     case exec::PlanKind::kTopN:
     case exec::PlanKind::kDistinct:
     case exec::PlanKind::kMonotonicId:
+    case exec::PlanKind::kWindow:  // row_number among ties, first_value, frames over them
       return true;
+    case exec::PlanKind::kAggregate: {
+      // The value picked or the order collected: a filter on it, or a shuffle on it, above.
+      static const std::set<std::string> kByOrder = {
+          "first",   "last",       "any_value",  "arbitrary", "list",    "agg_list", "array_agg",
+          "agg_set", "string_agg", "agg_concat", "arg_min",   "arg_max", "min_by",   "max_by"};
+      for (const exec::AggregateSpec& a : static_cast<const exec::AggregateNode&>(op).aggregates) {
+        if (kByOrder.count(a.function) > 0) return true;
+      }
+      return false;
+    }
     case exec::PlanKind::kRepartition: {
       const exec::PartitionScheme scheme = static_cast<const exec::RepartitionNode&>(op).scheme;
       return scheme == exec::PartitionScheme::kRandom || scheme == exec::PartitionScheme::kInto;
@@ -58,26 +70,33 @@ void KeepOrderWhereItMatters(DistributedPlan* plan) {
   std::vector<PipelineNode>& nodes = plan->nodes;
   std::vector<bool> matters(nodes.size(), false);
   for (PipelineNode& n : nodes) {
+    // (A sort's key sample is sent to the driver, which picks the boundaries once: never read
+    // again, it cannot disagree with itself.)
+    if (n.kind == NodeKind::kSample) continue;
     matters[n.id] = n.kind == NodeKind::kIntoPartitions || n.kind == NodeKind::kLimit ||
                     std::any_of(n.chain.begin(), n.chain.end(),
                                 [](const ChainStep& s) { return OrderSensitive(*s.op); });
   }
-  // Readers rank above their inputs: walking down the ranks, a node's readers are settled
-  // first. (Nodes added at run time break the order by id.)
-  std::vector<PipelineNode*> by_rank;
-  for (PipelineNode& n : nodes)
-    by_rank.push_back(&n);
-  std::stable_sort(by_rank.begin(), by_rank.end(),
-                   [](const PipelineNode* a, const PipelineNode* b) { return a->rank > b->rank; });
-  for (PipelineNode* n : by_rank) {
-    if (!matters[n->id]) continue;
-    if (n->kind == NodeKind::kExchange) n->ordered = true;
-    for (SideInput& side : n->sides)
+  // Down to the sources, until nothing changes (ids and ranks need not be topological once
+  // nodes are added at run time or a concat's inputs are re-ranked).
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const PipelineNode& n : nodes) {
+      if (!matters[n.id]) continue;
+      auto mark = [&](int i) {
+        if (!matters[i]) changed = matters[i] = true;
+      };
+      for (int input : n.inputs)
+        mark(input);
+      for (const SideInput& side : n.sides)
+        mark(side.node);
+    }
+  }
+  for (PipelineNode& n : nodes) {
+    if (!matters[n.id]) continue;
+    if (n.kind == NodeKind::kExchange) n.ordered = true;
+    for (SideInput& side : n.sides)
       side.ordered = true;
-    for (int input : n->inputs)
-      matters[input] = true;
-    for (const SideInput& side : n->sides)
-      matters[side.node] = true;
   }
 }
 

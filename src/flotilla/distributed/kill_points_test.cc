@@ -309,22 +309,46 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(DeterministicRecomputeTest, ReadsKeepOneOrderOnlyWhereAStepAboveDependsOnIt) {
   PlanPtr by_key =
       exec::MakeRepartitionByHash(testing::IdPartitions(6, 20), 4, {Column("v")}).ValueOrDie();
-  // The exchange by key is node 1 (after its source).
-  auto read_in_order = [](const PlanPtr& plan) {
-    DistributedPlan dp = PlanDistributed(plan, {}).ValueOrDie();
+  // The exchange by key is node 1 (after its source). Sorts are range-partitioned.
+  DistributedPlanOptions options;
+  options.gather_sort_rows = 0;
+  auto read_in_order = [&](const PlanPtr& plan) {
+    DistributedPlan dp = PlanDistributed(plan, options).ValueOrDie();
     EXPECT_EQ(dp.nodes[1].kind, NodeKind::kExchange) << DistributedPlanToString(dp);
     return dp.nodes[1].ordered;
   };
   PlanPtr filtered =
       exec::MakeFilter(by_key, expr::Greater(Column("v"), Literal(int64_t{3}))).ValueOrDie();
-  EXPECT_FALSE(read_in_order(filtered));
+  auto aggregate = [&](const std::string& function) {
+    return exec::MakeAggregate(by_key, {Column("v")}, {{function, {Column("v")}, "x"}})
+        .ValueOrDie();
+  };
+  // Only the set of rows matters: a filter, a sum, a sort (its key sample goes to the driver
+  // once).
+  for (const PlanPtr& above :
+       {filtered, aggregate("sum"), exec::MakeSort(by_key, {{Column("v")}}).ValueOrDie()}) {
+    EXPECT_FALSE(read_in_order(above)) << above->Describe();
+  }
+  PlanPtr other =
+      exec::MakeRepartitionByHash(testing::IdPartitions(2, 5), 2, {Column("v")}).ValueOrDie();
   for (const PlanPtr& above :
        {exec::MakeRepartitionRandom(by_key, 3, 7).ValueOrDie(),
         exec::MakeLimit(by_key, 5).ValueOrDie(), exec::MakeIntoPartitions(by_key, 3).ValueOrDie(),
         exec::MakeMonotonicId(by_key, "id").ValueOrDie(),
-        exec::MakeSampleFraction(filtered, 0.5, false, 1).ValueOrDie()}) {
+        exec::MakeSampleFraction(filtered, 0.5, false, 1).ValueOrDie(), aggregate("first"),
+        aggregate("list"),
+        exec::MakeWindow(by_key, {}, {{Column("v")}}, {{"row_number", {}, std::nullopt, "rn"}})
+            .ValueOrDie(),
+        // Through a concat: both its inputs' reads.
+        exec::MakeLimit(exec::MakeConcat({by_key, other}).ValueOrDie(), 5).ValueOrDie()}) {
     EXPECT_TRUE(read_in_order(above)) << above->Describe();
   }
+  DistributedPlan concat =
+      PlanDistributed(
+          exec::MakeLimit(exec::MakeConcat({by_key, other}).ValueOrDie(), 5).ValueOrDie(), options)
+          .ValueOrDie();
+  EXPECT_TRUE(concat.nodes[3].kind == NodeKind::kExchange && concat.nodes[3].ordered)
+      << DistributedPlanToString(concat);
 }
 
 // A random repartition over a repartition by key, its rows numbered: the numbers say which

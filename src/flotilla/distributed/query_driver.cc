@@ -79,7 +79,10 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
   if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
   d->Emit({TaskEventKind::kQueryStarted, d->options_.query_id, 0, d->plan_.root, "", "", 0, 0, 0, 0,
            DistributedPlanToString(d->plan_)});
-  FLOTILLA_RETURN_NOT_OK(d->Advance());
+  if (Status st = d->Advance(); !st.ok()) {
+    d->Finish(st);  // subscribers told query_started hear how it ended
+    return st;
+  }
   return d;
 }
 
@@ -498,10 +501,7 @@ void QueryDriver::ReleaseRead() {
   // task runs again over its inputs, and those that were on the same worker run again over
   // theirs. So a node's outputs go only once everything reading them is beyond loss — results
   // the driver fetched, or outputs themselves released — and a loss re-runs only what it took.
-  // Readers rank above their inputs: walking down the ranks settles readers first.
-  std::vector<int> by_rank(order_.begin(), order_.end());
-  std::stable_sort(by_rank.begin(), by_rank.end(),
-                   [&](int a, int b) { return plan_.nodes[a].rank > plan_.nodes[b].rank; });
+  // Readers first: the topological order walked back.
   auto beyond_loss = [&](int node) {
     if (!NodeComplete(node)) return false;
     if (nodes_[node].released) return true;
@@ -511,7 +511,8 @@ void QueryDriver::ReleaseRead() {
     }
     return true;
   };
-  for (int n : by_rank) {
+  for (auto at = order_.rbegin(); at != order_.rend(); ++at) {
+    const int n = *at;
     NodeState& node = nodes_[n];
     if (node.released || output_node_[n] || readers_of_node_[n].empty() || !NodeComplete(n) ||
         !std::all_of(readers_of_node_[n].begin(), readers_of_node_[n].end(), beyond_loss)) {
@@ -707,11 +708,14 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
     std::vector<PartitionPiece> run;
     for (const InputPart* p : parts) {
       if (!run.empty() && run.back().ref.worker != slots_[p->slot].outputs.worker) {
-        tasks.push_back(std::make_shared<PartitionScanTask>(std::exchange(run, {}), schema));
+        tasks.push_back(
+            std::make_shared<PartitionScanTask>(std::exchange(run, {}), schema, nullptr, keep));
       }
       run.push_back({RefOf(*p), p->offset, p->length});
     }
-    if (!run.empty()) tasks.push_back(std::make_shared<PartitionScanTask>(std::move(run), schema));
+    if (!run.empty()) {
+      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(run), schema, nullptr, keep));
+    }
   } else {
     for (const InputPart* p : parts) {
       tasks.push_back(std::make_shared<PartitionScanTask>(
