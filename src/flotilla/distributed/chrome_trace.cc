@@ -8,16 +8,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "flotilla/io/text/value_format.h"
-
 namespace flotilla::distributed {
 namespace {
-
-std::string JsonString(const std::string& s) {
-  std::string out;
-  io::text::AppendJsonString(s, &out);
-  return out;
-}
 
 double NowMicros() {
   return std::chrono::duration<double, std::micro>(

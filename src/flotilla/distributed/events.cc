@@ -11,12 +11,6 @@
 namespace flotilla::distributed {
 namespace {
 
-std::string JsonString(const std::string& s) {
-  std::string out;
-  io::text::AppendJsonString(s, &out);
-  return out;
-}
-
 std::string Count(int64_t n) {
   if (n >= 1000000000) return fmt::format("{:.1f}G", n / 1e9);
   if (n >= 1000000) return fmt::format("{:.1f}M", n / 1e6);
@@ -31,6 +25,12 @@ int TerminalWidth(std::FILE* out) {
 }
 
 }  // namespace
+
+std::string JsonString(const std::string& s) {
+  std::string out;
+  io::text::AppendJsonString(s, &out);
+  return out;
+}
 
 const char* TaskEventKindName(TaskEventKind kind) {
   switch (kind) {

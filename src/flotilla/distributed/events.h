@@ -49,6 +49,9 @@ struct TaskEvent {
 /// seconds, rows, bytes, message, time).
 std::string TaskEventToJson(const TaskEvent& event);
 
+/// `s` as a JSON string literal (quoted, escaped).
+std::string JsonString(const std::string& s);
+
 class EventSubscriber {
  public:
   virtual ~EventSubscriber() = default;
