@@ -197,6 +197,29 @@ void BindDataFrame(py::module_& m) {
              py::gil_scoped_release release;
              return Check(d.Explain(analyze, o));
            })
+      // Runs the query here; per operator its statistics (what explain analyze prints):
+      // [{name, detail, depth, rows_in, rows_out, bytes_in, bytes_out, cpu_seconds}].
+      .def("operator_stats",
+           [](const DataFrame& d) {
+             exec::ExecOptions o = Options();
+             exec::PlanPtr plan = Check(d.OptimizedPlan());
+             Result<exec::QueryResult> run = [&] {
+               py::gil_scoped_release release;
+               return exec::Run(plan, o);
+             }();
+             const std::shared_ptr<const exec::QueryStats> stats = Check(std::move(run)).stats;
+             py::list out;
+             for (const exec::OperatorStats* s : stats->InPlanOrder()) {
+               out.append(py::dict(
+                   py::arg("name") = s->name, py::arg("detail") = s->detail,
+                   py::arg("depth") = s->depth, py::arg("rows_in") = s->rows_in.load(),
+                   py::arg("rows_out") = s->rows_out.load(),
+                   py::arg("bytes_in") = s->bytes_in.load(),
+                   py::arg("bytes_out") = s->bytes_out.load(),
+                   py::arg("cpu_seconds") = static_cast<double>(s->cpu_nanos.load()) / 1e9));
+             }
+             return out;
+           })
       .def("collect",
            [](const DataFrame& d) {
              exec::ExecOptions o = Options();

@@ -24,12 +24,36 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
   py::function fn;
   void OnEvent(const distributed::TaskEvent& e) override {
     py::gil_scoped_acquire gil;
-    Send(py::dict(
+    py::dict event(
         py::arg("event") = distributed::TaskEventKindName(e.kind), py::arg("query") = e.query_id,
         py::arg("task") = e.task_id, py::arg("node") = e.node_id,
         py::arg("node_name") = e.node_name, py::arg("worker") = e.worker,
         py::arg("attempt") = e.attempt, py::arg("seconds") = e.seconds, py::arg("rows") = e.rows,
-        py::arg("bytes") = e.bytes, py::arg("message") = e.message, py::arg("time") = e.time));
+        py::arg("bytes") = e.bytes, py::arg("message") = e.message, py::arg("time") = e.time);
+    if (e.kind == distributed::TaskEventKind::kCompleted) {
+      event["cpu_seconds"] = e.cpu_seconds;
+      event["peak_memory"] = e.peak_memory;
+      event["spilled_bytes"] = e.spilled_bytes;
+      py::list operators;
+      for (const distributed::TaskOperator& op : e.operators) {
+        operators.append(py::dict(py::arg("name") = op.name, py::arg("depth") = op.depth,
+                                  py::arg("rows_out") = op.rows_out,
+                                  py::arg("cpu_seconds") = op.cpu_seconds,
+                                  py::arg("start") = op.start, py::arg("end") = op.end));
+      }
+      event["operators"] = std::move(operators);
+    }
+    if (e.kind == distributed::TaskEventKind::kWorkerSample) {
+      const distributed::WorkerResources& r = e.resources;
+      event["resources"] = py::dict(
+          py::arg("cpu_percent") = r.cpu_percent, py::arg("cpu_seconds") = r.cpu_seconds,
+          py::arg("rss_bytes") = r.rss_bytes, py::arg("store_memory_bytes") = r.store_memory_bytes,
+          py::arg("store_spilled_bytes") = r.store_spilled_bytes,
+          py::arg("disk_free_bytes") = r.disk_free_bytes,
+          py::arg("flight_bytes_served") = r.flight_bytes_served,
+          py::arg("running_tasks") = r.running_tasks);
+    }
+    Send(std::move(event));
   }
   void OnQueryFinished(int64_t query_id, const Status& status) override {
     py::gil_scoped_acquire gil;
@@ -45,12 +69,40 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
   }
 };
 
+// Per pipeline node (explain analyze): {node, name, tasks, attempts, rows, seconds, operators:
+// [{name, detail, depth, rows_in, rows_out, bytes_in, bytes_out, cpu_seconds, peak_memory,
+// spilled_bytes, wall_seconds, tasks}]}.
+py::list AnalysisToPython(const std::vector<distributed::NodeAnalysis>& nodes) {
+  py::list out;
+  for (const distributed::NodeAnalysis& n : nodes) {
+    py::list operators;
+    for (size_t i = 0; i < n.operators.size(); ++i) {
+      const distributed::OperatorInfo& op = n.operators[i];
+      const distributed::OperatorFigures& f = n.totals[i];
+      operators.append(py::dict(
+          py::arg("name") = op.name, py::arg("detail") = op.detail, py::arg("depth") = op.depth,
+          py::arg("rows_in") = f.rows_in, py::arg("rows_out") = f.rows_out,
+          py::arg("bytes_in") = f.bytes_in, py::arg("bytes_out") = f.bytes_out,
+          py::arg("cpu_seconds") = static_cast<double>(f.cpu_nanos) / 1e9,
+          py::arg("peak_memory") = f.peak_memory, py::arg("spilled_bytes") = f.spilled_bytes,
+          py::arg("wall_seconds") = static_cast<double>(f.wall_nanos) / 1e9,
+          py::arg("tasks") = f.tasks));
+    }
+    out.append(py::dict(py::arg("node") = n.node, py::arg("name") = n.name,
+                        py::arg("tasks") = n.tasks, py::arg("attempts") = n.attempts,
+                        py::arg("rows") = n.rows, py::arg("seconds") = n.seconds,
+                        py::arg("operators") = std::move(operators)));
+  }
+  return out;
+}
+
 // The query loop's backend, implemented by a Python object with
 //   submit(worker, task_id, task: bytes) -> bool (False: the worker is gone)
 //   cancel(worker, task_id)
 //   release(worker, keys: [str])  (drop stored outputs no task reads any more; best effort)
+//   request_sample(worker)  (ask for WorkerRuntime.sample(); not waited for)
 //   wait(timeout) -> (finished [(task_id, worker, result bytes)], lost [worker],
-//                     joined [(worker, cpus, pool)])
+//                     joined [(worker, cpus, pool)], samples [(worker, sample bytes)])
 // A Python exception in any of them ends the query; run_query raises it again.
 class PyBackend final : public distributed::ClusterBackend {
  public:
@@ -77,6 +129,13 @@ class PyBackend final : public distributed::ClusterBackend {
     });
   }
 
+  void RequestSample(const std::string& worker) override {
+    (void)Call([&] {
+      object_.attr("request_sample")(worker);
+      return Status::OK();
+    });
+  }
+
   Result<distributed::BackendEvents> Wait(double timeout_seconds) override {
     distributed::BackendEvents events;
     FLOTILLA_RETURN_NOT_OK(Call([&] {
@@ -92,6 +151,10 @@ class PyBackend final : public distributed::ClusterBackend {
         auto t = j.cast<py::tuple>();
         events.joined.push_back(
             {t[0].cast<std::string>(), {t[1].cast<double>(), 0, 0}, t[2].cast<std::string>()});
+      }
+      for (py::handle j : got[3]) {
+        auto t = j.cast<py::tuple>();
+        events.samples.emplace_back(t[0].cast<std::string>(), t[1].cast<std::string>());
       }
       return Status::OK();
     }));
@@ -170,6 +233,7 @@ void BindDistributed(py::module_& m) {
       .def("cancel_task", &distributed::WorkerRuntime::CancelTask)
       // The store and the data plane so far: entries, bytes in memory and on disk, spill files
       // written, Flight calls and bytes served.
+      .def("sample", [](distributed::WorkerRuntime& w) { return py::bytes(w.SampleBytes()); })
       .def("stats", [](distributed::WorkerRuntime& w) {
         const distributed::PartitionStoreStats s = w.store().stats();
         py::dict d;
@@ -246,6 +310,12 @@ void BindDistributed(py::module_& m) {
                n += r.num_rows;
              return n;
            })
+      // What the tasks measured per pipeline node (explain analyze), as dicts and as text.
+      .def("analysis", [](distributed::QueryDriver& q) { return AnalysisToPython(q.Analysis()); })
+      .def("analysis_text",
+           [](distributed::QueryDriver& q) {
+             return distributed::RenderClusterAnalysis(q.Analysis());
+           })
       .def("empty_result",
            [](distributed::QueryDriver& q) { return Check(RecordBatch::MakeEmpty(q.schema())); });
 
@@ -282,6 +352,8 @@ void BindDistributed(py::module_& m) {
       py::arg("driver"), py::arg("backend"), py::arg("token"), py::arg("fetch_results") = true,
       py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
       py::arg("on_result") = py::none());
+  // A scan's description without its task list (what a node's tasks share).
+  m.def("operator_label", &distributed::OperatorLabel);
   // The pipeline nodes the distributed runner would run the query as (explain).
   // The pipeline nodes a runner with these settings runs `df` as (unset: the defaults).
   m.def(

@@ -120,6 +120,10 @@ class _FlotillaWorker:
     def stats(self) -> dict:
         return self.runtime.stats()
 
+    async def sample(self) -> bytes:
+        # On the event loop: answered while a task runs on the actor's thread.
+        return self.runtime.sample()
+
 
 def _env_int(name: str) -> int | None:
     value = os.environ.get(name)
@@ -244,7 +248,9 @@ class DaskRunner:
         "query_started" (message: the distributed plan), then per pipeline node "node_started"
         (before its first task), its tasks' "submitted", "scheduled", "completed", "failed",
         "cancelled", and "node_finished" (after its last task: rows, seconds), and last
-        {"event": "query_finished", "query", "status"}."""
+        {"event": "query_finished", "query", "status"}. A "completed" event also has what the
+        task measured: cpu_seconds, peak_memory, spilled_bytes and operators ([{name, depth,
+        rows_out, cpu_seconds, start, end}], times from the task's start on its worker)."""
         self.subscribers.append(fn)
 
     def _default_compression(self) -> str:
@@ -287,14 +293,30 @@ class DaskRunner:
         return self.run(df, udfs, count_only=True)
 
     def explain(self, df, udfs=(), analyze: bool = False) -> str:
-        """The plan as built and as optimized (with analyze, run in this process, with its
-        runtime statistics), then the pipeline nodes it runs as on the cluster."""
-        text = df.explain(analyze)
+        """The plan as built and as optimized, then the pipeline nodes it runs as on the
+        cluster; with analyze, the query runs on the cluster and each pipeline node shows its
+        tasks' operator statistics, summed."""
+        text = df.explain(False)
         try:
             nodes = self._pipeline_nodes(df)
         except Exception as e:  # noqa: BLE001 - an operator not distributed yet: say which
             nodes = f"{e}\n"
-        return text + "\n== Distributed plan (pipeline nodes) ==\n" + nodes
+        text += "\n== Distributed plan (pipeline nodes) ==\n" + nodes
+        if analyze:
+            analysis = []
+            self.run(df, udfs, count_only=True, analysis=analysis)
+            text += (f"== Runtime statistics (cluster of {len(self.workers)} workers; per "
+                     "pipeline node, its operators summed over its tasks) ==\n" + analysis[1])
+        return text
+
+    def analyze(self, df, udfs=()) -> list:
+        """Runs the engine DataFrame `df` on the cluster; per pipeline node (topological order)
+        what its tasks measured: {node, name, tasks, attempts, rows, seconds, operators: [{name,
+        detail, depth, rows_in, rows_out, bytes_in, bytes_out, cpu_seconds, peak_memory,
+        spilled_bytes, wall_seconds, tasks}]}."""
+        analysis = []
+        self.run(df, udfs, count_only=True, analysis=analysis)
+        return analysis[0]
 
     def _pipeline_nodes(self, df) -> str:
         """The pipeline nodes the engine DataFrame `df` runs as here, one per line."""
@@ -322,9 +344,10 @@ class DaskRunner:
         session.set_plan_runner(lambda plan: self.collect(plan, udfs))
 
     def run(self, df, udfs=(), write: _WriteTarget | None = None, on_result=None,
-            count_only=False):
+            count_only=False, analysis: list | None = None):
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
-        (with count_only, their number of rows)."""
+        (with count_only, their number of rows). `analysis`, a list, receives what the tasks
+        measured per pipeline node, as dicts and as text."""
         query_id = next(_query_ids)
         kw = dict(event_log=self.event_log, trace=self.trace, progress=self.progress,
                   subscribers=list(self.subscribers))
@@ -375,6 +398,8 @@ class DaskRunner:
                     a.drop_query(query_id).result()
                 except Exception:  # noqa: BLE001 - a dead worker has nothing to drop
                     pass
+        if analysis is not None:
+            analysis.extend([driver.analysis(), driver.analysis_text()])
         if count_only:
             return driver.result_rows()
         return batches or [driver.empty_result()]
@@ -430,6 +455,7 @@ class _DaskBackend:
         self.actors = actors  # worker id -> actor
         self.udf_payload = udf_payload
         self.pending: dict[int, _Pending] = {}  # by task id
+        self.samples = {}  # worker id -> the future of its resource sample
         self.lost = []  # found gone since the last wait
         self.last_check = time.monotonic()
         # Set on the client's event loop when a task's call returns: wait sleeps until then
@@ -473,6 +499,27 @@ class _DaskBackend:
             except Exception:  # noqa: BLE001 - a worker that is gone has nothing to drop
                 pass
 
+    def request_sample(self, worker):
+        actor = self.actors.get(worker)
+        if actor is None or worker in self.samples:
+            return
+        try:
+            self.samples[worker] = actor.sample()
+        except Exception:  # noqa: BLE001 - its worker is gone; the scheduler will say so
+            pass
+
+    def _take_samples(self):
+        out = []
+        for worker, fut in list(self.samples.items()):
+            if not fut.done():
+                continue
+            del self.samples[worker]
+            try:
+                out.append((worker, fut.result()))
+            except Exception:  # noqa: BLE001 - a worker that failed to answer sends none
+                pass
+        return out
+
     def wait(self, timeout):
         deadline = time.monotonic() + timeout
         while True:
@@ -496,7 +543,7 @@ class _DaskBackend:
                 joined = self._refresh()
             if finished or self.lost or joined or now >= deadline:
                 lost, self.lost = self.lost, []
-                return finished, lost, joined
+                return finished, lost, joined, self._take_samples()
             # Until a call returns, or the next look at the scheduler's workers.
             self.ready.wait(max(0.0, min(deadline, self.last_check + 0.5) - now))
 

@@ -50,9 +50,19 @@ def same(df, ordered=True):
 
 def assert_query_lifecycle(events):
     """The events around the tasks: each query starts with its plan and ends with its status;
-    each node starts before its first task and finishes after its last."""
+    each node starts before its first task and finishes after its last; workers join before
+    they run anything."""
     for q in {e["query"] for e in events}:
         mine = [e for e in events if e["query"] == q]
+        joined = set()
+        for e in mine:
+            if e["event"] == "worker_joined":
+                joined.add(e["worker"])
+            if e["event"] in ("scheduled", "worker_sample"):
+                assert e["worker"] in joined, e
+            if e["event"].startswith("worker_"):
+                assert e["node"] == -1, e
+        assert joined, "the query's workers joined it"
         assert mine[0]["event"] == "query_started" and "[0]" in mine[0]["message"]
         assert mine[-1] == {"event": "query_finished", "query": q, "status": "ok"}
         for node in {e["node"] for e in mine if e["event"] == "submitted"}:
@@ -426,6 +436,49 @@ def test_tpch_queries_on_the_cluster(dask, tpch_tables, number):
     assert len(workers) == 2, "both workers ran tasks"
 
 
+@pytest.mark.parametrize("number", [1, 3])
+def test_explain_analyze_runs_on_the_cluster_and_counts_the_local_runners_rows(
+        dask, tpch_tables, number, capsys):
+    """explain(analyze=True) on the cluster: each pipeline node's operators summed over its
+    tasks. The operators the distributed plan shares with the local one (scans, projections,
+    join probes, the last TopN or sort) count the rows the local runner counts."""
+    runner, _ = dask
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    df = flotilla.sql(open(os.path.join(root, "tpch", "queries", f"q{number:02}.sql")).read(),
+                      **tpch_tables)
+    events = []
+    runner.subscribe(events.append)
+    try:
+        text = df.explain(analyze=True)
+    finally:
+        runner.subscribers.remove(events.append)
+    stats = text.split("== Runtime statistics (cluster of 2 workers")[1]
+    ran = {e["node"] for e in events if e["event"] == "completed"}
+    for node in ran:
+        assert f"\n[{node}] " in stats, stats
+    assert "task(s)]" in stats
+
+    local_rows = {}
+    for op in df._df.operator_stats():
+        key = (op["name"], _ext.operator_label(op["name"], op["detail"]))
+        local_rows[key] = local_rows.get(key, 0) + op["rows_out"]
+    cluster_rows = {}  # the last node running an operator answers for it (a final TopN)
+    analysis = runner.analyze(df._df)
+    for node in analysis:
+        assert node["tasks"] > 0 and node["attempts"] == node["tasks"]
+        for op in node["operators"]:
+            assert op["tasks"] == node["tasks"]
+            cluster_rows[(op["name"], op["detail"])] = op["rows_out"]
+    shared = {k: v for k, v in cluster_rows.items() if k in local_rows}
+    assert len(shared) >= (3 if number == 1 else 8), (shared, local_rows)
+    assert shared == {k: local_rows[k] for k in shared}
+    # Each completed task's event says what it measured.
+    done = [e for e in events if e["event"] == "completed"]
+    assert done and all(e["operators"] and e["cpu_seconds"] >= 0 for e in done)
+    assert all({"name", "depth", "rows_out", "cpu_seconds", "start", "end"} <= set(o)
+               for e in done for o in e["operators"])
+
+
 def test_event_log_records_every_task(dask, tmp_path):
     runner, data = dask
     runner.event_log = str(tmp_path / "events.jsonl")
@@ -628,7 +681,8 @@ def test_a_chrome_trace_has_a_span_per_task_in_lanes_that_never_overlap(dask, tm
     text = path.read_text()
     assert text.startswith("[\n")
     trace = json.loads(text.rstrip().rstrip(",") + "]")
-    spans = [e for e in trace if e["ph"] == "X"]
+    spans = [e for e in trace if e["ph"] == "X" and e["cat"] == "task"]
+    operators = [e for e in trace if e["ph"] == "X" and e["cat"] == "operator"]
     done = sorted((e["query"], e["task"], e["attempt"]) for e in events if e["event"] == "completed")
     assert sorted((s["args"]["query"], s["args"]["task"], s["args"]["attempt"]) for s in spans
                   if s["args"]["status"] == "ok") == done
@@ -640,6 +694,19 @@ def test_a_chrome_trace_has_a_span_per_task_in_lanes_that_never_overlap(dask, tm
     for lane in by_lane.values():
         lane.sort()
         assert all(a[1] <= b[0] for a, b in zip(lane, lane[1:])), lane
+    # Each finished task's operators: nested in its span, side by side, filling it.
+    assert operators
+    ok = {(s["pid"], s["args"]["task"]): s for s in spans if s["args"]["status"] == "ok"}
+    by_task = {}
+    for o in operators:
+        by_task.setdefault((o["pid"], o["args"]["task"]), []).append(o)
+    assert set(by_task) <= set(ok)
+    for key, ops in by_task.items():
+        task = ok[key]
+        ops.sort(key=lambda o: o["ts"])
+        assert all(o["tid"] == task["tid"] and o["dur"] > 0 for o in ops)
+        assert ops[0]["ts"] >= task["ts"] and ops[-1]["ts"] + ops[-1]["dur"] == task["ts"] + task["dur"]
+        assert all(a["ts"] + a["dur"] == b["ts"] for a, b in zip(ops, ops[1:])), ops
     named = {e["pid"] for e in trace if e["ph"] == "M" and e["name"] == "process_name"}
     assert {s["pid"] for s in spans} <= named
     assert_query_lifecycle(events)

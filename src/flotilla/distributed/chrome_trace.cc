@@ -19,6 +19,34 @@ double NowMicros() {
 
 }  // namespace
 
+void ChromeTrace::AppendOperators(const Span& s, int64_t pid, int tid, int64_t ts, int64_t end,
+                                  std::string* out) {
+  double cpu = 0;
+  for (const TaskOperator& op : s.operators)
+    cpu += op.cpu_seconds;
+  if (cpu <= 0 || end <= ts) return;
+  // Side by side in plan order, each its share of the task's CPU time, rounded so that one
+  // ends exactly where the next starts and the last where the task does.
+  double before = 0;
+  int64_t at = ts;
+  for (size_t i = 0; i < s.operators.size(); ++i) {
+    const TaskOperator& op = s.operators[i];
+    before += op.cpu_seconds;
+    const int64_t to = i + 1 == s.operators.size()
+                           ? end
+                           : ts + std::llround(static_cast<double>(end - ts) * before / cpu);
+    if (to > at) {
+      *out += fmt::format(
+          "{{\"ph\":\"X\",\"cat\":\"operator\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},"
+          "\"dur\":{},\"args\":{{\"task\":{},\"depth\":{},\"rows_out\":{},\"cpu_seconds\":{:.6f},"
+          "\"wall_start\":{:.6f},\"wall_end\":{:.6f}}}}},\n",
+          JsonString(op.name), pid, tid, at, to - at, s.task, op.depth, op.rows_out, op.cpu_seconds,
+          op.start, op.end);
+    }
+    at = to;
+  }
+}
+
 Result<std::shared_ptr<ChromeTrace>> ChromeTrace::Open(const std::string& path) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (f == nullptr) return Status::IOError("trace: cannot open '" + path + "' for appending");
@@ -50,6 +78,13 @@ void ChromeTrace::OnEvent(const TaskEvent& e) {
     case TaskEventKind::kQueryStarted:
     case TaskEventKind::kNodeStarted:
     case TaskEventKind::kNodeFinished:
+    case TaskEventKind::kWorkerJoined:
+      return;
+    case TaskEventKind::kWorkerLeft:
+      marks_.push_back({e.worker, e.time, "worker left: " + e.message, {}});
+      return;
+    case TaskEventKind::kWorkerSample:
+      marks_.push_back({e.worker, e.time, "", e.resources});
       return;
     case TaskEventKind::kScheduled: {
       // Scheduled again under the same id: its worker was lost while it ran.
@@ -70,6 +105,9 @@ void ChromeTrace::OnEvent(const TaskEvent& e) {
       if (it != open_.end()) {
         it->second.rows = e.rows;
         it->second.bytes = e.bytes;
+        it->second.cpu_seconds = e.cpu_seconds;
+        it->second.peak_memory = e.peak_memory;
+        it->second.operators = e.operators;
       }
       Close(e.task_id, e.time, "ok", "");
       return;
@@ -124,10 +162,41 @@ void ChromeTrace::OnQueryFinished(int64_t query_id, const Status& status) {
     out += fmt::format(
         "{{\"ph\":\"X\",\"cat\":\"task\",\"name\":{},\"pid\":{},\"tid\":{},\"ts\":{},"
         "\"dur\":{},\"args\":{{\"query\":{},\"task\":{},\"node\":{},\"attempt\":{},"
-        "\"rows\":{},\"bytes\":{},\"status\":\"{}\",\"message\":{}}}}},\n",
+        "\"rows\":{},\"bytes\":{},\"cpu_seconds\":{:.6f},\"peak_memory\":{},\"status\":\"{}\","
+        "\"message\":{}}}}},\n",
         JsonString(s.node_name), pid, lane + 1, ts, end - ts, s.query, s.task, s.node, s.attempt,
-        s.rows, s.bytes, s.status, JsonString(s.message));
+        s.rows, s.bytes, s.cpu_seconds, s.peak_memory, s.status, JsonString(s.message));
+    AppendOperators(s, pid, static_cast<int>(lane) + 1, ts, end, &out);
   }
+  // Counters per worker (memory in MiB, CPU in % of a core) and the moment a worker left.
+  for (const Mark& m : marks_) {
+    auto [it, added] = pid_of.emplace(m.worker, static_cast<int>(pid_of.size()) + 1);
+    const int64_t pid = query_id * 1000 + it->second;
+    if (added) {
+      out += fmt::format(
+          "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":{}}}}},\n", pid,
+          JsonString("query " + std::to_string(query_id) + " worker " + m.worker));
+    }
+    const int64_t ts = std::llround(origin_us_ + m.time * 1e6);
+    if (!m.message.empty()) {
+      out +=
+          fmt::format("{{\"ph\":\"i\",\"s\":\"p\",\"name\":{},\"pid\":{},\"tid\":1,\"ts\":{}}},\n",
+                      JsonString(m.message), pid, ts);
+      continue;
+    }
+    constexpr double kMiB = 1024.0 * 1024.0;
+    out += fmt::format(
+        "{{\"ph\":\"C\",\"name\":\"memory (MiB)\",\"pid\":{},\"ts\":{},\"args\":{{\"rss\":{:.1f},"
+        "\"store\":{:.1f},\"spilled\":{:.1f}}}}},\n",
+        pid, ts, static_cast<double>(m.resources.rss_bytes) / kMiB,
+        static_cast<double>(m.resources.store_memory_bytes) / kMiB,
+        static_cast<double>(m.resources.store_spilled_bytes) / kMiB);
+    out += fmt::format(
+        "{{\"ph\":\"C\",\"name\":\"cpu (% of a core)\",\"pid\":{},\"ts\":{},\"args\":{{\"cpu\":"
+        "{:.1f}}}}},\n",
+        pid, ts, m.resources.cpu_percent);
+  }
+  marks_.clear();
   spans_.clear();
   origin_us_ = -1;
   last_time_ = 0;

@@ -99,6 +99,44 @@ TEST(ChromeTraceTest, ACompleteEventPerTaskInLanesThatNeverOverlap) {
   std::filesystem::remove(path);
 }
 
+TEST(ChromeTraceTest, AFinishedTasksOperatorsAreSpansSideBySideInsideIt) {
+  auto path = std::filesystem::temp_directory_path() / "flotilla-trace-operators-test.json";
+  std::filesystem::remove(path);
+  {
+    auto trace = ChromeTrace::Open(path.string()).ValueOrDie();
+    trace->OnEvent(Event(TaskEventKind::kScheduled, 1, "a", 1));
+    TaskEvent done = Event(TaskEventKind::kCompleted, 1, "a", 3);
+    done.cpu_seconds = 0.4;
+    // CPU 0.1 + 0.3 of a 2 s span: 0.5 s and 1.5 s; an operator without CPU gets no span.
+    done.operators = {{"Scan", 1, 100, 0.1, 0.0, 1.9},
+                      {"Filter", 1, 50, 0.0, 0.1, 1.9},
+                      {"Project", 0, 50, 0.3, 0.2, 2.0}};
+    trace->OnEvent(done);
+    trace->OnQueryFinished(7, Status::OK());
+  }
+  std::ifstream in(path);
+  std::string line;
+  std::vector<std::string> ops;
+  std::string task_ts, task_dur;
+  while (std::getline(in, line)) {
+    if (Field(line, "cat") == "\"task\"") {
+      task_ts = Field(line, "ts");
+      task_dur = Field(line, "dur");
+      EXPECT_EQ(Field(line, "cpu_seconds"), "0.400000");
+    }
+    if (Field(line, "cat") == "\"operator\"") {
+      ops.push_back(Field(line, "name") + " " + Field(line, "ts") + " " + Field(line, "dur") + " " +
+                    Field(line, "rows_out") + " " + Field(line, "tid"));
+    }
+  }
+  ASSERT_EQ(task_dur, "2000000");
+  const int64_t ts = std::stoll(task_ts);
+  ASSERT_EQ(ops.size(), 2u);
+  EXPECT_EQ(ops[0], "\"Scan\" " + std::to_string(ts) + " 500000 100 1");
+  EXPECT_EQ(ops[1], "\"Project\" " + std::to_string(ts + 500000) + " 1500000 50 1");
+  std::filesystem::remove(path);
+}
+
 TEST(ChromeTraceTest, QueriesAppendToOneArrayAndAnUnwritablePathIsAnError) {
   auto path = std::filesystem::temp_directory_path() / "flotilla-trace-append-test.json";
   std::filesystem::remove(path);

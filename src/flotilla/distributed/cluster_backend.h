@@ -6,6 +6,7 @@
 // is the loop's and the driver's, written once.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "flotilla/common/result.h"
@@ -25,7 +26,10 @@ struct BackendEvents {
   std::vector<std::string> lost;
   /// Workers that joined; they take new tasks at once.
   std::vector<WorkerSpec> joined;
+  /// Resource samples asked for with RequestSample: (worker, flotilla.proto.WorkerSample bytes).
+  std::vector<std::pair<std::string, std::string>> samples;
 
+  /// Nothing that changes the query happened (samples aside).
   bool empty() const { return finished.empty() && lost.empty() && joined.empty(); }
 };
 
@@ -40,6 +44,9 @@ class ClusterBackend {
   /// Asks `worker` to drop the stored outputs of task attempts (TaskOutputKeys) no task will
   /// read any more. Best effort: a worker that is gone has nothing to drop.
   virtual void Release(const std::string& worker, const std::vector<std::string>& keys) = 0;
+  /// Asks `worker` for a sample of its resources (WorkerRuntime::SampleBytes), reported by a
+  /// later Wait. Best effort, not waited for: a worker busy or gone reports none.
+  virtual void RequestSample(const std::string& worker) = 0;
   /// What happened since the last call, waiting up to `timeout_seconds` while nothing has.
   virtual Result<BackendEvents> Wait(double timeout_seconds) = 0;
 };

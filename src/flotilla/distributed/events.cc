@@ -50,16 +50,47 @@ const char* TaskEventKindName(TaskEventKind kind) {
       return "node_started";
     case TaskEventKind::kNodeFinished:
       return "node_finished";
+    case TaskEventKind::kWorkerJoined:
+      return "worker_joined";
+    case TaskEventKind::kWorkerLeft:
+      return "worker_left";
+    case TaskEventKind::kWorkerSample:
+      return "worker_sample";
   }
   return "?";
 }
 
 std::string TaskEventToJson(const TaskEvent& e) {
-  return fmt::format(
+  std::string out = fmt::format(
       "{{\"event\":\"{}\",\"query\":{},\"task\":{},\"node\":{},\"node_name\":{},\"worker\":{},"
-      "\"attempt\":{},\"seconds\":{:.6f},\"rows\":{},\"bytes\":{},\"message\":{},\"time\":{:.6f}}}",
+      "\"attempt\":{},\"seconds\":{:.6f},\"rows\":{},\"bytes\":{},\"message\":{},\"time\":{:.6f}",
       TaskEventKindName(e.kind), e.query_id, e.task_id, e.node_id, JsonString(e.node_name),
       JsonString(e.worker), e.attempt, e.seconds, e.rows, e.bytes, JsonString(e.message), e.time);
+  if (e.kind == TaskEventKind::kCompleted) {
+    out += fmt::format(
+        ",\"cpu_seconds\":{:.6f},\"peak_memory\":{},\"spilled_bytes\":{},\"operators\":[",
+        e.cpu_seconds, e.peak_memory, e.spilled_bytes);
+    for (size_t i = 0; i < e.operators.size(); ++i) {
+      const TaskOperator& op = e.operators[i];
+      out += fmt::format(
+          "{}{{\"name\":{},\"depth\":{},\"rows_out\":{},\"cpu_seconds\":{:.6f},\"start\":{:.6f},"
+          "\"end\":{:.6f}}}",
+          i == 0 ? "" : ",", JsonString(op.name), op.depth, op.rows_out, op.cpu_seconds, op.start,
+          op.end);
+    }
+    out += ']';
+  }
+  if (e.kind == TaskEventKind::kWorkerSample) {
+    const WorkerResources& r = e.resources;
+    out += fmt::format(
+        ",\"resources\":{{\"cpu_percent\":{:.2f},\"cpu_seconds\":{:.3f},\"rss_bytes\":{},"
+        "\"store_memory_bytes\":{},\"store_spilled_bytes\":{},\"disk_free_bytes\":{},"
+        "\"flight_bytes_served\":{},\"running_tasks\":{}}}",
+        r.cpu_percent, r.cpu_seconds, r.rss_bytes, r.store_memory_bytes, r.store_spilled_bytes,
+        r.disk_free_bytes, r.flight_bytes_served, r.running_tasks);
+  }
+  out += '}';
+  return out;
 }
 
 Result<std::shared_ptr<JsonLinesEventLog>> JsonLinesEventLog::Open(const std::string& path) {

@@ -14,10 +14,12 @@
 
 namespace flotilla::distributed {
 
-/// Task events, and the query's and its pipeline nodes' own: query_started (message: the
-/// distributed plan, one node per line), node_started (its first task submitted), node_finished
-/// (its last task done: rows, seconds since it started; again after a recovery re-ran some of
-/// its tasks). The query's end is OnQueryFinished.
+/// Task events, and the query's, its pipeline nodes' and its workers' own: query_started
+/// (message: the distributed plan, one node per line), node_started (its first task submitted),
+/// node_finished (its last task done: rows, seconds since it started; again after a recovery
+/// re-ran some of its tasks), worker_joined, worker_left (message: why), worker_sample (its
+/// resources, at least once a second while the query runs; a worker's events have node -1). The
+/// query's end is OnQueryFinished.
 enum class TaskEventKind {
   kSubmitted,
   kScheduled,
@@ -26,9 +28,35 @@ enum class TaskEventKind {
   kCancelled,
   kQueryStarted,
   kNodeStarted,
-  kNodeFinished
+  kNodeFinished,
+  kWorkerJoined,
+  kWorkerLeft,
+  kWorkerSample
 };
-const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ..., "node_finished"
+const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ..., "worker_sample"
+
+/// One operator of a completed task (the trace draws them inside the task).
+struct TaskOperator {
+  std::string name;
+  int depth = 0;
+  int64_t rows_out = 0;
+  double cpu_seconds = 0;
+  double start = -1;  // seconds from the task's start on its worker; -1: unknown
+  double end = -1;
+};
+
+/// A worker's resources (worker_sample). In an in-process cluster the workers share one process:
+/// CPU and resident memory are all of theirs.
+struct WorkerResources {
+  double cpu_percent = 0;  // of one core, since the worker's previous sample (0 for its first)
+  double cpu_seconds = 0;  // the process's so far
+  int64_t rss_bytes = 0;
+  int64_t store_memory_bytes = 0;
+  int64_t store_spilled_bytes = 0;
+  int64_t disk_free_bytes = 0;
+  int64_t flight_bytes_served = 0;
+  int running_tasks = 0;
+};
 
 struct TaskEvent {
   TaskEventKind kind;
@@ -43,10 +71,19 @@ struct TaskEvent {
   int64_t bytes = 0;    // completed: bytes output
   std::string message;  // failed: the error; cancelled: why
   double time = 0;      // seconds since the query started
+  // completed: what the task's operators measured
+  double cpu_seconds = 0;
+  int64_t peak_memory = 0;  // the most one of its operators held
+  int64_t spilled_bytes = 0;
+  std::vector<TaskOperator> operators;  // in plan order
+  WorkerResources resources;            // worker_sample
 };
 
 /// One JSON object per event (keys: event, query, task, node, node_name, worker, attempt,
-/// seconds, rows, bytes, message, time).
+/// seconds, rows, bytes, message, time; completed also cpu_seconds, peak_memory, spilled_bytes
+/// and operators: [{name, depth, rows_out, cpu_seconds, start, end}]; worker_sample also
+/// resources: {cpu_percent, cpu_seconds, rss_bytes, store_memory_bytes, store_spilled_bytes,
+/// disk_free_bytes, flight_bytes_served, running_tasks}).
 std::string TaskEventToJson(const TaskEvent& event);
 
 /// `s` as a JSON string literal (quoted, escaped).

@@ -83,6 +83,16 @@ void InProcessCluster::Release(const std::string& worker, const std::vector<std:
   if (WorkerRuntime* runtime = RuntimeOf(worker)) runtime->DropTaskOutputs(keys);
 }
 
+void InProcessCluster::RequestSample(const std::string& worker) {
+  WorkerRuntime* runtime = RuntimeOf(worker);
+  if (runtime == nullptr) return;
+  std::string sample = runtime->SampleBytes();
+  std::lock_guard lock(mutex_);
+  const int index = index_of_.at(worker);
+  if (index < num_workers() && dead_[index]) return;
+  events_.samples.emplace_back(worker, std::move(sample));
+}
+
 Result<BackendEvents> InProcessCluster::Wait(double timeout_seconds) {
   std::unique_lock lock(mutex_);
   cv_.wait_for(lock, std::chrono::duration<double>(timeout_seconds),
@@ -100,7 +110,8 @@ void InProcessCluster::KillWorker(int i) {
 }
 
 Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, DriverOptions options,
-                                                std::function<void(int64_t)> on_progress) {
+                                                std::function<void(int64_t)> on_progress,
+                                                std::vector<NodeAnalysis>* analysis) {
   if (options.min_source_tasks == 0) {
     const auto alive = std::count(dead_.begin(), dead_.end(), false);
     options.min_source_tasks = static_cast<int>(alive) * options_.tasks_per_worker;
@@ -149,6 +160,7 @@ Result<exec::QueryResult> InProcessCluster::Run(const exec::PlanPtr& plan, Drive
     w->DropQuery(driver->query_id());
   pool_workers_.clear();
   index_of_.clear();
+  if (analysis != nullptr) *analysis = driver->Analysis();
   FLOTILLA_RETURN_NOT_OK(partitions.status());
 
   exec::QueryResult out;

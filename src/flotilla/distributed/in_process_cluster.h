@@ -39,8 +39,11 @@ class InProcessCluster final : private ClusterBackend {
   /// Runs `plan` across the workers: tasks run on worker threads, results are pulled over Flight
   /// as their tasks finish. `on_progress` (optional) is called after every task result with the
   /// number of results so far: tests use it to kill a worker mid-query.
+  /// `analysis` (optional) receives what the tasks measured per pipeline node (explain
+  /// analyze), also when the query failed.
   Result<exec::QueryResult> Run(const exec::PlanPtr& plan, DriverOptions options = {},
-                                std::function<void(int64_t)> on_progress = nullptr);
+                                std::function<void(int64_t)> on_progress = nullptr,
+                                std::vector<NodeAnalysis>* analysis = nullptr);
 
   /// Worker i dies: it stops serving, its stored partitions are gone, and the query running
   /// learns it left. Its running tasks' results are never reported.
@@ -52,6 +55,7 @@ class InProcessCluster final : private ClusterBackend {
   Status Submit(const std::string& worker, int64_t task_id, std::string bytes) override;
   void Cancel(const std::string& worker, int64_t task_id) override;
   void Release(const std::string& worker, const std::vector<std::string>& keys) override;
+  void RequestSample(const std::string& worker) override;
   Result<BackendEvents> Wait(double timeout_seconds) override;
   WorkerRuntime* RuntimeOf(const std::string& worker);
 

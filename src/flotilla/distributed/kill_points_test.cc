@@ -10,15 +10,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "flotilla/distributed/test_cluster.h"
-#include "flotilla/sql/session.h"
-#include "flotilla/tpch/generator.h"
 
 namespace flotilla::distributed {
 namespace {
@@ -179,40 +174,6 @@ PlanPtr JoinAggregateSort() {
   return exec::MakeSort(JoinThenAggregate(), {{Column("rv"), true, false}}).ValueOrDie();
 }
 
-// TPC-H at scale factor 0.01, 3 files per table of small row groups, made once.
-const std::string& TpchDirectory() {
-  static const std::string dir = [] {
-    std::string d = ::testing::TempDir() + "/kill_points_tpch_" + std::to_string(::getpid());
-    tpch::GenerateOptions o;
-    o.scale_factor = 0.01;
-    o.out_dir = d;
-    o.files_per_table = 3;
-    o.row_group_rows = 2000;
-    o.threads = 1;
-    auto r = tpch::GenerateTables(o);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
-    return d;
-  }();
-  return dir;
-}
-
-PlanPtr Tpch(int number) {
-  sql::Session session;
-  EXPECT_TRUE(session.RegisterDirectory(TpchDirectory()).ok());
-  // This file is src/flotilla/distributed/kill_points_test.cc.
-  const std::filesystem::path root =
-      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
-  std::ostringstream name;
-  name << (root / "tpch" / "queries").string() << "/q" << (number < 10 ? "0" : "") << number
-       << ".sql";
-  std::ifstream in(name.str());
-  std::stringstream text;
-  text << in.rdbuf();
-  auto plan = session.PlanSql(text.str());
-  EXPECT_TRUE(plan.ok()) << name.str() << ": " << plan.status().ToString();
-  return plan.ValueOrDie();
-}
-
 class KillPointsTest : public ::testing::TestWithParam<KillCase> {};
 
 TEST_P(KillPointsTest, EveryPhaseGivesTheLocalAnswerAndRunsAgainOnlyWhatWasLost) {
@@ -298,9 +259,9 @@ INSTANTIATE_TEST_SUITE_P(
     Queries, KillPointsTest,
     ::testing::Values(KillCase{"join_then_aggregate", JoinThenAggregate, false, true},
                       KillCase{"join_aggregate_sort", JoinAggregateSort, true, true},
-                      KillCase{"tpch_q3", [] { return Tpch(3); }, true, false},
-                      KillCase{"tpch_q9", [] { return Tpch(9); }, true, false},
-                      KillCase{"tpch_q18", [] { return Tpch(18); }, true, false}),
+                      KillCase{"tpch_q3", [] { return testing::Tpch(3); }, true, false},
+                      KillCase{"tpch_q9", [] { return testing::Tpch(9); }, true, false},
+                      KillCase{"tpch_q18", [] { return testing::Tpch(18); }, true, false}),
     [](const ::testing::TestParamInfo<KillCase>& info) { return info.param.name; });
 
 // A user's repartition promises no order, so its reducers read pieces by worker — unless a step

@@ -156,7 +156,45 @@ Status QueryDriver::AddWorker(const WorkerSpec& worker) {
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_.AddWorker(worker));
   workers_.insert(worker.id);
+  if (!finished_) {
+    Emit({TaskEventKind::kWorkerJoined, options_.query_id, 0, -1, "", worker.id, 0, 0, 0, 0,
+          worker.pool.empty() ? "" : "actor pool " + worker.pool});
+  }
   return Status::OK();
+}
+
+std::vector<std::string> QueryDriver::workers() const {
+  return {workers_.begin(), workers_.end()};
+}
+
+Status QueryDriver::OnWorkerSample(const std::string& worker, std::string_view sample_bytes) {
+  proto::WorkerSample sample;
+  if (!sample.ParseFromArray(sample_bytes.data(), static_cast<int>(sample_bytes.size()))) {
+    return Status::Invalid("a malformed resource sample from worker " + worker);
+  }
+  EmitSample(worker, sample);
+  return Status::OK();
+}
+
+void QueryDriver::EmitSample(const std::string& worker, const proto::WorkerSample& sample) {
+  if (finished_ || workers_.count(worker) == 0) return;
+  TaskEvent e{TaskEventKind::kWorkerSample, options_.query_id, 0, -1, "", worker};
+  WorkerResources& r = e.resources;
+  r.cpu_seconds = sample.cpu_seconds();
+  r.rss_bytes = sample.rss_bytes();
+  r.store_memory_bytes = sample.store_memory_bytes();
+  r.store_spilled_bytes = sample.store_spilled_bytes();
+  r.disk_free_bytes = sample.disk_free_bytes();
+  r.flight_bytes_served = sample.flight_bytes_served();
+  r.running_tasks = sample.running_tasks();
+  auto [it, first] = last_sample_.try_emplace(worker, sample.time(), sample.cpu_seconds());
+  if (!first) {
+    const double elapsed = sample.time() - it->second.first;
+    if (elapsed <= 0) return;  // an older sample than one already reported
+    r.cpu_percent = 100 * std::max(0.0, sample.cpu_seconds() - it->second.second) / elapsed;
+    it->second = {sample.time(), sample.cpu_seconds()};
+  }
+  Emit(std::move(e));
 }
 
 Status QueryDriver::RemoveWorker(const std::string& worker_id) {
@@ -165,6 +203,10 @@ Status QueryDriver::RemoveWorker(const std::string& worker_id) {
   if (!scheduler_.used(worker_id).ok()) return Status::OK();
   workers_.erase(worker_id);
   removed_workers_.insert(worker_id);
+  if (!finished_) {
+    Emit({TaskEventKind::kWorkerLeft, options_.query_id, 0, -1, "", worker_id, 0, 0, 0, 0,
+          "lost: what it held is recomputed elsewhere"});
+  }
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> requeued, scheduler_.RemoveWorker(worker_id));
   for (int64_t task : requeued) {
     auto it = slot_of_task_.find(task);
@@ -489,8 +531,9 @@ void QueryDriver::ReportFinishedNodes() {
     const bool complete = NodeComplete(static_cast<int>(n));
     if (complete && !node.reported_finished) {
       const int id = static_cast<int>(n);
+      node.finished_at = Now();
       Emit({TaskEventKind::kNodeFinished, options_.query_id, 0, id, NodeName(id), "", 0,
-            Now() - node.started_at, node.rows});
+            node.finished_at - node.started_at, node.rows});
     }
     node.reported_finished = complete;
   }
@@ -737,6 +780,7 @@ Result<std::vector<Dispatch>> QueryDriver::Schedule() {
     }
     nodes_[slot.node].running += 1;
     started_at_[a.task_id] = Now();
+    slot.runs += 1;
     Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node, NodeName(slot.node),
           a.worker, a.attempt});
     out.push_back({a.task_id, a.worker, bytes.MoveValueUnsafe()});
@@ -758,6 +802,7 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   }
   // A late result of an attempt on a worker since removed: the task runs elsewhere now.
   if (result.worker() != worker) return Status::OK();
+  if (result.has_sample()) EmitSample(worker, result.sample());
   const int attempt = scheduler_.attempt(task_id);
   const double seconds = Now() - started_at_[task_id];
   nodes_[slot.node].running -= 1;
@@ -817,8 +862,27 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   }
   SetState(&slot, SlotState::kDone);
   nodes_[slot.node].rows += result.rows();
-  Emit({TaskEventKind::kCompleted, options_.query_id, task_id, slot.node, NodeName(slot.node),
-        worker, attempt, seconds, result.rows(), result.bytes()});
+  slot.figures = nodes_[slot.node].operators.Take(result);
+  TaskEvent done{TaskEventKind::kCompleted,
+                 options_.query_id,
+                 task_id,
+                 slot.node,
+                 NodeName(slot.node),
+                 worker,
+                 attempt,
+                 seconds,
+                 result.rows(),
+                 result.bytes()};
+  done.cpu_seconds = static_cast<double>(result.cpu_nanos()) / 1e9;
+  done.peak_memory = result.peak_memory();
+  done.spilled_bytes = result.spilled_bytes();
+  for (const proto::OperatorStats& op : result.operators()) {
+    done.operators.push_back(
+        {op.name(), op.depth(), op.rows_out(), static_cast<double>(op.cpu_nanos()) / 1e9,
+         op.start_nanos() < 0 ? -1.0 : static_cast<double>(op.start_nanos()) / 1e9,
+         op.end_nanos() < 0 ? -1.0 : static_cast<double>(op.end_nanos()) / 1e9});
+  }
+  Emit(std::move(done));
   if (slot.final) {
     for (int i = 0; i < slot.outputs.count(); ++i) {
       ready_.push_back(RefOf(slot, i));
@@ -903,6 +967,34 @@ void QueryDriver::Emit(TaskEvent event) {
   for (const auto& sub : options_.subscribers)
     sub->OnEvent(event);
   if (progress_ && !finished_) progress_->Update(Progress(), event.time);
+}
+
+std::vector<NodeAnalysis> QueryDriver::Analysis() const {
+  std::vector<NodeAnalysis> out;
+  for (int n : order_) {
+    if (plan_.nodes[n].kind == NodeKind::kConcat) continue;
+    const NodeState& state = nodes_[n];
+    NodeAnalysis a;
+    a.node = n;
+    a.name = NodeName(n);
+    a.rows = state.rows;
+    if (state.started_at >= 0) {
+      a.seconds =
+          (state.finished_at >= state.started_at ? state.finished_at : Now()) - state.started_at;
+    }
+    a.operators = state.operators.operators();
+    a.totals.resize(a.operators.size());
+    for (int64_t id : state.slots) {
+      const Slot& slot = slots_[id];
+      a.attempts += slot.runs;
+      if (slot.state != SlotState::kDone) continue;
+      a.tasks += 1;
+      for (size_t i = 0; i < slot.figures.size(); ++i)
+        a.totals[i].Add(slot.figures[i]);
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
 }
 
 std::vector<NodeProgress> QueryDriver::Progress() const {

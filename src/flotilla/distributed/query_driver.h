@@ -31,6 +31,11 @@
 #include "flotilla/distributed/nodes/node_tasks.h"
 #include "flotilla/distributed/partition_ref.h"
 #include "flotilla/distributed/scheduler.h"
+#include "flotilla/distributed/task_stats.h"
+
+namespace flotilla::proto {
+class WorkerSample;
+}
 
 namespace flotilla::distributed {
 
@@ -103,6 +108,12 @@ class QueryDriver final : private TaskGraph {
   /// ignored).
   Status RemoveWorker(const std::string& worker_id);
 
+  /// The live workers, as the driver knows them.
+  std::vector<std::string> workers() const;
+  /// A worker's resources (the bytes of a flotilla.proto.WorkerSample): a worker_sample event.
+  /// Task results carry one too.
+  Status OnWorkerSample(const std::string& worker, std::string_view sample_bytes);
+
   /// The tasks to start now and where.
   Result<std::vector<Dispatch>> Schedule();
   /// A task's result (the bytes WorkerRuntime::RunTask returned). A result for a task that was
@@ -132,6 +143,9 @@ class QueryDriver final : private TaskGraph {
   /// Ends the query with `status` (e.g. the backend lost every worker).
   void Fail(Status status);
   std::vector<NodeProgress> Progress() const;
+  /// Per pipeline node (topological order; concats left out): its finished tasks' operator
+  /// statistics summed (explain analyze; RenderClusterAnalysis).
+  std::vector<NodeAnalysis> Analysis() const;
   int64_t num_running() const { return scheduler_.num_running(); }
   int num_workers() const { return scheduler_.num_workers(); }
 
@@ -168,6 +182,9 @@ class QueryDriver final : private TaskGraph {
     /// Runs that ended with their worker's loss, over all its submissions (a run restarted
     /// because an input was lost with the same worker is a new submission).
     int lost_runs = 0;
+    int runs = 0;  // attempts scheduled, over all its submissions
+    /// Its finished attempt's operators, indexed like its node's NodeOperators.
+    std::vector<OperatorFigures> figures;
   };
   struct NodeState {
     bool created = false;
@@ -181,6 +198,8 @@ class QueryDriver final : private TaskGraph {
     std::optional<RecordBatch> boundaries;  // a range kExchange's, computed once
     bool released = false;                  // every finished task's outputs were released
     double started_at = -1;                 // its first task's submission (node_started)
+    double finished_at = -1;                // its last task's result (node_finished)
+    NodeOperators operators;                // what its tasks' plans are made of
     bool reported_finished = false;         // node_finished sent since it last completed
   };
 
@@ -251,6 +270,7 @@ class QueryDriver final : private TaskGraph {
   PartitionRef RefOf(const Slot& slot, int index) const;
   bool Needed(const Slot& slot) const;
   void Emit(TaskEvent event);
+  void EmitSample(const std::string& worker, const proto::WorkerSample& sample);
   void Finish(Status status);
   std::string NodeName(int node) const;
   /// `node`, and when it is a concat its inputs (recursively), as flags per pipeline node.
@@ -278,6 +298,8 @@ class QueryDriver final : private TaskGraph {
   std::vector<std::vector<int>> readers_of_node_;    // per node: the nodes reading its tasks
   std::unordered_map<int64_t, int64_t> slot_of_task_;
   std::unordered_map<int64_t, double> started_at_;
+  /// Per worker, its last sample's (Unix time, CPU seconds): CPU use between two samples.
+  std::unordered_map<std::string, std::pair<double, double>> last_sample_;
   int64_t next_task_ = 0;
   std::vector<int64_t> cancelled_;
   std::set<std::string> workers_;          // live, as the driver knows them

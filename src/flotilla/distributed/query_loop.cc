@@ -62,6 +62,7 @@ class QueryLoop {
         CancelTask(task);
       for (const auto& [worker, keys] : driver_.TakeReleased())
         backend_.Release(worker, keys);
+      RequestSamples();
       // Every placement failed (its worker went): the driver has placed them again elsewhere.
       if (placed > 0 && running_.empty()) continue;
       // Nothing runs and nothing can be placed: only a worker joining can help now.
@@ -126,13 +127,28 @@ class QueryLoop {
     return Status::OK();
   }
 
+  // A worker whose last report (a sample, or a task result, which carries one) is a second old
+  // is asked for a sample: resources are seen while tasks run long or nothing runs.
+  void RequestSamples() {
+    const Clock::time_point now = Clock::now();
+    for (const std::string& worker : driver_.workers()) {
+      auto [it, first] = last_report_.try_emplace(worker, Clock::time_point{});
+      if (!first && now - it->second < std::chrono::seconds(1)) continue;
+      it->second = now;  // asked: not again for a second, answered or not
+      backend_.RequestSample(worker);
+    }
+  }
+
   Status Apply(BackendEvents events) {
+    for (auto& [worker, sample] : events.samples)
+      FLOTILLA_RETURN_NOT_OK(driver_.OnWorkerSample(worker, sample));
     for (const WorkerSpec& w : events.joined)
       FLOTILLA_RETURN_NOT_OK(driver_.AddWorker(w));  // (not one this query lost)
     for (const std::string& w : events.lost)
       FLOTILLA_RETURN_NOT_OK(LoseWorker(w));
     for (BackendEvents::Finished& f : events.finished) {
       running_.erase(f.task_id);
+      last_report_[f.worker] = Clock::now();
       FLOTILLA_RETURN_NOT_OK(driver_.OnTaskResult(f.task_id, f.result));
       if (options_.on_result) options_.on_result(f.task_id);
     }
@@ -174,6 +190,7 @@ class QueryLoop {
   std::unordered_map<int64_t, std::string> running_;  // task -> the worker running it
   std::map<std::string, StoredPartition> fetched_;
   std::set<std::string> lost_;
+  std::map<std::string, Clock::time_point> last_report_;  // per worker: a sample or a result
 };
 
 }  // namespace

@@ -74,6 +74,13 @@ class RecordingBackend final : public ClusterBackend {
     if (it != workers_.end()) it->second->DropTaskOutputs(keys);
   }
 
+  void RequestSample(const std::string& worker) override {
+    std::lock_guard lock(mutex_);
+    sample_requests_.push_back(worker);
+    auto it = workers_.find(worker);
+    if (it != workers_.end()) events_.samples.emplace_back(worker, it->second->SampleBytes());
+  }
+
   Result<BackendEvents> Wait(double timeout_seconds) override {
     std::unique_lock lock(mutex_);
     const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -98,6 +105,10 @@ class RecordingBackend final : public ClusterBackend {
   std::vector<std::pair<int64_t, std::string>> cancels() {
     std::lock_guard lock(mutex_);
     return cancels_;
+  }
+  std::vector<std::string> sample_requests() {
+    std::lock_guard lock(mutex_);
+    return sample_requests_;
   }
   bool reported(int64_t task) {
     std::lock_guard lock(mutex_);
@@ -124,6 +135,7 @@ class RecordingBackend final : public ClusterBackend {
   std::map<std::string, std::unique_ptr<WorkerRuntime>> workers_;
   std::vector<std::pair<Clock::time_point, std::string>> joins_;
   std::vector<std::pair<int64_t, std::string>> submitted_, cancels_;
+  std::vector<std::string> sample_requests_;
   std::set<int64_t> reported_;
   BackendEvents events_;
   std::vector<std::thread> threads_;
@@ -182,6 +194,66 @@ TEST(QueryLoopTest, CancelsGoToTheWorkerRunningTheTaskAndAFailedQueryWaitsForThe
   EXPECT_TRUE(owner) << "the cancel went to the worker running the task";
   EXPECT_TRUE(backend.reported(cancels[0].first))
       << "the failed query returned only once its cancelled task had stopped";
+}
+
+TEST(QueryLoopTest, WorkersReportTheirResourcesWhileALongTaskRunsAndWhenTheyFinishOne) {
+  // One task of 2.5 s on worker a; b has nothing to run. Each is asked for a sample when its
+  // last report is a second old, so both report while the task runs, and a's result carries
+  // one more.
+  exec::BatchFunction udf = [](const std::vector<Array>& args) -> Result<Array> {
+    std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+    return args[0];
+  };
+  RecordingBackend backend;
+  for (const char* id : {"a", "b"})
+    backend.StartWorker(id)->RegisterUdf("slow", udf);
+  exec::PlanPtr plan = exec::MakeUdfProject(IdPartitions(1, 1), "slow", udf, {expr::Column("v")},
+                                            {"v"}, "w", int64())
+                           .ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
+  auto driver = QueryDriver::Make(plan, RecordedTo(recorder)).ValueOrDie();
+  for (const char* id : {"a", "b"})
+    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  QueryLoopOptions o;
+  o.token = kToken;
+  ASSERT_TRUE(RunQuery(*driver, backend, o).ok());
+
+  std::map<std::string, std::vector<TaskEvent>> samples;
+  std::set<std::string> joined;
+  std::string ran_on;
+  double completed_at = 0;
+  for (const TaskEvent& e : recorder->events) {
+    if (e.kind == TaskEventKind::kWorkerSample) samples[e.worker].push_back(e);
+    if (e.kind == TaskEventKind::kWorkerJoined) joined.insert(e.worker);
+    if (e.kind == TaskEventKind::kCompleted) {
+      ran_on = e.worker;
+      completed_at = e.time;
+    }
+  }
+  EXPECT_EQ(joined, (std::set<std::string>{"a", "b"}));
+  ASSERT_FALSE(ran_on.empty());
+  const std::string idle = ran_on == "a" ? "b" : "a";
+  // Asked at the start and about every second after: 3 times at least in 2.5 s.
+  EXPECT_GE(samples[idle].size(), 3u);
+  int running_samples = 0;
+  for (const TaskEvent& e : samples[ran_on]) {
+    running_samples += e.time < completed_at && e.resources.running_tasks == 1;
+    EXPECT_GT(e.resources.rss_bytes, 0);
+    EXPECT_GT(e.resources.disk_free_bytes, 0);
+    EXPECT_GE(e.resources.cpu_percent, 0);
+  }
+  EXPECT_GE(running_samples, 2) << "sampled while its task ran";
+  for (const TaskEvent& e : samples[idle])
+    EXPECT_EQ(e.resources.running_tasks, 0);
+  // The result carried a sample: reported with the completion, not asked for.
+  bool with_result = false;
+  for (size_t i = 1; i < recorder->events.size(); ++i) {
+    const TaskEvent& e = recorder->events[i];
+    with_result |= e.kind == TaskEventKind::kCompleted &&
+                   recorder->events[i - 1].kind == TaskEventKind::kWorkerSample &&
+                   recorder->events[i - 1].worker == ran_on;
+  }
+  EXPECT_TRUE(with_result);
 }
 
 TEST(QueryLoopTest, AStalledQueryWaitsForAWorkerToJoin) {

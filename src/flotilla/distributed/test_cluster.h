@@ -2,14 +2,20 @@
 // Test-only pieces shared by the distributed runner's tests: an event recorder, an in-process
 // cluster started quietly, a scan of a directory of Parquet files, in-memory partitions of ids.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "flotilla/distributed/in_process_cluster.h"
 #include "flotilla/io/parquet/scan_task.h"
+#include "flotilla/sql/session.h"
+#include "flotilla/tpch/generator.h"
 #include "tests/support/plan_checks.h"
 
 namespace flotilla::testing {
@@ -100,6 +106,41 @@ inline DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
   d.progress = 0;
   d.subscribers.push_back(recorder);
   return d;
+}
+
+/// TPC-H at scale factor 0.01, 3 files per table of small row groups, made once per process.
+inline const std::string& TpchDirectory() {
+  static const std::string dir = [] {
+    std::string d = ::testing::TempDir() + "/distributed_tpch_" + std::to_string(::getpid());
+    tpch::GenerateOptions o;
+    o.scale_factor = 0.01;
+    o.out_dir = d;
+    o.files_per_table = 3;
+    o.row_group_rows = 2000;
+    o.threads = 1;
+    auto r = tpch::GenerateTables(o);
+    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    return d;
+  }();
+  return dir;
+}
+
+/// TPC-H query `number` over TpchDirectory(), planned from the repository's SQL text.
+inline exec::PlanPtr Tpch(int number) {
+  sql::Session session;
+  EXPECT_TRUE(session.RegisterDirectory(TpchDirectory()).ok());
+  // This file is src/flotilla/distributed/test_cluster.h.
+  const std::filesystem::path root =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().parent_path();
+  std::ostringstream name;
+  name << (root / "tpch" / "queries").string() << "/q" << (number < 10 ? "0" : "") << number
+       << ".sql";
+  std::ifstream in(name.str());
+  std::stringstream text;
+  text << in.rdbuf();
+  auto plan = session.PlanSql(text.str());
+  EXPECT_TRUE(plan.ok()) << name.str() << ": " << plan.status().ToString();
+  return plan.ValueOrDie();
 }
 
 }  // namespace flotilla::testing

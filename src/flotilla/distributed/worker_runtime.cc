@@ -1,5 +1,7 @@
 #include "flotilla/distributed/worker_runtime.h"
 
+#include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +12,7 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
+#include "flotilla/distributed/task_stats.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/exec/plan/range_scan.h"
@@ -166,7 +169,8 @@ void WorkerRuntime::CancelTask(int64_t task_id) {
 }
 
 // exec::Run, but the stream is registered so CancelTask can stop it.
-Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::PlanPtr& plan) {
+Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::PlanPtr& plan,
+                                                 int64_t start_nanos, proto::TaskResult* out) {
   exec::ExecOptions options = options_.exec;
   options.progress = 0;
   FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<exec::ResultStream> stream,
@@ -178,6 +182,7 @@ Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::Pl
     running_[task_id] = stream.get();
   }
   Result<exec::QueryResult> result = exec::CollectPartitions(stream.get());
+  if (result.ok()) StatsToProto(stream->stats(), start_nanos, out);
   std::lock_guard lock(running_mutex_);
   running_.erase(task_id);
   if (cancelled_.erase(task_id) > 0 && !result.ok()) {
@@ -196,6 +201,48 @@ void WorkerRuntime::DropQuery(int64_t query_id) {
 void WorkerRuntime::DropTaskOutputs(const std::vector<std::string>& keys) {
   for (const std::string& key : keys)
     store_->DropTask(key);
+}
+
+void WorkerRuntime::Sample(proto::WorkerSample* out) {
+  out->set_time(
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) {
+    auto seconds = [](const timeval& t) {
+      return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+    };
+    out->set_cpu_seconds(seconds(usage.ru_utime) + seconds(usage.ru_stime));
+  }
+  // statm's second field: resident pages.
+  if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+    long long size = 0, resident = 0;
+    if (std::fscanf(f, "%lld %lld", &size, &resident) == 2) {
+      out->set_rss_bytes(resident * sysconf(_SC_PAGESIZE));
+    }
+    std::fclose(f);
+  }
+  const PartitionStoreStats store = store_->stats();
+  out->set_store_memory_bytes(store.memory_bytes);
+  out->set_store_spilled_bytes(store.spilled_bytes);
+  // The spill directory is made at the first spill: until then, its nearest existing parent.
+  std::filesystem::path dir = spill_dir_;
+  std::error_code ec;
+  while (!dir.empty() && dir != dir.root_path() && !std::filesystem::exists(dir, ec))
+    dir = dir.parent_path();
+  struct statvfs disk {};
+  if (!dir.empty() && statvfs(dir.c_str(), &disk) == 0) {
+    out->set_disk_free_bytes(static_cast<int64_t>(disk.f_bavail) *
+                             static_cast<int64_t>(disk.f_frsize));
+  }
+  out->set_flight_bytes_served(flight_bytes_served());
+  std::lock_guard lock(running_mutex_);
+  out->set_running_tasks(static_cast<int32_t>(running_.size()));
+}
+
+std::string WorkerRuntime::SampleBytes() {
+  proto::WorkerSample sample;
+  Sample(&sample);
+  return sample.SerializeAsString();
 }
 
 int64_t WorkerRuntime::flight_calls_served() const {
@@ -311,7 +358,10 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   } else {
     Result<exec::PlanPtr> plan = exec::DeserializePlan(task.plan(), resolver);
     if (!plan.ok()) return fail(plan.status());
-    Result<exec::QueryResult> result = Execute(task.task_id(), *plan);
+    Result<exec::QueryResult> result = Execute(
+        task.task_id(), *plan,
+        std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count(),
+        &out);
     if (!result.ok()) return fail(result.status());
     if (output.kind() == proto::TaskOutput::INLINE) {
       std::vector<RecordBatch> rows;
@@ -374,6 +424,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   out.set_rows(out.rows() + rows);  // an inline result counted its rows already
   out.set_bytes(bytes);
   out.set_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  Sample(out.mutable_sample());
   return out.SerializeAsString();
 }
 

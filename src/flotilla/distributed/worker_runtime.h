@@ -18,6 +18,11 @@
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
 
+namespace flotilla::proto {
+class TaskResult;
+class WorkerSample;
+}  // namespace flotilla::proto
+
 namespace flotilla::distributed {
 
 struct WorkerOptions {
@@ -42,6 +47,11 @@ class WorkerRuntime {
   PartitionStore& store() { return *store_; }
   int64_t flight_calls_served() const;
   int64_t flight_bytes_served() const;
+
+  /// This worker's resources now: the bytes of a flotilla.proto.WorkerSample (process CPU time
+  /// and resident memory, the store's memory and spill, free disk where it spills, Flight bytes
+  /// served, tasks running). Every task result carries one too.
+  std::string SampleBytes();
 
   /// Stops serving and forgets every stored partition, as if the worker had died (tests of
   /// recovery). Tasks still running finish, but their outputs are unreachable.
@@ -72,7 +82,11 @@ class WorkerRuntime {
 
  private:
   WorkerRuntime() = default;
-  Result<exec::QueryResult> Execute(int64_t task_id, const exec::PlanPtr& plan);
+  /// Fills `result`'s operator statistics (times from `start_nanos`, steady clock) as it ran.
+  Result<exec::QueryResult> Execute(int64_t task_id, const exec::PlanPtr& plan, int64_t start_nanos,
+                                    proto::TaskResult* result);
+
+  void Sample(proto::WorkerSample* out);
 
   std::string id_;
   std::string address_;
@@ -81,7 +95,7 @@ class WorkerRuntime {
   std::unique_ptr<FlightServer> flight_;
   mutable std::mutex udfs_mutex_;
   std::map<std::string, exec::BatchFunction, std::less<>> udfs_;
-  std::mutex running_mutex_;
+  std::mutex running_mutex_;  // guards running_ and cancelled_
   std::map<int64_t, exec::ResultStream*> running_;
   std::set<int64_t> cancelled_;  // cancelled before (or while) they ran
   std::string spill_dir_;
