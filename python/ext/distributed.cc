@@ -43,6 +43,7 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
       }
       event["operators"] = std::move(operators);
     }
+    if (e.kind == distributed::TaskEventKind::kNodeStarted) event["inputs"] = e.inputs;
     if (e.kind == distributed::TaskEventKind::kWorkerSample) {
       const distributed::WorkerResources& r = e.resources;
       event["resources"] = py::dict(

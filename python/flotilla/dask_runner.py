@@ -28,6 +28,7 @@ import cloudpickle
 os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 
 from . import _flotilla as _ext
+from . import dashboard as _dashboard
 from .dask_local_cluster import LocalProcessCluster
 from .udf import _PoolMember
 
@@ -167,7 +168,8 @@ class DaskRunner:
                  broadcast_join_bytes: int | None = None, broadcast_max_bytes: int | None = None,
                  gather_sort_rows: int | None = None, shuffle_algorithm: str | None = None,
                  shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
-                 memory_limit: str | None = None, trace: str | None = None):
+                 memory_limit: str | None = None, trace: str | None = None,
+                 dashboard=None):
         from distributed import Client
 
         self.cluster = None
@@ -213,6 +215,11 @@ class DaskRunner:
         # Task outputs a worker keeps in memory before spilling the oldest (None: 2 GiB).
         self.store_memory_bytes = store_memory_bytes or _env_int("FLOTILLA_STORE_MEMORY_BYTES")
         self.subscribers = []  # callables receiving every task event as a dict
+        # The live dashboard (dashboard.py): on 127.0.0.1:8790 unless turned off; started, and
+        # its address printed, at the first query.
+        setting = dashboard if dashboard is not None else os.environ.get("FLOTILLA_DASHBOARD")
+        self._dashboard_address = _dashboard.parse_address(setting)
+        self.dashboard = None
         self.workers: dict[str, _Worker] = {}  # by Dask worker address
         self._dropped = {}  # Dask worker address -> when its calls failed
         self._refresh_workers()
@@ -280,6 +287,9 @@ class DaskRunner:
             time.sleep(0.05)
 
     def close(self):
+        if self.dashboard is not None:
+            self.dashboard.close()
+            self.dashboard = None
         if self.client is not None:
             self.client.close()
             self.client = None
@@ -368,6 +378,11 @@ class DaskRunner:
             kw.update(write_root=write.root, format=write.format,
                       partition_by=list(write.partition_by), compression=write.compression)
         self._refresh_workers()
+        if self._dashboard_address is not None and self.dashboard is None:
+            self.dashboard = _dashboard.Dashboard(*self._dashboard_address)
+            print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr, flush=True)
+        if self.dashboard is not None:
+            kw["subscribers"].append(self.dashboard)
         # Each worker runs one task at a time (on all its threads): a task per worker at least.
         driver = _ext.QueryDriver(df, query_id, min_source_tasks=max(1, len(self.workers)), **kw)
         plain = []

@@ -1,4 +1,5 @@
-# Sourced by the test drivers in this folder: makes sure node_modules matches package-lock.json.
+# Sourced by the test drivers (here, tests/browser, bench): makes sure a folder's node_modules
+# matches its package-lock.json.
 #
 #   source npm_deps.sh; ensure_node_modules "$here" "$log_file" || exit 1
 #
@@ -14,12 +15,13 @@ ensure_node_modules() {
   fi
   stamp="$dir/node_modules/.flotilla-lock-stamp"
   want=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
-  if [[ ! -f "$dir/node_modules/apache-arrow/package.json" ||
-        ! -f "$dir/node_modules/@duckdb/node-api/package.json" ||
-        ! -f "$dir/node_modules/warcio/package.json" ||
-        ! -f "$dir/node_modules/@grpc/grpc-js/package.json" ||
-        ! -f "$dir/node_modules/@grpc/proto-loader/package.json" || ! -f "$stamp" ||
-        "$(cat "$stamp")" != "$want" ]]; then
+  local missing=0 dep
+  # Every dependency package.json names must be there.
+  for dep in $(node -e 'console.log(Object.keys(require(process.argv[1]).dependencies || {}).join(" "))' \
+                 "$dir/package.json"); do
+    [[ -f "$dir/node_modules/$dep/package.json" ]] || missing=1
+  done
+  if [[ $missing -eq 1 || ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     if ! (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error) >"$log" 2>&1; then
       echo "npm ci failed in $dir:" >&2
       cat "$log" >&2

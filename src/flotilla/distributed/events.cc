@@ -80,6 +80,12 @@ std::string TaskEventToJson(const TaskEvent& e) {
     }
     out += ']';
   }
+  if (e.kind == TaskEventKind::kNodeStarted) {
+    out += ",\"inputs\":[";
+    for (size_t i = 0; i < e.inputs.size(); ++i)
+      out += (i == 0 ? "" : ",") + std::to_string(e.inputs[i]);
+    out += ']';
+  }
   if (e.kind == TaskEventKind::kWorkerSample) {
     const WorkerResources& r = e.resources;
     out += fmt::format(

@@ -77,13 +77,14 @@ struct TaskEvent {
   int64_t spilled_bytes = 0;
   std::vector<TaskOperator> operators;  // in plan order
   WorkerResources resources;            // worker_sample
+  std::vector<int> inputs;              // node_started: the nodes it reads (through concats)
 };
 
 /// One JSON object per event (keys: event, query, task, node, node_name, worker, attempt,
 /// seconds, rows, bytes, message, time; completed also cpu_seconds, peak_memory, spilled_bytes
 /// and operators: [{name, depth, rows_out, cpu_seconds, start, end}]; worker_sample also
 /// resources: {cpu_percent, cpu_seconds, rss_bytes, store_memory_bytes, store_spilled_bytes,
-/// disk_free_bytes, flight_bytes_served, running_tasks}).
+/// disk_free_bytes, flight_bytes_served, running_tasks}; node_started also inputs: [node ids]).
 std::string TaskEventToJson(const TaskEvent& event);
 
 /// `s` as a JSON string literal (quoted, escaped).

@@ -637,7 +637,10 @@ Status QueryDriver::Submit(Slot* slot) {
   FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
   if (NodeState& n = nodes_[slot->node]; n.started_at < 0) {
     n.started_at = Now();
-    Emit({TaskEventKind::kNodeStarted, options_.query_id, 0, slot->node, NodeName(slot->node)});
+    TaskEvent started{TaskEventKind::kNodeStarted, options_.query_id, 0, slot->node,
+                      NodeName(slot->node)};
+    started.inputs = ReadNodes(slot->node);
+    Emit(std::move(started));
   }
   slot->task_id = spec.task_id;
   SetState(slot, SlotState::kSubmitted);
@@ -967,6 +970,24 @@ void QueryDriver::Emit(TaskEvent event) {
   for (const auto& sub : options_.subscribers)
     sub->OnEvent(event);
   if (progress_ && !finished_) progress_->Update(Progress(), event.time);
+}
+
+std::vector<int> QueryDriver::ReadNodes(int node) const {
+  std::vector<int> direct = plan_.nodes[node].inputs;
+  for (const SideInput& side : plan_.nodes[node].sides)
+    direct.push_back(side.node);
+  std::vector<int> out;
+  for (int n : direct) {
+    if (plan_.nodes[n].kind != NodeKind::kConcat) {
+      out.push_back(n);
+      continue;
+    }
+    for (int through : ReadNodes(n))
+      out.push_back(through);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
 }
 
 std::vector<NodeAnalysis> QueryDriver::Analysis() const {

@@ -269,6 +269,8 @@ class QueryDriver final : private TaskGraph {
   PartitionRef RefOf(const InputPart& part) const;
   PartitionRef RefOf(const Slot& slot, int index) const;
   bool Needed(const Slot& slot) const;
+  /// The nodes `node` reads, inputs and sides, through concats (which run no tasks).
+  std::vector<int> ReadNodes(int node) const;
   void Emit(TaskEvent event);
   void EmitSample(const std::string& worker, const proto::WorkerSample& sample);
   void Finish(Status status);

@@ -47,7 +47,7 @@ struct NodeAnalysis {
   std::string name;
   int64_t tasks = 0;  // finished, each counted once however many attempts it took
   int64_t attempts = 0;
-  int64_t rows = 0;  // output
+  int64_t rows = 0;    // output
   double seconds = 0;  // from its first task's submission to its last one's result
   std::vector<OperatorInfo> operators;
   std::vector<OperatorFigures> totals;  // per operator
