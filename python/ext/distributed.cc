@@ -11,6 +11,7 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/dataframe/dataframe.h"
 #include "flotilla/distributed/chrome_trace.h"
+#include "flotilla/distributed/local_query_events.h"
 #include "flotilla/distributed/query_loop.h"
 #include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/sql/parser.h"
@@ -353,6 +354,36 @@ void BindDistributed(py::module_& m) {
       py::arg("driver"), py::arg("backend"), py::arg("token"), py::arg("fetch_results") = true,
       py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
       py::arg("on_result") = py::none());
+  // Runs `df` on the local engine reporting the distributed schema's events (its pipelines as
+  // nodes) to an event log, a trace and Python callables; returns its partitions as batches.
+  m.def(
+      "run_local_with_events",
+      [](const DataFrame& d, int64_t query_id, std::optional<std::string> event_log,
+         std::optional<std::string> trace, std::vector<py::function> subscribers) {
+        std::vector<std::shared_ptr<distributed::EventSubscriber>> subs;
+        if (event_log) subs.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
+        if (trace) subs.push_back(Check(distributed::ChromeTrace::Open(*trace)));
+        for (py::function& f : subscribers) {
+          auto sub = std::make_shared<PyEventSubscriber>();
+          sub->fn = std::move(f);
+          subs.push_back(std::move(sub));
+        }
+        exec::PlanPtr plan = Check(d.OptimizedPlan());
+        exec::ExecOptions o = Options();
+        Result<exec::QueryResult> result = [&] {
+          py::gil_scoped_release release;
+          return distributed::RunLocalWithEvents(plan, o, query_id, subs);
+        }();
+        exec::QueryResult r = Check(std::move(result));
+        std::vector<RecordBatch> out;
+        for (const MicroPartition& p : r.partitions) {
+          std::vector<RecordBatch> batches(p.batches().begin(), p.batches().end());
+          out.push_back(Check(compute::ConcatBatches(r.schema, batches)));
+        }
+        return out;
+      },
+      py::arg("df"), py::arg("query_id"), py::arg("event_log") = py::none(),
+      py::arg("trace") = py::none(), py::arg("subscribers") = std::vector<py::function>{});
   // A scan's description without its task list (what a node's tasks share).
   m.def("operator_label", &distributed::OperatorLabel);
   // The pipeline nodes the distributed runner would run the query as (explain).

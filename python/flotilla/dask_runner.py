@@ -13,7 +13,6 @@ which has the driver re-run what was lost; a replacement worker the nanny starts
 from __future__ import annotations
 
 import atexit
-import itertools
 import os
 import secrets
 import sys
@@ -30,9 +29,9 @@ os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 from . import _flotilla as _ext
 from . import dashboard as _dashboard
 from .dask_local_cluster import LocalProcessCluster
+from .runner import query_ids
 from .udf import _PoolMember
 
-_query_ids = itertools.count(1)
 
 # A scheduler that cannot be reached within this many seconds is reported, not retried for long.
 _CONNECT_SECONDS = 5
@@ -358,7 +357,7 @@ class DaskRunner:
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
         (with count_only, their number of rows). `analysis`, a list, receives what the tasks
         measured per pipeline node, as dicts and as text."""
-        query_id = next(_query_ids)
+        query_id = next(query_ids)
         kw = dict(event_log=self.event_log, trace=self.trace, progress=self.progress,
                   subscribers=list(self.subscribers))
         if self.scan_task_min_bytes:

@@ -10,25 +10,57 @@ answer_subqueries and close.
 from __future__ import annotations
 
 import importlib
+import itertools
 import os
 import sys
 
+# Query ids, one sequence for every runner of the process: one event log or trace may hold the
+# queries of both.
+query_ids = itertools.count(1)
+
 
 class LocalRunner:
-    """Queries run in this process on the embedded engine."""
+    """Queries run in this process on the embedded engine. With subscribers, an event log
+    (`event_log=` or FLOTILLA_EVENT_LOG) or a trace (`trace=` or FLOTILLA_TRACE), collect,
+    count_rows and partitions report the distributed runner's events: the query's pipelines
+    as its nodes, each one task on worker "local" (flotilla.events)."""
+
+    def __init__(self, event_log: str | None = None, trace: str | None = None):
+        self.event_log = event_log or os.environ.get("FLOTILLA_EVENT_LOG")
+        self.trace = trace or os.environ.get("FLOTILLA_TRACE")
+        self.subscribers = []
+
+    def subscribe(self, fn) -> None:
+        """Calls `fn(event)` for every event of later queries (flotilla.events.SCHEMA)."""
+        self.subscribers.append(fn)
+
+    def _observed(self) -> bool:
+        return bool(self.subscribers or self.event_log or self.trace)
+
+    def _run_with_events(self, df) -> list:
+        from . import _flotilla as _ext
+        return _ext.run_local_with_events(df, next(query_ids), self.event_log, self.trace,
+                                          list(self.subscribers))
 
     def collect(self, df, udfs=()):
         """The rows of the engine DataFrame `df`, as one batch."""
         _start_pools(udfs)
+        if self._observed():
+            from . import _flotilla as _ext
+            return _ext.concat_batches(self._run_with_events(df))
         return df.collect()
 
     def count_rows(self, df, udfs=()) -> int:
         _start_pools(udfs)
+        if self._observed():
+            return sum(len(b) for b in self._run_with_events(df))
         return df.count_rows()
 
     def partitions(self, df, udfs=()):
         """The result partitions of `df` as batches, in order."""
         _start_pools(udfs)
+        if self._observed():
+            return self._run_with_events(df)
         return df.partitions()
 
     def write(self, df, udfs, root: str, fmt: str, partition_by: list, compression):
@@ -72,6 +104,12 @@ def current():
         elif spec != "local":
             raise ValueError(f"FLOTILLA_RUNNER={spec!r}: expected 'local', 'dask' or 'dask=ADDRESS'")
     return _runner
+
+
+def subscribe(fn) -> None:
+    """Calls `fn(event)` for every event of the current runner's later queries, on either
+    runner (flotilla.events has the schema)."""
+    current().subscribe(fn)
 
 
 def set_runner_local() -> None:

@@ -15,13 +15,17 @@ const browser = await puppeteer.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
   headless: true,
   args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  // A loaded 2-core machine (the rest of `make test` runs beside this) starts chromium slowly.
+  timeout: 120000,
+  protocolTimeout: 120000,
 });
 try {
   const page = await browser.newPage();
   await page.setViewport({width: 1400, height: 1000});
   const errors = [];
   page.on("pageerror", e => errors.push(String(e)));
-  await page.goto(url, {waitUntil: "load"});
+  page.setDefaultTimeout(120000);
+  await page.goto(url, {waitUntil: "load", timeout: 120000});
   process.stderr.write("ready\n");
   const snapshots = [];
   let last = "";

@@ -288,6 +288,7 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(const std::vector<Part
 
 std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   const auto start = std::chrono::steady_clock::now();
+  const int64_t start_nanos = exec::SteadyNanos();
   proto::TaskResult out;
   out.set_worker(id_);
   proto::Task task;
@@ -358,10 +359,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   } else {
     Result<exec::PlanPtr> plan = exec::DeserializePlan(task.plan(), resolver);
     if (!plan.ok()) return fail(plan.status());
-    Result<exec::QueryResult> result = Execute(
-        task.task_id(), *plan,
-        std::chrono::duration_cast<std::chrono::nanoseconds>(start.time_since_epoch()).count(),
-        &out);
+    Result<exec::QueryResult> result = Execute(task.task_id(), *plan, start_nanos, &out);
     if (!result.ok()) return fail(result.status());
     if (output.kind() == proto::TaskOutput::INLINE) {
       std::vector<RecordBatch> rows;

@@ -271,7 +271,18 @@ class LocalResultStream final : public ResultStream {
         pipelines_(std::move(pipelines)),
         context_(options),
         queue_(pipelines_.ordered_output,
-               static_cast<size_t>(std::max(1, options.result_queue_capacity))) {}
+               static_cast<size_t>(std::max(1, options.result_queue_capacity))) {
+    for (const Pipeline& p : pipelines_.pipelines) {
+      auto status = std::make_unique<PipelineStatus>();
+      if (p.source_stats != nullptr) status->operators.push_back(p.source_stats);
+      for (const Pipeline::Step& step : p.operators)
+        status->operators.push_back(step.stats);
+      if (p.sink_stats != nullptr) status->operators.push_back(p.sink_stats);
+      status->has_sink = p.sink != nullptr;
+      status->upstreams = p.upstreams;
+      status_.push_back(std::move(status));
+    }
+  }
 
   ~LocalResultStream() override {
     Cancel();
@@ -294,6 +305,7 @@ class LocalResultStream final : public ResultStream {
     queue_.Close();
   }
   const QueryStats& stats() const override { return *pipelines_.stats; }
+  const std::vector<std::unique_ptr<PipelineStatus>>& pipelines() const override { return status_; }
   std::shared_ptr<const QueryStats> shared_stats() const { return pipelines_.stats; }
 
  private:
@@ -316,10 +328,12 @@ class LocalResultStream final : public ResultStream {
         source = std::move(outputs[pipeline.upstreams.at(0)]);
       }
       PipelineRun run(&pipeline, source.get(), &context_);
+      status_[i]->start_nanos = SteadyNanos();
       if (pipeline.sink == nullptr) {
         FLOTILLA_RETURN_NOT_OK(run.Run(nullptr, [this](MorselOutput output, ThreadState*) {
           return queue_.Push(std::move(output), &context_);
         }));
+        status_[i]->end_nanos = SteadyNanos();
         continue;
       }
       SinkOperator* sink = pipeline.sink.get();
@@ -344,6 +358,7 @@ class LocalResultStream final : public ResultStream {
       global.reset();
       // A sink whose output a later pipeline reads as its source finishes with that pipeline.
       if (!read_as_source.count(stats)) stats->MarkFinished();
+      status_[i]->end_nanos = SteadyNanos();
     }
     return Status::OK();
   }
@@ -353,6 +368,7 @@ class LocalResultStream final : public ResultStream {
   ExecContext context_;
   ResultQueue queue_;
   std::unique_ptr<ProgressDisplay> progress_;
+  std::vector<std::unique_ptr<PipelineStatus>> status_;  // per pipeline
   std::thread driver_;
 };
 

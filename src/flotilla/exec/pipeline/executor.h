@@ -7,6 +7,7 @@
 // queue: producers wait while the caller has not taken the batches already queued
 // (backpressure), and dropping the stream cancels the query, stops its threads and deletes its
 // spill files.
+#include <atomic>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -19,6 +20,17 @@
 
 namespace flotilla::exec {
 
+/// One pipeline of a running query, for observers: its operators as statistics entries (source
+/// to sink; a source reading an earlier pipeline's sink is that sink's entry) and when it ran.
+struct PipelineStatus {
+  std::vector<const OperatorStats*> operators;
+  bool has_sink = false;       // the last operator is its sink (else it feeds the result)
+  std::vector<int> upstreams;  // pipelines whose sink output it reads
+  /// Steady-clock nanoseconds (0: not yet), set by the thread running the query.
+  std::atomic<int64_t> start_nanos{0};
+  std::atomic<int64_t> end_nanos{0};
+};
+
 /// The batches of a query as they are produced.
 class ResultStream {
  public:
@@ -30,6 +42,8 @@ class ResultStream {
   virtual void Cancel() = 0;
   /// The per-operator statistics (final once Next() has returned nullopt).
   virtual const QueryStats& stats() const = 0;
+  /// The query's pipelines in run order (updated while it runs).
+  virtual const std::vector<std::unique_ptr<PipelineStatus>>& pipelines() const = 0;
 };
 
 struct QueryResult {

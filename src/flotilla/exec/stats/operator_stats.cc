@@ -8,13 +8,11 @@
 
 namespace flotilla::exec {
 
-namespace {
 int64_t SteadyNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
 }
-}  // namespace
 
 void OperatorStats::MarkStarted() {
   int64_t expected = 0;

@@ -70,4 +70,7 @@ std::string RenderExplainAnalyze(const QueryStats& stats);
 /// CPU time of the calling thread, in nanoseconds.
 int64_t ThreadCpuNanos();
 
+/// The steady clock in nanoseconds: the time base of the stats' start and end.
+int64_t SteadyNanos();
+
 }  // namespace flotilla::exec
