@@ -19,10 +19,11 @@
 namespace flotilla::python {
 namespace {
 
-// Task events to a Python callable, as dicts. The driver may call from a loop that released
-// the GIL; a subscriber that raises does not stop the query.
+// Task events to Python callables, as dicts: one dict per event, handed to each in turn (one
+// GIL acquisition for all of them). The driver may call from a loop that released the GIL; a
+// subscriber that raises does not stop the query.
 struct PyEventSubscriber final : distributed::EventSubscriber {
-  py::function fn;
+  std::vector<py::function> fns;
   void OnEvent(const distributed::TaskEvent& e) override {
     py::gil_scoped_acquire gil;
     py::dict event(
@@ -44,6 +45,7 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
       }
       event["operators"] = std::move(operators);
     }
+    if (e.kind == distributed::TaskEventKind::kQueryStarted) event["plan"] = e.plan;
     if (e.kind == distributed::TaskEventKind::kNodeStarted) event["inputs"] = e.inputs;
     if (e.kind == distributed::TaskEventKind::kWorkerSample) {
       const distributed::WorkerResources& r = e.resources;
@@ -55,23 +57,44 @@ struct PyEventSubscriber final : distributed::EventSubscriber {
           py::arg("flight_bytes_served") = r.flight_bytes_served,
           py::arg("running_tasks") = r.running_tasks);
     }
-    Send(std::move(event));
+    Send(event);
   }
-  void OnQueryFinished(int64_t query_id, const Status& status) override {
+  void OnQueryFinished(const distributed::QueryEnd& e) override {
     py::gil_scoped_acquire gil;
-    Send(py::dict(py::arg("event") = "query_finished", py::arg("query") = query_id,
-                  py::arg("status") = status.ok() ? std::string("ok") : status.ToString()));
+    Send(py::dict(py::arg("event") = "query_finished", py::arg("query") = e.query_id,
+                  py::arg("status") = e.status.ok() ? std::string("ok") : e.status.ToString(),
+                  py::arg("seconds") = e.seconds, py::arg("tasks") = e.tasks,
+                  py::arg("attempts") = e.attempts, py::arg("rows") = e.rows,
+                  py::arg("bytes") = e.bytes, py::arg("cpu_seconds") = e.cpu_seconds));
   }
-  void Send(py::dict event) {
-    try {
-      fn(std::move(event));
-    } catch (py::error_already_set& e) {
-      e.discard_as_unraisable("a distributed query's event subscriber");
+  void Send(const py::dict& event) {
+    for (py::function& fn : fns) {
+      try {
+        fn(event);
+      } catch (py::error_already_set& e) {
+        e.discard_as_unraisable("a distributed query's event subscriber");
+      }
     }
   }
 };
 
-// Per pipeline node (explain analyze): {node, name, tasks, attempts, rows, seconds, operators:
+// An event log, a trace and Python callables as the subscribers of a query.
+std::vector<std::shared_ptr<distributed::EventSubscriber>> Subscribers(
+    const std::optional<std::string>& event_log, const std::optional<std::string>& trace,
+    std::vector<py::function> fns) {
+  std::vector<std::shared_ptr<distributed::EventSubscriber>> out;
+  if (event_log) out.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
+  if (trace) out.push_back(Check(distributed::ChromeTrace::Open(*trace)));
+  if (!fns.empty()) {
+    auto sub = std::make_shared<PyEventSubscriber>();
+    sub->fns = std::move(fns);
+    out.push_back(std::move(sub));
+  }
+  return out;
+}
+
+// Per pipeline node (explain analyze): {node, name, tasks, attempts, rows, seconds, output_bytes,
+// spilled_bytes, read_local_bytes, read_remote_bytes, operators:
 // [{name, detail, depth, rows_in, rows_out, bytes_in, bytes_out, cpu_seconds, peak_memory,
 // spilled_bytes, wall_seconds, tasks}]}.
 py::list AnalysisToPython(const std::vector<distributed::NodeAnalysis>& nodes) {
@@ -90,10 +113,13 @@ py::list AnalysisToPython(const std::vector<distributed::NodeAnalysis>& nodes) {
           py::arg("wall_seconds") = static_cast<double>(f.wall_nanos) / 1e9,
           py::arg("tasks") = f.tasks));
     }
-    out.append(py::dict(py::arg("node") = n.node, py::arg("name") = n.name,
-                        py::arg("tasks") = n.tasks, py::arg("attempts") = n.attempts,
-                        py::arg("rows") = n.rows, py::arg("seconds") = n.seconds,
-                        py::arg("operators") = std::move(operators)));
+    out.append(py::dict(
+        py::arg("node") = n.node, py::arg("name") = n.name, py::arg("tasks") = n.tasks,
+        py::arg("attempts") = n.attempts, py::arg("rows") = n.rows, py::arg("seconds") = n.seconds,
+        py::arg("output_bytes") = n.output_bytes, py::arg("spilled_bytes") = n.spilled_bytes,
+        py::arg("read_local_bytes") = n.read_local_bytes,
+        py::arg("read_remote_bytes") = n.read_remote_bytes,
+        py::arg("operators") = std::move(operators)));
   }
   return out;
 }
@@ -272,14 +298,7 @@ void BindDistributed(py::module_& m) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by,
                                                 compression.value_or("")};
              }
-             if (event_log)
-               o.subscribers.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
-             if (trace) o.subscribers.push_back(Check(distributed::ChromeTrace::Open(*trace)));
-             for (py::function& f : subscribers) {
-               auto sub = std::make_shared<PyEventSubscriber>();
-               sub->fn = std::move(f);
-               o.subscribers.push_back(std::move(sub));
-             }
+             o.subscribers = Subscribers(event_log, trace, std::move(subscribers));
              exec::PlanPtr plan = Check(d.OptimizedPlan());
              return Check(distributed::QueryDriver::Make(plan, std::move(o)));
            }),
@@ -360,14 +379,7 @@ void BindDistributed(py::module_& m) {
       "run_local_with_events",
       [](const DataFrame& d, int64_t query_id, std::optional<std::string> event_log,
          std::optional<std::string> trace, std::vector<py::function> subscribers) {
-        std::vector<std::shared_ptr<distributed::EventSubscriber>> subs;
-        if (event_log) subs.push_back(Check(distributed::JsonLinesEventLog::Open(*event_log)));
-        if (trace) subs.push_back(Check(distributed::ChromeTrace::Open(*trace)));
-        for (py::function& f : subscribers) {
-          auto sub = std::make_shared<PyEventSubscriber>();
-          sub->fn = std::move(f);
-          subs.push_back(std::move(sub));
-        }
+        const auto subs = Subscribers(event_log, trace, std::move(subscribers));
         exec::PlanPtr plan = Check(d.OptimizedPlan());
         exec::ExecOptions o = Options();
         Result<exec::QueryResult> result = [&] {

@@ -29,6 +29,7 @@ os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 from . import _flotilla as _ext
 from . import dashboard as _dashboard
 from .dask_local_cluster import LocalProcessCluster
+from .query_logs import QueryLogFiles
 from .runner import query_ids
 from .udf import _PoolMember
 
@@ -168,11 +169,12 @@ class DaskRunner:
                  gather_sort_rows: int | None = None, shuffle_algorithm: str | None = None,
                  shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
                  memory_limit: str | None = None, trace: str | None = None,
-                 dashboard=None):
+                 dashboard=None, log_dir: str | None = None):
         from distributed import Client
 
         self.cluster = None
         self.client = None
+        self.dashboard = None  # started at the first query
         try:
             if address:
                 self.client = Client(address, timeout=_CONNECT_SECONDS)
@@ -214,11 +216,13 @@ class DaskRunner:
         # Task outputs a worker keeps in memory before spilling the oldest (None: 2 GiB).
         self.store_memory_bytes = store_memory_bytes or _env_int("FLOTILLA_STORE_MEMORY_BYTES")
         self.subscribers = []  # callables receiving every task event as a dict
+        # Each query's log lines, from every worker, in DIR/query-<id>.log.
+        log_dir = log_dir or os.environ.get("FLOTILLA_LOG_DIR")
+        self.query_logs = QueryLogFiles(log_dir) if log_dir else None
         # The live dashboard (dashboard.py): on 127.0.0.1:8790 unless turned off; started, and
         # its address printed, at the first query.
         setting = dashboard if dashboard is not None else os.environ.get("FLOTILLA_DASHBOARD")
         self._dashboard_address = _dashboard.parse_address(setting)
-        self.dashboard = None
         self.workers: dict[str, _Worker] = {}  # by Dask worker address
         self._dropped = {}  # Dask worker address -> when its calls failed
         self._refresh_workers()
@@ -249,14 +253,8 @@ class DaskRunner:
         return added, removed
 
     def subscribe(self, fn) -> None:
-        """Calls `fn(event)` for every event of later queries: a dict with event, query, task,
-        node, node_name, worker, attempt, seconds, rows, bytes, message, time. In order:
-        "query_started" (message: the distributed plan), then per pipeline node "node_started"
-        (before its first task), its tasks' "submitted", "scheduled", "completed", "failed",
-        "cancelled", and "node_finished" (after its last task: rows, seconds), and last
-        {"event": "query_finished", "query", "status"}. A "completed" event also has what the
-        task measured: cpu_seconds, peak_memory, spilled_bytes and operators ([{name, depth,
-        rows_out, cpu_seconds, start, end}], times from the task's start on its worker)."""
+        """Calls `fn(event)` for every event of later queries, as a dict: flotilla.events has
+        the schema (the keys of each kind, the order they come in) and checks for it."""
         self.subscribers.append(fn)
 
     def _default_compression(self) -> str:
@@ -320,7 +318,8 @@ class DaskRunner:
 
     def analyze(self, df, udfs=()) -> list:
         """Runs the engine DataFrame `df` on the cluster; per pipeline node (topological order)
-        what its tasks measured: {node, name, tasks, attempts, rows, seconds, operators: [{name,
+        what its tasks measured: {node, name, tasks, attempts, rows, seconds, output_bytes,
+        spilled_bytes, read_local_bytes, read_remote_bytes, operators: [{name,
         detail, depth, rows_in, rows_out, bytes_in, bytes_out, cpu_seconds, peak_memory,
         spilled_bytes, wall_seconds, tasks}]}."""
         analysis = []
@@ -382,6 +381,8 @@ class DaskRunner:
             print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr, flush=True)
         if self.dashboard is not None:
             kw["subscribers"].append(self.dashboard)
+        if self.query_logs is not None:
+            kw["subscribers"].append(self.query_logs)
         # Each worker runs one task at a time (on all its threads): a task per worker at least.
         driver = _ext.QueryDriver(df, query_id, min_source_tasks=max(1, len(self.workers)), **kw)
         plain = []

@@ -3,13 +3,15 @@
 Subscribers (`runner.subscribe(fn)`), the JSON-lines event log (FLOTILLA_EVENT_LOG) and the C++
 `EventSubscriber` (src/flotilla/distributed/events.h) carry the same events with the same keys.
 Every event but query_finished has the keys of TASK_KEYS; some kinds add their own (SCHEMA).
-A query's events come in this order: query_started (message: its plan, one pipeline node per
-line), then for each node node_started (before its first task), its tasks' submitted, scheduled,
+A query's events come in this order: query_started (message: the pipeline nodes it runs as, one
+per line; plan: the optimized plan), then for each node node_started (before its first task), its tasks' submitted, scheduled,
 then completed, failed or cancelled (a task scheduled again after its worker was lost is
 scheduled twice), node_finished (after its last task; again after a recovery re-ran some), the
-workers' worker_joined, worker_left and worker_sample (node -1) in between, and last
-query_finished. On the local runner a query's pipelines are its nodes, each one task on worker
-"local"; it has no worker events.
+workers' worker_joined, worker_left and worker_sample (node -1) and the tasks' log lines (log:
+message is a line a task's threads logged on its worker, as printed there) in between, and
+last query_finished (its status and totals: seconds, tasks finished, attempts, result rows and
+bytes, CPU seconds of every finished task's operators). On the local runner a query's pipelines
+are its nodes, each one task on worker "local"; it has no worker events.
 """
 from __future__ import annotations
 
@@ -26,7 +28,7 @@ RESOURCE_KEYS = {"cpu_percent": float, "cpu_seconds": float, "rss_bytes": int,
 
 # Per kind: the keys it has besides TASK_KEYS (query_finished: its only keys).
 SCHEMA = {
-    "query_started": {},
+    "query_started": {"plan": str},
     "node_started": {"inputs": list},
     "submitted": {},
     "scheduled": {},
@@ -38,7 +40,10 @@ SCHEMA = {
     "worker_joined": {},
     "worker_left": {},
     "worker_sample": {"resources": dict},
-    "query_finished": {"event": str, "query": int, "status": str},
+    "log": {},
+    "query_finished": {"event": str, "query": int, "status": str, "seconds": float,
+                       "tasks": int, "attempts": int, "rows": int, "bytes": int,
+                       "cpu_seconds": float},
 }
 
 _TASK_KINDS = ("submitted", "scheduled", "completed", "failed", "cancelled")

@@ -11,6 +11,7 @@ import flotilla
 from flotilla import col
 from flotilla import _flotilla as _ext
 from flotilla.events import check_lifecycle
+from flotilla.query_logs import QueryLogFiles
 from flotilla.runner import LocalRunner
 
 pytest.importorskip("distributed")
@@ -150,16 +151,38 @@ def test_a_udf_over_one_small_input_runs_on_every_worker(dask):
     assert len(udf_workers) == 2, events
 
 
-def test_a_udf_error_reaches_the_caller_with_its_message(dask):
+def test_a_udf_error_reaches_the_caller_with_its_message_and_its_workers_log(dask, tmp_path):
     @flotilla.func(return_dtype="int64")
     def picky(x):
         if x == 1234:
             raise ValueError("cannot score 1234")
         return x
 
-    _, data = dask
-    with pytest.raises(Exception, match="cannot score 1234"):
-        flotilla.read_parquet(data).select(picky(col("id"))).to_pydict()
+    runner, data = dask
+    events = []
+    runner.subscribe(events.append)
+    runner.query_logs, before = QueryLogFiles(str(tmp_path / "logs")), runner.query_logs
+    try:
+        with pytest.raises(Exception, match="cannot score 1234"):
+            flotilla.read_parquet(data).select(picky(col("id"))).to_pydict()
+    finally:
+        runner.subscribers.remove(events.append)
+        runner.query_logs = before
+    check_lifecycle(events)
+    # The failing task's worker logged the failure; the line came back with its result, naming
+    # the worker and the task, as a log event and in the query's log file.
+    failed = [e for e in events if e["event"] == "failed"]
+    logged = [e for e in events if e["event"] == "log"]
+    assert failed and logged
+    query = events[0]["query"]
+    for e in logged:
+        assert e["worker"] in e["message"] and f"q{query} t{e['task']}." in e["message"], e
+        assert any(f["task"] == e["task"] and f["worker"] == e["worker"] for f in failed), e
+    assert any("cannot score 1234" in e["message"] for e in logged)
+    lines = (tmp_path / "logs" / f"query-{query}.log").read_text().splitlines()
+    assert lines[0].startswith(f"query {query} started")
+    assert lines[-1].startswith(f"query {query} finished: ") and "cannot score 1234" in lines[-1]
+    assert [e["message"] for e in logged] == lines[1:-1]
 
 
 def test_writes_are_staged_then_committed(dask, tmp_path):

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <mutex>
+#include <unordered_map>
 
 namespace flotilla::log {
 namespace {
@@ -35,6 +36,19 @@ std::mutex& WriteMutex() {
 std::string& Tag() {
   static std::string tag;
   return tag;
+}
+
+thread_local Context current_context;
+
+struct Capture {
+  size_t max_lines = 0;
+  std::vector<std::string> lines;
+};
+
+// Guarded by WriteMutex.
+std::unordered_map<std::string, Capture>& Captures() {
+  static std::unordered_map<std::string, Capture> captures;
+  return captures;
 }
 
 const char* LevelName(Level level) {
@@ -86,6 +100,32 @@ void SetTag(std::string tag) {
   Tag() = std::move(tag);
 }
 
+Context CurrentContext() {
+  return current_context;
+}
+
+ScopedContext::ScopedContext(Context context) : previous_(std::move(current_context)) {
+  current_context = std::move(context);
+}
+
+ScopedContext::~ScopedContext() {
+  current_context = std::move(previous_);
+}
+
+void StartCapture(const std::string& context, size_t max_lines) {
+  std::lock_guard<std::mutex> lock(WriteMutex());
+  Captures()[context].max_lines = max_lines;
+}
+
+std::vector<std::string> TakeCapture(const std::string& context) {
+  std::lock_guard<std::mutex> lock(WriteMutex());
+  auto it = Captures().find(context);
+  if (it == Captures().end()) return {};
+  std::vector<std::string> lines = std::move(it->second.lines);
+  Captures().erase(it);
+  return lines;
+}
+
 void Write(Level level, std::string_view message) {
   auto now = std::chrono::system_clock::now();
   std::time_t secs = std::chrono::system_clock::to_time_t(now);
@@ -96,12 +136,18 @@ void Write(Level level, std::string_view message) {
   char stamp[32];
   std::strftime(stamp, sizeof(stamp), "%H:%M:%S", &tm);
   std::lock_guard<std::mutex> lock(WriteMutex());
-  if (Tag().empty()) {
-    std::fprintf(stderr, "[%s.%03d %s] %.*s\n", stamp, static_cast<int>(millis), LevelName(level),
-                 static_cast<int>(message.size()), message.data());
-  } else {
-    std::fprintf(stderr, "[%s.%03d %s %s] %.*s\n", stamp, static_cast<int>(millis),
-                 LevelName(level), Tag().c_str(), static_cast<int>(message.size()), message.data());
+  std::string line =
+      fmt::format("[{}.{:03d} {}", stamp, static_cast<int>(millis), LevelName(level));
+  if (!Tag().empty()) line += " " + Tag();
+  if (current_context != nullptr) line += " " + *current_context;
+  line += "] ";
+  line += message;
+  std::fprintf(stderr, "%s\n", line.c_str());
+  if (current_context != nullptr && !Captures().empty()) {
+    auto it = Captures().find(*current_context);
+    if (it != Captures().end() && it->second.lines.size() < it->second.max_lines) {
+      it->second.lines.push_back(std::move(line));
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/common/result.h"
 #include "flotilla/common/suggest.h"
+#include "flotilla/common/thread_pool.h"
 
 namespace flotilla {
 namespace {
@@ -73,6 +74,34 @@ TEST(LoggingTest, WritesTaggedLinesAtOrAboveTheLevel) {
   log::SetLevel(before);
   EXPECT_EQ(err.find("hidden"), std::string::npos);
   EXPECT_NE(err.find("INFO worker-3] shown 2"), std::string::npos) << err;
+}
+
+TEST(LoggingTest, AContextNamesItsLinesFollowsItsPoolTasksAndCanBeCaptured) {
+  ThreadPool pool(2);
+  ::testing::internal::CaptureStderr();
+  {
+    log::ScopedContext context(std::make_shared<const std::string>("q7 t12.1"));
+    log::StartCapture("q7 t12.1");
+    EXPECT_EQ(*log::CurrentContext(), "q7 t12.1");
+    TaskGroup group(&pool);
+    for (int i = 0; i < 3; ++i) {
+      group.Spawn([i] {
+        log::Warn("morsel {} done", i);
+        return Status::OK();
+      });
+    }
+    ASSERT_TRUE(group.Wait().ok());
+  }
+  EXPECT_EQ(log::CurrentContext(), nullptr);
+  log::Warn("not the task's");
+  std::string err = ::testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("WARN q7 t12.1] morsel 1 done"), std::string::npos) << err;
+  const std::vector<std::string> lines = log::TakeCapture("q7 t12.1");
+  ASSERT_EQ(lines.size(), 3u);
+  for (const std::string& line : lines) {
+    EXPECT_NE(line.find("q7 t12.1] morsel"), std::string::npos) << line;
+  }
+  EXPECT_TRUE(log::TakeCapture("q7 t12.1").empty()) << "taken once";
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "flotilla/common/logging.h"
+
 namespace flotilla {
 
 Status CheckThreadCount(const std::string& text) {
@@ -34,6 +36,13 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
+  // The task works for what its submitter works for: its log lines say so.
+  if (log::Context context = log::CurrentContext()) {
+    task = [context = std::move(context), inner = std::move(task)] {
+      log::ScopedContext scoped(context);
+      inner();
+    };
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     queue_.push_back(std::move(task));

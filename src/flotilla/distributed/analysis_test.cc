@@ -126,6 +126,65 @@ TEST(ClusterAnalysisTest, ARetriedTaskIsCountedOnce) {
   }
 }
 
+// Each exchange reads what its map sides wrote, once: some from its own worker's store, some
+// pulled from the others; with a small store budget the map outputs spill, and each node is
+// told how much of its output did.
+TEST(ClusterAnalysisTest, ShuffleBytesWrittenReadLocallyOrRemotelyAndSpilled) {
+  for (const int64_t budget : {int64_t{64} << 10, int64_t{2} << 30}) {
+    SCOPED_TRACE(budget);
+    InProcessClusterOptions co;
+    co.num_workers = 3;
+    co.worker.exec.progress = 0;
+    co.worker.exec.num_threads = 1;
+    co.worker.store_memory_bytes = budget;
+    auto cluster = InProcessCluster::Start(co).ValueOrDie();
+    DriverOptions o;
+    o.progress = 0;
+    o.plan.broadcast_join_bytes = 0;
+    o.min_shuffle_partitions = 4;
+    std::vector<NodeAnalysis> analysis;
+    ASSERT_TRUE(cluster->Run(testing::Tpch(3), o, nullptr, &analysis).ok());
+    const std::string text = RenderClusterAnalysis(analysis);
+    std::map<int, const NodeAnalysis*> by_id;
+    for (const NodeAnalysis& n : analysis)
+      by_id[n.node] = &n;
+    const DistributedPlan plan = PlanDistributed(testing::Tpch(3),
+                                                 [] {
+                                                   DistributedPlanOptions p;
+                                                   p.broadcast_join_bytes = 0;
+                                                   return p;
+                                                 }())
+                                     .ValueOrDie();
+    int exchanges = 0;
+    int64_t spilled = 0, remote = 0;
+    for (const NodeAnalysis& n : analysis) {
+      EXPECT_GT(n.output_bytes, 0) << text;
+      spilled += n.spilled_bytes;
+      remote += n.read_remote_bytes;
+      if (plan.nodes[n.node].kind != NodeKind::kExchange) continue;
+      ++exchanges;
+      int64_t written = 0;
+      for (int input : plan.nodes[n.node].inputs)
+        written += by_id.at(input)->output_bytes;
+      for (const SideInput& side : plan.nodes[n.node].sides)
+        written += by_id.at(side.node)->output_bytes;
+      const int64_t read = n.read_local_bytes + n.read_remote_bytes;
+      // Bytes as held in memory: read back from IPC they may take a little more or less.
+      EXPECT_NEAR(static_cast<double>(read), static_cast<double>(written), 0.1 * written)
+          << "node " << n.node << "\n"
+          << text;
+    }
+    EXPECT_EQ(exchanges, 2) << text;
+    EXPECT_GT(remote, 0) << "3 workers pull from each other\n" << text;
+    if (budget < (1 << 20)) {
+      EXPECT_GT(spilled, 0) << text;
+    } else {
+      EXPECT_EQ(spilled, 0) << text;
+    }
+    EXPECT_NE(text.find("from others"), std::string::npos) << text;
+  }
+}
+
 TEST(OperatorLabelTest, AScanSaysWhatItReadsNotWhichTasks) {
   EXPECT_EQ(OperatorLabel("Scan",
                           "Scan: 3 task(s) [parquet '/d/a [x].parquet' row groups [0, 1), ...] "

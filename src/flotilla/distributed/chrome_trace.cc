@@ -79,6 +79,7 @@ void ChromeTrace::OnEvent(const TaskEvent& e) {
     case TaskEventKind::kNodeStarted:
     case TaskEventKind::kNodeFinished:
     case TaskEventKind::kWorkerJoined:
+    case TaskEventKind::kLog:
       return;
     case TaskEventKind::kWorkerLeft:
       marks_.push_back({e.worker, e.time, "worker left: " + e.message, {}});
@@ -121,7 +122,9 @@ void ChromeTrace::OnEvent(const TaskEvent& e) {
   }
 }
 
-void ChromeTrace::OnQueryFinished(int64_t query_id, const Status& status) {
+void ChromeTrace::OnQueryFinished(const QueryEnd& end) {
+  const int64_t query_id = end.query_id;
+  const Status& status = end.status;
   std::lock_guard lock(mutex_);
   while (!open_.empty()) {
     Close(open_.begin()->first, last_time_, "unfinished",

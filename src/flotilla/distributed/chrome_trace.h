@@ -27,7 +27,7 @@ class ChromeTrace final : public EventSubscriber {
 
   void OnEvent(const TaskEvent& event) override;
   /// Writes the query's spans.
-  void OnQueryFinished(int64_t query_id, const Status& status) override;
+  void OnQueryFinished(const QueryEnd& end) override;
 
  private:
   struct Span {

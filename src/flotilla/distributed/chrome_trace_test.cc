@@ -52,7 +52,7 @@ TEST(ChromeTraceTest, ACompleteEventPerTaskInLanesThatNeverOverlap) {
           Event(TaskEventKind::kCompleted, 4, "a", 5, 2)}) {
       trace->OnEvent(e);
     }
-    trace->OnQueryFinished(7, Status::OK());
+    trace->OnQueryFinished({7, Status::OK()});
   }
   std::ifstream in(path);
   std::string line;
@@ -112,7 +112,7 @@ TEST(ChromeTraceTest, AFinishedTasksOperatorsAreSpansSideBySideInsideIt) {
                       {"Filter", 1, 50, 0.0, 0.1, 1.9},
                       {"Project", 0, 50, 0.3, 0.2, 2.0}};
     trace->OnEvent(done);
-    trace->OnQueryFinished(7, Status::OK());
+    trace->OnQueryFinished({7, Status::OK()});
   }
   std::ifstream in(path);
   std::string line;
@@ -144,7 +144,7 @@ TEST(ChromeTraceTest, QueriesAppendToOneArrayAndAnUnwritablePathIsAnError) {
     auto trace = ChromeTrace::Open(path.string()).ValueOrDie();
     trace->OnEvent(Event(TaskEventKind::kScheduled, 1, "a", 0));
     trace->OnEvent(Event(TaskEventKind::kCompleted, 1, "a", 1));
-    trace->OnQueryFinished(q, Status::OK());
+    trace->OnQueryFinished({q, Status::OK()});
   }
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

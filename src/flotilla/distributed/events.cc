@@ -56,6 +56,8 @@ const char* TaskEventKindName(TaskEventKind kind) {
       return "worker_left";
     case TaskEventKind::kWorkerSample:
       return "worker_sample";
+    case TaskEventKind::kLog:
+      return "log";
   }
   return "?";
 }
@@ -80,6 +82,7 @@ std::string TaskEventToJson(const TaskEvent& e) {
     }
     out += ']';
   }
+  if (e.kind == TaskEventKind::kQueryStarted) out += ",\"plan\":" + JsonString(e.plan);
   if (e.kind == TaskEventKind::kNodeStarted) {
     out += ",\"inputs\":[";
     for (size_t i = 0; i < e.inputs.size(); ++i)
@@ -117,12 +120,19 @@ void JsonLinesEventLog::OnEvent(const TaskEvent& event) {
   std::fflush(file_);
 }
 
-void JsonLinesEventLog::OnQueryFinished(int64_t query_id, const Status& status) {
+void JsonLinesEventLog::OnQueryFinished(const QueryEnd& end) {
   std::lock_guard lock(mutex_);
-  std::string line = fmt::format("{{\"event\":\"query_finished\",\"query\":{},\"status\":{}}}\n",
-                                 query_id, JsonString(status.ok() ? "ok" : status.ToString()));
+  std::string line = QueryEndToJson(end) + "\n";
   std::fwrite(line.data(), 1, line.size(), file_);
   std::fflush(file_);
+}
+
+std::string QueryEndToJson(const QueryEnd& e) {
+  return fmt::format(
+      "{{\"event\":\"query_finished\",\"query\":{},\"status\":{},\"seconds\":{:.6f},"
+      "\"tasks\":{},\"attempts\":{},\"rows\":{},\"bytes\":{},\"cpu_seconds\":{:.6f}}}",
+      e.query_id, JsonString(e.status.ok() ? "ok" : e.status.ToString()), e.seconds, e.tasks,
+      e.attempts, e.rows, e.bytes, e.cpu_seconds);
 }
 
 ProgressDisplay::ProgressDisplay(std::FILE* out) : out_(out) {}

@@ -18,8 +18,9 @@ namespace flotilla::distributed {
 /// (message: the distributed plan, one node per line), node_started (its first task submitted),
 /// node_finished (its last task done: rows, seconds since it started; again after a recovery
 /// re-ran some of its tasks), worker_joined, worker_left (message: why), worker_sample (its
-/// resources, at least once a second while the query runs; a worker's events have node -1). The
-/// query's end is OnQueryFinished.
+/// resources, at least once a second while the query runs; a worker's events have node -1), log
+/// (message: a line a task's threads logged on its worker, as printed there, with the task's
+/// worker, node and attempt). The query's end is OnQueryFinished.
 enum class TaskEventKind {
   kSubmitted,
   kScheduled,
@@ -31,9 +32,10 @@ enum class TaskEventKind {
   kNodeFinished,
   kWorkerJoined,
   kWorkerLeft,
-  kWorkerSample
+  kWorkerSample,
+  kLog
 };
-const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ..., "worker_sample"
+const char* TaskEventKindName(TaskEventKind kind);  // "submitted", ..., "log"
 
 /// One operator of a completed task (the trace draws them inside the task).
 struct TaskOperator {
@@ -69,7 +71,7 @@ struct TaskEvent {
   double seconds = 0;   // completed/failed: from scheduling to the report
   int64_t rows = 0;     // completed: rows output
   int64_t bytes = 0;    // completed: bytes output
-  std::string message;  // failed: the error; cancelled: why
+  std::string message;  // failed: the error; cancelled: why; query_started: the pipeline nodes
   double time = 0;      // seconds since the query started
   // completed: what the task's operators measured
   double cpu_seconds = 0;
@@ -78,25 +80,43 @@ struct TaskEvent {
   std::vector<TaskOperator> operators;  // in plan order
   WorkerResources resources;            // worker_sample
   std::vector<int> inputs;              // node_started: the nodes it reads (through concats)
+  std::string plan;                     // query_started: the optimized plan it runs
 };
 
 /// One JSON object per event (keys: event, query, task, node, node_name, worker, attempt,
-/// seconds, rows, bytes, message, time; completed also cpu_seconds, peak_memory, spilled_bytes
-/// and operators: [{name, depth, rows_out, cpu_seconds, start, end}]; worker_sample also
-/// resources: {cpu_percent, cpu_seconds, rss_bytes, store_memory_bytes, store_spilled_bytes,
-/// disk_free_bytes, flight_bytes_served, running_tasks}; node_started also inputs: [node ids]).
+/// seconds, rows, bytes, message, time; query_started also plan; completed also cpu_seconds,
+/// peak_memory, spilled_bytes and operators: [{name, depth, rows_out, cpu_seconds, start, end}];
+/// worker_sample also resources: {cpu_percent, cpu_seconds, rss_bytes, store_memory_bytes,
+/// store_spilled_bytes, disk_free_bytes, flight_bytes_served, running_tasks}; node_started also
+/// inputs: [node ids]).
 std::string TaskEventToJson(const TaskEvent& event);
 
 /// `s` as a JSON string literal (quoted, escaped).
 std::string JsonString(const std::string& s);
 
+/// How a query ended, with its totals.
+struct QueryEnd {
+  int64_t query_id = 0;
+  Status status;       // OK or its error
+  double seconds = 0;  // since it started
+  int64_t tasks = 0;   // finished, each once however many attempts it took
+  int64_t attempts = 0;
+  int64_t rows = 0;  // of its result
+  int64_t bytes = 0;
+  double cpu_seconds = 0;  // of every finished task's operators
+};
+
 class EventSubscriber {
  public:
   virtual ~EventSubscriber() = default;
   virtual void OnEvent(const TaskEvent& event) = 0;
-  /// The query ended (status OK or its error).
-  virtual void OnQueryFinished(int64_t query_id, const Status& status) {}
+  /// The query ended: query_finished.
+  virtual void OnQueryFinished(const QueryEnd& end) {}
 };
+
+/// query_finished as a JSON object (keys: event, query, status, seconds, tasks, attempts, rows,
+/// bytes, cpu_seconds).
+std::string QueryEndToJson(const QueryEnd& end);
 
 /// Appends events as JSON lines to a file (created or appended to).
 class JsonLinesEventLog final : public EventSubscriber {
@@ -104,7 +124,7 @@ class JsonLinesEventLog final : public EventSubscriber {
   static Result<std::shared_ptr<JsonLinesEventLog>> Open(const std::string& path);
   ~JsonLinesEventLog() override;
   void OnEvent(const TaskEvent& event) override;
-  void OnQueryFinished(int64_t query_id, const Status& status) override;
+  void OnQueryFinished(const QueryEnd& end) override;
 
  private:
   explicit JsonLinesEventLog(std::FILE* file) : file_(file) {}

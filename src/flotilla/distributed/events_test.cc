@@ -39,7 +39,7 @@ TEST(EventsTest, JsonLinesLogWritesOneEscapedObjectPerEvent) {
                 "bad\nrow",
                 1.5};
     log->OnEvent(e);
-    log->OnQueryFinished(3, Status::OK());
+    log->OnQueryFinished({3, Status::OK(), 1.5, 4, 5, 10, 80, 0.25});
   }
   std::ifstream in(path);
   std::string first, second, third;
@@ -51,7 +51,9 @@ TEST(EventsTest, JsonLinesLogWritesOneEscapedObjectPerEvent) {
       "{\"event\":\"failed\",\"query\":3,\"task\":12884901889,\"node\":2,"
       "\"node_name\":\"Scan -> \\\"Filter\\\"\",\"worker\":\"worker-1\",\"attempt\":2,"
       "\"seconds\":0.250000,\"rows\":0,\"bytes\":0,\"message\":\"bad\\nrow\",\"time\":1.500000}");
-  EXPECT_EQ(second, "{\"event\":\"query_finished\",\"query\":3,\"status\":\"ok\"}");
+  EXPECT_EQ(second,
+            "{\"event\":\"query_finished\",\"query\":3,\"status\":\"ok\",\"seconds\":1.500000,"
+            "\"tasks\":4,\"attempts\":5,\"rows\":10,\"bytes\":80,\"cpu_seconds\":0.250000}");
   std::filesystem::remove(path);
 }
 

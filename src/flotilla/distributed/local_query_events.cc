@@ -24,7 +24,7 @@ class PipelineWatch {
         subscribers_(subscribers),
         state_(pipelines_.size(), State::kWaiting) {}
 
-  void Started() {
+  void Started(std::string optimized_plan) {
     std::string plan;
     for (size_t i = 0; i < pipelines_.size(); ++i) {
       plan += "[" + std::to_string(i) + "] " + Name(i);
@@ -34,8 +34,10 @@ class PipelineWatch {
       if (i + 1 == pipelines_.size()) plan += "  (result)";
       plan += '\n';
     }
-    TaskEvent e{TaskEventKind::kQueryStarted, query_id_, 0, static_cast<int>(pipelines_.size()) - 1};
+    TaskEvent e{TaskEventKind::kQueryStarted, query_id_, 0,
+                static_cast<int>(pipelines_.size()) - 1};
     e.message = std::move(plan);
+    e.plan = std::move(optimized_plan);
     Send(e);
   }
 
@@ -60,6 +62,19 @@ class PipelineWatch {
         Completed(i, start, end);
       }
     }
+  }
+
+  /// The pipelines finished and the CPU their operators used.
+  QueryEnd Totals() const {
+    QueryEnd end;
+    for (size_t i = 0; i < pipelines_.size(); ++i) {
+      if (state_[i] != State::kDone) continue;
+      end.tasks += 1;
+      for (const OperatorStats* op : Own(i))
+        end.cpu_seconds += static_cast<double>(op->cpu_nanos.load()) / 1e9;
+    }
+    end.attempts = end.tasks;
+    return end;
   }
 
   /// The query failed: the pipelines still running failed with it.
@@ -98,12 +113,10 @@ class PipelineWatch {
     return pipelines_[i]->has_sink ? out : out + " -> result";
   }
 
-  double Seconds(int64_t nanos) const {
-    return static_cast<double>(nanos - start_nanos_) / 1e9;
-  }
+  double Seconds(int64_t nanos) const { return static_cast<double>(nanos - start_nanos_) / 1e9; }
 
   TaskEvent Event(TaskEventKind kind, size_t i, int64_t at) const {
-    TaskEvent e{kind, query_id_, static_cast<int64_t>(i), static_cast<int>(i), Name(i),
+    TaskEvent e{kind,         query_id_, static_cast<int64_t>(i), static_cast<int>(i), Name(i),
                 kLocalWorker, 1};
     e.time = Seconds(at);
     return e;
@@ -126,7 +139,8 @@ class PipelineWatch {
       e.spilled_bytes += op->spilled_bytes.load();
       const int64_t op_start = op->start_nanos.load(), op_end = op->end_nanos.load();
       e.operators.push_back(
-          {op->name, op->depth, op->rows_out.load(), static_cast<double>(op->cpu_nanos.load()) / 1e9,
+          {op->name, op->depth, op->rows_out.load(),
+           static_cast<double>(op->cpu_nanos.load()) / 1e9,
            op_start > 0 ? static_cast<double>(std::max<int64_t>(0, op_start - start)) / 1e9 : -1.0,
            op_end > 0 ? static_cast<double>(std::max<int64_t>(0, op_end - start)) / 1e9 : -1.0});
     }
@@ -161,11 +175,11 @@ Result<exec::QueryResult> RunLocalWithEvents(
   Result<std::unique_ptr<exec::ResultStream>> stream = exec::Execute(plan, options);
   if (!stream.ok()) {
     for (const auto& sub : subscribers)
-      sub->OnQueryFinished(query_id, stream.status());
+      sub->OnQueryFinished({query_id, stream.status()});
     return stream.status();
   }
   PipelineWatch watch(**stream, query_id, start, subscribers);
-  watch.Started();
+  watch.Started(exec::PlanToString(*plan));
   // Pipelines are seen starting and ending within 20 ms.
   std::mutex mutex;
   std::condition_variable cv;
@@ -189,8 +203,17 @@ Result<exec::QueryResult> RunLocalWithEvents(
   watcher.join();
   watch.Poll();
   if (!result.ok()) watch.Failed(result.status());
+  QueryEnd end = watch.Totals();
+  end.query_id = query_id;
+  end.status = result.ok() ? Status::OK() : result.status();
+  end.seconds = static_cast<double>(exec::SteadyNanos() - start) / 1e9;
+  if (result.ok()) {
+    end.rows = result->num_rows();
+    for (const MicroPartition& p : result->partitions)
+      end.bytes += p.size_bytes();
+  }
   for (const auto& sub : subscribers)
-    sub->OnQueryFinished(query_id, result.ok() ? Status::OK() : result.status());
+    sub->OnQueryFinished(end);
   return result;
 }
 

@@ -13,11 +13,9 @@ namespace {
 class Lifecycle final : public EventSubscriber {
  public:
   void OnEvent(const TaskEvent& e) override { events.push_back(e); }
-  void OnQueryFinished(int64_t query_id, const Status& status) override {
-    finished.push_back({query_id, status});
-  }
+  void OnQueryFinished(const QueryEnd& end) override { finished.push_back(end); }
   std::vector<TaskEvent> events;
-  std::vector<std::pair<int64_t, Status>> finished;
+  std::vector<QueryEnd> finished;
 };
 
 TEST(LocalQueryEventsTest, EachPipelineStartsRunsAndFinishesAsANodeOfOneTask) {
@@ -28,12 +26,18 @@ TEST(LocalQueryEventsTest, EachPipelineStartsRunsAndFinishesAsANodeOfOneTask) {
   auto result = RunLocalWithEvents(plan, options, 42, {events});
   ASSERT_TRUE(result.ok()) << result.status().ToString();
   auto plain = exec::Run(plan, options).ValueOrDie();
-  flotilla::testing::ExpectRows(result->ToBatch().ValueOrDie(), plain.ToBatch().ValueOrDie(),
-                                true, "Q3");
+  flotilla::testing::ExpectRows(result->ToBatch().ValueOrDie(), plain.ToBatch().ValueOrDie(), true,
+                                "Q3");
 
   ASSERT_EQ(events->finished.size(), 1u);
-  EXPECT_EQ(events->finished[0].first, 42);
-  EXPECT_TRUE(events->finished[0].second.ok());
+  const QueryEnd& end = events->finished[0];
+  EXPECT_EQ(end.query_id, 42);
+  EXPECT_TRUE(end.status.ok());
+  EXPECT_EQ(end.tasks, 5);
+  EXPECT_EQ(end.attempts, 5);
+  EXPECT_EQ(end.rows, result->num_rows());
+  EXPECT_GT(end.cpu_seconds, 0);
+  EXPECT_GT(end.seconds, 0);
   ASSERT_FALSE(events->events.empty());
   const TaskEvent& first = events->events.front();
   ASSERT_EQ(first.kind, TaskEventKind::kQueryStarted);
@@ -51,10 +55,10 @@ TEST(LocalQueryEventsTest, EachPipelineStartsRunsAndFinishesAsANodeOfOneTask) {
   }
   ASSERT_EQ(by_node.size(), 5u) << first.message;
   for (const auto& [node, kinds] : by_node) {
-    EXPECT_EQ(kinds, (std::vector<TaskEventKind>{
-                         TaskEventKind::kNodeStarted, TaskEventKind::kSubmitted,
-                         TaskEventKind::kScheduled, TaskEventKind::kCompleted,
-                         TaskEventKind::kNodeFinished}))
+    EXPECT_EQ(kinds,
+              (std::vector<TaskEventKind>{TaskEventKind::kNodeStarted, TaskEventKind::kSubmitted,
+                                          TaskEventKind::kScheduled, TaskEventKind::kCompleted,
+                                          TaskEventKind::kNodeFinished}))
         << "pipeline " << node;
     EXPECT_NE(first.message.find("[" + std::to_string(node) + "] "), std::string::npos);
   }
@@ -93,7 +97,7 @@ TEST(LocalQueryEventsTest, AFailedQuerySaysWhichPipelineFailedAndEndsWithItsErro
   auto result = RunLocalWithEvents(plan, options, 7, {events});
   ASSERT_FALSE(result.ok());
   ASSERT_EQ(events->finished.size(), 1u);
-  EXPECT_NE(events->finished[0].second.message().find("no rows today"), std::string::npos);
+  EXPECT_NE(events->finished[0].status.message().find("no rows today"), std::string::npos);
   int failed = 0;
   for (const TaskEvent& e : events->events) {
     if (e.kind != TaskEventKind::kFailed) continue;

@@ -160,6 +160,7 @@ Status PartitionStore::SpillLocked() {
     e.encoded.bytes = nullptr;
     e.spill_path = std::move(path);
     ++spills_;
+    spilled_.emplace_back(e.key, e.bytes);
   }
   return Status::OK();
 }
@@ -264,6 +265,11 @@ int64_t PartitionStore::DropTask(const std::string& key) {
     return true;
   });
   return freed;
+}
+
+std::vector<std::pair<std::string, int64_t>> PartitionStore::TakeSpilled() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(spilled_, {});
 }
 
 PartitionStoreStats PartitionStore::stats() const {

@@ -77,6 +77,8 @@ class PartitionStore {
   /// copies of them kept here). Returns the bytes freed (in memory and on disk).
   int64_t DropTask(const std::string& key);
   PartitionStoreStats stats() const;
+  /// The entries spilled since the last call: (key, bytes written to disk).
+  std::vector<std::pair<std::string, int64_t>> TakeSpilled();
 
  private:
   struct Entry;
@@ -95,6 +97,7 @@ class PartitionStore {
   int64_t memory_bytes_ = 0;
   int64_t spilled_bytes_ = 0;
   int64_t spills_ = 0;
+  std::vector<std::pair<std::string, int64_t>> spilled_;  // since TakeSpilled
   int64_t next_file_ = 0;
 };
 

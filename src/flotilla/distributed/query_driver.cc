@@ -77,8 +77,11 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
   d->IndexNodes();
   d->next_task_ = TaskIdBase(d->options_.query_id);
   if (ProgressEnabled(d->options_.progress)) d->progress_ = std::make_unique<ProgressDisplay>();
-  d->Emit({TaskEventKind::kQueryStarted, d->options_.query_id, 0, d->plan_.root, "", "", 0, 0, 0, 0,
-           DistributedPlanToString(d->plan_)});
+  TaskEvent started{
+      TaskEventKind::kQueryStarted,     d->options_.query_id, 0, d->plan_.root, "", "", 0, 0, 0, 0,
+      DistributedPlanToString(d->plan_)};
+  started.plan = exec::PlanToString(*plan);
+  d->Emit(std::move(started));
   if (Status st = d->Advance(); !st.ok()) {
     d->Finish(st);  // subscribers told query_started hear how it ended
     return st;
@@ -177,6 +180,10 @@ Status QueryDriver::OnWorkerSample(const std::string& worker, std::string_view s
 }
 
 void QueryDriver::EmitSample(const std::string& worker, const proto::WorkerSample& sample) {
+  for (const proto::SpilledOutput& spilled : sample.spilled()) {
+    auto it = slot_of_task_.find(spilled.task_id());
+    if (it != slot_of_task_.end()) nodes_[slots_[it->second].node].spilled_bytes += spilled.bytes();
+  }
   if (finished_ || workers_.count(worker) == 0) return;
   TaskEvent e{TaskEventKind::kWorkerSample, options_.query_id, 0, -1, "", worker};
   WorkerResources& r = e.resources;
@@ -806,6 +813,10 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   // A late result of an attempt on a worker since removed: the task runs elsewhere now.
   if (result.worker() != worker) return Status::OK();
   if (result.has_sample()) EmitSample(worker, result.sample());
+  for (const std::string& line : result.log_lines()) {
+    Emit({TaskEventKind::kLog, options_.query_id, task_id, slot.node, NodeName(slot.node), worker,
+          scheduler_.attempt(task_id), 0, 0, 0, line});
+  }
   const int attempt = scheduler_.attempt(task_id);
   const double seconds = Now() - started_at_[task_id];
   nodes_[slot.node].running -= 1;
@@ -866,6 +877,8 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   SetState(&slot, SlotState::kDone);
   nodes_[slot.node].rows += result.rows();
   slot.figures = nodes_[slot.node].operators.Take(result);
+  slot.read_local_bytes = result.read_local_bytes();
+  slot.read_remote_bytes = result.read_remote_bytes();
   TaskEvent done{TaskEventKind::kCompleted,
                  options_.query_id,
                  task_id,
@@ -959,8 +972,24 @@ void QueryDriver::Finish(Status status) {
   finished_ = true;
   status_ = std::move(status);
   if (progress_) progress_->Update(Progress(), Now(), true);
+  QueryEnd end{options_.query_id, status_, Now()};
+  for (const Slot& slot : slots_) {
+    end.attempts += slot.runs;
+    if (slot.state != SlotState::kDone) continue;
+    end.tasks += 1;
+    for (const OperatorFigures& f : slot.figures)
+      end.cpu_seconds += static_cast<double>(f.cpu_nanos) / 1e9;
+  }
+  if (status_.ok()) {
+    for (int64_t s : OutputSlots(plan_.root)) {
+      for (int i = 0; i < slots_[s].outputs.count(); ++i) {
+        end.rows += slots_[s].outputs.rows[i];
+        end.bytes += slots_[s].outputs.bytes[i];
+      }
+    }
+  }
   for (const auto& sub : options_.subscribers)
-    sub->OnQueryFinished(options_.query_id, status_);
+    sub->OnQueryFinished(end);
 }
 
 // --- Observability ------------------------------------------------------------------------------
@@ -1003,6 +1032,7 @@ std::vector<NodeAnalysis> QueryDriver::Analysis() const {
       a.seconds =
           (state.finished_at >= state.started_at ? state.finished_at : Now()) - state.started_at;
     }
+    a.spilled_bytes = state.spilled_bytes;
     a.operators = state.operators.operators();
     a.totals.resize(a.operators.size());
     for (int64_t id : state.slots) {
@@ -1010,6 +1040,10 @@ std::vector<NodeAnalysis> QueryDriver::Analysis() const {
       a.attempts += slot.runs;
       if (slot.state != SlotState::kDone) continue;
       a.tasks += 1;
+      for (int64_t bytes : slot.outputs.bytes)
+        a.output_bytes += bytes;
+      a.read_local_bytes += slot.read_local_bytes;
+      a.read_remote_bytes += slot.read_remote_bytes;
       for (size_t i = 0; i < slot.figures.size(); ++i)
         a.totals[i].Add(slot.figures[i]);
     }

@@ -185,6 +185,8 @@ class QueryDriver final : private TaskGraph {
     int runs = 0;  // attempts scheduled, over all its submissions
     /// Its finished attempt's operators, indexed like its node's NodeOperators.
     std::vector<OperatorFigures> figures;
+    int64_t read_local_bytes = 0;  // its finished attempt's inputs
+    int64_t read_remote_bytes = 0;
   };
   struct NodeState {
     bool created = false;
@@ -200,6 +202,7 @@ class QueryDriver final : private TaskGraph {
     double started_at = -1;                 // its first task's submission (node_started)
     double finished_at = -1;                // its last task's result (node_finished)
     NodeOperators operators;                // what its tasks' plans are made of
+    int64_t spilled_bytes = 0;              // of its tasks' outputs, by any attempt
     bool reported_finished = false;         // node_finished sent since it last completed
   };
 

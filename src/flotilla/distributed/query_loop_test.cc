@@ -12,6 +12,7 @@
 #include <set>
 #include <thread>
 
+#include "flotilla/common/logging.h"
 #include "flotilla/distributed/test_cluster.h"
 
 namespace flotilla::distributed {
@@ -254,6 +255,48 @@ TEST(QueryLoopTest, WorkersReportTheirResourcesWhileALongTaskRunsAndWhenTheyFini
                    recorder->events[i - 1].worker == ran_on;
   }
   EXPECT_TRUE(with_result);
+}
+
+TEST(QueryLoopTest, WhatATaskLogsOnItsWorkerComesBackAsLogEventsNamingTheTask) {
+  // Each task's UDF warns once per batch, on the engine's pool threads.
+  exec::BatchFunction udf = [](const std::vector<Array>& args) -> Result<Array> {
+    log::Warn("scoring {} rows", args[0].length());
+    return args[0];
+  };
+  RecordingBackend backend;
+  for (const char* id : {"a", "b"})
+    backend.StartWorker(id)->RegisterUdf("chatty", udf);
+  exec::PlanPtr plan = exec::MakeUdfProject(IdPartitions(4, 3), "chatty", udf, {expr::Column("v")},
+                                            {"v"}, "w", int64())
+                           .ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
+  auto driver = QueryDriver::Make(plan, RecordedTo(recorder)).ValueOrDie();
+  for (const char* id : {"a", "b"})
+    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  QueryLoopOptions o;
+  o.token = kToken;
+  ::testing::internal::CaptureStderr();
+  auto r = RunQuery(*driver, backend, o);
+  (void)::testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::map<int64_t, std::string> completed;  // task -> its worker
+  for (const TaskEvent& e : recorder->events) {
+    if (e.kind == TaskEventKind::kCompleted) completed[e.task_id] = e.worker;
+  }
+  std::map<int64_t, int> lines;
+  for (const TaskEvent& e : recorder->events) {
+    if (e.kind != TaskEventKind::kLog) continue;
+    ASSERT_TRUE(completed.count(e.task_id)) << e.message;
+    EXPECT_EQ(e.worker, completed[e.task_id]);
+    // "[time WARN q<query> t<task>.<attempt>] scoring 3 rows"
+    EXPECT_NE(e.message.find("WARN q" + std::to_string(driver->query_id()) + " t" +
+                             std::to_string(e.task_id) + "." + std::to_string(e.attempt) +
+                             "] scoring 3 rows"),
+              std::string::npos)
+        << e.message;
+    ++lines[e.task_id];
+  }
+  EXPECT_EQ(lines.size(), 4u) << "every UDF task logged";
 }
 
 TEST(QueryLoopTest, AStalledQueryWaitsForAWorkerToJoin) {

@@ -113,7 +113,14 @@ std::string RenderClusterAnalysis(const std::vector<NodeAnalysis>& nodes) {
   for (const NodeAnalysis& n : nodes) {
     out += fmt::format("[{}] {}: {} task(s)", n.node, n.name, n.tasks);
     if (n.attempts > n.tasks) out += fmt::format(" ({} attempts)", n.attempts);
-    out += fmt::format(", {} rows out, {:.3f} s\n", exec::FormatCount(n.rows), n.seconds);
+    out += fmt::format(", {} rows out, {:.3f} s; wrote {}", exec::FormatCount(n.rows), n.seconds,
+                       exec::FormatBytes(n.output_bytes));
+    if (n.spilled_bytes > 0) out += " (" + exec::FormatBytes(n.spilled_bytes) + " spilled)";
+    if (n.read_local_bytes + n.read_remote_bytes > 0) {
+      out += "; read " + exec::FormatBytes(n.read_local_bytes) + " on its workers, " +
+             exec::FormatBytes(n.read_remote_bytes) + " from others";
+    }
+    out += '\n';
     std::vector<size_t> order(n.operators.size());
     for (size_t i = 0; i < order.size(); ++i)
       order[i] = i;

@@ -49,6 +49,13 @@ struct NodeAnalysis {
   int64_t attempts = 0;
   int64_t rows = 0;    // output
   double seconds = 0;  // from its first task's submission to its last one's result
+  // Its shuffle figures (in memory once decoded): what its tasks output, and of that what the
+  // workers' stores spilled to disk (bytes on disk); what they read from their own worker's
+  // store and what they pulled from other workers over Flight.
+  int64_t output_bytes = 0;
+  int64_t spilled_bytes = 0;
+  int64_t read_local_bytes = 0;
+  int64_t read_remote_bytes = 0;
   std::vector<OperatorInfo> operators;
   std::vector<OperatorFigures> totals;  // per operator
 };

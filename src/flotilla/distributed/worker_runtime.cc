@@ -235,6 +235,14 @@ void WorkerRuntime::Sample(proto::WorkerSample* out) {
                              static_cast<int64_t>(disk.f_frsize));
   }
   out->set_flight_bytes_served(flight_bytes_served());
+  for (const auto& [key, bytes] : store_->TakeSpilled()) {
+    // Keys are TaskOutputKey(query, task, attempt), or PartitionKey: "q1/t42.1[/p0]".
+    const size_t t = key.find("/t");
+    if (t == std::string::npos) continue;
+    proto::SpilledOutput* spilled = out->add_spilled();
+    spilled->set_task_id(std::strtoll(key.c_str() + t + 2, nullptr, 10));
+    spilled->set_bytes(bytes);
+  }
   std::lock_guard lock(running_mutex_);
   out->set_running_tasks(static_cast<int32_t>(running_.size()));
 }
@@ -258,8 +266,16 @@ void WorkerRuntime::Stop() {
   store_->DropPrefix("");
 }
 
-Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(const std::vector<PartitionRef>& refs,
-                                                          bool keep) const {
+Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(
+    const std::vector<PartitionRef>& refs, bool keep, std::atomic<int64_t>* local_bytes,
+    std::atomic<int64_t>* remote_bytes) const {
+  auto count = [](const std::vector<StoredPartition>& parts, std::atomic<int64_t>* into) {
+    if (into == nullptr) return;
+    int64_t bytes = 0;
+    for (const StoredPartition& p : parts)
+      bytes += PartitionBytes(p.batches);
+    into->fetch_add(bytes, std::memory_order_relaxed);
+  };
   if (refs.empty()) return std::vector<StoredPartition>{};
   // A kept copy (under the same id: ids name one attempt's output, so a copy is never stale)
   // is read like local data.
@@ -275,6 +291,7 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(const std::vector<Part
       for (size_t i = 0; i < refs.size(); ++i)
         FLOTILLA_RETURN_NOT_OK(store_->Put(refs[i].id, pulled[i]));
     }
+    count(pulled, remote_bytes);
     return pulled;
   }
   // Local data skips gRPC.
@@ -283,6 +300,7 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(const std::vector<Part
     FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p, store_->Get(r.id));
     out.push_back(std::move(p));
   }
+  count(out, local_bytes);
   return out;
 }
 
@@ -296,6 +314,16 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     out.set_error("worker " + id_ + ": malformed task message");
     return out.SerializeAsString();
   }
+  // Its threads' log lines name it, and travel back with its result.
+  const std::string context = "q" + std::to_string(task.query_id()) + " t" +
+                              std::to_string(task.task_id()) + "." + std::to_string(task.attempt());
+  log::ScopedContext scoped_context(std::make_shared<const std::string>(context));
+  log::StartCapture(context);
+  auto serialize = [&] {
+    for (std::string& line : log::TakeCapture(context))
+      out.add_log_lines(std::move(line));
+    return out.SerializeAsString();
+  };
   // The worker an input could not be read from (scan tasks read on several threads).
   std::mutex lost_mutex;
   std::string lost_worker;
@@ -314,7 +342,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     out.set_lost_worker(lost_worker);
     out.set_code(static_cast<int32_t>(s.code()));
     log::Warn("[worker {}] {}", id_, out.error());
-    return out.SerializeAsString();
+    return serialize();
   };
 
   exec::PlanResolver resolver;
@@ -324,15 +352,16 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   io::warc::RegisterWarcScanTasks(&resolver.scan_tasks);
   io::RegisterHivePartitionTasks(&resolver.scan_tasks);
   exec::RegisterRangeScanTasks(&resolver.scan_tasks);
-  RegisterPartitionScanTasks(&resolver.scan_tasks,
-                             [this, &note_lost](const std::vector<PartitionRef>& refs, bool keep) {
-                               Result<std::vector<StoredPartition>> p = Fetch(refs, keep);
-                               if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
-                                               p.status().code() == StatusCode::kKeyError)) {
-                                 note_lost(refs[0].worker);
-                               }
-                               return p;
-                             });
+  std::atomic<int64_t> read_local{0}, read_remote{0};
+  RegisterPartitionScanTasks(
+      &resolver.scan_tasks, [&, this](const std::vector<PartitionRef>& refs, bool keep) {
+        Result<std::vector<StoredPartition>> p = Fetch(refs, keep, &read_local, &read_remote);
+        if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
+                        p.status().code() == StatusCode::kKeyError)) {
+          note_lost(refs[0].worker);
+        }
+        return p;
+      });
   {
     std::lock_guard lock(udfs_mutex_);
     resolver.udfs = udfs_;
@@ -346,7 +375,8 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     std::vector<RecordBatch> staged, tables;
     SchemaPtr schema;
     for (const proto::PartitionRef& r : task.inputs()) {
-      Result<std::vector<StoredPartition>> p = Fetch({RefFromProto(r)}, false);
+      Result<std::vector<StoredPartition>> p =
+          Fetch({RefFromProto(r)}, false, &read_local, &read_remote);
       if (!p.ok()) {
         note_lost(r.worker());
         return fail(p.status());
@@ -422,8 +452,10 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   out.set_rows(out.rows() + rows);  // an inline result counted its rows already
   out.set_bytes(bytes);
   out.set_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  out.set_read_local_bytes(read_local.load());
+  out.set_read_remote_bytes(read_remote.load());
   Sample(out.mutable_sample());
-  return out.SerializeAsString();
+  return serialize();
 }
 
 }  // namespace flotilla::distributed

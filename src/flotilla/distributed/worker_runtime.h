@@ -3,6 +3,7 @@
 // plan fragments of tasks, a PartitionStore for their outputs, and an Arrow Flight server that
 // serves those outputs to other workers and to the driver. A cluster backend (Dask, or the
 // in-process cluster of tests) hosts one per worker and hands it tasks as bytes.
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -77,8 +78,10 @@ class WorkerRuntime {
   /// Reads partitions held by one worker from wherever they are: this store, or that worker
   /// over Flight (one request for all of them). `keep`: what is pulled stays in this store
   /// until the query ends (a broadcast side, read again by the query's later tasks here).
-  Result<std::vector<StoredPartition>> Fetch(const std::vector<PartitionRef>& refs,
-                                             bool keep) const;
+  /// `local_bytes`/`remote_bytes` (optional) add what was read here and pulled from elsewhere.
+  Result<std::vector<StoredPartition>> Fetch(const std::vector<PartitionRef>& refs, bool keep,
+                                             std::atomic<int64_t>* local_bytes = nullptr,
+                                             std::atomic<int64_t>* remote_bytes = nullptr) const;
 
  private:
   WorkerRuntime() = default;

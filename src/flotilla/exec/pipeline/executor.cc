@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "flotilla/common/logging.h"
 #include "flotilla/compute/concat.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/pipeline/pipeline_builder.h"
@@ -291,7 +292,8 @@ class LocalResultStream final : public ResultStream {
 
   void Start() {
     progress_ = StartProgress(pipelines_.stats.get(), context_.options().progress);
-    driver_ = std::thread([this] {
+    driver_ = std::thread([this, context = log::CurrentContext()] {
+      log::ScopedContext scoped(context);
       Status status = RunAll();
       if (progress_) progress_->Stop();
       queue_.Finish(std::move(status));
