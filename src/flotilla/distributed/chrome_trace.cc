@@ -138,15 +138,19 @@ void ChromeTrace::OnQueryFinished(const QueryEnd& end) {
   std::map<std::string, int> pid_of;
   std::map<std::string, std::vector<double>> lane_ends;
   std::string out;
-  for (const Span& s : spans_) {
-    // Several queries in one file: each query's workers are processes of their own.
-    auto [it, added] = pid_of.emplace(s.worker, static_cast<int>(pid_of.size()) + 1);
+  // Several queries in one file: each query's workers are processes of their own, named once.
+  auto pid_of_worker = [&](const std::string& worker) {
+    auto [it, added] = pid_of.emplace(worker, static_cast<int>(pid_of.size()) + 1);
     const int64_t pid = query_id * 1000 + it->second;
     if (added) {
       out += fmt::format(
           "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":{}}}}},\n", pid,
-          JsonString("query " + std::to_string(query_id) + " worker " + s.worker));
+          JsonString("query " + std::to_string(query_id) + " worker " + worker));
     }
+    return pid;
+  };
+  for (const Span& s : spans_) {
+    const int64_t pid = pid_of_worker(s.worker);
     std::vector<double>& ends = lane_ends[s.worker];
     size_t lane = 0;
     while (lane < ends.size() && ends[lane] > s.start)
@@ -173,13 +177,7 @@ void ChromeTrace::OnQueryFinished(const QueryEnd& end) {
   }
   // Counters per worker (memory in MiB, CPU in % of a core) and the moment a worker left.
   for (const Mark& m : marks_) {
-    auto [it, added] = pid_of.emplace(m.worker, static_cast<int>(pid_of.size()) + 1);
-    const int64_t pid = query_id * 1000 + it->second;
-    if (added) {
-      out += fmt::format(
-          "{{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":{},\"args\":{{\"name\":{}}}}},\n", pid,
-          JsonString("query " + std::to_string(query_id) + " worker " + m.worker));
-    }
+    const int64_t pid = pid_of_worker(m.worker);
     const int64_t ts = std::llround(origin_us_ + m.time * 1e6);
     if (!m.message.empty()) {
       out +=

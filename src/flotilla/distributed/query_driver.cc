@@ -813,11 +813,11 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   // A late result of an attempt on a worker since removed: the task runs elsewhere now.
   if (result.worker() != worker) return Status::OK();
   if (result.has_sample()) EmitSample(worker, result.sample());
+  const int attempt = scheduler_.attempt(task_id);
   for (const std::string& line : result.log_lines()) {
     Emit({TaskEventKind::kLog, options_.query_id, task_id, slot.node, NodeName(slot.node), worker,
-          scheduler_.attempt(task_id), 0, 0, 0, line});
+          attempt, 0, 0, 0, line});
   }
-  const int attempt = scheduler_.attempt(task_id);
   const double seconds = Now() - started_at_[task_id];
   nodes_[slot.node].running -= 1;
   if (!result.error().empty()) {

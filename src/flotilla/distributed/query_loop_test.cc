@@ -197,6 +197,24 @@ TEST(QueryLoopTest, CancelsGoToTheWorkerRunningTheTaskAndAFailedQueryWaitsForThe
       << "the failed query returned only once its cancelled task had stopped";
 }
 
+// `udf` over `partitions` partitions of `rows` ids on workers a and b, events to `recorder`;
+// returns the query's id.
+Result<int64_t> RunUdfQuery(RecordingBackend* backend, const exec::BatchFunction& udf,
+                            int partitions, int rows, const std::shared_ptr<Recorder>& recorder) {
+  for (const char* id : {"a", "b"})
+    backend->StartWorker(id)->RegisterUdf("udf", udf);
+  FLOTILLA_ASSIGN_OR_RETURN(exec::PlanPtr plan,
+                            exec::MakeUdfProject(IdPartitions(partitions, rows), "udf", udf,
+                                                 {expr::Column("v")}, {"v"}, "w", int64()));
+  FLOTILLA_ASSIGN_OR_RETURN(auto driver, QueryDriver::Make(plan, RecordedTo(recorder)));
+  for (const char* id : {"a", "b"})
+    FLOTILLA_RETURN_NOT_OK(driver->AddWorker({id, {1, 0, 0}, ""}));
+  QueryLoopOptions o;
+  o.token = kToken;
+  FLOTILLA_RETURN_NOT_OK(RunQuery(*driver, *backend, o).status());
+  return driver->query_id();
+}
+
 TEST(QueryLoopTest, WorkersReportTheirResourcesWhileALongTaskRunsAndWhenTheyFinishOne) {
   // One task of 2.5 s on worker a; b has nothing to run. Each is asked for a sample when its
   // last report is a second old, so both report while the task runs, and a's result carries
@@ -206,18 +224,8 @@ TEST(QueryLoopTest, WorkersReportTheirResourcesWhileALongTaskRunsAndWhenTheyFini
     return args[0];
   };
   RecordingBackend backend;
-  for (const char* id : {"a", "b"})
-    backend.StartWorker(id)->RegisterUdf("slow", udf);
-  exec::PlanPtr plan = exec::MakeUdfProject(IdPartitions(1, 1), "slow", udf, {expr::Column("v")},
-                                            {"v"}, "w", int64())
-                           .ValueOrDie();
   auto recorder = std::make_shared<Recorder>();
-  auto driver = QueryDriver::Make(plan, RecordedTo(recorder)).ValueOrDie();
-  for (const char* id : {"a", "b"})
-    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
-  QueryLoopOptions o;
-  o.token = kToken;
-  ASSERT_TRUE(RunQuery(*driver, backend, o).ok());
+  ASSERT_TRUE(RunUdfQuery(&backend, udf, 1, 1, recorder).ok());
 
   std::map<std::string, std::vector<TaskEvent>> samples;
   std::set<std::string> joined;
@@ -264,21 +272,11 @@ TEST(QueryLoopTest, WhatATaskLogsOnItsWorkerComesBackAsLogEventsNamingTheTask) {
     return args[0];
   };
   RecordingBackend backend;
-  for (const char* id : {"a", "b"})
-    backend.StartWorker(id)->RegisterUdf("chatty", udf);
-  exec::PlanPtr plan = exec::MakeUdfProject(IdPartitions(4, 3), "chatty", udf, {expr::Column("v")},
-                                            {"v"}, "w", int64())
-                           .ValueOrDie();
   auto recorder = std::make_shared<Recorder>();
-  auto driver = QueryDriver::Make(plan, RecordedTo(recorder)).ValueOrDie();
-  for (const char* id : {"a", "b"})
-    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
-  QueryLoopOptions o;
-  o.token = kToken;
   ::testing::internal::CaptureStderr();
-  auto r = RunQuery(*driver, backend, o);
+  Result<int64_t> query = RunUdfQuery(&backend, udf, 4, 3, recorder);
   (void)::testing::internal::GetCapturedStderr();
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(query.ok()) << query.status().ToString();
   std::map<int64_t, std::string> completed;  // task -> its worker
   for (const TaskEvent& e : recorder->events) {
     if (e.kind == TaskEventKind::kCompleted) completed[e.task_id] = e.worker;
@@ -289,9 +287,8 @@ TEST(QueryLoopTest, WhatATaskLogsOnItsWorkerComesBackAsLogEventsNamingTheTask) {
     ASSERT_TRUE(completed.count(e.task_id)) << e.message;
     EXPECT_EQ(e.worker, completed[e.task_id]);
     // "[time WARN q<query> t<task>.<attempt>] scoring 3 rows"
-    EXPECT_NE(e.message.find("WARN q" + std::to_string(driver->query_id()) + " t" +
-                             std::to_string(e.task_id) + "." + std::to_string(e.attempt) +
-                             "] scoring 3 rows"),
+    EXPECT_NE(e.message.find("WARN q" + std::to_string(*query) + " t" + std::to_string(e.task_id) +
+                             "." + std::to_string(e.attempt) + "] scoring 3 rows"),
               std::string::npos)
         << e.message;
     ++lines[e.task_id];
