@@ -4,12 +4,13 @@ Subscribers (`runner.subscribe(fn)`), the JSON-lines event log (FLOTILLA_EVENT_L
 `EventSubscriber` (src/flotilla/distributed/events.h) carry the same events with the same keys.
 Every event but query_finished has the keys of TASK_KEYS; some kinds add their own (SCHEMA).
 A query's events come in this order: query_started (message: the pipeline nodes it runs as, one
-per line; plan: the optimized plan), then for each node node_started (before its first task), its tasks' submitted, scheduled,
-then completed, failed or cancelled (a task scheduled again after its worker was lost is
-scheduled twice), node_finished (after its last task; again after a recovery re-ran some), the
-workers' worker_joined, worker_left and worker_sample (node -1) and the tasks' log lines (log:
-message is a line a task's threads logged on its worker, as printed there) in between, and
-last query_finished (its status and totals: seconds, tasks finished, attempts, result rows and
+per line; plan: the optimized plan) first; for each node node_started (before its first task),
+its tasks' submitted, scheduled, then completed, failed or cancelled (a task scheduled again
+after its worker was lost is scheduled twice), and node_finished (after its last task; again
+after a recovery re-ran some); execution_started before the first task is scheduled on a
+worker; the workers' worker_joined, worker_left and worker_sample (node -1) and the tasks' log
+lines (log: a line a task's threads logged on its worker, as printed there) in between; and
+query_finished last (its status and totals: seconds, tasks finished, attempts, result rows and
 bytes, CPU seconds of every finished task's operators). On the local runner a query's pipelines
 are its nodes, each one task on worker "local"; it has no worker events.
 """
@@ -29,6 +30,7 @@ RESOURCE_KEYS = {"cpu_percent": float, "cpu_seconds": float, "rss_bytes": int,
 # Per kind: the keys it has besides TASK_KEYS (query_finished: its only keys).
 SCHEMA = {
     "query_started": {"plan": str},
+    "execution_started": {},
     "node_started": {"inputs": list},
     "submitted": {},
     "scheduled": {},
@@ -87,6 +89,10 @@ def check_lifecycle(events: list) -> None:
             check(e)
         if mine[0]["event"] != "query_started":
             raise ValueError(f"query {q} begins with {mine[0]['event']}, not query_started")
+        kinds = [e["event"] for e in mine]
+        if "scheduled" in kinds and ("execution_started" not in kinds or
+                                     kinds.index("execution_started") > kinds.index("scheduled")):
+            raise ValueError(f"query {q}: a task was scheduled before execution_started")
         if mine[-1]["event"] != "query_finished" or any(e["event"] == "query_finished"
                                                         for e in mine[:-1]):
             raise ValueError(f"query {q} does not end with one query_finished")

@@ -76,6 +76,7 @@ void ChromeTrace::OnEvent(const TaskEvent& e) {
   switch (e.kind) {
     case TaskEventKind::kSubmitted:
     case TaskEventKind::kQueryStarted:
+    case TaskEventKind::kExecutionStarted:
     case TaskEventKind::kNodeStarted:
     case TaskEventKind::kNodeFinished:
     case TaskEventKind::kWorkerJoined:

@@ -46,6 +46,8 @@ const char* TaskEventKindName(TaskEventKind kind) {
       return "cancelled";
     case TaskEventKind::kQueryStarted:
       return "query_started";
+    case TaskEventKind::kExecutionStarted:
+      return "execution_started";
     case TaskEventKind::kNodeStarted:
       return "node_started";
     case TaskEventKind::kNodeFinished:

@@ -15,7 +15,9 @@
 namespace flotilla::distributed {
 
 /// Task events, and the query's, its pipeline nodes' and its workers' own: query_started
-/// (message: the distributed plan, one node per line), node_started (its first task submitted),
+/// (message: the distributed plan, one node per line), execution_started (its first task placed
+/// on a worker: planning, the workers' joining and actor pools' starting are behind it),
+/// node_started (its first task submitted),
 /// node_finished (its last task done: rows, seconds since it started; again after a recovery
 /// re-ran some of its tasks), worker_joined, worker_left (message: why), worker_sample (its
 /// resources, at least once a second while the query runs; a worker's events have node -1), log
@@ -28,6 +30,7 @@ enum class TaskEventKind {
   kFailed,
   kCancelled,
   kQueryStarted,
+  kExecutionStarted,
   kNodeStarted,
   kNodeFinished,
   kWorkerJoined,

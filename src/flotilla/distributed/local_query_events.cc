@@ -39,6 +39,7 @@ class PipelineWatch {
     e.message = std::move(plan);
     e.plan = std::move(optimized_plan);
     Send(e);
+    Send({TaskEventKind::kExecutionStarted, query_id_, 0, e.node_id});
   }
 
   void Poll() {

@@ -2,10 +2,10 @@
 // The local runner's queries in the distributed runner's event schema (events.h), so one
 // subscriber, event log or trace serves both. A local query's pipelines are its nodes, each run
 // as one task on worker "local": query_started (message: the pipelines, one per line, in the
-// distributed plan's form), then per pipeline node_started (inputs: the pipelines it reads),
-// submitted, scheduled, completed (rows and bytes it produced, its operators' figures) and
-// node_finished, as the pipelines start and end, and last the query's end. A pipeline running
-// when the query fails gets a failed event.
+// distributed plan's form), execution_started, then per pipeline node_started (inputs: the
+// pipelines it reads), submitted, scheduled, completed (rows and bytes it produced, its operators'
+// figures) and node_finished, as the pipelines start and end, and last the query's end. A pipeline
+// running when the query fails gets a failed event.
 #include <cstdint>
 #include <memory>
 #include <vector>

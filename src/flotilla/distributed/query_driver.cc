@@ -791,6 +791,10 @@ Result<std::vector<Dispatch>> QueryDriver::Schedule() {
     nodes_[slot.node].running += 1;
     started_at_[a.task_id] = Now();
     slot.runs += 1;
+    if (!execution_started_) {
+      execution_started_ = true;
+      Emit({TaskEventKind::kExecutionStarted, options_.query_id, 0, plan_.root});
+    }
     Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node, NodeName(slot.node),
           a.worker, a.attempt});
     out.push_back({a.task_id, a.worker, bytes.MoveValueUnsafe()});

@@ -314,6 +314,7 @@ class QueryDriver final : private TaskGraph {
   std::vector<PartitionRef> ready_;
   std::unordered_map<std::string, int64_t> result_slot_;  // handed-out result ref -> its slot
   bool finished_ = false;
+  bool execution_started_ = false;  // its first task was placed (execution_started)
   Status status_;
   std::chrono::steady_clock::time_point start_;
   std::unique_ptr<ProgressDisplay> progress_;
