@@ -130,11 +130,21 @@ py::list AnalysisToPython(const std::vector<distributed::NodeAnalysis>& nodes) {
 //   release(worker, keys: [str])  (drop stored outputs no task reads any more; best effort)
 //   request_sample(worker)  (ask for WorkerRuntime.sample(); not waited for)
 //   wait(timeout) -> (finished [(task_id, worker, result bytes)], lost [worker],
-//                     joined [(worker, cpus, pool)], samples [(worker, sample bytes)])
-// A Python exception in any of them ends the query; run_query raises it again.
+//                     joined [(worker, cpus, pool[, memory bytes])],
+//                     samples [(worker, sample bytes)])
+//   interrupt()  (makes a wait in progress, or the next, return now)
+// A Python exception in any of them fails the queries of that moment (with its message); the
+// session goes on serving later ones.
 class PyBackend final : public distributed::ClusterBackend {
  public:
   explicit PyBackend(py::object object) : object_(std::move(object)) {}
+
+  void Interrupt() override {
+    (void)Call([&] {
+      object_.attr("interrupt")();
+      return Status::OK();
+    });
+  }
 
   Status Submit(const std::string& worker, int64_t task_id, std::string bytes) override {
     return Call([&] {
@@ -177,8 +187,9 @@ class PyBackend final : public distributed::ClusterBackend {
         events.lost.push_back(w.cast<std::string>());
       for (py::handle j : got[2]) {
         auto t = j.cast<py::tuple>();
+        const int64_t memory = t.size() > 3 ? t[3].cast<int64_t>() : 0;
         events.joined.push_back(
-            {t[0].cast<std::string>(), {t[1].cast<double>(), 0, 0}, t[2].cast<std::string>()});
+            {t[0].cast<std::string>(), {t[1].cast<double>(), 0, memory}, t[2].cast<std::string>()});
       }
       for (py::handle j : got[3]) {
         auto t = j.cast<py::tuple>();
@@ -189,33 +200,56 @@ class PyBackend final : public distributed::ClusterBackend {
     return events;
   }
 
-  // Runs `fn` holding the GIL; a Python exception is kept for run_query to raise.
+  // Runs `fn` holding the GIL; a Python exception becomes the Status.
   Status Call(const std::function<Status()>& fn) {
     py::gil_scoped_acquire gil;
-    if (error_) return Status::Cancelled("the query's backend failed");
     try {
       return fn();
     } catch (py::error_already_set& e) {
-      Status st = Status::Cancelled("the query's backend failed: " + PythonError(e));
-      error_ = std::move(e);
+      Status st = Status::Cancelled("the cluster's backend failed: " + PythonError(e));
+      e.discard_as_unraisable("the cluster session's backend");
       return st;
     } catch (const std::exception& e) {
-      return Status::Invalid(std::string("the query's backend: ") + e.what());
+      return Status::Invalid(std::string("the cluster's backend: ") + e.what());
     }
-  }
-
-  /// With the GIL held: raises the Python exception a backend call ended with, if any.
-  void RaiseIfFailed() {
-    if (!error_) return;
-    py::error_already_set e = std::move(*error_);
-    error_.reset();
-    throw e;
   }
 
  private:
   py::object object_;
-  std::optional<py::error_already_set> error_;
 };
+
+// The Dask runner's cluster session: one thread driving every query of the runner over its
+// backend, with one scheduler (distributed::ClusterSession).
+class PySession {
+ public:
+  explicit PySession(py::object backend) : backend_(std::move(backend)), session_(backend_) {}
+  ~PySession() {
+    py::gil_scoped_release release;  // its thread may be waiting to call the backend
+    session_.Close();
+  }
+  distributed::ClusterSession& session() { return session_; }
+
+ private:
+  PyBackend backend_;
+  distributed::ClusterSession session_;
+};
+
+// A Python callable that may be called, copied and dropped on a thread without the GIL.
+std::function<void(int64_t)> TaskCallback(py::object fn, const char* what) {
+  if (fn.is_none()) return nullptr;
+  auto held = std::shared_ptr<py::object>(new py::object(std::move(fn)), [](py::object* o) {
+    py::gil_scoped_acquire gil;
+    delete o;
+  });
+  return [held, what](int64_t task) {
+    py::gil_scoped_acquire gil;
+    try {
+      (*held)(task);
+    } catch (py::error_already_set& e) {
+      e.discard_as_unraisable(what);
+    }
+  };
+}
 
 // A partition as one batch (an empty one with its schema when it has no rows).
 RecordBatch AsBatch(const distributed::StoredPartition& p) {
@@ -282,8 +316,9 @@ void BindDistributed(py::module_& m) {
                        int64_t scan_max, int min_source_tasks, int64_t broadcast_join_bytes,
                        int64_t broadcast_max_bytes, int64_t gather_sort_rows,
                        const std::string& shuffle_algorithm, const std::string& shuffle_compression,
-                       std::vector<py::function> subscribers) {
+                       std::vector<py::function> subscribers, PySession* session) {
              distributed::DriverOptions o;
+             if (session != nullptr) o.scheduler = session->session().scheduler();
              o.query_id = query_id;
              o.progress = progress;
              o.scan_task_min_bytes = scan_min;
@@ -316,13 +351,14 @@ void BindDistributed(py::module_& m) {
            py::arg("gather_sort_rows") = distributed::DistributedPlanOptions{}.gather_sort_rows,
            py::arg("shuffle_algorithm") = distributed::DriverOptions{}.shuffle_algorithm,
            py::arg("shuffle_compression") = distributed::DriverOptions{}.shuffle_compression,
-           py::arg("subscribers") = std::vector<py::function>{})
+           py::arg("subscribers") = std::vector<py::function>{}, py::arg("session") = py::none())
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker",
            [](distributed::QueryDriver& q, const std::string& id, double cpus,
               const std::string& pool) {
              Check(q.AddWorker({id, {cpus, 0, 0}, pool}));
            })
+      .def_property_readonly("query_id", &distributed::QueryDriver::query_id)
       // The result's rows, from its partitions' metadata (after a run without fetching).
       .def("result_rows",
            [](distributed::QueryDriver& q) {
@@ -340,39 +376,75 @@ void BindDistributed(py::module_& m) {
       .def("empty_result",
            [](distributed::QueryDriver& q) { return Check(RecordBatch::MakeEmpty(q.schema())); });
 
-  // Runs the driver's query to its end on `backend` (see PyBackend); returns the result
-  // partitions as batches, in order (none without fetch_results). The GIL is released while
-  // it runs: the backend's calls and the subscribers take it.
-  m.def(
-      "run_query",
-      [](distributed::QueryDriver& driver, py::object backend, const std::string& token,
-         bool fetch_results, double stall_seconds, py::object on_result) {
-        PyBackend b(std::move(backend));
-        distributed::QueryLoopOptions o;
-        o.token = token;
-        o.fetch_results = fetch_results;
-        o.stall_seconds = stall_seconds;
-        if (!on_result.is_none()) {
-          o.on_result = [&](int64_t task) {
-            (void)b.Call([&] {
-              on_result(task);
-              return Status::OK();
-            });
-          };
-        }
-        Result<std::vector<distributed::StoredPartition>> parts = [&] {
-          py::gil_scoped_release release;
-          return distributed::RunQuery(driver, b, o);
-        }();
-        b.RaiseIfFailed();
-        py::list out;
-        for (const distributed::StoredPartition& p : Check(std::move(parts)))
-          out.append(AsBatch(p));
-        return out;
-      },
-      py::arg("driver"), py::arg("backend"), py::arg("token"), py::arg("fetch_results") = true,
-      py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
-      py::arg("on_result") = py::none());
+  // The runner's cluster session over `backend` (see PyBackend): queries from any thread run at
+  // once on its one thread and scheduler, the older query's tasks placed first.
+  py::class_<PySession>(m, "ClusterSession")
+      .def(py::init<py::object>(), py::arg("backend"))
+      .def(
+          "add_worker",
+          [](PySession& s, const std::string& id, double cpus, int64_t memory_bytes, double gpus) {
+            py::gil_scoped_release release;
+            s.session().AddWorker({id, {cpus, gpus, memory_bytes}, ""});
+          },
+          py::arg("id"), py::arg("cpus"), py::arg("memory_bytes") = 0, py::arg("gpus") = 0.0)
+      .def("remove_worker",
+           [](PySession& s, const std::string& id) {
+             py::gil_scoped_release release;
+             s.session().RemoveWorker(id);
+           })
+      .def("workers", [](PySession& s) { return s.session().workers(); })
+      .def(
+          "cancel",
+          [](PySession& s, int64_t query_id, const std::string& why) {
+            py::gil_scoped_release release;
+            s.session().Cancel(query_id, why);
+          },
+          py::arg("query_id"), py::arg("why") = "cancelled")
+      .def("close",
+           [](PySession& s) {
+             py::gil_scoped_release release;
+             s.session().Close();
+           })
+      // Runs the driver's query (made with session=this) to its end; returns the result
+      // partitions as batches, in order (none without fetch_results). The GIL is released while
+      // it waits; Ctrl-C cancels the query's tasks, then raises.
+      .def(
+          "run",
+          [](PySession& s, distributed::QueryDriver& driver, const std::string& token,
+             bool fetch_results, double stall_seconds, py::object on_result) {
+            distributed::QueryLoopOptions o;
+            o.token = token;
+            o.fetch_results = fetch_results;
+            o.stall_seconds = stall_seconds;
+            o.on_result = TaskCallback(std::move(on_result), "a distributed query's on_result");
+            const int64_t id = driver.query_id();
+            Status started = [&] {
+              py::gil_scoped_release release;
+              return s.session().Start(driver, std::move(o));
+            }();
+            Check(std::move(started));
+            std::optional<distributed::QueryOutput> out;
+            std::optional<py::error_already_set> interrupted;
+            while (!out) {
+              {
+                py::gil_scoped_release release;
+                out = s.session().Wait(id, 0.2);
+              }
+              if (!out && !interrupted && PyErr_CheckSignals() != 0) {
+                interrupted.emplace();  // (takes the pending exception)
+                py::gil_scoped_release release;
+                s.session().Cancel(id, "interrupted");
+              }
+            }
+            if (interrupted) throw std::move(*interrupted);
+            py::list batches;
+            for (const distributed::StoredPartition& p : Check(std::move(*out)))
+              batches.append(AsBatch(p));
+            return batches;
+          },
+          py::arg("driver"), py::arg("token"), py::arg("fetch_results") = true,
+          py::arg("stall_seconds") = distributed::QueryLoopOptions{}.stall_seconds,
+          py::arg("on_result") = py::none());
   // Runs `df` on the local engine reporting the distributed schema's events (its pipelines as
   // nodes) to an event log, a trace and Python callables; returns its partitions as batches.
   m.def(

@@ -2,9 +2,11 @@
 
 Dask deploys and supervises the worker processes; Flotilla brings the engine and the data plane.
 Each Dask worker hosts one `_FlotillaWorker` actor owning a C++ WorkerRuntime (local engine,
-partition store, Arrow Flight server). The driver and the loop that runs a query are C++ (the
-QueryDriver and the query loop the in-process cluster runs too); this module is their backend:
-tasks go out as actor calls and come back as partition references.
+partition store, Arrow Flight server), running as many tasks at once as the worker has threads.
+The driver and the loop that runs queries are C++ (QueryDrivers in one ClusterSession per
+runner, the loop the in-process cluster runs too); this module is their backend: tasks go out as
+actor calls and come back as partition references. Queries run from several threads at once
+share the session's scheduler.
 
 A worker that dies (its actor calls fail, or it leaves the scheduler) is reported to the loop,
 which has the driver re-run what was lost; a replacement worker the nanny starts joins the query.
@@ -12,12 +14,14 @@ which has the driver re-run what was lost; a replacement worker the nanny starts
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import os
 import secrets
 import sys
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
@@ -60,6 +64,8 @@ class _WorkerInfo(NamedTuple):
     id: str
     flight_address: str
     pid: int
+    cpus: int  # tasks it runs at once: its Dask worker's threads
+    memory_bytes: int  # its Dask worker's memory limit (0: none)
 
 
 class _UdfFunction(NamedTuple):
@@ -78,6 +84,8 @@ class _FlotillaWorker:
         # The engine uses the threads Dask gave this worker, not every core of the machine:
         # workers sharing a machine would otherwise oversubscribe it.
         host = _flight_host()
+        self.cpus = 1
+        self.memory_bytes = 0
         try:
             from distributed import get_worker
 
@@ -86,8 +94,13 @@ class _FlotillaWorker:
             threads = state.nthreads if state is not None else worker.nthreads
             _ext.set_execution_config(threads, None, None, None, None)
             host = _flight_host(worker.address)
+            self.cpus = max(1, int(threads))
+            self.memory_bytes = int(getattr(worker, "memory_limit", None) or 0)
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
+        # Tasks run on threads of their own, as many at once as the scheduler places here (one
+        # per thread of the worker); their engines share the process's pool and budget.
+        self.executor = ThreadPoolExecutor(max_workers=self.cpus, thread_name_prefix="flotilla-task")
         _ext.set_log_tag(worker_id)
         store = {} if store_memory_bytes is None else {"store_memory_bytes": store_memory_bytes}
         self.runtime = _ext.WorkerRuntime(worker_id, token, host, **store)
@@ -97,15 +110,18 @@ class _FlotillaWorker:
             self.runtime.register_udf(member.udf_name, member.batch_function(), member.return_dtype)
 
     def info(self) -> _WorkerInfo:
-        return _WorkerInfo(self.runtime.id, self.runtime.address, os.getpid())
+        return _WorkerInfo(self.runtime.id, self.runtime.address, os.getpid(), self.cpus,
+                           self.memory_bytes)
 
     def register_udfs(self, payload: bytes):
         udfs: list[_UdfFunction] = cloudpickle.loads(payload)
         for u in udfs:
             self.runtime.register_udf(u.name, u.fn, u.return_dtype)
 
-    def run_task(self, task: bytes) -> bytes:
-        return self.runtime.run_task(task)
+    async def run_task(self, task: bytes) -> bytes:
+        # A coroutine: the actor's one thread would run its calls one at a time.
+        return await asyncio.get_running_loop().run_in_executor(self.executor,
+                                                                self.runtime.run_task, task)
 
     async def cancel_task(self, task_id: int):
         # A coroutine runs on the worker's event loop, not behind run_task on the actor's thread.
@@ -149,6 +165,8 @@ class _Worker(NamedTuple):
     id: str
     flight_address: str
     pid: int
+    cpus: int
+    memory_bytes: int
 
 
 class _WriteTarget(NamedTuple):
@@ -225,32 +243,61 @@ class DaskRunner:
         self._dashboard_address = _dashboard.parse_address(setting)
         self.workers: dict[str, _Worker] = {}  # by Dask worker address
         self._dropped = {}  # Dask worker address -> when its calls failed
-        self._refresh_workers()
+        # The workers change from the session's thread (its backend's wait) and the callers'.
+        self._lock = threading.RLock()
+        # One session for every query of this runner: one thread, one scheduler.
+        self.backend = _DaskBackend(self)
+        self.session = _ext.ClusterSession(self.backend)
+        self._sync_workers()
 
     # --- workers --------------------------------------------------------------------------------
     def _refresh_workers(self):
         """Starts an actor on every Dask worker that has none; forgets departed workers.
-        Returns (added, removed) worker ids."""
-        live = set(self.client.scheduler_info()["workers"])
-        removed = [self.workers.pop(a).id for a in list(self.workers) if a not in live]
-        added = []
-        now = time.monotonic()
-        for address in sorted(live - set(self.workers)):
-            if now - self._dropped.get(address, -1e9) < 30:
-                continue  # its calls failed moments ago; the scheduler has not noticed yet
-            worker_id = f"dask-{address.rsplit(':', 1)[-1]}-{secrets.token_hex(2)}"
-            try:
-                actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None,
-                                           self.store_memory_bytes, actor=True,
-                                           workers=[address], allow_other_workers=False,
-                                           pure=False).result(timeout=60)
-                info = actor.info().result(timeout=60)
-            except Exception:  # noqa: BLE001 - a worker that cannot host an actor is left out
-                self._dropped[address] = time.monotonic()
-                continue
-            self.workers[address] = _Worker(actor, info.id, info.flight_address, info.pid)
-            added.append(info.id)
-        return added, removed
+        Returns (added workers, removed worker ids)."""
+        with self._lock:
+            live = set(self.client.scheduler_info()["workers"])
+            removed = [self.workers.pop(a).id for a in list(self.workers) if a not in live]
+            added = []
+            now = time.monotonic()
+            for address in sorted(live - set(self.workers)):
+                if now - self._dropped.get(address, -1e9) < 30:
+                    continue  # its calls failed moments ago; the scheduler has not noticed yet
+                worker_id = f"dask-{address.rsplit(':', 1)[-1]}-{secrets.token_hex(2)}"
+                try:
+                    actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None,
+                                               self.store_memory_bytes, actor=True,
+                                               workers=[address], allow_other_workers=False,
+                                               pure=False).result(timeout=60)
+                    info = actor.info().result(timeout=60)
+                except Exception:  # noqa: BLE001 - a worker that cannot host an actor is left out
+                    self._dropped[address] = time.monotonic()
+                    continue
+                w = _Worker(actor, info.id, info.flight_address, info.pid, info.cpus,
+                            info.memory_bytes)
+                self.workers[address] = w
+                added.append(w)
+            return added, removed
+
+    def _sync_workers(self):
+        """Outside of the session's loop (no query running may be the reason): the session
+        learns of workers that joined or left since it last looked."""
+        added, removed = self._refresh_workers()
+        for wid in removed:
+            self.backend.forget(wid)
+            self.session.remove_worker(wid)
+        for w in added:
+            if self.backend.add(w):
+                self.session.add_worker(w.id, float(w.cpus), w.memory_bytes)
+
+    def _slots(self) -> int:
+        """Tasks the cluster runs at once."""
+        with self._lock:
+            return max(1, sum(w.cpus for w in self.workers.values()))
+
+    def cancel(self, query_id: int) -> None:
+        """Stops the query `query_id` (running from another thread): its tasks only; its call
+        raises a Cancelled error. Query ids come with every event (flotilla.events)."""
+        self.session.cancel(query_id, "cancelled by the user")
 
     def subscribe(self, fn) -> None:
         """Calls `fn(event)` for every event of later queries, as a dict: flotilla.events has
@@ -284,6 +331,9 @@ class DaskRunner:
             time.sleep(0.05)
 
     def close(self):
+        session = getattr(self, "session", None)
+        if session is not None:
+            session.close()  # what still runs is cancelled first
         if self.dashboard is not None:
             self.dashboard.close()
             self.dashboard = None
@@ -330,7 +380,7 @@ class DaskRunner:
         """The pipeline nodes the engine DataFrame `df` runs as here, one per line."""
         return _ext.explain_distributed(df, self.broadcast_join_bytes, self.gather_sort_rows,
                                         self.scan_task_min_bytes, self.scan_task_max_bytes,
-                                        len(self.workers))
+                                        self._slots())
 
     def collect(self, df, udfs=()):
         """The rows of the engine DataFrame `df`, as one batch."""
@@ -375,16 +425,18 @@ class DaskRunner:
         if write is not None:
             kw.update(write_root=write.root, format=write.format,
                       partition_by=list(write.partition_by), compression=write.compression)
-        self._refresh_workers()
-        if self._dashboard_address is not None and self.dashboard is None:
-            self.dashboard = _dashboard.Dashboard(*self._dashboard_address)
-            print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr, flush=True)
+        self._sync_workers()
+        with self._lock:
+            if self._dashboard_address is not None and self.dashboard is None:
+                self.dashboard = _dashboard.Dashboard(*self._dashboard_address)
+                print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr, flush=True)
         if self.dashboard is not None:
             kw["subscribers"].append(self.dashboard)
         if self.query_logs is not None:
             kw["subscribers"].append(self.query_logs)
-        # Each worker runs one task at a time (on all its threads): a task per worker at least.
-        driver = _ext.QueryDriver(df, query_id, min_source_tasks=max(1, len(self.workers)), **kw)
+        # Every task slot of the cluster has a source task at least.
+        driver = _ext.QueryDriver(df, query_id, min_source_tasks=self._slots(),
+                                  session=self.session, **kw)
         plain = []
         pools = {}
         for u in udfs:
@@ -394,33 +446,25 @@ class DaskRunner:
             else:
                 _by_value(u.pool.cls)
                 pools[u.name] = u
-        payload = cloudpickle.dumps(plain)
-        actors = {}  # worker id -> actor
-        for w in self.workers.values():
-            if plain:
-                w.actor.register_udfs(payload).result()
-            driver.add_worker(w.id, 1.0, "")
-            actors[w.id] = w.actor
-        # The pools' actors live as long as their futures: held until the query ends.
-        pool_futures = self._start_pools(driver, pools, actors)  # noqa: F841
-        backend = _DaskBackend(self, actors, payload if plain else None)
+        if plain:
+            self.backend.register_udfs(query_id, cloudpickle.dumps(plain))
+        pool_workers = []
         try:
-            batches = _ext.run_query(driver, backend, self.token, fetch_results=not count_only,
-                                     on_result=on_result)
+            # The pools' actors live as long as their futures: held until the query ends.
+            pool_futures = self._start_pools(driver, pools, pool_workers)  # noqa: F841
+            batches = self.session.run(driver, self.token, fetch_results=not count_only,
+                                       on_result=on_result)
         finally:
-            for a in actors.values():
-                try:
-                    a.drop_query(query_id).result()
-                except Exception:  # noqa: BLE001 - a dead worker has nothing to drop
-                    pass
+            self.backend.query_ended(query_id, pool_workers)
         if analysis is not None:
             analysis.extend([driver.analysis(), driver.analysis_text()])
         if count_only:
             return driver.result_rows()
         return batches or [driver.empty_result()]
 
-    def _start_pools(self, driver, pools, actors):
-        """Every actor of every pool the query needs, started now (each initialises its UDF)."""
+    def _start_pools(self, driver, pools, started):
+        """Every actor of every pool the query needs, started now (each initialises its UDF);
+        their worker ids are appended to `started`."""
         futures = []
         for name, size in driver.pools():
             u = pools[name]
@@ -435,8 +479,9 @@ class DaskRunner:
             for wid, fut in pending:
                 actor = fut.result()
                 futures.append(fut)
-                driver.add_worker(wid, 1.0, name)
-                actors[wid] = actor
+                driver.add_worker(wid, 1.0, name)  # one task at a time: one UDF instance
+                self.backend.actors[wid] = actor
+                started.append(wid)
         return futures
 
     def _dask_resources(self, pool: str, resources: dict, size: int):
@@ -462,21 +507,65 @@ class _Pending(NamedTuple):
 
 
 class _DaskBackend:
-    """The query loop's backend (python/ext/distributed.cc, PyBackend): tasks as actor calls,
-    worker changes from the Dask scheduler."""
+    """The cluster session's backend (python/ext/distributed.cc, PyBackend): tasks as actor
+    calls, worker changes from the Dask scheduler. One per runner, called by the session's
+    thread (and by callers' threads adding workers and UDFs)."""
 
-    def __init__(self, runner, actors, udf_payload):
+    def __init__(self, runner):
         self.runner = runner
-        self.actors = actors  # worker id -> actor
-        self.udf_payload = udf_payload
+        self.actors = {}  # worker id -> actor (pools' actors while their query runs)
+        self.udf_payloads = {}  # query id -> its plain UDFs, registered on workers that join
         self.pending: dict[int, _Pending] = {}  # by task id
         self.samples = {}  # worker id -> the future of its resource sample
         self.lost = []  # found gone since the last wait
         self.last_check = time.monotonic()
-        # Set on the client's event loop when a task's call returns: wait sleeps until then
-        # instead of polling (the driver shares the machine with the workers).
+        # Set on the client's event loop when a task's call returns (and by interrupt): wait
+        # sleeps until then instead of polling (the driver shares the machine with the workers).
         self.ready = threading.Event()
+        self.interrupted = False
 
+    # --- what the runner tells it ---------------------------------------------------------------
+    def add(self, w: _Worker) -> bool:
+        """A new worker's actor, with the UDFs of the queries running registered; False when
+        it is gone again already."""
+        try:
+            for payload in list(self.udf_payloads.values()):
+                w.actor.register_udfs(payload).result(timeout=60)
+        except Exception:  # noqa: BLE001 - gone again as it came: it does not join
+            self._drop(w.id)
+            return False
+        self.actors[w.id] = w.actor
+        return True
+
+    def forget(self, wid):
+        """The worker left the cluster (the runner noticed)."""
+        self._forget(wid)
+
+    def register_udfs(self, query_id, payload):
+        """A query's plain UDFs, on every worker (and on those joining while it runs)."""
+        self.udf_payloads[query_id] = payload
+        with self.runner._lock:
+            workers = list(self.runner.workers.values())
+        for w in workers:
+            try:
+                w.actor.register_udfs(payload).result(timeout=60)
+            except Exception:  # noqa: BLE001 - a worker gone: the session hears of it
+                pass
+
+    def query_ended(self, query_id, pool_workers):
+        """Drops what the query left: its UDFs, its pools' actors, its stored outputs."""
+        self.udf_payloads.pop(query_id, None)
+        for wid in pool_workers:
+            self.actors.pop(wid, None)
+        with self.runner._lock:
+            workers = list(self.runner.workers.values())
+        for w in workers:
+            try:
+                w.actor.drop_query(query_id).result()
+            except Exception:  # noqa: BLE001 - a dead worker has nothing to drop
+                pass
+
+    # --- the session's calls --------------------------------------------------------------------
     def submit(self, worker, task_id, task):
         actor = self.actors.get(worker)
         if actor is None:
@@ -523,6 +612,10 @@ class _DaskBackend:
         except Exception:  # noqa: BLE001 - its worker is gone; the scheduler will say so
             pass
 
+    def interrupt(self):
+        self.interrupted = True
+        self.ready.set()
+
     def _take_samples(self):
         out = []
         for worker, fut in list(self.samples.items()):
@@ -556,7 +649,8 @@ class _DaskBackend:
             if now - self.last_check > 0.5:
                 self.last_check = now
                 joined = self._refresh()
-            if finished or self.lost or joined or now >= deadline:
+            if finished or self.lost or joined or self.interrupted or now >= deadline:
+                self.interrupted = False
                 lost, self.lost = self.lost, []
                 return finished, lost, joined, self._take_samples()
             # Until a call returns, or the next look at the scheduler's workers.
@@ -564,10 +658,11 @@ class _DaskBackend:
 
     def _drop(self, wid):
         runner = self.runner
-        for address, w in list(runner.workers.items()):
-            if w.id == wid:
-                del runner.workers[address]
-                runner._dropped[address] = time.monotonic()
+        with runner._lock:
+            for address, w in list(runner.workers.items()):
+                if w.id == wid:
+                    del runner.workers[address]
+                    runner._dropped[address] = time.monotonic()
         self._forget(wid)
 
     def _forget(self, wid):
@@ -578,19 +673,8 @@ class _DaskBackend:
                 del self.pending[task_id]
 
     def _refresh(self):
-        """Workers that left are lost; new ones join (with the query's UDFs registered)."""
+        """Workers that left are lost; new ones join (with the running queries' UDFs)."""
         added, removed = self.runner._refresh_workers()
         for wid in removed:
             self._forget(wid)
-        joined = []
-        for wid in added:
-            actor = next(w.actor for w in self.runner.workers.values() if w.id == wid)
-            if self.udf_payload is not None:
-                try:
-                    actor.register_udfs(self.udf_payload).result(timeout=60)
-                except Exception:  # noqa: BLE001 - gone again as it came: it does not join
-                    self._drop(wid)
-                    continue
-            self.actors[wid] = actor
-            joined.append((wid, 1.0, ""))
-        return joined
+        return [(w.id, float(w.cpus), "", w.memory_bytes) for w in added if self.add(w)]

@@ -49,6 +49,9 @@ class ClusterBackend {
   virtual void RequestSample(const std::string& worker) = 0;
   /// What happened since the last call, waiting up to `timeout_seconds` while nothing has.
   virtual Result<BackendEvents> Wait(double timeout_seconds) = 0;
+  /// Makes a Wait in progress (or the next one) return at once: a session's loop has a new
+  /// query or a cancel to act on. Called from other threads.
+  virtual void Interrupt() {}
 };
 
 }  // namespace flotilla::distributed

@@ -1,8 +1,9 @@
 #pragma once
 // InProcessCluster: N WorkerRuntimes in one process, each with its own Flight server on loopback,
-// running distributed queries through the query loop — the real protocol end to end, minus the
-// processes. C++ tests and simulations use it; the Dask backend (python/flotilla/dask_runner.py)
-// runs the same loop with Dask workers instead.
+// running distributed queries through a cluster session (query_loop.h) — the real protocol end
+// to end, minus the processes. Queries may run from several threads at once, sharing the
+// session's scheduler. C++ tests and simulations use it; the Dask backend
+// (python/flotilla/dask_runner.py) runs the same loop with Dask workers instead.
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -15,6 +16,7 @@
 
 #include "flotilla/distributed/cluster_backend.h"
 #include "flotilla/distributed/query_driver.h"
+#include "flotilla/distributed/query_loop.h"
 #include "flotilla/distributed/worker_runtime.h"
 #include "flotilla/exec/pipeline/executor.h"
 
@@ -37,10 +39,10 @@ class InProcessCluster final : private ClusterBackend {
   const std::string& token() const { return options_.token; }
 
   /// Runs `plan` across the workers: tasks run on worker threads, results are pulled over Flight
-  /// as their tasks finish. `on_progress` (optional) is called after every task result with the
-  /// number of results so far: tests use it to kill a worker mid-query.
-  /// `analysis` (optional) receives what the tasks measured per pipeline node (explain
-  /// analyze), also when the query failed.
+  /// as their tasks finish. Thread-safe: concurrent queries share the workers. `on_progress`
+  /// (optional) is called after every task result with the number of results so far: tests use it
+  /// to kill a worker mid-query. `analysis` (optional) receives what the tasks measured per
+  /// pipeline node (explain analyze), also when the query failed.
   Result<exec::QueryResult> Run(const exec::PlanPtr& plan, DriverOptions options = {},
                                 std::function<void(int64_t)> on_progress = nullptr,
                                 std::vector<NodeAnalysis>* analysis = nullptr);
@@ -48,6 +50,9 @@ class InProcessCluster final : private ClusterBackend {
   /// Worker i dies: it stops serving, its stored partitions are gone, and the query running
   /// learns it left. Its running tasks' results are never reported.
   void KillWorker(int i);
+
+  /// Ends the query `options.query_id` of a Run in progress with a Cancelled error.
+  void Cancel(int64_t query_id) { session_->Cancel(query_id, "cancelled"); }
 
  private:
   InProcessCluster() = default;
@@ -57,17 +62,21 @@ class InProcessCluster final : private ClusterBackend {
   void Release(const std::string& worker, const std::vector<std::string>& keys) override;
   void RequestSample(const std::string& worker) override;
   Result<BackendEvents> Wait(double timeout_seconds) override;
-  WorkerRuntime* RuntimeOf(const std::string& worker);
+  void Interrupt() override;
+  /// (Under mutex_.) The runtime of a worker, the cluster's or a query's pool's; whether it is
+  /// dead.
+  std::shared_ptr<WorkerRuntime> RuntimeOf(const std::string& worker, bool* dead);
 
   InProcessClusterOptions options_;
-  std::vector<std::unique_ptr<WorkerRuntime>> workers_;
+  std::vector<std::shared_ptr<WorkerRuntime>> workers_;
   std::vector<bool> dead_;
-  std::vector<std::unique_ptr<WorkerRuntime>> pool_workers_;
-  std::map<std::string, int> index_of_;  // a query's workers (pools' after the cluster's)
   std::mutex mutex_;
   std::condition_variable cv_;
+  std::map<std::string, std::shared_ptr<WorkerRuntime>> pool_workers_;  // of running queries
   BackendEvents events_;  // since the loop's last Wait
-  std::vector<std::thread> threads_;
+  bool interrupted_ = false;
+  std::map<int64_t, std::vector<std::thread>> threads_;  // per query: its tasks'
+  std::unique_ptr<ClusterSession> session_;              // after the workers: closed first
 };
 
 }  // namespace flotilla::distributed

@@ -236,11 +236,16 @@ TEST_F(DistributedTest, UdfAndActorPool) {
   recorder_->events.clear();
   ExpectSame(pool, true, Options());
   std::set<std::string> pool_workers;
+  int64_t query = 0;
   for (const TaskEvent& e : recorder_->events) {
-    if (e.kind == TaskEventKind::kCompleted && e.node_name == "ActorPool")
+    if (e.kind == TaskEventKind::kCompleted && e.node_name == "ActorPool") {
       pool_workers.insert(e.worker);
+      query = e.query_id;
+    }
   }
-  EXPECT_EQ(pool_workers, (std::set<std::string>{"pool-triple_pool-0", "pool-triple_pool-1"}));
+  // A pool's workers are its query's own (queries may run at once).
+  const std::string prefix = "pool-q" + std::to_string(query) + "-triple_pool-";
+  EXPECT_EQ(pool_workers, (std::set<std::string>{prefix + "0", prefix + "1"}));
 }
 
 TEST_F(DistributedTest, AUdfOverOneSourceTaskIsSpreadOverTheWorkers) {

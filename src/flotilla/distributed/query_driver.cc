@@ -20,10 +20,18 @@ int64_t TaskIdBase(int64_t query_id) {
   return query_id << 32;
 }
 
+// Actor pools are the query's own: in a scheduler shared by queries, two queries' pools of the
+// same UDF must not take each other's tasks.
+std::string PoolKey(int64_t query_id, const std::string& pool) {
+  return "q" + std::to_string(query_id) + "/" + pool;
+}
+
 }  // namespace
 
 QueryDriver::QueryDriver(DriverOptions options)
-    : options_(std::move(options)), start_(std::chrono::steady_clock::now()) {}
+    : options_(std::move(options)),
+      scheduler_(options_.scheduler ? options_.scheduler : std::make_shared<Scheduler>()),
+      start_(std::chrono::steady_clock::now()) {}
 
 QueryDriver::~QueryDriver() = default;
 
@@ -82,11 +90,25 @@ Result<std::unique_ptr<QueryDriver>> QueryDriver::Make(const exec::PlanPtr& plan
       DistributedPlanToString(d->plan_)};
   started.plan = exec::PlanToString(*plan);
   d->Emit(std::move(started));
-  if (Status st = d->Advance(); !st.ok()) {
-    d->Finish(st);  // subscribers told query_started hear how it ended
+  if (!d->options_.scheduler) FLOTILLA_RETURN_NOT_OK(d->Start());
+  return d;
+}
+
+Status QueryDriver::Start() {
+  if (started_) return Status::OK();
+  started_ = true;
+  for (const WorkerSpec& w : std::exchange(pending_workers_, {})) {
+    if (!scheduler_->used(w.id).ok()) FLOTILLA_RETURN_NOT_OK(scheduler_->AddWorker(w));
+  }
+  if (Status st = Advance(); !st.ok()) {
+    Finish(st);  // subscribers told query_started hear how it ended
     return st;
   }
-  return d;
+  return Status::OK();
+}
+
+std::vector<std::string> QueryDriver::pool_workers() const {
+  return pool_workers_;
 }
 
 void QueryDriver::IndexNodes() {
@@ -157,7 +179,17 @@ Status QueryDriver::AddWorker(const WorkerSpec& worker) {
               options_.query_id, worker.id);
     return Status::OK();
   }
-  FLOTILLA_RETURN_NOT_OK(scheduler_.AddWorker(worker));
+  WorkerSpec spec = worker;
+  if (!spec.pool.empty()) {
+    spec.pool = PoolKey(options_.query_id, spec.pool);
+    pool_workers_.push_back(spec.id);
+  }
+  // A session's worker is in its shared scheduler already.
+  if (!started_) {
+    pending_workers_.push_back(std::move(spec));
+  } else if (!scheduler_->used(spec.id).ok()) {
+    FLOTILLA_RETURN_NOT_OK(scheduler_->AddWorker(spec));
+  }
   workers_.insert(worker.id);
   if (!finished_) {
     Emit({TaskEventKind::kWorkerJoined, options_.query_id, 0, -1, "", worker.id, 0, 0, 0, 0,
@@ -207,21 +239,32 @@ void QueryDriver::EmitSample(const std::string& worker, const proto::WorkerSampl
 Status QueryDriver::RemoveWorker(const std::string& worker_id) {
   // A worker's loss may be reported more than once (the driver itself, on a failed read, and
   // the backend when the process goes): only the first report counts.
-  if (!scheduler_.used(worker_id).ok()) return Status::OK();
-  workers_.erase(worker_id);
+  if (workers_.erase(worker_id) == 0) return Status::OK();
+  std::erase_if(pending_workers_, [&](const WorkerSpec& w) { return w.id == worker_id; });
   removed_workers_.insert(worker_id);
   if (!finished_) {
     Emit({TaskEventKind::kWorkerLeft, options_.query_id, 0, -1, "", worker_id, 0, 0, 0, 0,
           "lost: what it held is recomputed elsewhere"});
   }
-  FLOTILLA_ASSIGN_OR_RETURN(std::vector<int64_t> requeued, scheduler_.RemoveWorker(worker_id));
+  // The scheduler puts the tasks it ran back in the queue (or fails those out of attempts). A
+  // shared one may have done so already, for another query that lost the worker first.
+  if (scheduler_->used(worker_id).ok()) {
+    FLOTILLA_RETURN_NOT_OK(scheduler_->RemoveWorker(worker_id).status());
+  }
+  std::vector<int64_t> requeued;
+  for (const auto& [task, worker] : running_on_) {
+    if (worker == worker_id) requeued.push_back(task);
+  }
+  std::sort(requeued.begin(), requeued.end());
   for (int64_t task : requeued) {
+    running_on_.erase(task);
     auto it = slot_of_task_.find(task);
     if (it == slot_of_task_.end()) continue;
+    nodes_[slots_[it->second].node].running -= 1;
     // Counted on the slot: a task that kills every worker it runs on (taking more memory than
     // a worker has, say) must end the query, also when each death restarts it afresh.
     Slot& s = slots_[it->second];
-    if (++s.lost_runs >= options_.max_attempts || scheduler_.state(task) == TaskState::kFailed) {
+    if (++s.lost_runs >= options_.max_attempts || scheduler_->state(task) == TaskState::kFailed) {
       Finish(Status::IOError("task " + std::to_string(task) + " (" + NodeName(s.node) +
                              ") lost its worker on every attempt (" + std::to_string(s.lost_runs) +
                              " workers lost while it ran, the last " + worker_id +
@@ -639,9 +682,9 @@ Status QueryDriver::Submit(Slot* slot) {
   });
   spec.input_bytes.assign(bytes.begin(), bytes.end());
   if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
-    spec.pool = plan_.nodes[slot->node].pool;
+    spec.pool = PoolKey(options_.query_id, plan_.nodes[slot->node].pool);
   }
-  FLOTILLA_RETURN_NOT_OK(scheduler_.Submit(spec));
+  FLOTILLA_RETURN_NOT_OK(scheduler_->Submit(spec));
   if (NodeState& n = nodes_[slot->node]; n.started_at < 0) {
     n.started_at = Now();
     TaskEvent started{TaskEventKind::kNodeStarted, options_.query_id, 0, slot->node,
@@ -660,11 +703,11 @@ Status QueryDriver::Submit(Slot* slot) {
 void QueryDriver::CancelSlot(Slot* slot, const std::string& why) {
   if (slot->state == SlotState::kDone || slot->state == SlotState::kCancelled) return;
   if (slot->state == SlotState::kSubmitted) {
-    if (scheduler_.state(slot->task_id) == TaskState::kRunning) {
+    if (running_on_.erase(slot->task_id) > 0) {
       cancelled_.push_back(slot->task_id);
       nodes_[slot->node].running -= 1;
     }
-    (void)scheduler_.Cancel(slot->task_id);
+    (void)scheduler_->Cancel(slot->task_id);
     slot_of_task_.erase(slot->task_id);
     Emit({TaskEventKind::kCancelled, options_.query_id, slot->task_id, slot->node,
           NodeName(slot->node), "", 0, 0, 0, 0, why});
@@ -779,16 +822,34 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
 }
 
 Result<std::vector<Dispatch>> QueryDriver::Schedule() {
+  if (options_.scheduler) {
+    return Status::Invalid("a driver sharing a session's scheduler is scheduled by the session");
+  }
   std::vector<Dispatch> out;
   if (finished_) return out;
-  for (const Assignment& a : scheduler_.Schedule()) {
-    Slot& slot = slots_[slot_of_task_.at(a.task_id)];
-    Result<std::string> bytes = TaskBytes(slot, a.attempt);
-    if (!bytes.ok()) {
-      Finish(bytes.status().WithContext("building task " + std::to_string(a.task_id)));
-      return out;
-    }
-    nodes_[slot.node].running += 1;
+  for (const Assignment& a : scheduler_->Schedule()) {
+    std::optional<Dispatch> d = Place(a);
+    if (!d) break;  // the query ended
+    out.push_back(std::move(*d));
+  }
+  return out;
+}
+
+std::optional<Dispatch> QueryDriver::Place(const Assignment& a) {
+  auto it = slot_of_task_.find(a.task_id);
+  if (finished_ || it == slot_of_task_.end()) {
+    (void)scheduler_->Cancel(a.task_id);  // its resources are free again
+    return std::nullopt;
+  }
+  Slot& slot = slots_[it->second];
+  Result<std::string> bytes = TaskBytes(slot, a.attempt);
+  if (!bytes.ok()) {
+    Finish(bytes.status().WithContext("building task " + std::to_string(a.task_id)));
+    return std::nullopt;  // (Finish cancelled it with the rest)
+  }
+  running_on_[a.task_id] = a.worker;
+  nodes_[slot.node].running += 1;
+  {
     started_at_[a.task_id] = Now();
     slot.runs += 1;
     if (!execution_started_) {
@@ -797,9 +858,8 @@ Result<std::vector<Dispatch>> QueryDriver::Schedule() {
     }
     Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node, NodeName(slot.node),
           a.worker, a.attempt});
-    out.push_back({a.task_id, a.worker, bytes.MoveValueUnsafe()});
+    return Dispatch{a.task_id, a.worker, bytes.MoveValueUnsafe()};
   }
-  return out;
 }
 
 // --- Results ------------------------------------------------------------------------------------
@@ -808,16 +868,24 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
   auto it = slot_of_task_.find(task_id);
   if (it == slot_of_task_.end() || finished_) return Status::OK();  // cancelled meanwhile
   Slot& slot = slots_[it->second];
-  if (scheduler_.state(task_id) != TaskState::kRunning) return Status::OK();
-  const std::string worker = scheduler_.worker_of(task_id);
+  auto run = running_on_.find(task_id);
+  if (run == running_on_.end()) return Status::OK();
+  const std::string worker = run->second;
+  // A shared scheduler took the task back when another query removed its worker: this query
+  // hears of that removal next.
+  if (scheduler_->state(task_id) != TaskState::kRunning ||
+      scheduler_->worker_of(task_id) != worker) {
+    return Status::OK();
+  }
   proto::TaskResult result;
   if (!result.ParseFromArray(result_bytes.data(), static_cast<int>(result_bytes.size()))) {
     return OnTaskLost(task_id, worker, "malformed task result");
   }
   // A late result of an attempt on a worker since removed: the task runs elsewhere now.
   if (result.worker() != worker) return Status::OK();
+  running_on_.erase(task_id);
   if (result.has_sample()) EmitSample(worker, result.sample());
-  const int attempt = scheduler_.attempt(task_id);
+  const int attempt = scheduler_->attempt(task_id);
   for (const std::string& line : result.log_lines()) {
     Emit({TaskEventKind::kLog, options_.query_id, task_id, slot.node, NodeName(slot.node), worker,
           attempt, 0, 0, 0, line});
@@ -828,7 +896,7 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     // An input lost with another worker is not the task's failure: it does not use an attempt.
     const bool charged = result.lost_worker().empty() || result.lost_worker() == worker;
     FLOTILLA_ASSIGN_OR_RETURN(bool again,
-                              scheduler_.TaskFailed(task_id, result.retryable(), charged));
+                              scheduler_->TaskFailed(task_id, result.retryable(), charged));
     Emit({TaskEventKind::kFailed, options_.query_id, task_id, slot.node, NodeName(slot.node),
           worker, attempt, seconds, 0, 0, result.error()});
     if (!again) {
@@ -848,14 +916,14 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     // until the backend notices the worker died.
     // That includes the task's own worker when its store no longer has what it should.
     const std::string& lost = result.lost_worker();
-    if (!lost.empty() && scheduler_.used(lost).ok()) {
+    if (!lost.empty() && workers_.count(lost) > 0) {
       log::Warn("distributed query {}: removing worker {}: its partitions cannot be read",
                 options_.query_id, lost);
       return RemoveWorker(lost);
     }
     return Advance();
   }
-  FLOTILLA_RETURN_NOT_OK(scheduler_.TaskCompleted(task_id));
+  FLOTILLA_RETURN_NOT_OK(scheduler_->TaskCompleted(task_id));
   if (result.output_rows_size() != result.output_bytes_size()) {
     Finish(Status::Invalid("task " + std::to_string(task_id) + "'s result from " + worker +
                            " gives " + std::to_string(result.output_rows_size()) +
@@ -916,12 +984,18 @@ Status QueryDriver::OnTaskLost(int64_t task_id, const std::string& worker,
                                const std::string& message) {
   auto it = slot_of_task_.find(task_id);
   if (it == slot_of_task_.end() || finished_) return Status::OK();
-  if (scheduler_.state(task_id) != TaskState::kRunning) return Status::OK();
-  if (scheduler_.worker_of(task_id) != worker) return Status::OK();
+  auto run = running_on_.find(task_id);
+  if (run == running_on_.end() || run->second != worker) return Status::OK();
+  running_on_.erase(run);
   Slot& slot = slots_[it->second];
   nodes_[slot.node].running -= 1;
-  const int attempt = scheduler_.attempt(task_id);
-  FLOTILLA_ASSIGN_OR_RETURN(bool again, scheduler_.TaskFailed(task_id, true));
+  // Already back in a shared scheduler's queue: another query removed the worker first.
+  if (scheduler_->state(task_id) != TaskState::kRunning ||
+      scheduler_->worker_of(task_id) != worker) {
+    return Advance();
+  }
+  const int attempt = scheduler_->attempt(task_id);
+  FLOTILLA_ASSIGN_OR_RETURN(bool again, scheduler_->TaskFailed(task_id, true));
   Emit({TaskEventKind::kFailed, options_.query_id, task_id, slot.node, NodeName(slot.node), worker,
         attempt, Now() - started_at_[task_id], 0, 0, message});
   if (!again) {
@@ -969,9 +1043,12 @@ void QueryDriver::Fail(Status status) {
 
 void QueryDriver::Finish(Status status) {
   if (finished_) return;
-  if (!status.ok()) {
-    for (Slot& s : slots_)
-      CancelSlot(&s, "the query failed");
+  // Nothing of the query stays queued or running (in a shared scheduler, nothing holds room
+  // another query could use).
+  for (Slot& s : slots_) {
+    if (!status.ok() || s.state == SlotState::kSubmitted) {
+      CancelSlot(&s, status.ok() ? "the query finished" : "the query failed");
+    }
   }
   finished_ = true;
   status_ = std::move(status);

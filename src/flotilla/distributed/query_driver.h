@@ -76,6 +76,10 @@ struct DriverOptions {
   /// How joins are planned (DistributedPlanOptions: when a side is broadcast).
   DistributedPlanOptions plan;
   std::vector<std::shared_ptr<EventSubscriber>> subscribers;
+  /// The scheduler of a cluster session shared by every query running there (cluster_session.h);
+  /// null: the driver has one of its own. A driver sharing one submits nothing until the
+  /// session starts it (Start), on the session's thread, which alone calls it from then on.
+  std::shared_ptr<Scheduler> scheduler;
   /// Progress display on stderr: -1 auto (a terminal, FLOTILLA_PROGRESS not 0), 0 off, 1 on.
   int progress = -1;
 };
@@ -103,7 +107,15 @@ class QueryDriver final : private TaskGraph {
   /// The actor pools the query needs: (name, number of actors).
   std::vector<std::pair<std::string, int>> pools() const;
 
+  /// Before Start (a shared scheduler), the worker is only noted; Start offers it.
   Status AddWorker(const WorkerSpec& worker);
+  /// Submits the first tasks (Make does for a driver with a scheduler of its own).
+  Status Start();
+  bool started() const { return started_; }
+  /// The scheduler its tasks go to (its own, or the session's).
+  Scheduler& scheduler() { return *scheduler_; }
+  /// The actor-pool workers it added: they leave the scheduler with the query.
+  std::vector<std::string> pool_workers() const;
   /// The worker left: lineage recovery of what it held. Idempotent (a worker already removed is
   /// ignored).
   Status RemoveWorker(const std::string& worker_id);
@@ -114,8 +126,11 @@ class QueryDriver final : private TaskGraph {
   /// Task results carry one too.
   Status OnWorkerSample(const std::string& worker, std::string_view sample_bytes);
 
-  /// The tasks to start now and where.
+  /// The tasks to start now and where (a driver with a scheduler of its own).
   Result<std::vector<Dispatch>> Schedule();
+  /// One of this query's tasks the scheduler placed: what to send where. None when the query
+  /// ended building it.
+  std::optional<Dispatch> Place(const Assignment& assignment);
   /// A task's result (the bytes WorkerRuntime::RunTask returned). A result for a task that was
   /// cancelled meanwhile is ignored. A failure that is not retryable (or out of attempts) ends
   /// the query with its error; one naming a worker its inputs could not be read from removes
@@ -146,8 +161,9 @@ class QueryDriver final : private TaskGraph {
   /// Per pipeline node (topological order; concats left out): its finished tasks' operator
   /// statistics summed (explain analyze; RenderClusterAnalysis).
   std::vector<NodeAnalysis> Analysis() const;
-  int64_t num_running() const { return scheduler_.num_running(); }
-  int num_workers() const { return scheduler_.num_workers(); }
+  /// This query's tasks running now.
+  int64_t num_running() const { return static_cast<int64_t>(running_on_.size()); }
+  int num_workers() const { return static_cast<int>(workers_.size()); }
 
  private:
   // A slot is the one word for a task as the driver plans it: a place in a node's output that
@@ -285,7 +301,13 @@ class QueryDriver final : private TaskGraph {
   DriverOptions options_;
   DistributedPlan plan_;
   SchemaPtr schema_;
-  Scheduler scheduler_;
+  std::shared_ptr<Scheduler> scheduler_;
+  bool started_ = false;
+  std::vector<WorkerSpec> pending_workers_;  // added before Start
+  std::vector<std::string> pool_workers_;
+  /// This query's running tasks and where: a shared scheduler forgets a worker's tasks when any
+  /// query removes it, before the others hear of it.
+  std::unordered_map<int64_t, std::string> running_on_;
   std::vector<Slot> slots_;
   std::vector<NodeState> nodes_;   // per pipeline node
   std::vector<int> order_;         // the pipeline nodes in topological order

@@ -1,9 +1,12 @@
 #include "flotilla/distributed/query_loop.h"
 
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <map>
+#include <mutex>
 #include <set>
+#include <thread>
 #include <unordered_map>
 
 #include "flotilla/common/logging.h"
@@ -18,120 +21,192 @@ double Since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-class QueryLoop {
- public:
-  QueryLoop(QueryDriver& driver, ClusterBackend& backend, const QueryLoopOptions& options)
-      : driver_(driver), backend_(backend), options_(options) {}
+int64_t QueryOfTask(int64_t task_id) {
+  return task_id >> 32;  // (QueryDriver's task ids)
+}
 
-  Result<std::vector<StoredPartition>> Run() {
-    Status st = Loop();
-    if (!st.ok()) driver_.Fail(st);
-    // The query is over: stop what still runs, each at the worker running it.
-    for (int64_t task : driver_.TakeCancelled())
-      CancelTask(task);
-    if (!driver_.status().ok()) {
-      Drain();
-      if (!driver_.StagingDirectory().empty()) {
-        // Nothing of a failed write stays behind.
-        std::error_code ec;
-        std::filesystem::remove_all(driver_.StagingDirectory(), ec);
-      }
-      return driver_.status();
+// One query in the loop: what the loop itself keeps of it.
+struct QueryRun {
+  QueryDriver* driver = nullptr;
+  QueryLoopOptions options;
+  std::unordered_map<int64_t, std::string> running;  // task -> the worker running it
+  std::map<std::string, StoredPartition> fetched;
+  bool idle = false;
+  Clock::time_point idle_since{};
+  bool draining = false;  // failed; waiting for its running tasks to stop
+  Clock::time_point drain_since{};
+  std::optional<QueryOutput> output;  // set by the loop once it ended
+  bool ended = false;                 // a session's: `output` is set (under its mutex)
+
+  int64_t id() const { return driver->query_id(); }
+};
+
+// The loop's work, for any number of queries sharing one scheduler and one backend. It is only
+// ever called from one thread.
+class Loop {
+ public:
+  Loop(ClusterBackend& backend, Scheduler& scheduler) : backend_(backend), scheduler_(scheduler) {}
+
+  bool empty() const { return runs_.empty(); }
+  const std::map<std::string, WorkerSpec>& workers() const { return workers_; }
+
+  void AddWorker(const WorkerSpec& w) {
+    workers_[w.id] = w;
+    if (!scheduler_.used(w.id).ok()) Check(scheduler_.AddWorker(w));
+    for (auto& [id, run] : runs_) {
+      if (!run->driver->finished()) Check(*run, run->driver->AddWorker(w));
     }
-    std::vector<StoredPartition> out;
-    if (!options_.fetch_results) return out;
-    for (const PartitionRef& ref : driver_.ResultOrder()) {
-      auto it = fetched_.find(ref.id);
-      if (it == fetched_.end()) {
-        return Status::Internal("result partition '" + ref.id + "' was not fetched");
-      }
-      out.push_back(std::move(it->second));
-    }
-    return out;
   }
+
+  // However the loss was learnt (the backend, a failed submit, a failed fetch, a driver that
+  // could not read from it), it counts once, for every query.
+  void LoseWorker(const std::string& worker) {
+    workers_.erase(worker);
+    last_report_.erase(worker);
+    for (auto& [id, run] : runs_) {
+      for (auto it = run->running.begin(); it != run->running.end();) {
+        if (it->second == worker) {
+          // A worker only unreadable, not dead, should not go on with them.
+          backend_.Cancel(worker, it->first);
+          it = run->running.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      if (!run->driver->finished()) Check(*run, run->driver->RemoveWorker(worker));
+    }
+    if (scheduler_.used(worker).ok()) (void)scheduler_.RemoveWorker(worker);
+  }
+
+  void Admit(QueryRun* run) {
+    runs_[run->id()] = run;
+    for (const auto& [id, w] : workers_)
+      Check(*run, run->driver->AddWorker(w));
+    Check(*run, run->driver->Start());
+  }
+
+  void Cancel(int64_t query_id, const std::string& why) {
+    auto it = runs_.find(query_id);
+    if (it != runs_.end()) it->second->driver->Fail(Status::Cancelled(why));
+  }
+
+  // One pass over every query, then a wait on the backend for what happens next.
+  void Step() {
+    for (auto& [id, run] : runs_)
+      FetchReady(*run);
+    const int placed = Dispatch();
+    for (auto& [id, run] : runs_) {
+      for (int64_t task : run->driver->TakeCancelled())
+        CancelTask(*run, task);
+      for (const auto& [worker, keys] : run->driver->TakeReleased())
+        backend_.Release(worker, keys);
+    }
+    RequestSamples();
+    // A driver that found a worker unreadable removed it from the scheduler: the others lose it
+    // too.
+    for (const auto& [id, w] : std::map<std::string, WorkerSpec>(workers_)) {
+      if (!scheduler_.used(id).ok()) LoseWorker(id);
+    }
+    if (Settle()) return;  // the callers of the queries that ended come first
+    // Every placement failed (its worker went): the drivers placed them again elsewhere.
+    if (placed > 0 && scheduler_.num_running() == 0) return;
+    double timeout = 0.5;
+    for (auto& [id, run] : runs_)
+      timeout = std::min(timeout, StallCheck(*run));
+    Result<BackendEvents> events = backend_.Wait(std::max(0.0, timeout));
+    if (!events.ok()) {
+      for (auto& [id, run] : runs_)
+        run->driver->Fail(events.status());
+      return;
+    }
+    Apply(std::move(*events));
+    Settle();
+  }
+
+  // The queries that ended since the last call (their output set), out of the loop.
+  std::vector<QueryRun*> TakeEnded() { return std::exchange(ended_, {}); }
 
  private:
-  Status Loop() {
-    Clock::time_point idle_since{};
-    bool idle = false;
-    while (!driver_.finished()) {
-      FLOTILLA_RETURN_NOT_OK(FetchReady());
-      if (driver_.finished()) break;
-      FLOTILLA_ASSIGN_OR_RETURN(const int placed, Dispatch());
-      for (int64_t task : driver_.TakeCancelled())
-        CancelTask(task);
-      for (const auto& [worker, keys] : driver_.TakeReleased())
-        backend_.Release(worker, keys);
-      RequestSamples();
-      // Every placement failed (its worker went): the driver has placed them again elsewhere.
-      if (placed > 0 && running_.empty()) continue;
-      // Nothing runs and nothing can be placed: only a worker joining can help now.
-      const bool stuck = running_.empty() && driver_.num_running() == 0;
-      if (stuck && !idle) idle_since = Clock::now();
-      idle = stuck;
-      if (stuck && Since(idle_since) >= options_.stall_seconds) {
-        driver_.Fail(Status::Invalid("distributed query stalled: no task can run on the " +
-                                     std::to_string(driver_.num_workers()) + " live worker(s)"));
-        break;
-      }
-      const double timeout =
-          stuck ? std::min(0.5, options_.stall_seconds - Since(idle_since)) : 0.5;
-      FLOTILLA_ASSIGN_OR_RETURN(BackendEvents events, backend_.Wait(std::max(0.0, timeout)));
-      if (!events.empty()) idle = false;
-      FLOTILLA_RETURN_NOT_OK(Apply(std::move(events)));
-    }
-    return Status::OK();
+  static void Check(QueryRun& run, const Status& st) {
+    if (!st.ok()) run.driver->Fail(st);
+  }
+  void Check(const Status& st) {
+    for (auto& [id, run] : runs_)
+      Check(*run, st);
   }
 
-  // Starts what the driver places; returns how many it placed.
-  Result<int> Dispatch() {
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<distributed::Dispatch> dispatches, driver_.Schedule());
-    for (distributed::Dispatch& d : dispatches) {
-      Status st = backend_.Submit(d.worker, d.task_id, std::move(d.bytes));
+  QueryRun* RunOf(int64_t task_id) {
+    auto it = runs_.find(QueryOfTask(task_id));
+    return it == runs_.end() ? nullptr : it->second;
+  }
+
+  // Starts what the scheduler places, for whichever query; returns how many it placed.
+  int Dispatch() {
+    int placed = 0;
+    for (const Assignment& a : scheduler_.Schedule()) {
+      QueryRun* run = RunOf(a.task_id);
+      if (run == nullptr) {
+        (void)scheduler_.Cancel(a.task_id);  // a query already gone
+        continue;
+      }
+      std::optional<distributed::Dispatch> d = run->driver->Place(a);
+      if (!d) continue;
+      placed += 1;
+      Status st = backend_.Submit(d->worker, d->task_id, std::move(d->bytes));
       if (st.ok()) {
-        running_[d.task_id] = d.worker;
+        run->running[d->task_id] = d->worker;
       } else {
-        log::Warn("distributed query {}: worker {} cannot take task {}: {}", driver_.query_id(),
-                  d.worker, d.task_id, st.ToString());
-        FLOTILLA_RETURN_NOT_OK(LoseWorker(d.worker));
-        FLOTILLA_RETURN_NOT_OK(driver_.OnTaskLost(d.task_id, d.worker, st.ToString()));
+        log::Warn("distributed query {}: worker {} cannot take task {}: {}", run->id(), d->worker,
+                  d->task_id, st.ToString());
+        LoseWorker(d->worker);
+        Check(*run, run->driver->OnTaskLost(d->task_id, d->worker, st.ToString()));
       }
     }
-    return static_cast<int>(dispatches.size());
+    return placed;
   }
 
-  void CancelTask(int64_t task) {
-    auto it = running_.find(task);
-    if (it != running_.end()) backend_.Cancel(it->second, task);
+  void CancelTask(QueryRun& run, int64_t task) {
+    auto it = run.running.find(task);
+    if (it != run.running.end()) backend_.Cancel(it->second, task);
   }
 
   // Result partitions are pulled as their tasks finish, so a worker lost later costs nothing.
-  Status FetchReady() {
-    for (const PartitionRef& ref : driver_.TakeReadyResults()) {
-      if (!options_.fetch_results) {
-        FLOTILLA_RETURN_NOT_OK(driver_.MarkFetched(ref.id));
+  void FetchReady(QueryRun& run) {
+    QueryDriver& driver = *run.driver;
+    for (const PartitionRef& ref : driver.TakeReadyResults()) {
+      if (driver.finished()) return;
+      if (!run.options.fetch_results) {
+        Check(run, driver.MarkFetched(ref.id));
         continue;
       }
-      Result<StoredPartition> p = FlightGet(ref.address, options_.token, ref.id);
+      Result<StoredPartition> p = FlightGet(ref.address, run.options.token, ref.id);
       if (p.ok()) {
-        fetched_[ref.id] = p.MoveValueUnsafe();
-        FLOTILLA_RETURN_NOT_OK(driver_.MarkFetched(ref.id));
+        run.fetched[ref.id] = p.MoveValueUnsafe();
+        Check(run, driver.MarkFetched(ref.id));
         continue;
       }
-      if (p.status().code() != StatusCode::kIOError) return p.status();
+      if (p.status().code() != StatusCode::kIOError) {
+        driver.Fail(p.status());
+        return;
+      }
       // Its worker cannot serve it: as good as gone. Its task runs again elsewhere.
-      log::Warn("distributed query {}: result {} cannot be read from {}: {}", driver_.query_id(),
-                ref.id, ref.worker, p.status().ToString());
-      FLOTILLA_RETURN_NOT_OK(LoseWorker(ref.worker));
+      log::Warn("distributed query {}: result {} cannot be read from {}: {}", run.id(), ref.id,
+                ref.worker, p.status().ToString());
+      LoseWorker(ref.worker);
     }
-    return Status::OK();
   }
 
   // A worker whose last report (a sample, or a task result, which carries one) is a second old
   // is asked for a sample: resources are seen while tasks run long or nothing runs.
   void RequestSamples() {
     const Clock::time_point now = Clock::now();
-    for (const std::string& worker : driver_.workers()) {
+    std::set<std::string> known;
+    for (auto& [id, run] : runs_) {
+      if (run->driver->finished()) continue;
+      for (const std::string& w : run->driver->workers())
+        known.insert(w);
+    }
+    for (const std::string& worker : known) {
       auto [it, first] = last_report_.try_emplace(worker, Clock::time_point{});
       if (!first && now - it->second < std::chrono::seconds(1)) continue;
       it->second = now;  // asked: not again for a second, answered or not
@@ -139,66 +214,301 @@ class QueryLoop {
     }
   }
 
-  Status Apply(BackendEvents events) {
-    for (auto& [worker, sample] : events.samples)
-      FLOTILLA_RETURN_NOT_OK(driver_.OnWorkerSample(worker, sample));
+  // Fails a query that can do nothing while the cluster does nothing either, after its
+  // stall_seconds; returns how long the loop may wait before looking again.
+  double StallCheck(QueryRun& run) {
+    if (run.driver->finished()) return 0.5;
+    // Waiting for room another query holds is not a stall.
+    const bool stuck =
+        run.running.empty() && run.driver->num_running() == 0 && scheduler_.num_running() == 0;
+    if (stuck && !run.idle) run.idle_since = Clock::now();
+    run.idle = stuck;
+    if (!stuck) return 0.5;
+    const double left = run.options.stall_seconds - Since(run.idle_since);
+    if (left <= 0) {
+      run.driver->Fail(Status::Invalid("distributed query stalled: no task can run on the " +
+                                       std::to_string(run.driver->num_workers()) +
+                                       " live worker(s)"));
+      return 0;
+    }
+    return std::min(0.5, left);
+  }
+
+  void Apply(BackendEvents events) {
+    for (auto& [worker, sample] : events.samples) {
+      for (auto& [id, run] : runs_) {
+        if (!run->driver->finished()) Check(*run, run->driver->OnWorkerSample(worker, sample));
+      }
+    }
     for (const WorkerSpec& w : events.joined)
-      FLOTILLA_RETURN_NOT_OK(driver_.AddWorker(w));  // (not one this query lost)
+      AddWorker(w);
     for (const std::string& w : events.lost)
-      FLOTILLA_RETURN_NOT_OK(LoseWorker(w));
+      LoseWorker(w);
     for (BackendEvents::Finished& f : events.finished) {
-      running_.erase(f.task_id);
       last_report_[f.worker] = Clock::now();
-      FLOTILLA_RETURN_NOT_OK(driver_.OnTaskResult(f.task_id, f.result));
-      if (options_.on_result) options_.on_result(f.task_id);
+      QueryRun* run = RunOf(f.task_id);
+      if (run == nullptr) continue;
+      run->running.erase(f.task_id);
+      if (run->driver->finished()) continue;
+      run->idle = false;
+      Check(*run, run->driver->OnTaskResult(f.task_id, f.result));
+      if (run->options.on_result) run->options.on_result(f.task_id);
     }
-    return Status::OK();
   }
 
-  // However the loss was learnt (the backend, a failed submit, a failed fetch), it counts once.
-  Status LoseWorker(const std::string& worker) {
-    if (!lost_.insert(worker).second) return Status::OK();
-    for (auto it = running_.begin(); it != running_.end();) {
-      if (it->second == worker) {
-        // A worker only unreadable, not dead, should not go on with them.
-        backend_.Cancel(worker, it->first);
-        it = running_.erase(it);
-      } else {
+  // Moves the queries that ended to ended_; whether any did.
+  bool Settle() {
+    bool any = false;
+    for (auto it = runs_.begin(); it != runs_.end();) {
+      QueryRun& run = *it->second;
+      if (!run.driver->finished() || !Ended(run)) {
         ++it;
+        continue;
       }
+      // A query's actor pools leave with it, and the scheduler forgets its tasks.
+      for (const std::string& w : run.driver->pool_workers()) {
+        if (scheduler_.used(w).ok()) (void)scheduler_.RemoveWorker(w);
+      }
+      scheduler_.ForgetQuery(run.id());
+      ended_.push_back(&run);
+      it = runs_.erase(it);
+      any = true;
     }
-    return driver_.RemoveWorker(worker);
+    return any;
   }
 
-  // A failed query's tasks may still run: wait (bounded) until each reported or its worker went.
-  void Drain() {
-    const Clock::time_point start = Clock::now();
-    while (!running_.empty() && Since(start) < options_.drain_seconds) {
-      Result<BackendEvents> events = backend_.Wait(0.5);
-      if (!events.ok()) return;
-      for (const std::string& w : events->lost) {
-        std::erase_if(running_, [&](const auto& r) { return r.second == w; });
+  // The query finished: stop what still runs, each at the worker running it. A failed one
+  // waits (bounded) until each of its tasks reported or its worker went.
+  bool Ended(QueryRun& run) {
+    QueryDriver& driver = *run.driver;
+    for (int64_t task : driver.TakeCancelled())
+      CancelTask(run, task);
+    if (!driver.status().ok()) {
+      if (!run.draining) {
+        run.draining = true;
+        run.drain_since = Clock::now();
       }
-      for (const BackendEvents::Finished& f : events->finished)
-        running_.erase(f.task_id);
+      if (!run.running.empty() && Since(run.drain_since) < run.options.drain_seconds) {
+        return false;
+      }
+      if (!driver.StagingDirectory().empty()) {
+        // Nothing of a failed write stays behind.
+        std::error_code ec;
+        std::filesystem::remove_all(driver.StagingDirectory(), ec);
+      }
+      run.output = driver.status();
+      return true;
     }
+    std::vector<StoredPartition> out;
+    if (run.options.fetch_results) {
+      for (const PartitionRef& ref : driver.ResultOrder()) {
+        auto it = run.fetched.find(ref.id);
+        if (it == run.fetched.end()) {
+          run.output = Status::Internal("result partition '" + ref.id + "' was not fetched");
+          return true;
+        }
+        out.push_back(std::move(it->second));
+      }
+    }
+    run.output = std::move(out);
+    return true;
   }
 
-  QueryDriver& driver_;
   ClusterBackend& backend_;
-  const QueryLoopOptions& options_;
-  std::unordered_map<int64_t, std::string> running_;  // task -> the worker running it
-  std::map<std::string, StoredPartition> fetched_;
-  std::set<std::string> lost_;
+  Scheduler& scheduler_;
+  std::map<int64_t, QueryRun*> runs_;  // by query id: the older first
+  std::vector<QueryRun*> ended_;
+  std::map<std::string, WorkerSpec> workers_;             // the cluster's live workers
   std::map<std::string, Clock::time_point> last_report_;  // per worker: a sample or a result
 };
 
 }  // namespace
 
-Result<std::vector<StoredPartition>> RunQuery(QueryDriver& driver, ClusterBackend& backend,
-                                              const QueryLoopOptions& options) {
-  QueryLoop loop(driver, backend, options);
-  return loop.Run();
+QueryOutput RunQuery(QueryDriver& driver, ClusterBackend& backend,
+                     const QueryLoopOptions& options) {
+  Loop loop(backend, driver.scheduler());
+  QueryRun run;
+  run.driver = &driver;
+  run.options = options;
+  loop.Admit(&run);  // (its workers were added to it already)
+  while (!run.output) {
+    loop.Step();
+    (void)loop.TakeEnded();
+  }
+  return std::move(*run.output);
+}
+
+// --- ClusterSession -----------------------------------------------------------------------------
+
+struct ClusterSession::Impl {
+  explicit Impl(ClusterBackend& b)
+      : backend(b), scheduler(std::make_shared<Scheduler>()), loop(b, *scheduler) {}
+
+  ClusterBackend& backend;
+  std::shared_ptr<Scheduler> scheduler;
+  Loop loop;  // the session thread's alone
+
+  // What other threads hand the session thread, under `mutex`.
+  mutable std::mutex mutex;
+  std::condition_variable cv;
+  std::vector<QueryRun*> admit;
+  std::vector<std::pair<int64_t, std::string>> cancels;
+  std::vector<WorkerSpec> add_workers;
+  std::vector<std::string> remove_workers;
+  std::map<int64_t, std::unique_ptr<QueryRun>> runs;  // started, not waited for
+  std::vector<std::string> workers;                   // a copy of the loop's, for workers()
+  bool closing = false;
+  std::thread thread;
+
+  bool Pending() const {
+    return !admit.empty() || !cancels.empty() || !add_workers.empty() || !remove_workers.empty();
+  }
+
+  void Main() {
+    while (true) {
+      std::vector<QueryRun*> admitting;
+      std::vector<std::pair<int64_t, std::string>> cancelling;
+      std::vector<WorkerSpec> adding;
+      std::vector<std::string> removing;
+      {
+        std::unique_lock lock(mutex);
+        if (loop.empty()) {
+          cv.wait(lock, [&] { return Pending() || closing; });
+          if (closing && !Pending()) return;
+        }
+        if (closing) {
+          for (auto& [id, run] : runs)
+            cancelling.emplace_back(id, "the cluster session closed");
+        }
+        std::swap(admitting, admit);
+        cancelling.insert(cancelling.end(), cancels.begin(), cancels.end());
+        cancels.clear();
+        std::swap(adding, add_workers);
+        std::swap(removing, remove_workers);
+      }
+      for (const WorkerSpec& w : adding)
+        loop.AddWorker(w);
+      for (const std::string& w : removing)
+        loop.LoseWorker(w);
+      for (QueryRun* run : admitting)
+        loop.Admit(run);
+      for (const auto& [id, why] : cancelling)
+        loop.Cancel(id, why);
+      if (!loop.empty()) loop.Step();
+      std::vector<QueryRun*> ended = loop.TakeEnded();
+      std::lock_guard lock(mutex);
+      workers.clear();
+      for (const auto& [id, w] : loop.workers())
+        workers.push_back(id);
+      for (QueryRun* run : ended)
+        run->ended = true;
+      if (!ended.empty()) cv.notify_all();
+    }
+  }
+};
+
+ClusterSession::ClusterSession(ClusterBackend& backend) : impl_(std::make_unique<Impl>(backend)) {
+  impl_->thread = std::thread([this] { impl_->Main(); });
+}
+
+ClusterSession::~ClusterSession() {
+  Close();
+}
+
+const std::shared_ptr<Scheduler>& ClusterSession::scheduler() const {
+  return impl_->scheduler;
+}
+
+void ClusterSession::AddWorker(const WorkerSpec& worker) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->add_workers.push_back(worker);
+    impl_->workers.push_back(worker.id);
+  }
+  impl_->cv.notify_all();
+  impl_->backend.Interrupt();
+}
+
+void ClusterSession::RemoveWorker(const std::string& worker) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->remove_workers.push_back(worker);
+    std::erase(impl_->workers, worker);
+  }
+  impl_->cv.notify_all();
+  impl_->backend.Interrupt();
+}
+
+std::vector<std::string> ClusterSession::workers() const {
+  std::lock_guard lock(impl_->mutex);
+  return impl_->workers;
+}
+
+Status ClusterSession::Start(QueryDriver& driver, QueryLoopOptions options) {
+  auto run = std::make_unique<QueryRun>();
+  run->driver = &driver;
+  run->options = std::move(options);
+  {
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->runs.count(driver.query_id()) > 0) {
+      return Status::Invalid("query " + std::to_string(driver.query_id()) +
+                             " runs on this cluster already");
+    }
+    if (impl_->closing) {
+      run->output = Status::Cancelled("the cluster session closed");
+      run->ended = true;
+    } else {
+      impl_->admit.push_back(run.get());
+    }
+    impl_->runs[driver.query_id()] = std::move(run);
+  }
+  impl_->cv.notify_all();
+  impl_->backend.Interrupt();
+  return Status::OK();
+}
+
+std::optional<QueryOutput> ClusterSession::Wait(int64_t query_id, double timeout_seconds) {
+  std::unique_lock lock(impl_->mutex);
+  auto it = impl_->runs.find(query_id);
+  if (it == impl_->runs.end()) {
+    return QueryOutput(Status::KeyError("no query " + std::to_string(query_id) + " running"));
+  }
+  QueryRun& run = *it->second;
+  if (!impl_->cv.wait_for(lock, std::chrono::duration<double>(timeout_seconds),
+                          [&] { return run.ended; })) {
+    return std::nullopt;
+  }
+  QueryOutput out = std::move(*run.output);
+  impl_->runs.erase(it);
+  return out;
+}
+
+QueryOutput ClusterSession::Run(QueryDriver& driver, QueryLoopOptions options) {
+  const int64_t id = driver.query_id();
+  FLOTILLA_RETURN_NOT_OK(Start(driver, std::move(options)));
+  while (true) {
+    if (std::optional<QueryOutput> out = Wait(id, 3600)) return std::move(*out);
+  }
+}
+
+void ClusterSession::Cancel(int64_t query_id, const std::string& why) {
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->cancels.emplace_back(query_id, why);
+  }
+  impl_->cv.notify_all();
+  impl_->backend.Interrupt();
+}
+
+void ClusterSession::Close() {
+  if (!impl_->thread.joinable()) return;
+  {
+    std::lock_guard lock(impl_->mutex);
+    impl_->closing = true;
+  }
+  impl_->cv.notify_all();
+  impl_->backend.Interrupt();
+  impl_->thread.join();
 }
 
 }  // namespace flotilla::distributed

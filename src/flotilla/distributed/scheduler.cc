@@ -194,6 +194,7 @@ std::string StateName(TaskState state) {
 struct Scheduler::Impl {
   std::vector<Task> tasks;
   std::unordered_map<int64_t, uint32_t> task_index;
+  std::vector<uint32_t> free_task_indices;  // of forgotten queries' tasks, for reuse
   std::vector<Worker> workers;
   std::vector<uint32_t> free_worker_indices;
   std::unordered_map<std::string, uint32_t> worker_index;
@@ -453,11 +454,18 @@ Result<std::vector<int64_t>> Scheduler::RemoveWorker(const std::string& worker_i
 Status Scheduler::Submit(TaskSpec spec) {
   Impl& s = *impl_;
   FLOTILLA_RETURN_NOT_OK(CheckAmounts(spec.request, TaskName(spec.task_id) + " request"));
-  auto t = static_cast<uint32_t>(s.tasks.size());
+  const bool reuse = !s.free_task_indices.empty();
+  const auto t = reuse ? s.free_task_indices.back() : static_cast<uint32_t>(s.tasks.size());
   if (!s.task_index.try_emplace(spec.task_id, t).second) {
     return Status::Invalid(TaskName(spec.task_id) + " was already submitted");
   }
-  Task& task = s.tasks.emplace_back();
+  if (reuse) {
+    s.free_task_indices.pop_back();
+    s.tasks[t] = Task{};
+  } else {
+    s.tasks.emplace_back();
+  }
+  Task& task = s.tasks[t];
   task.pool = s.PoolOf(spec.pool);
   task.spec = std::move(spec);
   s.Enqueue(t);
@@ -553,6 +561,20 @@ Status Scheduler::Cancel(int64_t task_id) {
   }
   task.state = TaskState::kCancelled;
   return Status::OK();
+}
+
+void Scheduler::ForgetQuery(int64_t query_id) {
+  Impl& s = *impl_;
+  std::vector<int64_t> ids;
+  for (const auto& [id, t] : s.task_index) {
+    if (s.tasks[t].spec.query_id == query_id) ids.push_back(id);
+  }
+  for (int64_t id : ids) {
+    (void)Cancel(id);
+    auto it = s.task_index.find(id);
+    s.free_task_indices.push_back(it->second);
+    s.task_index.erase(it);
+  }
 }
 
 TaskState Scheduler::state(int64_t task_id) const {

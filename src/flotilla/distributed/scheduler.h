@@ -92,6 +92,11 @@ class Scheduler {
   /// are freed; the caller stops the running attempt. No-op for a finished task.
   Status Cancel(int64_t task_id);
 
+  /// Drops every task of the query (cancelling what is queued or running): a long-lived
+  /// scheduler shared by queries keeps nothing of those that ended, and their ids may be used
+  /// again.
+  void ForgetQuery(int64_t query_id);
+
   TaskState state(int64_t task_id) const;
   /// The worker running the task (empty when it is not running).
   std::string worker_of(int64_t task_id) const;

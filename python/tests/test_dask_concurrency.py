@@ -1,0 +1,152 @@
+"""One Dask runner, used as a shared service: queries from several threads at once share its
+scheduler; one failing or cancelled stops only its own tasks; a worker runs as many tasks at once
+as it has threads."""
+
+import threading
+import time
+
+import pytest
+
+import flotilla
+from flotilla import _flotilla as _ext
+from flotilla import col
+from flotilla.runner import LocalRunner
+
+pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from flotilla.dask_runner import DaskRunner
+
+    r = DaskRunner(n_workers=2, threads_per_worker=2, progress=False, dashboard=False)
+    yield r
+    r.close()
+
+
+def rows(runner, df):
+    return _ext.concat_batches(runner.run(df._df, df._pools)).to_pydict()
+
+
+def local(df):
+    return LocalRunner().collect(df._df, df._pools).to_pydict()
+
+
+def unordered(d):
+    return sorted(zip(*d.values()), key=repr)
+
+
+def test_four_queries_from_four_threads_one_failing_one_cancelled(runner):
+    @flotilla.func(return_dtype="int64")
+    def slow_double(x):
+        time.sleep(0.01)
+        return x * 2
+
+    @flotilla.func(return_dtype="int64")
+    def refuses_77(x):
+        time.sleep(0.01)
+        if x == 77:
+            raise ValueError("77 is refused")
+        return x
+
+    @flotilla.func(return_dtype="int64")
+    def to_cancel(x):
+        time.sleep(0.05)
+        return x
+
+    base = flotilla.from_pydict({"v": list(range(160)), "k": [i % 5 for i in range(160)]})
+    aggregate = base.into_partitions(8).select(col("k"), slow_double(col("v")).alias("w")) \
+        .groupby("k").agg(col("w").sum().alias("s"), col("w").count().alias("n"))
+    joined = base.into_partitions(8).select(col("k"), slow_double(col("v")).alias("w")).join(
+        flotilla.from_pydict({"k": [0, 1, 2], "name": ["a", "b", "c"]}), on="k")
+    failing = base.into_partitions(8).select(refuses_77(col("v")).alias("w"))
+    cancelled = flotilla.from_pydict({"v": list(range(400))}).into_partitions(40) \
+        .select(to_cancel(col("v")).alias("w"))
+
+    events = []
+    runner.subscribe(events.append)
+    results = {}
+
+    def run(name, df):
+        try:
+            results[name] = rows(runner, df)
+        except Exception as e:  # noqa: BLE001 - the test looks at it
+            results[name] = e
+
+    threads = [threading.Thread(target=run, args=a) for a in
+               [("aggregate", aggregate), ("failing", failing), ("cancelled", cancelled),
+                ("joined", joined)]]
+    try:
+        for t in threads:
+            t.start()
+        # The cancelled query's id, from its plan; cancel it once two of its tasks finished.
+        deadline = time.monotonic() + 60
+        cancel_id = None
+        while time.monotonic() < deadline:
+            started = [e for e in list(events) if e["event"] == "query_started"]
+            cancel_id = next((e["query"] for e in started if "to_cancel(" in e["plan"]), None)
+            done = [e for e in list(events) if e["event"] == "completed" and e["query"] == cancel_id]
+            if len(done) >= 2:
+                break
+            time.sleep(0.005)
+        assert cancel_id is not None
+        runner.cancel(cancel_id)
+        for t in threads:
+            t.join(120)
+            assert not t.is_alive()
+    finally:
+        runner.subscribers.remove(events.append)
+
+    assert unordered(results["aggregate"]) == unordered(local(aggregate))
+    assert unordered(results["joined"]) == unordered(local(joined))
+    assert isinstance(results["failing"], Exception)
+    assert "77 is refused" in str(results["failing"])
+    assert isinstance(results["cancelled"], Exception)
+    assert "cancelled by the user" in str(results["cancelled"]), results["cancelled"]
+
+    by_query = {}
+    for e in events:
+        by_query.setdefault(e["query"], []).append(e)
+    assert len(by_query) == 4
+    cancelled_events = by_query[cancel_id]
+    # It stopped: most of its 40 tasks never ran, and it ended cancelled.
+    assert sum(e["event"] == "completed" for e in cancelled_events) < 20
+    assert "cancelled by the user" in cancelled_events[-1]["status"]
+    for q, mine in by_query.items():
+        assert mine[-1]["event"] == "query_finished"
+        if q == cancel_id or "refuses_77(" in mine[0]["plan"]:
+            continue
+        # The others' tasks were not touched by the failure or the cancel.
+        assert mine[-1]["status"] == "ok"
+        assert not [e for e in mine if e["event"] in ("failed", "cancelled")], mine
+
+    # The runner goes on serving.
+    assert unordered(rows(runner, aggregate)) == unordered(local(aggregate))
+
+
+def test_a_worker_runs_as_many_tasks_at_once_as_it_has_threads(runner):
+    @flotilla.func(return_dtype="int64")
+    def slow(x):
+        time.sleep(0.02)
+        return x
+
+    df = flotilla.from_pydict({"v": list(range(80))}).into_partitions(8) \
+        .select(slow(col("v")).alias("w"))
+    events = []
+    runner.subscribe(events.append)
+    try:
+        assert sorted(rows(runner, df)["w"]) == list(range(80))
+    finally:
+        runner.subscribers.remove(events.append)
+    # Per worker, the most UDF tasks running at one moment (scheduled .. completed).
+    spans = {}
+    for e in events:
+        if "UdfProject" in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
+            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], e["worker"])
+    most = {}
+    for task, s in spans.items():
+        start, worker = s["scheduled"]
+        at_once = sum(1 for o in spans.values()
+                      if o["scheduled"][1] == worker and o["scheduled"][0] <= start < o["completed"][0])
+        most[worker] = max(most.get(worker, 0), at_once)
+    assert sorted(most.values()) == [2, 2], most  # 2 threads each: 2 at once, never more
