@@ -11,6 +11,7 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/dataframe/dataframe.h"
 #include "flotilla/distributed/chrome_trace.h"
+#include "flotilla/distributed/flight_task_backend.h"
 #include "flotilla/distributed/local_query_events.h"
 #include "flotilla/distributed/query_loop.h"
 #include "flotilla/distributed/worker_runtime.h"
@@ -133,6 +134,7 @@ py::list AnalysisToPython(const std::vector<distributed::NodeAnalysis>& nodes) {
 //                     joined [(worker, cpus, pool[, memory bytes])],
 //                     samples [(worker, sample bytes)])
 //   interrupt()  (makes a wait in progress, or the next, return now)
+//   forget(worker)  (the loop wrote the worker off)
 // A Python exception in any of them fails the queries of that moment (with its message); the
 // session goes on serving later ones.
 class PyBackend final : public distributed::ClusterBackend {
@@ -142,6 +144,13 @@ class PyBackend final : public distributed::ClusterBackend {
   void Interrupt() override {
     (void)Call([&] {
       object_.attr("interrupt")();
+      return Status::OK();
+    });
+  }
+
+  void Forget(const std::string& worker) override {
+    (void)Call([&] {
+      object_.attr("forget")(worker);
       return Status::OK();
     });
   }
@@ -218,19 +227,25 @@ class PyBackend final : public distributed::ClusterBackend {
   py::object object_;
 };
 
-// The Dask runner's cluster session: one thread driving every query of the runner over its
-// backend, with one scheduler (distributed::ClusterSession).
+// The Dask runner's cluster session: one thread driving every query of the runner, with one
+// scheduler (distributed::ClusterSession). Tasks go straight to the workers' Flight servers
+// once their addresses are known; the Python backend deploys workers and says who is there.
 class PySession {
  public:
-  explicit PySession(py::object backend) : backend_(std::move(backend)), session_(backend_) {}
-  ~PySession() {
-    py::gil_scoped_release release;  // its thread may be waiting to call the backend
-    session_.Close();
-  }
+  PySession(py::object backend, std::string token)
+      : backend_(std::move(backend)), tasks_(backend_, std::move(token)), session_(tasks_) {}
+  ~PySession() { Close(); }
   distributed::ClusterSession& session() { return session_; }
+  distributed::FlightTaskBackend& tasks() { return tasks_; }
+  void Close() {
+    py::gil_scoped_release release;  // its threads may be waiting to call the backend
+    session_.Close();
+    tasks_.Close();
+  }
 
  private:
   PyBackend backend_;
+  distributed::FlightTaskBackend tasks_;
   distributed::ClusterSession session_;
 };
 
@@ -379,7 +394,10 @@ void BindDistributed(py::module_& m) {
   // The runner's cluster session over `backend` (see PyBackend): queries from any thread run at
   // once on its one thread and scheduler, the older query's tasks placed first.
   py::class_<PySession>(m, "ClusterSession")
-      .def(py::init<py::object>(), py::arg("backend"))
+      .def(py::init<py::object, std::string>(), py::arg("backend"), py::arg("token"))
+      // Where a worker's Flight server listens: its tasks go there, not through its actor.
+      .def("set_address", [](PySession& s, const std::string& worker,
+                             const std::string& address) { s.tasks().SetAddress(worker, address); })
       .def(
           "add_worker",
           [](PySession& s, const std::string& id, double cpus, int64_t memory_bytes, double gpus) {
@@ -400,11 +418,7 @@ void BindDistributed(py::module_& m) {
             s.session().Cancel(query_id, why);
           },
           py::arg("query_id"), py::arg("why") = "cancelled")
-      .def("close",
-           [](PySession& s) {
-             py::gil_scoped_release release;
-             s.session().Close();
-           })
+      .def("close", &PySession::Close)
       // Runs the driver's query (made with session=this) to its end; returns the result
       // partitions as batches, in order (none without fetch_results). The GIL is released while
       // it waits; Ctrl-C cancels the query's tasks, then raises.

@@ -247,7 +247,7 @@ class DaskRunner:
         self._lock = threading.RLock()
         # One session for every query of this runner: one thread, one scheduler.
         self.backend = _DaskBackend(self)
-        self.session = _ext.ClusterSession(self.backend)
+        self.session = _ext.ClusterSession(self.backend, self.token)
         self._sync_workers()
 
     # --- workers --------------------------------------------------------------------------------
@@ -481,6 +481,7 @@ class DaskRunner:
                 futures.append(fut)
                 driver.add_worker(wid, 1.0, name)  # one task at a time: one UDF instance
                 self.backend.actors[wid] = actor
+                self.session.set_address(wid, actor.info().result().flight_address)
                 started.append(wid)
         return futures
 
@@ -527,7 +528,7 @@ class _DaskBackend:
     # --- what the runner tells it ---------------------------------------------------------------
     def add(self, w: _Worker) -> bool:
         """A new worker's actor, with the UDFs of the queries running registered; False when
-        it is gone again already."""
+        it is gone again already. Its tasks go to its Flight server."""
         try:
             for payload in list(self.udf_payloads.values()):
                 w.actor.register_udfs(payload).result(timeout=60)
@@ -535,11 +536,13 @@ class _DaskBackend:
             self._drop(w.id)
             return False
         self.actors[w.id] = w.actor
+        self.runner.session.set_address(w.id, w.flight_address)
         return True
 
     def forget(self, wid):
-        """The worker left the cluster (the runner noticed)."""
-        self._forget(wid)
+        """The worker left, or the session wrote it off (a call to it failed): if its Dask
+        worker lives on, a later refresh starts a new actor there, a new worker."""
+        self._drop(wid)
 
     def register_udfs(self, query_id, payload):
         """A query's plain UDFs, on every worker (and on those joining while it runs)."""

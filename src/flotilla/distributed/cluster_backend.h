@@ -52,6 +52,9 @@ class ClusterBackend {
   /// Makes a Wait in progress (or the next one) return at once: a session's loop has a new
   /// query or a cancel to act on. Called from other threads.
   virtual void Interrupt() {}
+  /// The loop wrote `worker` off (however it learnt of the loss): it gets no more tasks. A
+  /// backend whose worker in fact lives may bring it back later as a new worker.
+  virtual void Forget(const std::string& worker) {}
 };
 
 }  // namespace flotilla::distributed

@@ -132,7 +132,8 @@ TEST(ClusterSessionTest, TheOlderQuerysTasksArePlacedFirst) {
   // The younger query (2) arrives while the older (1) runs its first task; 1's other five are
   // queued then, and all go before any of 2's.
   auto older = cluster->Run(plan, OptionsFor(1, recorder), [&](int64_t results) {
-    if (results == 1) later = std::thread([&] { younger = cluster->Run(plan, OptionsFor(2, recorder)); });
+    if (results == 1)
+      later = std::thread([&] { younger = cluster->Run(plan, OptionsFor(2, recorder)); });
   });
   later.join();
   ASSERT_TRUE(older.ok()) << older.status().ToString();
@@ -157,7 +158,8 @@ TEST(ClusterSessionTest, AQueryIdRunningAlreadyIsRefused) {
   Result<exec::QueryResult> second = Status::Internal("not run");
   std::thread t;
   auto first = cluster->Run(plan, OptionsFor(7, recorder), [&](int64_t results) {
-    if (results == 1) t = std::thread([&] { second = cluster->Run(plan, OptionsFor(7, recorder)); });
+    if (results == 1)
+      t = std::thread([&] { second = cluster->Run(plan, OptionsFor(7, recorder)); });
   });
   t.join();
   ASSERT_TRUE(first.ok()) << first.status().ToString();

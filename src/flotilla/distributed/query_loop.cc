@@ -61,7 +61,7 @@ class Loop {
   // However the loss was learnt (the backend, a failed submit, a failed fetch, a driver that
   // could not read from it), it counts once, for every query.
   void LoseWorker(const std::string& worker) {
-    workers_.erase(worker);
+    if (workers_.erase(worker) > 0) backend_.Forget(worker);
     last_report_.erase(worker);
     for (auto& [id, run] : runs_) {
       for (auto it = run->running.begin(); it != run->running.end();) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "flotilla/common/logging.h"
+#include "flotilla/distributed/flight_task_backend.h"
 #include "flotilla/distributed/test_cluster.h"
 
 namespace flotilla::distributed {
@@ -86,7 +87,8 @@ class RecordingBackend final : public ClusterBackend {
     std::unique_lock lock(mutex_);
     const auto until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                           std::chrono::duration<double>(timeout_seconds));
-    cv_.wait_until(lock, until, [&] { return !events_.empty(); });
+    cv_.wait_until(lock, until, [&] { return !events_.empty() || interrupted_; });
+    interrupted_ = false;
     for (auto it = joins_.begin(); it != joins_.end();) {
       if (it->first > Clock::now()) {
         ++it;
@@ -97,6 +99,12 @@ class RecordingBackend final : public ClusterBackend {
       it = joins_.erase(it);
     }
     return std::exchange(events_, {});
+  }
+
+  void Interrupt() override {
+    std::lock_guard lock(mutex_);
+    interrupted_ = true;
+    cv_.notify_all();
   }
 
   std::vector<std::pair<int64_t, std::string>> submitted() {
@@ -139,6 +147,7 @@ class RecordingBackend final : public ClusterBackend {
   std::vector<std::string> sample_requests_;
   std::set<int64_t> reported_;
   BackendEvents events_;
+  bool interrupted_ = false;
   std::vector<std::thread> threads_;
 };
 
@@ -378,6 +387,57 @@ TEST(QueryLoopTest, AWorkerTheQueryWroteOffGetsNoMoreOfItsWorkWhenItComesBack) {
   ASSERT_TRUE(dispatches.ok());
   ASSERT_EQ(dispatches->size(), 1u);
   EXPECT_EQ((*dispatches)[0].worker, "c");
+}
+
+}  // namespace
+}  // namespace flotilla::distributed
+
+namespace flotilla::distributed {
+namespace {
+
+TEST(FlightTaskBackendTest, TasksGoToTheWorkersFlightServersAndAWorkerThatStopsAnsweringIsLost) {
+  // A sum of v * 3 over 8 partitions on workers a and b. Every task goes to a worker's Flight
+  // server, none through the inner backend; after the first result b stops serving, so its
+  // next call fails and the worker is lost: what it held runs again on a.
+  exec::BatchFunction triple = [](const std::vector<Array>& args) -> Result<Array> {
+    std::vector<std::optional<int64_t>> out;
+    for (int64_t i = 0; i < args[0].length(); ++i)
+      out.push_back(args[0].values<int64_t>()[i] * 3);
+    return flotilla::testing::I64(out);
+  };
+  RecordingBackend inner;
+  FlightTaskBackend backend(inner, kToken);
+  for (const char* id : {"a", "b"}) {
+    WorkerRuntime* w = inner.StartWorker(id);
+    w->RegisterUdf("triple", triple);
+    backend.SetAddress(id, w->address());
+  }
+  exec::PlanPtr udf = exec::MakeUdfProject(IdPartitions(8, 50), "triple", triple,
+                                           {expr::Column("v")}, {"v"}, "w", int64())
+                          .ValueOrDie();
+  exec::PlanPtr plan =
+      exec::MakeAggregate(udf, {}, {{"sum", {expr::Column("w")}, "s"}}).ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
+  DriverOptions options = RecordedTo(recorder);
+  options.min_shuffle_partitions = 2;
+  auto driver = QueryDriver::Make(plan, options).ValueOrDie();
+  for (const char* id : {"a", "b"})
+    ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
+  QueryLoopOptions o;
+  o.token = kToken;
+  int results = 0;
+  o.on_result = [&](int64_t) {
+    if (++results == 1) inner.worker("b").Stop();
+  };
+  auto r = RunQuery(*driver, backend, o);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const int64_t sum = 3 * (400 * 399 / 2);
+  EXPECT_EQ(ToBatch(*r).column(0).values<int64_t>()[0], sum);
+  EXPECT_TRUE(inner.submitted().empty()) << "no task went through the inner backend";
+  int left = 0;
+  for (const TaskEvent& e : recorder->events)
+    left += e.kind == TaskEventKind::kWorkerLeft && e.worker == "b";
+  EXPECT_EQ(left, 1) << "b was lost once its call failed";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 
@@ -141,7 +142,23 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions option
                         }
                         return out;
                       },
-                      [store](const std::string& prefix) { return store->List(prefix); }));
+                      [store](const std::string& prefix) { return store->List(prefix); },
+                      [self = w.get()](const std::string& type,
+                                       const std::string& body) -> Result<std::string> {
+                        // The driver's calls, straight to the worker (no Dask actor call).
+                        if (type == "run_task") return self->RunTask(body);
+                        if (type == "cancel_task") {
+                          int64_t task = 0;
+                          auto [end, error] =
+                              std::from_chars(body.data(), body.data() + body.size(), task);
+                          if (error != std::errc() || end != body.data() + body.size()) {
+                            return Status::Invalid("cancel_task: not a task id: " + body);
+                          }
+                          self->CancelTask(task);
+                          return std::string();
+                        }
+                        return Status::KeyError("no action '" + type + "'");
+                      }));
   w->address_ = w->flight_->address();
   w->id_ = options.id.empty() ? w->address_ : options.id;
   return w;

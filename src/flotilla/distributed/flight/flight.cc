@@ -81,11 +81,28 @@ Result<std::string> EncapsulatedSchema(const SchemaPtr& schema) {
 class Service final : public fl::FlightService::Service {
  public:
   Service(std::string token, FlightServer::Lookup lookup, FlightServer::List list,
-          std::shared_ptr<const std::string> location)
+          FlightServer::Act act, std::shared_ptr<const std::string> location)
       : bearer_(BearerOf(token)),
         lookup_(std::move(lookup)),
         list_(std::move(list)),
+        act_(std::move(act)),
         location_(std::move(location)) {}
+
+  grpc::Status DoAction(grpc::ServerContext* context, const fl::Action* action,
+                        grpc::ServerWriter<fl::Result>* writer) override {
+    if (!Authorized(context)) return Refused();
+    if (act_ == nullptr) return {grpc::StatusCode::NOT_FOUND, "this server has no actions"};
+    Result<std::string> done = act_(action->type(), action->body());
+    if (!done.ok()) {
+      return {done.status().code() == StatusCode::kKeyError ? grpc::StatusCode::NOT_FOUND
+                                                            : grpc::StatusCode::INVALID_ARGUMENT,
+              done.status().message()};
+    }
+    fl::Result result;
+    result.set_body(done.MoveValueUnsafe());
+    writer->Write(result);
+    return grpc::Status::OK;
+  }
 
   grpc::Status ListFlights(grpc::ServerContext* context, const fl::Criteria* criteria,
                            grpc::ServerWriter<fl::FlightInfo>* writer) override {
@@ -152,6 +169,7 @@ class Service final : public fl::FlightService::Service {
   std::string bearer_;
   FlightServer::Lookup lookup_;
   FlightServer::List list_;
+  FlightServer::Act act_;
   std::shared_ptr<const std::string> location_;  // grpc+tcp://host:port, once bound
 };
 
@@ -215,7 +233,7 @@ FlightServer::~FlightServer() {
 
 Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& host, int port,
                                                           std::string token, Lookup lookup,
-                                                          List list) {
+                                                          List list, Act act) {
   if (token.empty()) return Status::Invalid("flight server: the cluster token must not be empty");
   auto impl = std::make_unique<Impl>();
   // The service is registered before the port is known; it reads its location when called.
@@ -233,8 +251,8 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& hos
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
                              kKeepAliveMs / 2);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
-  impl->service =
-      std::make_unique<Service>(std::move(token), std::move(lookup), std::move(list), location);
+  impl->service = std::make_unique<Service>(std::move(token), std::move(lookup), std::move(list),
+                                            std::move(act), location);
   builder.RegisterService(impl->service.get());
   impl->server = builder.BuildAndStart();
   if (impl->server == nullptr || bound == 0) {
@@ -431,6 +449,44 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
 }
 
 }  // namespace
+
+Result<std::string> FlightAction(const std::string& address, const std::string& token,
+                                 const std::string& type, const std::string& body) {
+  const std::string what = "flight DoAction '" + type + "' on " + address;
+  int wait_ms = kRetryBackoffMs;
+  for (int attempt = 1;; ++attempt) {
+    std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
+    auto stub = fl::FlightService::NewStub(channel);
+    grpc::ClientContext context;
+    context.AddMetadata(kAuthHeader, BearerOf(token));
+    fl::Action action;
+    action.set_type(type);
+    action.set_body(body);
+    std::unique_ptr<grpc::ClientReader<fl::Result>> call = stub->DoAction(&context, action);
+    fl::Result result;
+    std::string out;
+    bool got = false;
+    while (call->Read(&result)) {
+      if (!got) out = std::move(*result.mutable_body());
+      got = true;
+    }
+    grpc::Status status = call->Finish();
+    if (status.ok()) {
+      if (!got) return Status::Invalid(what + ": no result");
+      return out;
+    }
+    Status failed = FromGrpc(status, what);
+    if (failed.code() != StatusCode::kIOError) return failed;
+    ForgetChannel(address, channel);
+    // Only a connection never made is safe to try again: a call that reached the server may
+    // have started the action.
+    const bool never_connected =
+        status.error_message().find("Connection refused") != std::string::npos ||
+        status.error_message().find("failed to connect") != std::string::npos;
+    if (!never_connected || attempt >= 2) return failed;
+    std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
+  }
+}
 
 Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& token,

@@ -6,7 +6,9 @@
 // it belongs to, so a ticket naming several partitions is read back as several. A partition
 // read from disk is sent as the messages it is stored as (no decoding, no re-encoding). The
 // client decodes messages as they arrive, so a fetch holds one message beyond the batches read.
-// ListFlights(prefix) lists stored partitions. Every call must carry the cluster's token as gRPC
+// ListFlights(prefix) lists stored partitions. DoAction(type, body) runs one of the server's
+// actions and returns its one result (a worker runs tasks so: the control plane's fast path).
+// Every call must carry the cluster's token as gRPC
 // metadata "authorization: Bearer <token>"; calls without it, or with another, are refused
 // (UNAUTHENTICATED) before anything is read. gRPC headers stay inside flight.cc.
 #include <cstdint>
@@ -26,12 +28,16 @@ class FlightServer {
   using Lookup = std::function<Result<std::vector<ServedPartition>>(const std::string& ticket)>;
   /// The partitions whose ticket starts with a prefix (ListFlights).
   using List = std::function<std::vector<ListedPartition>(const std::string& prefix)>;
+  /// Runs an action (DoAction): its result's bytes, or an error sent to the caller (NOT_FOUND
+  /// for an unknown type, INVALID_ARGUMENT otherwise).
+  using Act = std::function<Result<std::string>(const std::string& type, const std::string& body)>;
 
   /// Listens on `host`:`port` (0: any free port) and serves `lookup`'s partitions to callers
-  /// presenting `token` (which must not be empty). Without `list`, ListFlights lists nothing.
+  /// presenting `token` (which must not be empty). Without `list`, ListFlights lists nothing;
+  /// without `act`, DoAction knows no action.
   static Result<std::unique_ptr<FlightServer>> Start(const std::string& host, int port,
                                                      std::string token, Lookup lookup,
-                                                     List list = nullptr);
+                                                     List list = nullptr, Act act = nullptr);
   /// Stops accepting calls and waits for the running ones.
   ~FlightServer();
 
@@ -53,6 +59,11 @@ class FlightServer {
 /// the server's own message otherwise (unknown ticket, refused token).
 Result<StoredPartition> FlightGet(const std::string& address, const std::string& token,
                                   const std::string& ticket);
+/// DoAction on the server at `address`: the action's result. IOError naming the address when
+/// the server cannot be reached or the call breaks (tried again only while nothing listens:
+/// the action never started); the server's own message otherwise.
+Result<std::string> FlightAction(const std::string& address, const std::string& token,
+                                 const std::string& type, const std::string& body);
 /// DoGet of a ticket naming `count` partitions: each one's batches.
 Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& token,

@@ -226,6 +226,39 @@ TEST(FlightTest, AFrozenServerFailsTheFetchInsteadOfHangingIt) {
               got.status().ToString().c_str());
 }
 
+TEST(FlightTest, ActionsRunWithTheTokenAndUnknownOnesAreNamed) {
+  auto server = FlightServer::Start(
+      "127.0.0.1", 0, "secret", [](const std::string&) { return Status::KeyError("none"); },
+      nullptr,
+      [](const std::string& type, const std::string& body) -> Result<std::string> {
+        if (type == "echo") return "echo:" + body;
+        if (type == "fail") return Status::Invalid("it failed: " + body);
+        return Status::KeyError("no action '" + type + "'");
+      });
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  const std::string address = (*server)->address();
+  Result<std::string> echoed = FlightAction(address, "secret", "echo", std::string("a\0b", 3));
+  ASSERT_TRUE(echoed.ok()) << echoed.status().ToString();
+  EXPECT_EQ(*echoed, std::string("echo:a\0b", 8));
+  Result<std::string> unknown = FlightAction(address, "secret", "nope", "");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.status().code(), StatusCode::kKeyError);
+  EXPECT_NE(unknown.status().message().find("no action 'nope'"), std::string::npos);
+  Result<std::string> failed = FlightAction(address, "secret", "fail", "x");
+  ASSERT_FALSE(failed.ok());
+  EXPECT_NE(failed.status().message().find("it failed: x"), std::string::npos);
+  Result<std::string> refused = FlightAction(address, "wrong", "echo", "x");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("does not carry this cluster's token"),
+            std::string::npos)
+      << refused.status().ToString();
+  // A server without actions says so.
+  auto plain = Serve("secret");
+  Result<std::string> none = FlightAction(plain->address(), "secret", "echo", "x");
+  ASSERT_FALSE(none.ok());
+  EXPECT_EQ(none.status().code(), StatusCode::kKeyError);
+}
+
 TEST(FlightTest, AnEmptyTokenIsRefusedAtStart) {
   auto server = FlightServer::Start("127.0.0.1", 0, "", nullptr);
   EXPECT_FALSE(server.ok());

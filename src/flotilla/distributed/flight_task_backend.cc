@@ -1,0 +1,136 @@
+#include "flotilla/distributed/flight_task_backend.h"
+
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include "flotilla/common/logging.h"
+#include "flotilla/distributed/flight/flight.h"
+
+namespace flotilla::distributed {
+
+struct FlightTaskBackend::State {
+  std::string token;
+  std::mutex mutex;
+  std::condition_variable idle;
+  std::map<std::string, std::string> addresses;  // worker -> its Flight server
+  std::map<int64_t, std::string> in_flight;      // task -> the address running it
+  int calls = 0;                                 // threads not returned yet
+  std::vector<BackendEvents::Finished> finished;
+  std::vector<std::string> lost;
+  bool closed = false;
+};
+
+FlightTaskBackend::FlightTaskBackend(ClusterBackend& inner, std::string token)
+    : inner_(inner), state_(std::make_shared<State>()) {
+  state_->token = std::move(token);
+}
+
+FlightTaskBackend::~FlightTaskBackend() {
+  Close();
+}
+
+void FlightTaskBackend::SetAddress(const std::string& worker, const std::string& address) {
+  std::lock_guard lock(state_->mutex);
+  state_->addresses[worker] = address;
+}
+
+void FlightTaskBackend::Close() {
+  std::map<int64_t, std::string> running;
+  {
+    std::lock_guard lock(state_->mutex);
+    if (state_->closed) return;
+    state_->closed = true;
+    running = state_->in_flight;
+  }
+  for (const auto& [task, address] : running)
+    (void)FlightAction(address, state_->token, "cancel_task", std::to_string(task));
+  std::unique_lock lock(state_->mutex);
+  state_->idle.wait(lock, [&] { return state_->calls == 0; });
+}
+
+Status FlightTaskBackend::Submit(const std::string& worker, int64_t task_id, std::string bytes) {
+  std::string address;
+  {
+    std::lock_guard lock(state_->mutex);
+    auto it = state_->addresses.find(worker);
+    if (it == state_->addresses.end()) return inner_.Submit(worker, task_id, std::move(bytes));
+    if (state_->closed) return Status::Cancelled("the task backend closed");
+    address = it->second;
+    state_->in_flight[task_id] = address;
+    state_->calls += 1;
+  }
+  // A thread per task in flight: at most the cluster's task slots, each blocked in its call.
+  std::thread([state = state_, inner = &inner_, worker, address, task_id, b = std::move(bytes)] {
+    Result<std::string> result = FlightAction(address, state->token, "run_task", b);
+    {
+      std::lock_guard lock(state->mutex);
+      state->in_flight.erase(task_id);
+      if (result.ok()) {
+        state->finished.push_back({task_id, worker, result.MoveValueUnsafe()});
+      } else {
+        // The worker could not take or finish the call: as good as gone (the worker's own
+        // failures come back inside a result).
+        log::Warn("task {} on worker {}: {}", task_id, worker, result.status().ToString());
+        state->lost.push_back(worker);
+      }
+    }
+    // Not under the lock: the inner backend may take locks of its own (Python's GIL) that a
+    // caller of SetAddress holds.
+    inner->Interrupt();
+    std::lock_guard lock(state->mutex);
+    state->calls -= 1;
+    state->idle.notify_all();
+  }).detach();
+  return Status::OK();
+}
+
+void FlightTaskBackend::Cancel(const std::string& worker, int64_t task_id) {
+  std::string address;
+  {
+    std::lock_guard lock(state_->mutex);
+    auto it = state_->in_flight.find(task_id);
+    if (it == state_->in_flight.end()) {
+      if (state_->addresses.count(worker) == 0) inner_.Cancel(worker, task_id);
+      return;
+    }
+    address = it->second;
+    state_->calls += 1;
+  }
+  // Not waited for: the loop goes on while the worker stops the task.
+  std::thread([state = state_, address, task_id] {
+    (void)FlightAction(address, state->token, "cancel_task", std::to_string(task_id));
+    std::lock_guard lock(state->mutex);
+    state->calls -= 1;
+    state->idle.notify_all();
+  }).detach();
+}
+
+Result<BackendEvents> FlightTaskBackend::Wait(double timeout_seconds) {
+  bool ready = false;
+  {
+    std::lock_guard lock(state_->mutex);
+    ready = !state_->finished.empty() || !state_->lost.empty();
+  }
+  // A call returning from now on interrupts the inner wait.
+  FLOTILLA_ASSIGN_OR_RETURN(BackendEvents events, inner_.Wait(ready ? 0 : timeout_seconds));
+  std::lock_guard lock(state_->mutex);
+  for (BackendEvents::Finished& f : state_->finished)
+    events.finished.push_back(std::move(f));
+  state_->finished.clear();
+  for (std::string& w : state_->lost)
+    events.lost.push_back(std::move(w));
+  state_->lost.clear();
+  return events;
+}
+
+void FlightTaskBackend::Forget(const std::string& worker) {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->addresses.erase(worker);
+  }
+  inner_.Forget(worker);
+}
+
+}  // namespace flotilla::distributed
