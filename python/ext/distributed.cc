@@ -15,6 +15,7 @@
 #include "flotilla/distributed/local_query_events.h"
 #include "flotilla/distributed/query_loop.h"
 #include "flotilla/distributed/worker_runtime.h"
+#include "flotilla/io/parquet/reader_cache.h"
 #include "flotilla/sql/parser.h"
 
 namespace flotilla::python {
@@ -320,6 +321,10 @@ void BindDistributed(py::module_& m) {
         d["spills"] = s.spills;
         d["flight_calls"] = w.flight_calls_served();
         d["flight_bytes"] = w.flight_bytes_served();
+        // The worker process's Parquet footers: read (misses) and reused (hits).
+        const io::parquet::FooterCacheStats footers = io::parquet::FooterCacheCounts();
+        d["footers_read"] = footers.misses;
+        d["footers_reused"] = footers.hits;
         return d;
       });
 
@@ -331,8 +336,10 @@ void BindDistributed(py::module_& m) {
                        int64_t scan_max, int min_source_tasks, int64_t broadcast_join_bytes,
                        int64_t broadcast_max_bytes, int64_t gather_sort_rows,
                        const std::string& shuffle_algorithm, const std::string& shuffle_compression,
-                       std::vector<py::function> subscribers, PySession* session) {
+                       std::vector<py::function> subscribers, PySession* session, double task_cpus,
+                       int64_t task_memory_bytes) {
              distributed::DriverOptions o;
+             o.task_request = {task_cpus, 0, task_memory_bytes};
              if (session != nullptr) o.scheduler = session->session().scheduler();
              o.query_id = query_id;
              o.progress = progress;
@@ -366,7 +373,8 @@ void BindDistributed(py::module_& m) {
            py::arg("gather_sort_rows") = distributed::DistributedPlanOptions{}.gather_sort_rows,
            py::arg("shuffle_algorithm") = distributed::DriverOptions{}.shuffle_algorithm,
            py::arg("shuffle_compression") = distributed::DriverOptions{}.shuffle_compression,
-           py::arg("subscribers") = std::vector<py::function>{}, py::arg("session") = py::none())
+           py::arg("subscribers") = std::vector<py::function>{}, py::arg("session") = py::none(),
+           py::arg("task_cpus") = 1.0, py::arg("task_memory_bytes") = 0)
       .def("pools", &distributed::QueryDriver::pools)
       .def("add_worker",
            [](distributed::QueryDriver& q, const std::string& id, double cpus,

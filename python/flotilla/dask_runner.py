@@ -169,6 +169,11 @@ class _Worker(NamedTuple):
     memory_bytes: int
 
 
+def _memory_capacity(w: _Worker) -> int:
+    """The memory a worker offers the scheduler: its Dask memory limit, or (none) any amount."""
+    return w.memory_bytes or (1 << 62)
+
+
 class _WriteTarget(NamedTuple):
     """Where and how a query's result is written, in place of being returned."""
 
@@ -187,9 +192,13 @@ class DaskRunner:
                  gather_sort_rows: int | None = None, shuffle_algorithm: str | None = None,
                  shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
                  memory_limit: str | None = None, trace: str | None = None,
-                 dashboard=None, log_dir: str | None = None):
+                 dashboard=None, log_dir: str | None = None, task_cpus: float = 1,
+                 task_memory_bytes: int = 0):
         from distributed import Client
 
+        if task_cpus <= 0 or task_memory_bytes < 0:
+            raise ValueError(f"task_cpus must be positive and task_memory_bytes not negative, "
+                             f"got {task_cpus} and {task_memory_bytes}")
         self.cluster = None
         self.client = None
         self.dashboard = None  # started at the first query
@@ -233,6 +242,10 @@ class DaskRunner:
         self.shuffle_compression = shuffle_compression
         # Task outputs a worker keeps in memory before spilling the oldest (None: 2 GiB).
         self.store_memory_bytes = store_memory_bytes or _env_int("FLOTILLA_STORE_MEMORY_BYTES")
+        # What each task asks of a worker: a worker (offering its threads as cpus and its memory
+        # limit) runs as many tasks at once as fit.
+        self.task_cpus = float(task_cpus)
+        self.task_memory_bytes = int(task_memory_bytes)
         self.subscribers = []  # callables receiving every task event as a dict
         # Each query's log lines, from every worker, in DIR/query-<id>.log.
         log_dir = log_dir or os.environ.get("FLOTILLA_LOG_DIR")
@@ -245,23 +258,29 @@ class DaskRunner:
         self._dropped = {}  # Dask worker address -> when its calls failed
         # The workers change from the session's thread (its backend's wait) and the callers'.
         self._lock = threading.RLock()
+        self._refresh_lock = threading.Lock()
         # One session for every query of this runner: one thread, one scheduler.
         self.backend = _DaskBackend(self)
         self.session = _ext.ClusterSession(self.backend, self.token)
         self._sync_workers()
+        self.backend.start()
 
     # --- workers --------------------------------------------------------------------------------
     def _refresh_workers(self):
         """Starts an actor on every Dask worker that has none; forgets departed workers.
         Returns (added workers, removed worker ids)."""
-        with self._lock:
+        # One refresh at a time; the workers' table is locked only to read and change it, not
+        # while an actor starts (the session's thread may need it meanwhile).
+        with self._refresh_lock:
             live = set(self.client.scheduler_info()["workers"])
-            removed = [self.workers.pop(a).id for a in list(self.workers) if a not in live]
-            added = []
             now = time.monotonic()
-            for address in sorted(live - set(self.workers)):
-                if now - self._dropped.get(address, -1e9) < 30:
-                    continue  # its calls failed moments ago; the scheduler has not noticed yet
+            with self._lock:
+                removed = [self.workers.pop(a).id for a in list(self.workers) if a not in live]
+                # (A worker whose calls failed moments ago: the scheduler has not noticed yet.)
+                new = [a for a in sorted(live - set(self.workers))
+                       if now - self._dropped.get(a, -1e9) >= 30]
+            added = []
+            for address in new:
                 worker_id = f"dask-{address.rsplit(':', 1)[-1]}-{secrets.token_hex(2)}"
                 try:
                     actor = self.client.submit(_FlotillaWorker, self.token, worker_id, None,
@@ -270,11 +289,13 @@ class DaskRunner:
                                                pure=False).result(timeout=60)
                     info = actor.info().result(timeout=60)
                 except Exception:  # noqa: BLE001 - a worker that cannot host an actor is left out
-                    self._dropped[address] = time.monotonic()
+                    with self._lock:
+                        self._dropped[address] = time.monotonic()
                     continue
                 w = _Worker(actor, info.id, info.flight_address, info.pid, info.cpus,
                             info.memory_bytes)
-                self.workers[address] = w
+                with self._lock:
+                    self.workers[address] = w
                 added.append(w)
             return added, removed
 
@@ -287,12 +308,31 @@ class DaskRunner:
             self.session.remove_worker(wid)
         for w in added:
             if self.backend.add(w):
-                self.session.add_worker(w.id, float(w.cpus), w.memory_bytes)
+                self.session.add_worker(w.id, float(w.cpus), _memory_capacity(w))
 
     def _slots(self) -> int:
         """Tasks the cluster runs at once."""
         with self._lock:
-            return max(1, sum(w.cpus for w in self.workers.values()))
+            return max(1, sum(int(w.cpus // self.task_cpus) for w in self.workers.values()))
+
+    def instances_for(self, resources: dict) -> int:
+        """How many instances of a class UDF asking for `resources` (num_cpus, default 1;
+        num_gpus; memory_bytes) the cluster's workers hold at once, each worker counted by what
+        it offers: its threads, its Dask GPU resources, its memory limit."""
+        cpus = resources.get("num_cpus") or 1
+        gpus = resources.get("num_gpus") or 0
+        memory = resources.get("memory_bytes") or 0
+        offered = self.client.scheduler_info()["workers"]
+        total = 0
+        with self._lock:
+            for address, w in self.workers.items():
+                fit = int(w.cpus // cpus)
+                if gpus:
+                    fit = min(fit, int(offered.get(address, {}).get("resources", {}).get("GPU", 0) // gpus))
+                if memory and w.memory_bytes:
+                    fit = min(fit, int(w.memory_bytes // memory))
+                total += fit
+        return max(1, total)
 
     def cancel(self, query_id: int) -> None:
         """Stops the query `query_id` (running from another thread): its tasks only; its call
@@ -334,6 +374,7 @@ class DaskRunner:
         session = getattr(self, "session", None)
         if session is not None:
             session.close()  # what still runs is cancelled first
+            self.backend.stop()
         if self.dashboard is not None:
             self.dashboard.close()
             self.dashboard = None
@@ -427,6 +468,14 @@ class DaskRunner:
                       partition_by=list(write.partition_by), compression=write.compression)
         self._sync_workers()
         with self._lock:
+            offered = [(w.cpus, w.memory_bytes) for w in self.workers.values()]
+        if offered and not any(c >= self.task_cpus and (not self.task_memory_bytes or not m or
+                                                        m >= self.task_memory_bytes)
+                               for c, m in offered):
+            raise ValueError(f"no worker can run a task of task_cpus={self.task_cpus} and "
+                             f"task_memory_bytes={self.task_memory_bytes}: the workers offer "
+                             f"(threads, memory bytes) {offered}")
+        with self._lock:
             if self._dashboard_address is not None and self.dashboard is None:
                 self.dashboard = _dashboard.Dashboard(*self._dashboard_address)
                 print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr, flush=True)
@@ -436,7 +485,8 @@ class DaskRunner:
             kw["subscribers"].append(self.query_logs)
         # Every task slot of the cluster has a source task at least.
         driver = _ext.QueryDriver(df, query_id, min_source_tasks=self._slots(),
-                                  session=self.session, **kw)
+                                  session=self.session, task_cpus=self.task_cpus,
+                                  task_memory_bytes=self.task_memory_bytes, **kw)
         plain = []
         pools = {}
         for u in udfs:
@@ -519,7 +569,12 @@ class _DaskBackend:
         self.pending: dict[int, _Pending] = {}  # by task id
         self.samples = {}  # worker id -> the future of its resource sample
         self.lost = []  # found gone since the last wait
-        self.last_check = time.monotonic()
+        self.joined = []  # (id, cpus, pool, memory) found since the last wait
+        self.changes = threading.Lock()  # lost and joined: the watcher's thread appends
+        # The cluster's workers are looked at every half second by a thread of their own: a
+        # new worker's actor takes a while to start, and the session's loop does not wait for it.
+        self.stopped = threading.Event()
+        self.watcher = threading.Thread(target=self._watch, name="flotilla-workers", daemon=True)
         # Set on the client's event loop when a task's call returns (and by interrupt): wait
         # sleeps until then instead of polling (the driver shares the machine with the workers).
         self.ready = threading.Event()
@@ -647,17 +702,17 @@ class _DaskBackend:
                     # re-queued elsewhere and what it held is recomputed. If it is in fact alive,
                     # a later refresh starts a new actor on it.
                     self._drop(task.worker)
-            joined = []
             now = time.monotonic()
-            if now - self.last_check > 0.5:
-                self.last_check = now
-                joined = self._refresh()
-            if finished or self.lost or joined or self.interrupted or now >= deadline:
+            with self.changes:
+                changed = bool(self.lost or self.joined)
+            if finished or changed or self.interrupted or now >= deadline:
                 self.interrupted = False
-                lost, self.lost = self.lost, []
+                with self.changes:
+                    lost, self.lost = self.lost, []
+                    joined, self.joined = self.joined, []
                 return finished, lost, joined, self._take_samples()
-            # Until a call returns, or the next look at the scheduler's workers.
-            self.ready.wait(max(0.0, min(deadline, self.last_check + 0.5) - now))
+            # Until a call returns, the watcher finds a change, or the session has news.
+            self.ready.wait(max(0.0, deadline - now))
 
     def _drop(self, wid):
         runner = self.runner
@@ -670,14 +725,32 @@ class _DaskBackend:
 
     def _forget(self, wid):
         if self.actors.pop(wid, None) is not None:
-            self.lost.append(wid)
+            with self.changes:
+                self.lost.append(wid)
         for task_id, task in list(self.pending.items()):
             if task.worker == wid:
                 del self.pending[task_id]
 
-    def _refresh(self):
-        """Workers that left are lost; new ones join (with the running queries' UDFs)."""
-        added, removed = self.runner._refresh_workers()
-        for wid in removed:
-            self._forget(wid)
-        return [(w.id, float(w.cpus), "", w.memory_bytes) for w in added if self.add(w)]
+    def _watch(self):
+        """Every half second: workers that left are lost; new ones join (with the running
+        queries' UDFs). The session's wait is woken for either."""
+        while not self.stopped.wait(0.5):
+            try:
+                added, removed = self.runner._refresh_workers()
+            except Exception:  # noqa: BLE001 - the client is closing, or the scheduler is away
+                continue
+            for wid in removed:
+                self._forget(wid)
+            joined = [(w.id, float(w.cpus), "", _memory_capacity(w)) for w in added if self.add(w)]
+            with self.changes:
+                self.joined.extend(joined)
+            if removed or joined:
+                self.ready.set()
+
+    def start(self):
+        self.watcher.start()
+
+    def stop(self):
+        self.stopped.set()
+        if self.watcher.is_alive():
+            self.watcher.join()

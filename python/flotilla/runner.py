@@ -37,6 +37,14 @@ class LocalRunner:
     def _observed(self) -> bool:
         return bool(self.subscribers or self.event_log or self.trace)
 
+    def instances_for(self, resources: dict) -> int:
+        """How many instances of a class UDF asking for `resources` (num_cpus, default 1) this
+        process holds at once: its cores divided by the request. (Its GPUs are not known: a
+        request for GPUs gets one instance.)"""
+        if resources.get("num_gpus"):
+            return 1
+        return max(1, int((os.cpu_count() or 1) // (resources.get("num_cpus") or 1)))
+
     def _run_with_events(self, df) -> list:
         from . import _flotilla as _ext
         return _ext.run_local_with_events(df, next(query_ids), self.event_log, self.trace,

@@ -414,6 +414,14 @@ class _Method:
 method = _Method()
 
 
+def _auto_concurrency(resources: dict) -> int:
+    """Instances for a class UDF given no concurrency: what the current runner (the local
+    process, or the Dask cluster's workers) holds at once at the UDF's resource request."""
+    from . import runner
+
+    return runner.current().instances_for(resources)
+
+
 def cls(c=None, *, concurrency: int | None = None, return_dtype=None, batch: bool = False,
         method: str = "__call__", num_cpus: float | None = None, num_gpus: float | None = None,
         memory_bytes: int | None = None, max_concurrency: int | None = None,
@@ -421,15 +429,16 @@ def cls(c=None, *, concurrency: int | None = None, return_dtype=None, batch: boo
         max_retries: int | None = None, on_error: str | None = None,
         name_override: str | None = None, batch_size: int | None = None):
     """Decorator: a stateful class UDF run by a pool of `concurrency` (Daft: max_concurrency)
-    instances, created when the query starts; ``instance(col)`` calls __call__ and
+    instances, created when the query starts (not given: as many as the current runner's
+    resources hold at the request below, chosen when the UDF is applied); ``instance(col)`` calls __call__ and
     ``instance.other(col)`` any other method (@method sets a method's return type or makes it
     a batch method). Called on plain values instead of Expressions, a method runs at once.
 
     num_cpus / num_gpus / memory_bytes (Daft: cpus / gpus) are each instance's resource request:
     the local runner records them (`Handle.resources`), the distributed runner places instances
     by them."""
-    size = concurrency if concurrency is not None else max_concurrency if max_concurrency is not None else 1
-    if size < 1:
+    size = concurrency if concurrency is not None else max_concurrency
+    if size is not None and size < 1:
         raise ValueError("concurrency must be at least 1")
     if on_error not in (None, "raise"):
         raise NotImplementedError(f"on_error={on_error!r} is not supported yet; errors fail the query")
@@ -453,10 +462,12 @@ def cls(c=None, *, concurrency: int | None = None, return_dtype=None, batch: boo
             given = marked.return_dtype if marked is not None and marked.return_dtype is not None \
                 else (return_dtype if method_name == default_method else None)
             dtype = _return_dtype(target, given)
-            pool = _ActorPool(klass, handle._args, handle._kwargs, size, method_name)
+            # No concurrency given: as many instances as the current runner holds at once.
+            n = size if size is not None else _auto_concurrency(Handle.resources)
+            pool = _ActorPool(klass, handle._args, handle._kwargs, n, method_name)
             pool.resources = Handle.resources  # the distributed runner places by them
             name = label if method_name == default_method else f"{label}.{method_name}"
-            return _Udf(None, name, is_batch, dtype, size, pool,
+            return _Udf(None, name, is_batch, dtype, n, pool,
                         marked.batch_size if marked is not None and marked.batch_size else batch_size)
 
         class Handle:

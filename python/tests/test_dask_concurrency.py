@@ -2,6 +2,7 @@
 scheduler; one failing or cancelled stops only its own tasks; a worker runs as many tasks at once
 as it has threads."""
 
+import os
 import threading
 import time
 
@@ -17,11 +18,11 @@ pytest.importorskip("distributed")
 
 @pytest.fixture(scope="module")
 def runner():
-    from flotilla.dask_runner import DaskRunner
-
-    r = DaskRunner(n_workers=2, threads_per_worker=2, progress=False, dashboard=False)
+    # The current runner: class UDFs without a concurrency are sized by it.
+    r = flotilla.set_runner_dask(n_workers=2, threads_per_worker=2, progress=False,
+                                 dashboard=False)
     yield r
-    r.close()
+    flotilla.set_runner_local()
 
 
 def rows(runner, df):
@@ -150,3 +151,97 @@ def test_a_worker_runs_as_many_tasks_at_once_as_it_has_threads(runner):
                       if o["scheduled"][1] == worker and o["scheduled"][0] <= start < o["completed"][0])
         most[worker] = max(most.get(worker, 0), at_once)
     assert sorted(most.values()) == [2, 2], most  # 2 threads each: 2 at once, never more
+
+
+def test_a_class_udf_without_concurrency_gets_what_the_cluster_holds(runner):
+    @flotilla.cls(return_dtype="string")
+    class WhoAmI:
+        def __init__(self):
+            self.me = f"{os.getpid()}:{id(self)}"
+
+        def __call__(self, x):
+            time.sleep(0.01)
+            return self.me
+
+    @flotilla.cls(return_dtype="string", num_cpus=2)
+    class Big:
+        def __init__(self):
+            self.me = f"{os.getpid()}:{id(self)}"
+
+        def __call__(self, x):
+            time.sleep(0.01)
+            return self.me
+
+    base = flotilla.from_pydict({"v": list(range(64))}).into_partitions(16)
+    # 2 workers of 2 threads: 4 instances of 1 cpu, 2 of 2 cpus.
+    for udf, want in [(WhoAmI(), 4), (Big(), 2)]:
+        df = base.select(udf(col("v")).alias("who"))
+        assert f"{want} actors of" in df.explain(), df.explain()
+        who = set(rows(runner, df)["who"])
+        assert len(who) == want, who
+    # The local runner: its cores.
+    assert LocalRunner().instances_for({}) == (os.cpu_count() or 1)
+    assert LocalRunner().instances_for({"num_cpus": 64}) == 1
+
+
+def test_a_worker_reads_each_files_footer_once(runner, tpch_directory):
+    # lineitem: 3 files of 8 row groups; a task per row group (24), over 2 workers.
+    def footers():
+        stats = runner.worker_stats().values()
+        return sum(s["footers_read"] for s in stats), sum(s["footers_reused"] for s in stats)
+
+    df = flotilla.read_parquet(str(tpch_directory / "lineitem")).where(col("l_quantity") > 10) \
+        .select(col("l_orderkey"))
+    events = []
+    runner.subscribe(events.append)
+    runner.scan_task_min_bytes = 1
+    try:
+        read, reused = footers()
+        assert len(rows(runner, df)["l_orderkey"]) == len(local(df)["l_orderkey"])
+        read_once, reused_once = footers()
+        rows(runner, df)  # the same files again
+        read_twice, reused_twice = footers()
+    finally:
+        runner.scan_task_min_bytes = None
+        runner.subscribers.remove(events.append)
+    scans = [e for e in events if e["event"] == "completed" and "Scan" in e.get("node_name", "")]
+    assert len(scans) == 2 * 24, len(scans)
+    # At most each file once per worker, then never again while the files stay the same.
+    assert read_once - read <= 2 * 3
+    assert reused_once - reused >= 24 - 2 * 3
+    assert read_twice == read_once
+    assert reused_twice - reused_once >= 24
+
+
+def test_tasks_asking_for_more_cpus_run_fewer_at_once():
+    from flotilla.dask_runner import DaskRunner
+
+    with pytest.raises(ValueError, match="task_cpus must be positive"):
+        DaskRunner(n_workers=1, task_cpus=0)
+    # One worker of 2 threads; each task asks for both.
+    r = DaskRunner(n_workers=1, threads_per_worker=2, task_cpus=2, progress=False,
+                   dashboard=False)
+    try:
+        @flotilla.func(return_dtype="int64")
+        def slow(x):
+            time.sleep(0.02)
+            return x
+
+        df = flotilla.from_pydict({"v": list(range(40))}).into_partitions(6) \
+            .select(slow(col("v")).alias("w"))
+        events = []
+        r.subscribe(events.append)
+        assert sorted(rows(r, df)["w"]) == list(range(40))
+        spans = {}
+        for e in events:
+            if "UdfProject" in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
+                spans.setdefault(e["task"], {})[e["event"]] = e["time"]
+        assert len(spans) == 6
+        for s in spans.values():
+            running = sum(1 for o in spans.values() if o["scheduled"] <= s["scheduled"] < o["completed"])
+            assert running == 1, spans
+        r.task_cpus = 4  # more than any worker has: refused at once, not stalled
+        with pytest.raises(ValueError, match="no worker can run a task of task_cpus=4"):
+            rows(r, df)
+    finally:
+        r.close()

@@ -60,7 +60,14 @@ Result<std::shared_ptr<ParquetFileReader>> ParquetFileReader::Open(
     return fail("row groups hold " + std::to_string(rows) + " rows, the footer says " +
                 std::to_string(metadata->num_rows));
   return std::shared_ptr<ParquetFileReader>(new ParquetFileReader(
-      std::move(file), std::move(metadata).ValueOrDie(), std::move(schema).ValueOrDie()));
+      std::move(file), std::make_shared<const FileMetaData>(std::move(metadata).ValueOrDie()),
+      std::make_shared<const FileSchema>(std::move(schema).ValueOrDie())));
+}
+
+std::shared_ptr<ParquetFileReader> ParquetFileReader::Reopen(
+    std::shared_ptr<io::RandomAccessFile> file) const {
+  return std::shared_ptr<ParquetFileReader>(
+      new ParquetFileReader(std::move(file), metadata_, schema_));
 }
 
 Result<std::vector<int>> ParquetFileReader::FieldIndices(
@@ -85,17 +92,17 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
   if (index < 0 || index >= num_row_groups())
     return Status::IndexError(where + " does not exist (" + std::to_string(num_row_groups()) +
                               " row groups)");
-  const RowGroup& rg = metadata_.row_groups[index];
+  const RowGroup& rg = metadata_->row_groups[index];
   const bool all_rows = rows == nullptr || (rows->size() == 1 && rows->front().begin == 0 &&
                                             rows->front().end == rg.num_rows);
   // Every leaf under the fields, each once; decoded in parallel (ParallelFor uses the idle
   // threads of the calling pool), then assembled field by field.
-  std::vector<LeafData> leaves(schema_.leaves.size());
-  std::vector<RowRanges> covered(schema_.leaves.size(), RowRanges{{0, rg.num_rows}});
+  std::vector<LeafData> leaves(schema_->leaves.size());
+  std::vector<RowRanges> covered(schema_->leaves.size(), RowRanges{{0, rg.num_rows}});
   std::vector<int> wanted;
-  std::vector<bool> seen(schema_.leaves.size(), false), top_level(schema_.leaves.size(), false);
+  std::vector<bool> seen(schema_->leaves.size(), false), top_level(schema_->leaves.size(), false);
   for (int f : fields) {
-    const SchemaNode& node = schema_.fields[f];
+    const SchemaNode& node = schema_->fields[f];
     if (node.kind == SchemaNode::Kind::kLeaf) top_level[node.leaf] = true;
     for (int leaf = node.first_leaf; leaf < node.end_leaf; ++leaf) {
       if (!seen[leaf]) wanted.push_back(leaf);
@@ -104,7 +111,7 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
   }
   FLOTILLA_RETURN_NOT_OK(ParallelFor(static_cast<int64_t>(wanted.size()), [&](int64_t i) {
     const int leaf = wanted[static_cast<size_t>(i)];
-    const ColumnDescriptor& column = schema_.leaves[leaf];
+    const ColumnDescriptor& column = schema_->leaves[leaf];
     const std::string at = where + ", column '" + column.path + "'";
     if (!column.unsupported.empty()) return Status::NotImplemented(at + ": " + column.unsupported);
     const ColumnChunk& chunk = rg.columns[leaf];
@@ -130,9 +137,9 @@ Result<RecordBatch> ParquetFileReader::ReadRowGroup(int index, const std::vector
   std::vector<Array> columns;
   std::vector<Field> out_fields;
   for (int f : fields) {
-    const SchemaNode& node = schema_.fields[f];
+    const SchemaNode& node = schema_->fields[f];
     const RowRanges& held = covered[node.first_leaf];
-    auto array = AssembleField(node, leaves, schema_.leaves, CountRows(held));
+    auto array = AssembleField(node, leaves, schema_->leaves, CountRows(held));
     if (!array.ok()) return array.status().WithContext(where);
     if (!all_rows) {
       array = TakeRows(*array, held, *rows);
@@ -218,7 +225,7 @@ Result<LeafData> ParquetFileReader::ReadPagesOfRows(const ColumnChunk& chunk,
 Result<std::optional<RowRanges>> ParquetFileReader::RowsMayMatch(
     int index, const expr::ExprPtr& filter) const {
   if (filter == nullptr || index < 0 || index >= num_row_groups()) return std::nullopt;
-  const RowGroup& rg = metadata_.row_groups[index];
+  const RowGroup& rg = metadata_->row_groups[index];
   // The top-level leaf columns the filter names (MayMatch asks for each).
   std::vector<std::string> names;
   (void)MayMatch(filter, [&](const std::string& name) -> std::optional<ColumnStats> {
@@ -228,9 +235,9 @@ Result<std::optional<RowRanges>> ParquetFileReader::RowsMayMatch(
   std::optional<RowRanges> rows;
   for (const std::string& column : names) {
     const int f = schema()->GetFieldIndex(column);
-    if (f < 0 || schema_.fields[f].kind != SchemaNode::Kind::kLeaf) continue;
-    const int leaf = schema_.fields[f].leaf;
-    if (schema_.leaves[leaf].type->id() == TypeId::kTime64) continue;  // see RowGroupMayMatch
+    if (f < 0 || schema_->fields[f].kind != SchemaNode::Kind::kLeaf) continue;
+    const int leaf = schema_->fields[f].leaf;
+    if (schema_->leaves[leaf].type->id() == TypeId::kTime64) continue;  // see RowGroupMayMatch
     const ColumnChunk& chunk = rg.columns[leaf];
     if (!chunk.column_index_offset || !chunk.offset_index_offset || !chunk.meta_data) continue;
     const std::string at = "parquet file '" + name() + "', row group " + std::to_string(index) +
@@ -246,7 +253,7 @@ Result<std::optional<RowRanges>> ParquetFileReader::RowsMayMatch(
     auto offsets = ReadOffsetIndex(chunk, rg.num_rows);
     if (!offsets.ok()) return offsets.status().WithContext(at);
     RowRanges match =
-        PagesMayMatch(schema_.leaves[leaf], column, *stats, *offsets, rg.num_rows, filter);
+        PagesMayMatch(schema_->leaves[leaf], column, *stats, *offsets, rg.num_rows, filter);
     rows = rows ? Intersect(*rows, match) : std::move(match);
   }
   if (rows && rows->size() == 1 && rows->front() == RowRange{0, rg.num_rows}) return std::nullopt;
@@ -257,9 +264,9 @@ std::optional<std::pair<int64_t, int64_t>> ParquetFileReader::IntegerRange(
     int index, const std::string& column) const {
   const int f = schema()->GetFieldIndex(column);
   if (f < 0 || index < 0 || index >= num_row_groups()) return std::nullopt;
-  const SchemaNode& node = schema_.fields[f];
+  const SchemaNode& node = schema_->fields[f];
   if (node.kind != SchemaNode::Kind::kLeaf) return std::nullopt;
-  const ColumnDescriptor& leaf = schema_.leaves[node.leaf];
+  const ColumnDescriptor& leaf = schema_->leaves[node.leaf];
   switch (leaf.type->id()) {
     case TypeId::kInt8:
     case TypeId::kInt16:
@@ -272,7 +279,7 @@ std::optional<std::pair<int64_t, int64_t>> ParquetFileReader::IntegerRange(
     default:
       return std::nullopt;
   }
-  const ColumnChunk& chunk = metadata_.row_groups[index].columns[node.leaf];
+  const ColumnChunk& chunk = metadata_->row_groups[index].columns[node.leaf];
   if (!chunk.meta_data || !chunk.meta_data->statistics) return std::nullopt;
   const ColumnStats stats = ChunkStats(leaf, *chunk.meta_data->statistics, 0);
   // Plain-encoded little-endian INT32 or INT64 values.
@@ -298,17 +305,17 @@ std::optional<std::pair<int64_t, int64_t>> ParquetFileReader::IntegerRange(
 
 bool ParquetFileReader::RowGroupMayMatch(int index, const expr::ExprPtr& filter) const {
   if (filter == nullptr || index < 0 || index >= num_row_groups()) return true;
-  const RowGroup& rg = metadata_.row_groups[index];
+  const RowGroup& rg = metadata_->row_groups[index];
   return MayMatch(filter, [&](const std::string& name) -> std::optional<ColumnStats> {
     const int f = schema()->GetFieldIndex(name);
     if (f < 0) return std::nullopt;
-    const SchemaNode& node = schema_.fields[f];
+    const SchemaNode& node = schema_->fields[f];
     if (node.kind != SchemaNode::Kind::kLeaf) return std::nullopt;
     // TIME(MILLIS) statistics are in milliseconds, the column in microseconds: not compared.
-    if (schema_.leaves[node.leaf].type->id() == TypeId::kTime64) return std::nullopt;
+    if (schema_->leaves[node.leaf].type->id() == TypeId::kTime64) return std::nullopt;
     const ColumnChunk& chunk = rg.columns[node.leaf];
     if (!chunk.meta_data || !chunk.meta_data->statistics) return std::nullopt;
-    return ChunkStats(schema_.leaves[node.leaf], *chunk.meta_data->statistics, rg.num_rows);
+    return ChunkStats(schema_->leaves[node.leaf], *chunk.meta_data->statistics, rg.num_rows);
   });
 }
 

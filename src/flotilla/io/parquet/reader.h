@@ -23,13 +23,15 @@ class ParquetFileReader {
   static Result<std::shared_ptr<ParquetFileReader>> Open(
       std::shared_ptr<io::RandomAccessFile> file);
   static Result<std::shared_ptr<ParquetFileReader>> Open(const std::string& uri);
+  /// A reader of `file` (the same file, opened again) sharing this one's decoded footer.
+  std::shared_ptr<ParquetFileReader> Reopen(std::shared_ptr<io::RandomAccessFile> file) const;
 
   const std::string& name() const { return file_->name(); }
-  const FileMetaData& metadata() const { return metadata_; }
-  const FileSchema& file_schema() const { return schema_; }
-  const SchemaPtr& schema() const { return schema_.arrow; }
-  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
-  int64_t num_rows() const { return metadata_.num_rows; }
+  const FileMetaData& metadata() const { return *metadata_; }
+  const FileSchema& file_schema() const { return *schema_; }
+  const SchemaPtr& schema() const { return schema_->arrow; }
+  int num_row_groups() const { return static_cast<int>(metadata_->row_groups.size()); }
+  int64_t num_rows() const { return metadata_->num_rows; }
   const io::RandomAccessFile& file() const { return *file_; }
 
   /// Top-level field indices for `columns` (all fields when nullopt); a KeyError naming the
@@ -56,8 +58,9 @@ class ParquetFileReader {
   Result<std::optional<RowRanges>> RowsMayMatch(int index, const expr::ExprPtr& filter) const;
 
  private:
-  ParquetFileReader(std::shared_ptr<io::RandomAccessFile> file, FileMetaData metadata,
-                    FileSchema schema)
+  ParquetFileReader(std::shared_ptr<io::RandomAccessFile> file,
+                    std::shared_ptr<const FileMetaData> metadata,
+                    std::shared_ptr<const FileSchema> schema)
       : file_(std::move(file)), metadata_(std::move(metadata)), schema_(std::move(schema)) {}
 
   Result<OffsetIndex> ReadOffsetIndex(const ColumnChunk& chunk, int64_t num_rows) const;
@@ -66,8 +69,8 @@ class ParquetFileReader {
                                    RowRanges* covered) const;
 
   std::shared_ptr<io::RandomAccessFile> file_;
-  FileMetaData metadata_;
-  FileSchema schema_;
+  std::shared_ptr<const FileMetaData> metadata_;  // shared by readers of one file (reader_cache.h)
+  std::shared_ptr<const FileSchema> schema_;
 };
 
 }  // namespace flotilla::io::parquet

@@ -2,6 +2,7 @@
 
 #include "flotilla/io/dataset/hive_partitions.h"
 #include "flotilla/io/fs/paths.h"
+#include "flotilla/io/parquet/reader_cache.h"
 
 namespace flotilla::io::parquet {
 
@@ -74,8 +75,7 @@ Result<ParquetScan> PlanParquetScan(const std::vector<std::string>& paths) {
   std::vector<std::string> names;
   std::vector<size_t> task_file;
   for (const io::FileEntry& f : files) {
-    FLOTILLA_ASSIGN_OR_RETURN(std::shared_ptr<ParquetFileReader> reader,
-                              ParquetFileReader::Open(f.path));
+    FLOTILLA_ASSIGN_OR_RETURN(std::shared_ptr<ParquetFileReader> reader, OpenParquetCached(f.path));
     if (scan.schema == nullptr) {
       scan.schema = reader->schema();
       first = f.path;
@@ -107,8 +107,9 @@ void RegisterParquetScanTasks(io::ScanTaskRegistry* registry) {
     } catch (...) {
       return Status::Invalid("malformed parquet scan task row groups");
     }
+    // A worker runs many tasks of one file: its footer is read once (reader_cache.h).
     FLOTILLA_ASSIGN_OR_RETURN(std::shared_ptr<ParquetFileReader> reader,
-                              ParquetFileReader::Open(std::string(bytes.substr(b + 1))));
+                              OpenParquetCached(std::string(bytes.substr(b + 1))));
     if (begin < 0 || end < begin || end > reader->num_row_groups())
       return Status::Invalid("parquet scan task row groups [" + std::to_string(begin) + ", " +
                              std::to_string(end) + ") outside '" + reader->name() + "'");

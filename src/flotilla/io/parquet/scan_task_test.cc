@@ -13,6 +13,7 @@
 #include "flotilla/columnar/builder.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
+#include "flotilla/io/parquet/reader_cache.h"
 #include "flotilla/io/parquet/writer.h"
 
 namespace flotilla::io::parquet {
@@ -146,6 +147,39 @@ TEST_F(ParquetScanTest, ScanTasksSurvivePlanSerialization) {
   auto result = exec::Run(*back);
   ASSERT_TRUE(result.ok());
   EXPECT_EQ(result->num_rows(), 3000);
+}
+
+TEST_F(ParquetScanTest, AFootersIsReadOncePerFileUntilTheFileChanges) {
+  const std::string path = (dir_ / "part-0.parquet").string();
+  const FooterCacheStats before = FooterCacheCounts();
+  auto first = OpenParquetCached(path);
+  auto again = OpenParquetCached(path);
+  ASSERT_TRUE(first.ok() && again.ok()) << first.status().ToString();
+  EXPECT_EQ(&(*first)->metadata(), &(*again)->metadata()) << "one decoded footer, shared";
+  EXPECT_EQ(FooterCacheCounts().misses, before.misses + 1);
+  EXPECT_EQ(FooterCacheCounts().hits, before.hits + 1);
+  // A reader from the cache reads the file's rows.
+  auto rows = (*again)->ReadRowGroup(2, {0});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  EXPECT_EQ(rows->num_rows(), 1000);
+  EXPECT_EQ(rows->column(0).values<int64_t>()[0], 2000);
+
+  // Rewritten in place: read again.
+  NumericBuilder<int64_t> ids(int64());
+  for (int64_t i = 0; i < 10; ++i)
+    ASSERT_TRUE(ids.Append(i).ok());
+  auto batch = RecordBatch::FromColumns({{"id", *ids.Finish()}});
+  ASSERT_TRUE(WriteParquetFile(path, batch->schema(), {*batch}).ok());
+  auto changed = OpenParquetCached(path);
+  ASSERT_TRUE(changed.ok()) << changed.status().ToString();
+  EXPECT_EQ((*changed)->num_rows(), 10);
+  EXPECT_EQ(FooterCacheCounts().misses, before.misses + 2);
+  // What is not a Parquet file still says so.
+  { std::ofstream(path) << "not parquet at all"; }
+  auto bad = OpenParquetCached(path);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not a Parquet file"), std::string::npos)
+      << bad.status().ToString();
 }
 
 }  // namespace
