@@ -4,9 +4,10 @@ Dask deploys and supervises the worker processes; Flotilla brings the engine and
 Each Dask worker hosts one `_FlotillaWorker` actor owning a C++ WorkerRuntime (local engine,
 partition store, Arrow Flight server), running as many tasks at once as the worker has threads.
 The driver and the loop that runs queries are C++ (QueryDrivers in one ClusterSession per
-runner, the loop the in-process cluster runs too); this module is their backend: tasks go out as
-actor calls and come back as partition references. Queries run from several threads at once
-share the session's scheduler.
+runner, the loop the in-process cluster runs too); tasks go straight to the workers' Flight
+servers (FlightTaskBackend) and come back as partition references. This module is the rest of
+the backend: it starts the actors, says which workers are there, and carries samples and
+releases. Queries run from several threads at once share the session's scheduler.
 
 A worker that dies (its actor calls fail, or it leaves the scheduler) is reported to the loop,
 which has the driver re-run what was lost; a replacement worker the nanny starts joins the query.
@@ -14,14 +15,12 @@ which has the driver re-run what was lost; a replacement worker the nanny starts
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import os
 import secrets
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, NamedTuple
 from urllib.parse import urlparse
 
@@ -98,9 +97,6 @@ class _FlotillaWorker:
             self.memory_bytes = int(getattr(worker, "memory_limit", None) or 0)
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
-        # Tasks run on threads of their own, as many at once as the scheduler places here (one
-        # per thread of the worker); their engines share the process's pool and budget.
-        self.executor = ThreadPoolExecutor(max_workers=self.cpus, thread_name_prefix="flotilla-task")
         _ext.set_log_tag(worker_id)
         store = {} if store_memory_bytes is None else {"store_memory_bytes": store_memory_bytes}
         self.runtime = _ext.WorkerRuntime(worker_id, token, host, **store)
@@ -118,10 +114,10 @@ class _FlotillaWorker:
         for u in udfs:
             self.runtime.register_udf(u.name, u.fn, u.return_dtype)
 
-    async def run_task(self, task: bytes) -> bytes:
-        # A coroutine: the actor's one thread would run its calls one at a time.
-        return await asyncio.get_running_loop().run_in_executor(self.executor,
-                                                                self.runtime.run_task, task)
+    def run_task(self, task: bytes) -> bytes:
+        # (Tasks go to the runtime's Flight server; this is for a worker whose address the
+        # session does not know.)
+        return self.runtime.run_task(task)
 
     async def cancel_task(self, task_id: int):
         # A coroutine runs on the worker's event loop, not behind run_task on the actor's thread.

@@ -37,6 +37,27 @@ def unordered(d):
     return sorted(zip(*d.values()), key=repr)
 
 
+@flotilla.func(return_dtype="int64")
+def slow(x):
+    time.sleep(0.02)
+    return x
+
+
+def most_at_once(events) -> dict:
+    """Per worker, the most UDF tasks it ran at one moment (from scheduled to completed)."""
+    spans = {}
+    for e in events:
+        if "UdfProject" in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
+            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], e["worker"])
+    most = {}
+    for s in spans.values():
+        start, worker = s["scheduled"]
+        at_once = sum(1 for o in spans.values()
+                      if o["scheduled"][1] == worker and o["scheduled"][0] <= start < o["completed"][0])
+        most[worker] = max(most.get(worker, 0), at_once)
+    return most
+
+
 def test_four_queries_from_four_threads_one_failing_one_cancelled(runner):
     @flotilla.func(return_dtype="int64")
     def slow_double(x):
@@ -126,11 +147,6 @@ def test_four_queries_from_four_threads_one_failing_one_cancelled(runner):
 
 
 def test_a_worker_runs_as_many_tasks_at_once_as_it_has_threads(runner):
-    @flotilla.func(return_dtype="int64")
-    def slow(x):
-        time.sleep(0.02)
-        return x
-
     df = flotilla.from_pydict({"v": list(range(80))}).into_partitions(8) \
         .select(slow(col("v")).alias("w"))
     events = []
@@ -139,17 +155,7 @@ def test_a_worker_runs_as_many_tasks_at_once_as_it_has_threads(runner):
         assert sorted(rows(runner, df)["w"]) == list(range(80))
     finally:
         runner.subscribers.remove(events.append)
-    # Per worker, the most UDF tasks running at one moment (scheduled .. completed).
-    spans = {}
-    for e in events:
-        if "UdfProject" in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
-            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], e["worker"])
-    most = {}
-    for task, s in spans.items():
-        start, worker = s["scheduled"]
-        at_once = sum(1 for o in spans.values()
-                      if o["scheduled"][1] == worker and o["scheduled"][0] <= start < o["completed"][0])
-        most[worker] = max(most.get(worker, 0), at_once)
+    most = most_at_once(events)
     assert sorted(most.values()) == [2, 2], most  # 2 threads each: 2 at once, never more
 
 
@@ -222,24 +228,13 @@ def test_tasks_asking_for_more_cpus_run_fewer_at_once():
     r = DaskRunner(n_workers=1, threads_per_worker=2, task_cpus=2, progress=False,
                    dashboard=False)
     try:
-        @flotilla.func(return_dtype="int64")
-        def slow(x):
-            time.sleep(0.02)
-            return x
-
         df = flotilla.from_pydict({"v": list(range(40))}).into_partitions(6) \
             .select(slow(col("v")).alias("w"))
         events = []
         r.subscribe(events.append)
         assert sorted(rows(r, df)["w"]) == list(range(40))
-        spans = {}
-        for e in events:
-            if "UdfProject" in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
-                spans.setdefault(e["task"], {})[e["event"]] = e["time"]
-        assert len(spans) == 6
-        for s in spans.values():
-            running = sum(1 for o in spans.values() if o["scheduled"] <= s["scheduled"] < o["completed"])
-            assert running == 1, spans
+        assert sum(e["event"] == "completed" and "UdfProject" in e.get("node_name", "") for e in events) == 6
+        assert list(most_at_once(events).values()) == [1]
         r.task_cpus = 4  # more than any worker has: refused at once, not stalled
         with pytest.raises(ValueError, match="no worker can run a task of task_cpus=4"):
             rows(r, df)

@@ -71,6 +71,22 @@ DriverOptions OptionsFor(int64_t query, const std::shared_ptr<OrderedRecorder>& 
   return o;
 }
 
+// Runs `plan` as query `first`; once its first task finished, the same plan as query `second`
+// from another thread. Returns both results.
+std::pair<Result<exec::QueryResult>, Result<exec::QueryResult>> RunSecondDuringFirst(
+    InProcessCluster& cluster, const PlanPtr& plan, int64_t first, int64_t second,
+    const std::shared_ptr<OrderedRecorder>& recorder) {
+  Result<exec::QueryResult> later = Status::Internal("not run");
+  std::thread thread;
+  Result<exec::QueryResult> earlier =
+      cluster.Run(plan, OptionsFor(first, recorder), [&](int64_t results) {
+        if (results == 1)
+          thread = std::thread([&] { later = cluster.Run(plan, OptionsFor(second, recorder)); });
+      });
+  thread.join();
+  return {std::move(earlier), std::move(later)};
+}
+
 TEST(ClusterSessionTest, FourQueriesAtOnceOneFailingOneCancelled) {
   auto cluster = StartCluster(2);
   ASSERT_NE(cluster, nullptr);
@@ -126,16 +142,9 @@ TEST(ClusterSessionTest, TheOlderQuerysTasksArePlacedFirst) {
   auto cluster = StartCluster(1);
   ASSERT_NE(cluster, nullptr);
   auto recorder = std::make_shared<OrderedRecorder>();
-  const PlanPtr plan = SlowUdf("slow", 6, 20);
-  Result<exec::QueryResult> younger = Status::Internal("not run");
-  std::thread later;
   // The younger query (2) arrives while the older (1) runs its first task; 1's other five are
   // queued then, and all go before any of 2's.
-  auto older = cluster->Run(plan, OptionsFor(1, recorder), [&](int64_t results) {
-    if (results == 1)
-      later = std::thread([&] { younger = cluster->Run(plan, OptionsFor(2, recorder)); });
-  });
-  later.join();
+  auto [older, younger] = RunSecondDuringFirst(*cluster, SlowUdf("slow", 6, 20), 1, 2, recorder);
   ASSERT_TRUE(older.ok()) << older.status().ToString();
   ASSERT_TRUE(younger.ok()) << younger.status().ToString();
   int64_t last_of_older = -1, first_of_younger = -1, i = 0;
@@ -154,14 +163,7 @@ TEST(ClusterSessionTest, AQueryIdRunningAlreadyIsRefused) {
   auto cluster = StartCluster(1);
   ASSERT_NE(cluster, nullptr);
   auto recorder = std::make_shared<OrderedRecorder>();
-  const PlanPtr plan = SlowUdf("slow", 4, 30);
-  Result<exec::QueryResult> second = Status::Internal("not run");
-  std::thread t;
-  auto first = cluster->Run(plan, OptionsFor(7, recorder), [&](int64_t results) {
-    if (results == 1)
-      t = std::thread([&] { second = cluster->Run(plan, OptionsFor(7, recorder)); });
-  });
-  t.join();
+  auto [first, second] = RunSecondDuringFirst(*cluster, SlowUdf("slow", 4, 30), 7, 7, recorder);
   ASSERT_TRUE(first.ok()) << first.status().ToString();
   ASSERT_FALSE(second.ok());
   EXPECT_NE(second.status().message().find("query 7 runs on this cluster already"),

@@ -849,17 +849,15 @@ std::optional<Dispatch> QueryDriver::Place(const Assignment& a) {
   }
   running_on_[a.task_id] = a.worker;
   nodes_[slot.node].running += 1;
-  {
-    started_at_[a.task_id] = Now();
-    slot.runs += 1;
-    if (!execution_started_) {
-      execution_started_ = true;
-      Emit({TaskEventKind::kExecutionStarted, options_.query_id, 0, plan_.root});
-    }
-    Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node, NodeName(slot.node),
-          a.worker, a.attempt});
-    return Dispatch{a.task_id, a.worker, bytes.MoveValueUnsafe()};
+  started_at_[a.task_id] = Now();
+  slot.runs += 1;
+  if (!execution_started_) {
+    execution_started_ = true;
+    Emit({TaskEventKind::kExecutionStarted, options_.query_id, 0, plan_.root});
   }
+  Emit({TaskEventKind::kScheduled, options_.query_id, a.task_id, slot.node, NodeName(slot.node),
+        a.worker, a.attempt});
+  return Dispatch{a.task_id, a.worker, bytes.MoveValueUnsafe()};
 }
 
 // --- Results ------------------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <mutex>
@@ -31,6 +32,7 @@ struct QueryRun {
   QueryLoopOptions options;
   std::unordered_map<int64_t, std::string> running;  // task -> the worker running it
   std::map<std::string, StoredPartition> fetched;
+  int fetching = 0;  // result partitions being pulled
   bool idle = false;
   Clock::time_point idle_since{};
   bool draining = false;  // failed; waiting for its running tasks to stop
@@ -41,11 +43,85 @@ struct QueryRun {
   int64_t id() const { return driver->query_id(); }
 };
 
+// Result partitions pulled over Flight off the loop's thread, a few at once: a large result
+// does not hold up the other queries' tasks, nor this query's. Each pull that ends wakes the
+// loop (the backend's Interrupt).
+class ResultFetcher {
+ public:
+  struct Fetched {
+    int64_t query_id;
+    PartitionRef ref;
+    Result<StoredPartition> partition;
+  };
+
+  explicit ResultFetcher(ClusterBackend& backend) : backend_(backend) {}
+  ~ResultFetcher() {
+    {
+      std::lock_guard lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    for (std::thread& t : threads_)
+      t.join();
+  }
+
+  void Fetch(int64_t query_id, PartitionRef ref, std::string token) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back({query_id, std::move(ref), std::move(token)});
+      if (threads_.size() < kThreads && idle_ == 0) threads_.emplace_back([this] { Work(); });
+    }
+    wake_.notify_one();
+  }
+
+  std::vector<Fetched> Take() {
+    std::lock_guard lock(mutex_);
+    return std::exchange(done_, {});
+  }
+
+ private:
+  static constexpr size_t kThreads = 4;
+  struct Job {
+    int64_t query_id;
+    PartitionRef ref;
+    std::string token;
+  };
+
+  void Work() {
+    std::unique_lock lock(mutex_);
+    while (true) {
+      idle_ += 1;
+      wake_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+      idle_ -= 1;
+      if (stopping_) return;
+      Job job = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      Result<StoredPartition> p = FlightGet(job.ref.address, job.token, job.ref.id);
+      lock.lock();
+      done_.push_back({job.query_id, std::move(job.ref), std::move(p)});
+      lock.unlock();
+      backend_.Interrupt();
+      lock.lock();
+    }
+  }
+
+  ClusterBackend& backend_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::deque<Job> queue_;
+  std::vector<Fetched> done_;
+  std::vector<std::thread> threads_;
+  int idle_ = 0;
+  bool stopping_ = false;
+};
+
 // The loop's work, for any number of queries sharing one scheduler and one backend. It is only
 // ever called from one thread.
 class Loop {
  public:
-  Loop(ClusterBackend& backend, Scheduler& scheduler) : backend_(backend), scheduler_(scheduler) {}
+  Loop(ClusterBackend& backend, Scheduler& scheduler)
+      : backend_(backend), scheduler_(scheduler), fetcher_(backend) {}
 
   bool empty() const { return runs_.empty(); }
   const std::map<std::string, WorkerSpec>& workers() const { return workers_; }
@@ -92,6 +168,7 @@ class Loop {
 
   // One pass over every query, then a wait on the backend for what happens next.
   void Step() {
+    TakeFetched();
     for (auto& [id, run] : runs_)
       FetchReady(*run);
     const int placed = Dispatch();
@@ -173,26 +250,36 @@ class Loop {
   // Result partitions are pulled as their tasks finish, so a worker lost later costs nothing.
   void FetchReady(QueryRun& run) {
     QueryDriver& driver = *run.driver;
-    for (const PartitionRef& ref : driver.TakeReadyResults()) {
+    for (PartitionRef& ref : driver.TakeReadyResults()) {
       if (driver.finished()) return;
       if (!run.options.fetch_results) {
         Check(run, driver.MarkFetched(ref.id));
         continue;
       }
-      Result<StoredPartition> p = FlightGet(ref.address, run.options.token, ref.id);
-      if (p.ok()) {
-        run.fetched[ref.id] = p.MoveValueUnsafe();
-        Check(run, driver.MarkFetched(ref.id));
-        continue;
+      run.fetching += 1;
+      fetcher_.Fetch(run.id(), std::move(ref), run.options.token);
+    }
+  }
+
+  void TakeFetched() {
+    for (ResultFetcher::Fetched& f : fetcher_.Take()) {
+      auto it = runs_.find(f.query_id);
+      if (it == runs_.end()) continue;
+      QueryRun& run = *it->second;
+      run.fetching -= 1;
+      run.idle = false;
+      if (run.driver->finished()) continue;
+      if (f.partition.ok()) {
+        run.fetched[f.ref.id] = f.partition.MoveValueUnsafe();
+        Check(run, run.driver->MarkFetched(f.ref.id));
+      } else if (f.partition.status().code() != StatusCode::kIOError) {
+        run.driver->Fail(f.partition.status());
+      } else {
+        // Its worker cannot serve it: as good as gone. Its task runs again elsewhere.
+        log::Warn("distributed query {}: result {} cannot be read from {}: {}", run.id(), f.ref.id,
+                  f.ref.worker, f.partition.status().ToString());
+        LoseWorker(f.ref.worker);
       }
-      if (p.status().code() != StatusCode::kIOError) {
-        driver.Fail(p.status());
-        return;
-      }
-      // Its worker cannot serve it: as good as gone. Its task runs again elsewhere.
-      log::Warn("distributed query {}: result {} cannot be read from {}: {}", run.id(), ref.id,
-                ref.worker, p.status().ToString());
-      LoseWorker(ref.worker);
     }
   }
 
@@ -219,8 +306,8 @@ class Loop {
   double StallCheck(QueryRun& run) {
     if (run.driver->finished()) return 0.5;
     // Waiting for room another query holds is not a stall.
-    const bool stuck =
-        run.running.empty() && run.driver->num_running() == 0 && scheduler_.num_running() == 0;
+    const bool stuck = run.running.empty() && run.fetching == 0 && run.driver->num_running() == 0 &&
+                       scheduler_.num_running() == 0;
     if (stuck && !run.idle) run.idle_since = Clock::now();
     run.idle = stuck;
     if (!stuck) return 0.5;
@@ -320,6 +407,7 @@ class Loop {
   std::vector<QueryRun*> ended_;
   std::map<std::string, WorkerSpec> workers_;             // the cluster's live workers
   std::map<std::string, Clock::time_point> last_report_;  // per worker: a sample or a result
+  ResultFetcher fetcher_;  // last: its threads stop before the rest goes
 };
 
 }  // namespace
