@@ -376,11 +376,13 @@ void BindDistributed(py::module_& m) {
            py::arg("subscribers") = std::vector<py::function>{}, py::arg("session") = py::none(),
            py::arg("task_cpus") = 1.0, py::arg("task_memory_bytes") = 0)
       .def("pools", &distributed::QueryDriver::pools)
-      .def("add_worker",
-           [](distributed::QueryDriver& q, const std::string& id, double cpus,
-              const std::string& pool) {
-             Check(q.AddWorker({id, {cpus, 0, 0}, pool}));
-           })
+      .def(
+          "add_worker",
+          [](distributed::QueryDriver& q, const std::string& id, double cpus,
+             const std::string& pool, const std::string& host) {
+            Check(q.AddWorker({id, {cpus, 0, 0}, pool, host}));
+          },
+          py::arg("id"), py::arg("cpus"), py::arg("pool"), py::arg("host") = "")
       .def_property_readonly("query_id", &distributed::QueryDriver::query_id)
       // The result's rows, from its partitions' metadata (after a run without fetching).
       .def("result_rows",

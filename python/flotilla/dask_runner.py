@@ -31,6 +31,7 @@ os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 
 from . import _flotilla as _ext
 from . import dashboard as _dashboard
+from .dask_actor_pools import ActorPools
 from .dask_local_cluster import LocalProcessCluster
 from .query_logs import QueryLogFiles
 from .runner import query_ids
@@ -65,6 +66,7 @@ class _WorkerInfo(NamedTuple):
     pid: int
     cpus: int  # tasks it runs at once: its Dask worker's threads
     memory_bytes: int  # its Dask worker's memory limit (0: none)
+    dask_address: str = ""  # its Dask worker ("": not in one)
 
 
 class _UdfFunction(NamedTuple):
@@ -85,6 +87,7 @@ class _FlotillaWorker:
         host = _flight_host()
         self.cpus = 1
         self.memory_bytes = 0
+        self.dask_address = ""
         try:
             from distributed import get_worker
 
@@ -95,19 +98,29 @@ class _FlotillaWorker:
             host = _flight_host(worker.address)
             self.cpus = max(1, int(threads))
             self.memory_bytes = int(getattr(worker, "memory_limit", None) or 0)
+            self.dask_address = worker.address
         except Exception:  # noqa: BLE001 - outside a Dask worker the process default stays
             pass
         _ext.set_log_tag(worker_id)
         store = {} if store_memory_bytes is None else {"store_memory_bytes": store_memory_bytes}
         self.runtime = _ext.WorkerRuntime(worker_id, token, host, **store)
+        self.instance = None
         if pool_member is not None:
-            # An actor-pool member: the class is instantiated once, here, when the query starts.
+            # An actor-pool member: the class is instantiated once, here, when the pool starts.
             member: _PoolMember = cloudpickle.loads(pool_member)
-            self.runtime.register_udf(member.udf_name, member.batch_function(), member.return_dtype)
+            self.instance = member.instance()
+            self.bind(pool_member)
+
+    def bind(self, pool_member: bytes):
+        """A pool member's UDF (of this query or a later one) registered on this actor's
+        instance."""
+        member: _PoolMember = cloudpickle.loads(pool_member)
+        self.runtime.register_udf(member.udf_name, member.batch_function(self.instance),
+                                  member.return_dtype)
 
     def info(self) -> _WorkerInfo:
         return _WorkerInfo(self.runtime.id, self.runtime.address, os.getpid(), self.cpus,
-                           self.memory_bytes)
+                           self.memory_bytes, self.dask_address)
 
     def register_udfs(self, payload: bytes):
         udfs: list[_UdfFunction] = cloudpickle.loads(payload)
@@ -189,7 +202,7 @@ class DaskRunner:
                  shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
                  memory_limit: str | None = None, trace: str | None = None,
                  dashboard=None, log_dir: str | None = None, task_cpus: float = 1,
-                 task_memory_bytes: int = 0):
+                 task_memory_bytes: int = 0, actor_idle_seconds: float = 60):
         from distributed import Client
 
         if task_cpus <= 0 or task_memory_bytes < 0:
@@ -250,6 +263,8 @@ class DaskRunner:
         # its address printed, at the first query.
         setting = dashboard if dashboard is not None else os.environ.get("FLOTILLA_DASHBOARD")
         self._dashboard_address = _dashboard.parse_address(setting)
+        # Class UDFs' actors, kept this long after a query for a later one with the same class.
+        self.actor_pools = ActorPools(self._start_pool_actor, self._spread, actor_idle_seconds)
         self.workers: dict[str, _Worker] = {}  # by Dask worker address
         self._dropped = {}  # Dask worker address -> when its calls failed
         # The workers change from the session's thread (its backend's wait) and the callers'.
@@ -374,6 +389,8 @@ class DaskRunner:
         if self.dashboard is not None:
             self.dashboard.close()
             self.dashboard = None
+        if hasattr(self, "actor_pools"):
+            self.actor_pools.release_idle()
         if self.client is not None:
             self.client.close()
             self.client = None
@@ -492,44 +509,66 @@ class DaskRunner:
             else:
                 _by_value(u.pool.cls)
                 pools[u.name] = u
-        if plain:
-            self.backend.register_udfs(query_id, cloudpickle.dumps(plain))
-        pool_workers = []
+        plain_payload = cloudpickle.dumps(plain) if plain else None
+        if plain_payload:
+            self.backend.register_udfs(query_id, plain_payload)
+        pool_actors = []
+        ok = False
         try:
-            # The pools' actors live as long as their futures: held until the query ends.
-            pool_futures = self._start_pools(driver, pools, pool_workers)  # noqa: F841
+            self._start_pools(driver, pools, pool_actors, plain_payload)
             batches = self.session.run(driver, self.token, fetch_results=not count_only,
                                        on_result=on_result)
+            ok = True
         finally:
-            self.backend.query_ended(query_id, pool_workers)
+            self.backend.query_ended(query_id, pool_actors, ok)
         if analysis is not None:
             analysis.extend([driver.analysis(), driver.analysis_text()])
         if count_only:
             return driver.result_rows()
         return batches or [driver.empty_result()]
 
-    def _start_pools(self, driver, pools, started):
-        """Every actor of every pool the query needs, started now (each initialises its UDF);
-        their worker ids are appended to `started`."""
-        futures = []
+    def _start_pools(self, driver, pools, actors, plain_payload):
+        """Every actor of every pool the query needs, idle ones of an earlier query first (see
+        dask_actor_pools), each joined to the query as a worker of its pool; they are appended
+        to `actors`. The query's plain UDFs are registered on them too: the operators after the
+        pool's UDF run in its tasks."""
         for name, size in driver.pools():
             u = pools[name]
-            payload = cloudpickle.dumps(_PoolMember.of(u))
-            request = self._dask_resources(name, getattr(u.pool, "resources", {}), size)
-            pending = []
-            for k in range(size):
-                wid = f"pool-{name}-{k}-{secrets.token_hex(2)}"
-                fut = self.client.submit(_FlotillaWorker, self.token, wid, payload, actor=True, pure=False,
-                                         resources=request)
-                pending.append((wid, fut))
-            for wid, fut in pending:
-                actor = fut.result()
-                futures.append(fut)
-                driver.add_worker(wid, 1.0, name)  # one task at a time: one UDF instance
-                self.backend.actors[wid] = actor
-                self.session.set_address(wid, actor.info().result().flight_address)
-                started.append(wid)
-        return futures
+            resources = getattr(u.pool, "resources", {})
+            request = self._dask_resources(name, resources, size)
+            cpus = float(resources.get("num_cpus") or 1)
+            for a in self.actor_pools.take(u, size, request):
+                actors.append(a)
+                if plain_payload:
+                    a.actor.register_udfs(plain_payload).result(timeout=60)
+                # One task at a time (one instance), counted against the threads of the worker
+                # whose process it shares.
+                with self._lock:
+                    host = self.workers.get(a.info.dask_address)
+                driver.add_worker(a.wid, cpus, name, host=host.id if host is not None else "")
+                self.backend.actors[a.wid] = a.actor
+                self.session.set_address(a.wid, a.info.flight_address)
+
+    def _start_pool_actor(self, wid: str, member: bytes, resources: dict | None,
+                          place: str | None):
+        where = {} if place is None else {"workers": [place], "allow_other_workers": True}
+        return self.client.submit(_FlotillaWorker, self.token, wid, member, actor=True, pure=False,
+                                  resources=resources, **where)
+
+    def _spread(self, n: int, taken: list) -> list:
+        """Dask workers for n more actors of a pool whose others are on `taken`: each to the
+        worker with the fewest of them per thread."""
+        with self._lock:
+            threads = {a: w.cpus for a, w in self.workers.items()}
+        if not threads:
+            return [None] * n
+        count = {a: sum(t == a for t in taken) for a in threads}
+        out = []
+        for _ in range(n):
+            a = min(sorted(threads), key=lambda a: count[a] / threads[a])
+            count[a] += 1
+            out.append(a)
+        return out
 
     def _dask_resources(self, pool: str, resources: dict, size: int):
         """A pool's per-actor request as Dask worker resources (gpus as "GPU"). Refused at once
@@ -606,11 +645,13 @@ class _DaskBackend:
             except Exception:  # noqa: BLE001 - a worker gone: the session hears of it
                 pass
 
-    def query_ended(self, query_id, pool_workers):
-        """Drops what the query left: its UDFs, its pools' actors, its stored outputs."""
+    def query_ended(self, query_id, pool_actors, ok):
+        """Drops what the query left: its UDFs, its stored outputs; its pools' actors are kept
+        for a later query if it ended well."""
         self.udf_payloads.pop(query_id, None)
-        for wid in pool_workers:
-            self.actors.pop(wid, None)
+        for a in pool_actors:
+            self.actors.pop(a.wid, None)
+        self.runner.actor_pools.give_back(pool_actors, query_id, reusable=ok)
         with self.runner._lock:
             workers = list(self.runner.workers.values())
         for w in workers:
@@ -731,6 +772,7 @@ class _DaskBackend:
         """Every half second: workers that left are lost; new ones join (with the running
         queries' UDFs). The session's wait is woken for either."""
         while not self.stopped.wait(0.5):
+            self.runner.actor_pools.expire()
             try:
                 added, removed = self.runner._refresh_workers()
             except Exception:  # noqa: BLE001 - the client is closing, or the scheduler is away

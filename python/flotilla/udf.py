@@ -139,6 +139,13 @@ def _return_dtype(fn: Callable, given):
 _ids = itertools.count()
 
 
+def _unique(label: str) -> str:
+    """The name a UDF is registered by on the workers: its label made unique in this process, so
+    two functions of one name (two lambdas, two instances of one class) never take each other's
+    place, in one query or in queries running at once."""
+    return f"{label}#{next(_ids)}"
+
+
 class _UdfCall:
     def __init__(self, udf, arguments: list):
         self.udf = udf
@@ -179,7 +186,7 @@ class _Udf:
                  pool=None, batch_size: int | None = None, template: _Template | None = None,
                  label: str | None = None):
         self.fn = fn
-        self.name = name  # unique per call with constants: workers find the function by it
+        self.name = name  # unique (_unique; per call with constants): workers find it by it
         self.label = label or name  # what errors call it
         self.batch = batch
         self.return_dtype = return_dtype
@@ -198,7 +205,7 @@ class _Udf:
             return self.fn(*args, **kwargs)  # on plain values: run now, as Daft
         name = self.name
         if template.has_constants or template.keywords:
-            name = f"{self.name}#{next(_ids)}"
+            name = _unique(self.label)
         bound = _Udf(self.fn, name, self.batch, self.return_dtype, self.concurrency, self.pool,
                      self.batch_size, template, self.label)
         call = _UdfCall(bound, exprs)
@@ -306,8 +313,9 @@ class _Func:
 
         def wrap(f):
             _refuse_generator(f)
-            return _Udf(f, name or f.__name__, batch, _return_dtype(f, return_dtype),
-                        batch_size=batch_size)
+            label = name or f.__name__
+            return _Udf(f, _unique(label), batch, _return_dtype(f, return_dtype),
+                        batch_size=batch_size, label=label)
 
         return wrap(fn) if fn is not None else wrap
 
@@ -370,9 +378,11 @@ class _PoolMember:
         return _PoolMember(pool.cls, pool.args, pool.kwargs, pool.method, udf.name, udf.batch,
                            udf.return_dtype, udf.options())
 
-    def batch_function(self) -> Callable:
-        """A new instance's method, as the engine calls the UDF."""
-        instance = self.cls(*self.args, **self.kwargs)
+    def instance(self):
+        return self.cls(*self.args, **self.kwargs)
+
+    def batch_function(self, instance) -> Callable:
+        """The instance's method, as the engine calls the UDF."""
         return _Udf(getattr(instance, self.method), self.udf_name, self.batch, self.return_dtype,
                     **self.options).batch_function()
 
@@ -467,8 +477,9 @@ def cls(c=None, *, concurrency: int | None = None, return_dtype=None, batch: boo
             pool = _ActorPool(klass, handle._args, handle._kwargs, n, method_name)
             pool.resources = Handle.resources  # the distributed runner places by them
             name = label if method_name == default_method else f"{label}.{method_name}"
-            return _Udf(None, name, is_batch, dtype, n, pool,
-                        marked.batch_size if marked is not None and marked.batch_size else batch_size)
+            return _Udf(None, _unique(name), is_batch, dtype, n, pool,
+                        marked.batch_size if marked is not None and marked.batch_size else batch_size,
+                        label=name)
 
         class Handle:
             """A lazily created pool of instances; call it (or its methods) on expressions."""

@@ -18,7 +18,7 @@ import inspect
 
 from .datatype import engine_type
 from .expressions import Expression
-from .udf import _ActorPool, _check_batch_size, _refuse_generator, _Udf
+from .udf import _ActorPool, _check_batch_size, _refuse_generator, _Udf, _unique
 
 __all__ = ["udf"]
 
@@ -72,8 +72,9 @@ class _LegacyClassUdf:
         init_args, init_kwargs = self._init_args or ((), {})
         pool = _ActorPool(self._klass, init_args, init_kwargs, self._concurrency or 1, "__call__")
         pool.resources = dict(self._resources)
-        u = _Udf(None, self._klass.__name__, True, self._return_dtype, self._concurrency or 1, pool,
-                 self._batch_size)
+        label = self._klass.__name__
+        u = _Udf(None, _unique(label), True, self._return_dtype, self._concurrency or 1, pool,
+                 self._batch_size, label=label)
         return u(*args, **kwargs)
 
 
@@ -102,10 +103,11 @@ def udf(fn=None, *, return_dtype, num_cpus: float | None = None, num_gpus: float
         if concurrency is not None:
             raise ValueError(f"udf '{target.__name__}': concurrency is for class UDFs")
         _refuse_generator(target)
-        u = _Udf(target, target.__name__, True, dtype, batch_size=batch_size)
+        label = target.__name__
+        u = _Udf(target, _unique(label), True, dtype, batch_size=batch_size, label=label)
         u.resources = resources
         u.override_options = lambda batch_size=None, **_: _Udf(
-            target, target.__name__, True, dtype, batch_size=batch_size or u.batch_size)
+            target, _unique(label), True, dtype, batch_size=batch_size or u.batch_size, label=label)
         return u
 
     return wrap(fn) if fn is not None else wrap

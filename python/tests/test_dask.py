@@ -151,6 +151,29 @@ def test_a_udf_over_one_small_input_runs_on_every_worker(dask):
     assert len(udf_workers) == 2, events
 
 
+def test_url_downloads_from_one_small_input_run_on_every_worker(dask, tmp_path):
+    # Downloading is the heavy part, whatever the input's size: its rows are spread too.
+    runner, _ = dask
+    paths = []
+    for k in range(40):
+        p = tmp_path / f"doc-{k}.txt"
+        p.write_bytes(f"document {k} ".encode() * (k + 1))
+        paths.append(str(p))
+    df = flotilla.from_pydict({"path": paths}).select(col("path").url.download().alias("body"))
+    nodes = df.explain().split("== Distributed plan (pipeline nodes) ==\n")[1]
+    assert "added: 1 source task(s) split so the UDF runs 2 at once" in nodes, nodes
+    events = []
+    runner.subscribe(events.append)
+    try:
+        got = same(df)
+    finally:
+        runner.subscribers.remove(events.append)
+    assert got["body"] == [open(p, "rb").read() for p in paths]
+    workers = {e["worker"] for e in events
+               if e["event"] == "completed" and "UdfProject" in e["node_name"]}
+    assert len(workers) == 2, events
+
+
 def test_a_udf_error_reaches_the_caller_with_its_message_and_its_workers_log(dask, tmp_path):
     @flotilla.func(return_dtype="int64")
     def picky(x):

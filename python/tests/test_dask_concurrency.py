@@ -106,7 +106,7 @@ def test_four_queries_from_four_threads_one_failing_one_cancelled(runner):
         cancel_id = None
         while time.monotonic() < deadline:
             started = [e for e in list(events) if e["event"] == "query_started"]
-            cancel_id = next((e["query"] for e in started if "to_cancel(" in e["plan"]), None)
+            cancel_id = next((e["query"] for e in started if "to_cancel#" in e["plan"]), None)
             done = [e for e in list(events) if e["event"] == "completed" and e["query"] == cancel_id]
             if len(done) >= 2:
                 break
@@ -136,7 +136,7 @@ def test_four_queries_from_four_threads_one_failing_one_cancelled(runner):
     assert "cancelled by the user" in cancelled_events[-1]["status"]
     for q, mine in by_query.items():
         assert mine[-1]["event"] == "query_finished"
-        if q == cancel_id or "refuses_77(" in mine[0]["plan"]:
+        if q == cancel_id or "refuses_77#" in mine[0]["plan"]:
             continue
         # The others' tasks were not touched by the failure or the cancel.
         assert mine[-1]["status"] == "ok"
@@ -188,6 +188,132 @@ def test_a_class_udf_without_concurrency_gets_what_the_cluster_holds(runner):
     # The local runner: its cores.
     assert LocalRunner().instances_for({}) == (os.cpu_count() or 1)
     assert LocalRunner().instances_for({"num_cpus": 64}) == 1
+
+
+def test_udfs_of_one_name_never_take_each_others_place(runner):
+    # Workers find a UDF by name: two lambdas, two functions called `f`, and two instances of
+    # one class are each their own, in one query and in two queries at once.
+    base = flotilla.from_pydict({"v": list(range(40))}).into_partitions(4)
+    plus_one = flotilla.func(lambda x: x + 1, return_dtype="int64")
+    times_ten = flotilla.func(lambda x: x * 10, return_dtype="int64")
+
+    def make(k):
+        @flotilla.func(return_dtype="int64")
+        def f(x):
+            time.sleep(0.005)
+            return x + k
+        return f
+
+    @flotilla.cls(return_dtype="int64", concurrency=1)
+    class Add:
+        def __init__(self, k):
+            self.k = k
+
+        def __call__(self, x):
+            return x + self.k
+
+    one = base.select(plus_one(col("v")).alias("a"), times_ten(col("v")).alias("b"),
+                      Add(100)(col("v")).alias("c"), Add(200)(col("v")).alias("d"))
+    got = rows(runner, one)
+    assert sorted(zip(got["a"], got["b"], got["c"], got["d"])) == \
+        [(v + 1, v * 10, v + 100, v + 200) for v in range(40)]
+    queries = {k: base.select(make(k)(col("v")).alias("w")) for k in (1000, 2000)}
+    out = {}
+    threads = [threading.Thread(target=lambda k=k: out.__setitem__(k, rows(runner, queries[k])))
+               for k in queries]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k in queries:
+        assert sorted(out[k]["w"]) == [v + k for v in range(40)], (k, out[k])
+
+
+def test_a_class_udfs_actors_serve_later_queries_with_the_same_class(runner):
+    @flotilla.cls(return_dtype="string", concurrency=2)
+    class Model:
+        def __init__(self, name):
+            time.sleep(0.2)  # loading
+            self.me = f"{name}:{os.getpid()}:{id(self)}"
+
+        def __call__(self, x):
+            return self.me
+
+    @flotilla.func(return_dtype="int64")
+    def refuses(m):
+        raise ValueError("refused")
+
+    base = flotilla.from_pydict({"v": list(range(32))}).into_partitions(8)
+    pools = runner.actor_pools
+
+    def instances(name):
+        return set(rows(runner, base.select(Model(name)(col("v")).alias("m")))["m"])
+
+    started, reused = pools.started, pools.reused
+    first = instances("a")
+    # A new handle of the same class and arguments, in a new query: the same two instances.
+    assert instances("a") == first and len(first) == 2
+    assert (pools.started - started, pools.reused - reused) == (2, 2)
+    # Other arguments: other instances.
+    other = instances("b")
+    assert len(other) == 2 and all(m.startswith("b:") for m in other), other
+    # A query that failed lets its actors go: the next one starts new instances.
+    with pytest.raises(Exception, match="refused"):
+        rows(runner, base.select(refuses(Model("a")(col("v"))).alias("r")))
+    again = instances("a")
+    assert len(again) == 2 and not again & first, (again, first)
+    # Idle actors are let go after actor_idle_seconds.
+    assert pools.num_idle() >= 2
+    pools.idle_seconds = 0.2
+    try:
+        deadline = time.monotonic() + 10
+        while pools.num_idle() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert pools.num_idle() == 0
+    finally:
+        pools.idle_seconds = 60
+
+
+def test_a_pools_actors_share_their_workers_threads(runner):
+    # The pool's actors live in the Dask workers' processes, beside the tasks feeding them: a
+    # worker runs at most its 2 threads' worth of tasks of either kind.
+    @flotilla.func(return_dtype="int64")
+    def feed(x):
+        time.sleep(0.01)
+        return x
+
+    @flotilla.cls(return_dtype="int64")  # as many as the workers' threads: 4
+    class Consume:
+        def __call__(self, x):
+            time.sleep(0.01)
+            return x
+
+    df = flotilla.from_pydict({"v": list(range(240))}).into_partitions(24) \
+        .select(Consume()(feed(col("v"))).alias("w"))
+    events = []
+    runner.subscribe(events.append)
+    try:
+        assert sorted(rows(runner, df)["w"]) == list(range(240))
+    finally:
+        runner.subscribers.remove(events.append)
+    # Each actor's worker, as it joined: "actor pool <pool> on <worker>".
+    host = {e["worker"]: e["message"].rsplit(" on ", 1)[1] for e in events
+            if e["event"] == "worker_joined" and e["message"].startswith("actor pool")}
+    assert len(host) == 4 and len(set(host.values())) == 2, host  # 2 on each worker
+    spans = {}
+    for e in events:
+        if e["event"] in ("scheduled", "completed"):
+            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], e["worker"])
+    steps = []
+    for s in spans.values():
+        where = host.get(s["scheduled"][1], s["scheduled"][1])
+        steps += [(s["scheduled"][0], 1, where), (s["completed"][0], -1, where)]
+    at_once, most = {}, {}
+    for _, step, where in sorted(steps):
+        at_once[where] = at_once.get(where, 0) + step
+        most[where] = max(most.get(where, 0), at_once[where])
+    assert sum(1 for s in spans.values() if s["scheduled"][1] in host) == 24
+    assert sorted(most.values()) == [2, 2], most
 
 
 def test_a_worker_reads_each_files_footer_once(runner, tpch_directory):

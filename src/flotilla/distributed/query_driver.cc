@@ -183,6 +183,7 @@ Status QueryDriver::AddWorker(const WorkerSpec& worker) {
   if (!spec.pool.empty()) {
     spec.pool = PoolKey(options_.query_id, spec.pool);
     pool_workers_.push_back(spec.id);
+    pool_requests_.try_emplace(spec.pool, spec.capacity);
   }
   // A session's worker is in its shared scheduler already.
   if (!started_) {
@@ -193,7 +194,9 @@ Status QueryDriver::AddWorker(const WorkerSpec& worker) {
   workers_.insert(worker.id);
   if (!finished_) {
     Emit({TaskEventKind::kWorkerJoined, options_.query_id, 0, -1, "", worker.id, 0, 0, 0, 0,
-          worker.pool.empty() ? "" : "actor pool " + worker.pool});
+          worker.pool.empty()   ? ""
+          : worker.host.empty() ? "actor pool " + worker.pool
+                                : "actor pool " + worker.pool + " on " + worker.host});
   }
   return Status::OK();
 }
@@ -683,6 +686,9 @@ Status QueryDriver::Submit(Slot* slot) {
   spec.input_bytes.assign(bytes.begin(), bytes.end());
   if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
     spec.pool = PoolKey(options_.query_id, plan_.nodes[slot->node].pool);
+    // An actor runs one task at a time, whatever the query's other tasks ask for.
+    auto it = pool_requests_.find(spec.pool);
+    spec.request = it != pool_requests_.end() ? it->second : Resources{1, 0, 0};
   }
   FLOTILLA_RETURN_NOT_OK(scheduler_->Submit(spec));
   if (NodeState& n = nodes_[slot->node]; n.started_at < 0) {

@@ -305,6 +305,8 @@ class QueryDriver final : private TaskGraph {
   bool started_ = false;
   std::vector<WorkerSpec> pending_workers_;  // added before Start
   std::vector<std::string> pool_workers_;
+  /// What a pool's task asks for: what one of its actors offers (one instance, one task).
+  std::unordered_map<std::string, Resources> pool_requests_;
   /// This query's running tasks and where: a shared scheduler forgets a worker's tasks when any
   /// query removes it, before the others hear of it.
   std::unordered_map<int64_t, std::string> running_on_;

@@ -97,6 +97,7 @@ struct Task {
   Group* group = nullptr;  // while queued
   uint32_t worker = kNone;
   uint32_t running_index = 0;  // position in the worker's `running`, for O(1) removal
+  uint32_t host = kNone;       // the worker's host, charged for it while it runs
 
   QueueKey key(uint32_t index) const {
     return {spec.query_id, -static_cast<int64_t>(spec.node_rank), spec.task_id, index};
@@ -112,6 +113,9 @@ struct Worker {
   Resources used;
   LoadKey key{};
   std::vector<uint32_t> running;
+  uint32_t host = kNone;         // a pool worker's general worker
+  std::vector<uint32_t> guests;  // the pool workers it hosts
+  int guest_tasks = 0;           // their running tasks, counted in `used`
 
   Resources Free() const {
     return {spec.capacity.cpus - used.cpus, spec.capacity.gpus - used.gpus,
@@ -292,6 +296,14 @@ struct Scheduler::Impl {
     Resources used = worker.used;
     used += task.spec.request;
     SetUsed(w, used);
+    task.host = worker.host;
+    if (task.host != kNone) {
+      Worker& host = workers[task.host];
+      Resources host_used = host.used;
+      host_used += task.spec.request;
+      ++host.guest_tasks;
+      SetUsed(task.host, host_used);
+    }
     ++num_running;
   }
 
@@ -302,18 +314,44 @@ struct Scheduler::Impl {
     worker.running[task.running_index] = moved;
     tasks[moved].running_index = task.running_index;
     worker.running.pop_back();
-    Resources used = worker.used;
-    used -= task.spec.request;
-    // Fractional cpus do not add and subtract back to exactly zero; an idle worker starts clean
-    // so that rounding cannot build up over a long-lived cluster.
-    if (worker.running.empty()) used = Resources{0, 0, 0};
-    SetUsed(task.worker, used);
-    Grew(task.worker);
+    Free(task.worker, task.spec.request);
+    if (task.host != kNone) {
+      Worker& host = workers[task.host];
+      --host.guest_tasks;
+      Free(task.host, task.spec.request);
+      task.host = kNone;
+    }
     task.worker = kNone;
     --num_running;
   }
 
+  // `request` no longer used on `w`, by a task of its own or of a guest's.
+  void Free(uint32_t w, const Resources& request) {
+    Worker& worker = workers[w];
+    Resources used = worker.used;
+    used -= request;
+    // Fractional cpus do not add and subtract back to exactly zero; an idle worker starts clean
+    // so that rounding cannot build up over a long-lived cluster.
+    if (worker.running.empty() && worker.guest_tasks == 0) used = Resources{0, 0, 0};
+    SetUsed(w, used);
+    Grew(w);
+  }
+
+  // Room for `request` on the worker, and on its host if it has one.
+  bool HasRoom(uint32_t w, const Resources& request) const {
+    const Worker& worker = workers[w];
+    if (!worker.Free().Fits(request)) return false;
+    return worker.host == kNone || workers[worker.host].Free().Fits(request);
+  }
+
   void Grew(uint32_t w) {
+    // A host with more room may have room for its guests' tasks too.
+    for (uint32_t g : workers[w].guests)
+      MarkGrown(g);
+    MarkGrown(w);
+  }
+
+  void MarkGrown(uint32_t w) {
     Pool& pool = pools[workers[w].pool];
     if (pool.many_grown) return;
     if (pool.grown.size() < kMaxGrown) {
@@ -328,7 +366,7 @@ struct Scheduler::Impl {
     if (pool.many_grown) return true;
     for (uint32_t w : pool.grown) {
       const Worker& worker = workers[w];
-      if (worker.alive && &pools[worker.pool] == &pool && worker.Free().Fits(key.request)) {
+      if (worker.alive && &pools[worker.pool] == &pool && HasRoom(w, key.request)) {
         return true;
       }
     }
@@ -369,7 +407,7 @@ struct Scheduler::Impl {
       auto it = worker_index.find(worker_id);
       if (it == worker_index.end()) continue;
       const Worker& worker = workers[it->second];
-      if (worker.pool != task.pool || !worker.Free().Fits(request)) continue;
+      if (worker.pool != task.pool || !HasRoom(it->second, request)) continue;
       if (best == kNone || bytes > best_bytes || worker.seq < workers[best].seq) {
         best = it->second;
         best_bytes = bytes;
@@ -380,7 +418,7 @@ struct Scheduler::Impl {
     if (group->stuck && !pool.many_grown) {
       for (uint32_t w : pool.grown) {
         const Worker& worker = workers[w];
-        if (!worker.alive || worker.pool != task.pool || !worker.Free().Fits(request)) continue;
+        if (!worker.alive || worker.pool != task.pool || !HasRoom(w, request)) continue;
         if (best == kNone || worker.key < workers[best].key) best = w;
       }
       if (best != kNone) return best;
@@ -388,7 +426,7 @@ struct Scheduler::Impl {
       const std::set<LoadKey>& by_load = request.gpus > 0 ? pool.gpu_by_load : pool.by_load;
       auto it = group->walked ? by_load.lower_bound(group->cursor) : by_load.begin();
       for (; it != by_load.end(); ++it) {
-        if (workers[it->worker].Free().Fits(request)) {
+        if (HasRoom(it->worker, request)) {
           group->cursor = *it;
           group->walked = true;
           return it->worker;
@@ -423,6 +461,11 @@ Status Scheduler::AddWorker(const WorkerSpec& spec) {
   worker.pool = s.PoolOf(spec.pool);
   worker.seq = s.next_seq++;
   worker.used = Resources{0, 0, 0};
+  auto host = spec.host.empty() ? s.worker_index.end() : s.worker_index.find(spec.host);
+  if (host != s.worker_index.end() && s.workers[host->second].spec.pool.empty()) {
+    worker.host = host->second;
+    s.workers[host->second].guests.push_back(w);
+  }
   s.IndexWorker(w);
   s.Grew(w);
   return Status::OK();
@@ -443,6 +486,13 @@ Result<std::vector<int64_t>> Scheduler::RemoveWorker(const std::string& worker_i
     s.RetryOrFail(t);
     task_ids.push_back(s.tasks[t].spec.task_id);
   }
+  // Guests outlive their host only as workers of their own: nothing is charged to it any more.
+  for (uint32_t g : s.workers[w].guests) {
+    s.workers[g].host = kNone;
+    for (uint32_t t : s.workers[g].running)
+      s.tasks[t].host = kNone;
+  }
+  if (uint32_t h = s.workers[w].host; h != kNone) std::erase(s.workers[h].guests, w);
   s.UnindexWorker(w);
   s.worker_index.erase(it);
   s.workers[w] = Worker{};
@@ -479,7 +529,10 @@ std::vector<Assignment> Scheduler::Schedule() {
   std::vector<Resources> failed;
   auto later = [](const auto& a, const auto& b) { return b.first < a.first; };
   int pools_started = 0;
-  for (Pool& pool : s.pools) {
+  // Actor pools first: their tasks are downstream of the general tasks feeding them, and may
+  // share a host's room with them.
+  for (size_t p = 1; p <= s.pools.size(); ++p) {
+    Pool& pool = s.pools[p % s.pools.size()];
     if (pool.by_load.empty() || pool.groups.empty()) continue;
     // The groups' queues merged in priority order: the same order as walking one queue.
     heads.clear();

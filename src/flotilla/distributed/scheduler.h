@@ -13,6 +13,11 @@
 // most of the task's input bytes when it has room, otherwise the least loaded (lowest share of
 // its cpus in use, ties to the smaller worker index). A task naming a worker pool (an actor
 // pool) runs only on workers of that pool, and workers of a pool run only its tasks.
+//
+// Hosts: an actor-pool worker may live on a general worker (a UDF actor in a Dask worker's
+// process) and share its threads. Its running tasks then count against both, so the host is
+// never oversubscribed by its guests. Actor pools are placed before the general pool in a pass:
+// their tasks are downstream of the tasks that feed them.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -39,6 +44,9 @@ struct WorkerSpec {
   std::string id;      // unique; e.g. the worker's address
   Resources capacity;  // what it can run at once
   std::string pool;    // empty: a general worker; otherwise the actor pool it belongs to
+  /// A pool worker's general worker, whose resources its tasks also use (empty: none; an
+  /// unknown id is ignored).
+  std::string host;
 };
 
 struct TaskSpec {

@@ -222,6 +222,81 @@ TEST(SchedulerTest, PoolTasksRunOnlyOnPoolWorkersAndPoolWorkersOnlyRunThem) {
   EXPECT_EQ(Placed(s.Schedule()), (Placements{{3, "g"}}));
 }
 
+WorkerSpec MakeGuest(std::string id, std::string pool, std::string host) {
+  WorkerSpec w = MakeWorker(std::move(id), 1, 0, 64 * kGiB, std::move(pool));
+  w.host = std::move(host);
+  return w;
+}
+
+TaskSpec MakePoolTask(int64_t task_id, std::string pool, int node_rank = 1) {
+  TaskSpec t = MakeTask(task_id, 1, node_rank);
+  t.pool = std::move(pool);
+  return t;
+}
+
+TEST(SchedulerTest, AGuestsTasksCountAgainstItsHost) {
+  // Two actors living on a 2-cpu worker: the worker never runs more than 2 tasks of either kind.
+  Scheduler s;
+  s.AddWorker(MakeWorker("h", 2)).Check();
+  s.AddWorker(MakeGuest("a1", "embed", "h")).Check();
+  s.AddWorker(MakeGuest("a2", "embed", "h")).Check();
+  for (int64_t id = 1; id <= 2; ++id)
+    s.Submit(MakeTask(id)).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{1, "h"}, {2, "h"}}));
+  s.Submit(MakePoolTask(10, "embed")).Check();
+  s.Submit(MakePoolTask(11, "embed")).Check();
+  EXPECT_TRUE(s.Schedule().empty());  // the actors are idle, their host is not
+
+  // The room a general task leaves goes to the pool's task (downstream, placed first), not to
+  // the general task queued behind it.
+  s.Submit(MakeTask(4)).Check();
+  s.TaskCompleted(1).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{10, "a1"}}));
+  ExpectUsed(s, "h", {2, 0, 0});
+  s.TaskCompleted(2).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{11, "a2"}}));
+  EXPECT_EQ(s.state(4), TaskState::kQueued);
+
+  // The host's room comes back as its guests finish.
+  s.TaskCompleted(10).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{4, "h"}}));
+  s.TaskCompleted(11).Check();
+  s.TaskCompleted(4).Check();
+  ExpectUsed(s, "h", {0, 0, 0});
+  ExpectUsed(s, "a1", {0, 0, 0});
+}
+
+TEST(SchedulerTest, AGuestOutlivesItsHostAsAWorkerOfItsOwn) {
+  Scheduler s;
+  s.AddWorker(MakeWorker("h", 1)).Check();
+  s.AddWorker(MakeGuest("a", "embed", "h")).Check();
+  s.AddWorker(MakeGuest("b", "embed", "unknown")).Check();  // no such host: no link
+  s.Submit(MakePoolTask(1, "embed")).Check();
+  s.Submit(MakePoolTask(2, "embed")).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{1, "a"}, {2, "b"}}));
+  ExpectUsed(s, "h", {1, 0, 0});
+
+  // The host leaves while its guest runs; a new worker takes its place (and index).
+  s.RemoveWorker("h").ValueOrDie();
+  s.AddWorker(MakeWorker("n", 1)).Check();
+  s.Submit(MakeTask(3)).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{3, "n"}}));
+  s.TaskCompleted(1).Check();  // charges nothing back to the new worker
+  ExpectUsed(s, "n", {1, 0, 0});
+  s.Submit(MakePoolTask(4, "embed")).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{4, "a"}}));  // no host to wait for
+  ExpectUsed(s, "n", {1, 0, 0});
+
+  // A guest that leaves frees its host's room.
+  s.AddWorker(MakeGuest("c", "embed", "n")).Check();
+  s.TaskCompleted(3).Check();
+  s.Submit(MakePoolTask(5, "embed")).Check();
+  EXPECT_EQ(Placed(s.Schedule()), (Placements{{5, "c"}}));
+  ExpectUsed(s, "n", {1, 0, 0});
+  EXPECT_EQ(s.RemoveWorker("c").ValueOrDie(), (std::vector<int64_t>{5}));
+  ExpectUsed(s, "n", {0, 0, 0});
+}
+
 TEST(SchedulerTest, RetryableFailuresRequeueUntilMaxAttempts) {
   Scheduler s;
   s.AddWorker(MakeWorker("w", 4)).Check();
