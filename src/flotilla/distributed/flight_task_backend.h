@@ -30,10 +30,11 @@ class FlightTaskBackend final : public ClusterBackend {
     inner_.Release(worker, keys);
   }
   void RequestSample(const std::string& worker) override { inner_.RequestSample(worker); }
-  /// The inner backend's events with the tasks that returned since the last call (a call that
-  /// could not reach its worker reports the worker lost).
+  /// The tasks that returned since the last call (a call that could not reach its worker
+  /// reports the worker lost) with the inner backend's events; while tasks keep returning, the
+  /// inner backend is asked every 10 ms only.
   Result<BackendEvents> Wait(double timeout_seconds) override;
-  void Interrupt() override { inner_.Interrupt(); }
+  void Interrupt() override;
   void Forget(const std::string& worker) override;
 
  private:
