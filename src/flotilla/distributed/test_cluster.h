@@ -108,9 +108,19 @@ inline DriverOptions RecordedTo(const std::shared_ptr<Recorder>& recorder) {
   return d;
 }
 
-/// TPC-H at scale factor 0.01, 3 files per table of small row groups, made once per process.
+/// A directory removed when the process exits.
+struct TemporaryDirectory {
+  std::string path;
+  ~TemporaryDirectory() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+/// TPC-H at scale factor 0.01, 3 files per table of small row groups, made once per process
+/// (each test runs in a process of its own) and removed when it exits.
 inline const std::string& TpchDirectory() {
-  static const std::string dir = [] {
+  static const TemporaryDirectory dir{[] {
     std::string d = ::testing::TempDir() + "/distributed_tpch_" + std::to_string(::getpid());
     tpch::GenerateOptions o;
     o.scale_factor = 0.01;
@@ -121,8 +131,8 @@ inline const std::string& TpchDirectory() {
     auto r = tpch::GenerateTables(o);
     EXPECT_TRUE(r.ok()) << r.status().ToString();
     return d;
-  }();
-  return dir;
+  }()};
+  return dir.path;
 }
 
 /// TPC-H query `number` over TpchDirectory(), planned from the repository's SQL text.

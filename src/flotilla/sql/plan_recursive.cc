@@ -15,67 +15,7 @@ namespace {
 // Iterations before a recursion is taken to be endless.
 constexpr int kMaxIterations = 100'000;
 
-bool Mentions(const Node& n, const std::string& name);
-
-bool Mentions(const TableRef& t, const std::string& name) {
-  switch (t.kind) {
-    case TableRef::kNamed:
-      return t.name == name;
-    case TableRef::kPath:
-      return false;
-    case TableRef::kFunction:
-      for (const NamedArg& a : t.args)
-        if (Mentions(*a.value, name)) return true;
-      return false;
-    case TableRef::kSubquery:
-      return MentionsTable(*t.subquery, name);
-    case TableRef::kJoin:
-      return Mentions(*t.left, name) || Mentions(*t.right, name) || (t.on && Mentions(*t.on, name));
-  }
-  return false;
-}
-
-bool Mentions(const Node& n, const std::string& name) {
-  if (n.subquery && MentionsTable(*n.subquery, name)) return true;
-  for (const NodePtr& a : n.args)
-    if (a && Mentions(*a, name)) return true;
-  for (const NodePtr* p : {&n.operand, &n.otherwise, &n.filter})
-    if (*p && Mentions(**p, name)) return true;
-  return false;
-}
-
 }  // namespace
-
-bool MentionsTable(const Query& q, const std::string& name) {
-  for (const CommonTable& cte : q.with) {
-    if (MentionsTable(*cte.query, name)) return true;
-  }
-  switch (q.kind) {
-    case Query::kSelect: {
-      const SelectCore& s = *q.select;
-      for (const TableRefPtr& t : s.from)
-        if (Mentions(*t, name)) return true;
-      for (const SelectItem& item : s.items)
-        if (Mentions(*item.expr, name)) return true;
-      for (const NodePtr& n : {s.where, s.having, s.qualify})
-        if (n && Mentions(*n, name)) return true;
-      return false;
-    }
-    case Query::kSetOp:
-      return MentionsTable(*q.left, name) || MentionsTable(*q.right, name);
-    case Query::kSummarize:
-      return MentionsTable(*q.left, name);
-    case Query::kPivot:
-    case Query::kUnpivot:
-      return Mentions(*q.pivot->source, name);
-    case Query::kValues:
-      for (const auto& row : q.values)
-        for (const NodePtr& v : row)
-          if (Mentions(*v, name)) return true;
-      return false;
-  }
-  return false;
-}
 
 Result<Relation> Planner::PlanRecursiveCte(const CommonTable& cte) {
   const Query& q = *cte.query;

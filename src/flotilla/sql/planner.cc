@@ -69,7 +69,7 @@ Result<Relation> Planner::PlanQuery(const Query& q) {
     ctx_.defining_ctes.pop_back();
     FLOTILLA_ASSIGN_OR_RETURN(Relation r, std::move(planned));
     FLOTILLA_ASSIGN_OR_RETURN(r, Renamed(std::move(r), cte.column_aliases, cte.name, cte.offset));
-    ctes_[cte.name] = std::move(r);
+    FLOTILLA_ASSIGN_OR_RETURN(ctes_[cte.name], MaterializedIfReused(cte, q, std::move(r)));
   }
   switch (q.kind) {
     case Query::kSelect:

@@ -47,6 +47,8 @@ struct Relation {
 
 /// Whether `q` reads the table (or common table expression) `name` anywhere.
 bool MentionsTable(const Query& q, const std::string& name);
+/// How many places of `q` read it.
+int TableMentions(const Query& q, const std::string& name);
 
 /// `plan`'s columns under their own names, qualified by `table`.
 Relation FromPlan(PlanPtr plan, const std::string& table);
@@ -261,6 +263,9 @@ class Planner {
   Result<std::vector<std::vector<std::string>>> PivotValues(const PivotAst& p, int64_t offset);
   // WITH RECURSIVE (plan_recursive.cc).
   Result<Relation> PlanRecursiveCte(const CommonTable& cte);
+  /// `r`, the plan of `cte` of `query`, as its rows when it is grouped and read more than once
+  /// (plan_cte.cc).
+  Result<Relation> MaterializedIfReused(const CommonTable& cte, const Query& query, Relation r);
 
   // COLUMNS(...) (plan_columns.cc): `expanded` is set to `s` with every COLUMNS call written
   // out once per column it chooses from `from`; left empty when `s` has none.

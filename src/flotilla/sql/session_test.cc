@@ -218,6 +218,56 @@ TEST(Session, ExplainShowsBothPlans) {
   EXPECT_GT(result->batch.num_rows(), 4);
 }
 
+// The logical plan of `sql`, as EXPLAIN prints it.
+std::string LogicalPlan(Session* session, const std::string& sql) {
+  auto result = session->Execute("EXPLAIN " + sql);
+  EXPECT_TRUE(result.ok()) << result.status().ToString();
+  std::string text;
+  for (int64_t i = 0; result.ok() && i < result->batch.num_rows(); ++i)
+    text += std::string(result->batch.column(0).GetView(i)) + "\n";
+  return text.substr(0, text.find("== Optimized plan =="));
+}
+
+size_t Count(const std::string& text, const std::string& word) {
+  size_t n = 0;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1))
+    ++n;
+  return n;
+}
+
+TEST(Session, AGroupedCteReadTwiceIsComputedOnce) {
+  Session s;
+  ASSERT_TRUE(s.Execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, 5), (1, 6), (2, 11), "
+                        "(3, 4), (3, 6)) v(k, v)")
+                  .ok());
+  // Q15's shape: the groups whose sum is the largest (11: k = 1 and k = 2, by hand).
+  const std::string top =
+      "WITH g AS (SELECT k, sum(v) AS s FROM t GROUP BY k) "
+      "SELECT k, s FROM g WHERE s = (SELECT max(s) FROM g) ORDER BY k";
+  EXPECT_EQ(Rows(&s, top), (V{"1|11", "2|11"}));
+  // Computed once, while planning: the plan reads its rows.
+  EXPECT_EQ(Count(LogicalPlan(&s, top), "Aggregate"), 0u) << LogicalPlan(&s, top);
+  const std::string joined =
+      "WITH g AS (SELECT DISTINCT k FROM t) SELECT a.k, b.k FROM g a JOIN g b ON a.k < b.k "
+      "ORDER BY 1, 2";
+  EXPECT_EQ(Rows(&s, joined), (V{"1|2", "1|3", "2|3"}));
+  EXPECT_EQ(Count(LogicalPlan(&s, joined), "Distinct"), 0u) << LogicalPlan(&s, joined);
+
+  // Read once, or not grouped: planned where it is read, as a view is.
+  const std::string once = "WITH g AS (SELECT k, sum(v) AS s FROM t GROUP BY k) SELECT * FROM g";
+  EXPECT_EQ(Count(LogicalPlan(&s, once), "Aggregate"), 1u) << LogicalPlan(&s, once);
+  const std::string plain =
+      "WITH f AS (SELECT k FROM t WHERE v > 5) SELECT count(*) FROM f a, f b WHERE a.k = b.k";
+  EXPECT_EQ(Rows(&s, plain), (V{"3"}));
+  EXPECT_EQ(Count(LogicalPlan(&s, plain), "Filter: v > 5"), 2u) << LogicalPlan(&s, plain);
+  // Too many groups to hold as rows: planned at each reference too.
+  const std::string large =
+      "WITH g AS (SELECT range % 1100000 AS k, count(*) AS c FROM range(1100000) GROUP BY 1) "
+      "SELECT count(*) FROM g a JOIN g b ON a.k = b.k";
+  EXPECT_EQ(Rows(&s, large), (V{"1100000"}));
+  EXPECT_EQ(Count(LogicalPlan(&s, large), "Aggregate"), 3u) << LogicalPlan(&s, large);
+}
+
 TEST(Session, EquivalentQueriesGetTheSameOptimizedPlan) {
   Session s;
   ASSERT_TRUE(s.Execute("CREATE TABLE a AS SELECT * FROM (VALUES (1, 2)) v(k, x)").ok());
