@@ -43,18 +43,29 @@ def slow(x):
     return x
 
 
-def most_at_once(events) -> dict:
-    """Per worker, the most UDF tasks it ran at one moment (from scheduled to completed)."""
+def rows_and_events(runner, df):
+    events = []
+    runner.subscribe(events.append)
+    try:
+        return rows(runner, df), events
+    finally:
+        runner.subscribers.remove(events.append)
+
+
+def most_at_once(events, node="UdfProject", place=lambda worker: worker) -> dict:
+    """Per place (by default each worker), the most tasks of nodes named with `node` it ran at
+    one moment (from scheduled to completed)."""
     spans = {}
     for e in events:
-        if "UdfProject" in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
-            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], e["worker"])
-    most = {}
-    for s in spans.values():
-        start, worker = s["scheduled"]
-        at_once = sum(1 for o in spans.values()
-                      if o["scheduled"][1] == worker and o["scheduled"][0] <= start < o["completed"][0])
-        most[worker] = max(most.get(worker, 0), at_once)
+        if node in e.get("node_name", "") and e["event"] in ("scheduled", "completed"):
+            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], place(e["worker"]))
+    steps = sorted(step for s in spans.values()
+                   for step in ((s["scheduled"][0], 1, s["scheduled"][1]),
+                                (s["completed"][0], -1, s["scheduled"][1])))
+    at_once, most = {}, {}
+    for _, step, where in steps:  # at one time, what ends before what starts
+        at_once[where] = at_once.get(where, 0) + step
+        most[where] = max(most.get(where, 0), at_once[where])
     return most
 
 
@@ -149,12 +160,8 @@ def test_four_queries_from_four_threads_one_failing_one_cancelled(runner):
 def test_a_worker_runs_as_many_tasks_at_once_as_it_has_threads(runner):
     df = flotilla.from_pydict({"v": list(range(80))}).into_partitions(8) \
         .select(slow(col("v")).alias("w"))
-    events = []
-    runner.subscribe(events.append)
-    try:
-        assert sorted(rows(runner, df)["w"]) == list(range(80))
-    finally:
-        runner.subscribers.remove(events.append)
+    got, events = rows_and_events(runner, df)
+    assert sorted(got["w"]) == list(range(80))
     most = most_at_once(events)
     assert sorted(most.values()) == [2, 2], most  # 2 threads each: 2 at once, never more
 
@@ -290,29 +297,14 @@ def test_a_pools_actors_share_their_workers_threads(runner):
 
     df = flotilla.from_pydict({"v": list(range(240))}).into_partitions(24) \
         .select(Consume()(feed(col("v"))).alias("w"))
-    events = []
-    runner.subscribe(events.append)
-    try:
-        assert sorted(rows(runner, df)["w"]) == list(range(240))
-    finally:
-        runner.subscribers.remove(events.append)
+    got, events = rows_and_events(runner, df)
+    assert sorted(got["w"]) == list(range(240))
     # Each actor's worker, as it joined: "actor pool <pool> on <worker>".
     host = {e["worker"]: e["message"].rsplit(" on ", 1)[1] for e in events
             if e["event"] == "worker_joined" and e["message"].startswith("actor pool")}
     assert len(host) == 4 and len(set(host.values())) == 2, host  # 2 on each worker
-    spans = {}
-    for e in events:
-        if e["event"] in ("scheduled", "completed"):
-            spans.setdefault(e["task"], {})[e["event"]] = (e["time"], e["worker"])
-    steps = []
-    for s in spans.values():
-        where = host.get(s["scheduled"][1], s["scheduled"][1])
-        steps += [(s["scheduled"][0], 1, where), (s["completed"][0], -1, where)]
-    at_once, most = {}, {}
-    for _, step, where in sorted(steps):
-        at_once[where] = at_once.get(where, 0) + step
-        most[where] = max(most.get(where, 0), at_once[where])
-    assert sum(1 for s in spans.values() if s["scheduled"][1] in host) == 24
+    assert len({e["task"] for e in events if e["event"] == "completed" and e["worker"] in host}) == 24
+    most = most_at_once(events, node="", place=lambda worker: host.get(worker, worker))
     assert sorted(most.values()) == [2, 2], most
 
 
