@@ -15,6 +15,7 @@
 #include "flotilla/distributed/local_query_events.h"
 #include "flotilla/distributed/query_loop.h"
 #include "flotilla/distributed/worker_runtime.h"
+#include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/parquet/reader_cache.h"
 #include "flotilla/sql/parser.h"
 
@@ -276,6 +277,33 @@ RecordBatch AsBatch(const distributed::StoredPartition& p) {
 }  // namespace
 
 void BindDistributed(py::module_& m) {
+  // A query as bytes, for a runner in another process (session_server.py): the plan, then
+  // rebuilt with the UDFs it names, {name: (batch function, return type)}.
+  m.def("serialize_plan",
+        [](const DataFrame& df) { return py::bytes(Check(exec::SerializePlan(df.plan()))); });
+  m.def("deserialize_plan", [](py::bytes bytes, py::dict udfs) {
+    exec::PlanResolver resolver;
+    distributed::RegisterFileScanTasks(&resolver);
+    for (const auto& [name, spec] : udfs) {
+      auto pair = spec.cast<py::tuple>();
+      resolver.udfs[name.cast<std::string>()] =
+          PythonBatchFunction(pair[0], TypeOf(py::reinterpret_borrow<py::object>(pair[1])));
+    }
+    const std::string text = bytes;
+    return DataFrame(Check(exec::DeserializePlan(text, resolver)));
+  });
+  // A result as Arrow IPC stream bytes, and back.
+  m.def("batch_to_ipc", [](const RecordBatch& batch) {
+    BufferPtr bytes = Check(ipc::WriteStreamToBuffer(batch.schema(), {batch}));
+    return py::bytes(std::string((*bytes).view()));
+  });
+  m.def("batch_from_ipc", [](py::bytes bytes) {
+    const std::string text = bytes;
+    SchemaPtr schema;
+    std::vector<RecordBatch> batches = Check(ipc::ReadStream(Check(Buffer::CopyOf(text)), &schema));
+    if (batches.empty()) return Check(RecordBatch::MakeEmpty(schema));
+    return Check(compute::ConcatBatches(batches));
+  });
   py::class_<distributed::WorkerRuntime>(m, "WorkerRuntime")
       .def(py::init([](const std::string& id, const std::string& token, const std::string& host,
                        int64_t store_memory_bytes) {

@@ -13,7 +13,7 @@ from .datatype import DataType, Field, TimeUnit
 from .dataframe import (DataFrame, GroupedDataFrame, Schema, from_pandas, from_pydict,
                         from_pylist, read_csv, read_json, read_parquet, read_warc, sql,
                         sql_expr)
-from .runner import set_runner_dask, set_runner_local, subscribe
+from .runner import set_runner_dask, set_runner_local, set_runner_session, subscribe
 from .expressions import (Expression, coalesce, col, dense_rank, lit,
                           monotonically_increasing_id, rank, row_number)
 from .udf import Series, UDFError, cls, func, method
@@ -39,5 +39,6 @@ __all__ = [
     "col", "lit", "coalesce", "row_number", "rank", "dense_rank", "monotonically_increasing_id",
     "read_parquet", "read_csv", "read_json", "read_warc", "from_pydict", "from_pylist", "from_pandas", "sql",
     "sql_expr", "func", "cls", "method", "udf", "functions",
-    "set_execution_config", "set_runner_dask", "set_runner_local", "subscribe",
+    "set_execution_config", "set_runner_dask", "set_runner_local", "set_runner_session",
+    "subscribe",
 ]

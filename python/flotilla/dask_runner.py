@@ -210,6 +210,7 @@ class DaskRunner:
                              f"got {task_cpus} and {task_memory_bytes}")
         self.cluster = None
         self.client = None
+        self.server = None  # serving other processes (serve)
         self.dashboard = None  # started at the first query
         try:
             if address:
@@ -350,6 +351,17 @@ class DaskRunner:
         raises a Cancelled error. Query ids come with every event (flotilla.events)."""
         self.session.cancel(query_id, "cancelled by the user")
 
+    def serve(self, path: str, host: str = "127.0.0.1", port: int = 0) -> str:
+        """Lets other processes run their queries on this runner's scheduler and workers:
+        `flotilla.set_runner_session(path)` in another process (session_server.py). `path` is
+        written with the address and the token (readable by its owner only). Returns it."""
+        from .session_server import SessionServer
+
+        if self.server is not None:
+            raise RuntimeError(f"this runner is served already, at {self.server.path}")
+        self.server = SessionServer(self, path, host, port)
+        return path
+
     def subscribe(self, fn) -> None:
         """Calls `fn(event)` for every event of later queries, as a dict: flotilla.events has
         the schema (the keys of each kind, the order they come in) and checks for it."""
@@ -382,6 +394,9 @@ class DaskRunner:
             time.sleep(0.05)
 
     def close(self):
+        if getattr(self, "server", None) is not None:
+            self.server.close()
+            self.server = None
         session = getattr(self, "session", None)
         if session is not None:
             session.close()  # what still runs is cancelled first
@@ -444,11 +459,13 @@ class DaskRunner:
         """The result partitions of `df` as batches, in order."""
         return self.run(df, udfs)
 
-    def write(self, df, udfs, root: str, fmt: str, partition_by: list, compression):
+    def write(self, df, udfs, root: str, fmt: str, partition_by: list, compression,
+              query_id: int | None = None):
         """Writes the rows of `df` as files under `root`, each worker its own; returns a batch
         listing the files."""
         return _ext.concat_batches(self.run(df, udfs, write=_WriteTarget(root, fmt, partition_by,
-                                                                         compression)))
+                                                                         compression),
+                                            query_id=query_id))
 
     def answer_subqueries(self, session, udfs=()) -> None:
         """Has the planner of SQL session `session` run the plans it needs answered (uncorrelated
@@ -456,11 +473,12 @@ class DaskRunner:
         session.set_plan_runner(lambda plan: self.collect(plan, udfs))
 
     def run(self, df, udfs=(), write: _WriteTarget | None = None, on_result=None,
-            count_only=False, analysis: list | None = None):
+            count_only=False, analysis: list | None = None, query_id: int | None = None):
         """Runs the engine DataFrame `df`; returns its result partitions as batches, in order
         (with count_only, their number of rows). `analysis`, a list, receives what the tasks
-        measured per pipeline node, as dicts and as text."""
-        query_id = next(query_ids)
+        measured per pipeline node, as dicts and as text. `query_id`: one of
+        runner.query_ids taken already (to cancel the query from elsewhere)."""
+        query_id = next(query_ids) if query_id is None else query_id
         kw = dict(event_log=self.event_log, trace=self.trace, progress=self.progress,
                   subscribers=list(self.subscribers))
         if self.scan_task_min_bytes:

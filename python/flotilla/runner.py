@@ -109,8 +109,11 @@ def current():
         spec = os.environ.get("FLOTILLA_RUNNER", "local")
         if spec == "dask" or spec.startswith("dask="):
             set_runner_dask(address=spec[5:] or None)
+        elif spec.startswith("session="):
+            set_runner_session(spec[8:])
         elif spec != "local":
-            raise ValueError(f"FLOTILLA_RUNNER={spec!r}: expected 'local', 'dask' or 'dask=ADDRESS'")
+            raise ValueError(f"FLOTILLA_RUNNER={spec!r}: expected 'local', 'dask', "
+                             f"'dask=ADDRESS' or 'session=PATH'")
     return _runner
 
 
@@ -146,4 +149,18 @@ def set_runner_dask(address: str | None = None, n_workers: int | None = None, **
     _from_env_checked = True
     _runner.close()
     _runner = DaskRunner(address=address, n_workers=n_workers, **options)
+    return _runner
+
+
+def set_runner_session(path: str):
+    """Queries run on the scheduler and workers of a DaskRunner another process serves
+    (`runner.serve(path)`), ordered by age with its queries and every other client's.
+    Returns the runner."""
+    global _runner, _from_env_checked
+    from .session_server import SessionClient
+
+    client = SessionClient(path)  # fails here when the session is not there
+    _from_env_checked = True
+    _runner.close()
+    _runner = client
     return _runner

@@ -41,6 +41,7 @@ import asyncio
 import inspect
 import itertools
 import queue
+import secrets
 import threading
 import typing
 from dataclasses import dataclass
@@ -139,11 +140,15 @@ def _return_dtype(fn: Callable, given):
 _ids = itertools.count()
 
 
+# Set apart this process's UDF names from another's sharing the same workers (session_server).
+_process_tag = secrets.token_hex(2)
+
+
 def _unique(label: str) -> str:
-    """The name a UDF is registered by on the workers: its label made unique in this process, so
-    two functions of one name (two lambdas, two instances of one class) never take each other's
-    place, in one query or in queries running at once."""
-    return f"{label}#{next(_ids)}"
+    """The name a UDF is registered by on the workers: its label made unique, so two functions of
+    one name (two lambdas, two instances of one class) never take each other's place, in one
+    query or in queries running at once, from this process or another."""
+    return f"{label}#{_process_tag}{next(_ids)}"
 
 
 class _UdfCall:

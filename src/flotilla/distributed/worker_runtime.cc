@@ -321,6 +321,15 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(
   return out;
 }
 
+void RegisterFileScanTasks(exec::PlanResolver* resolver) {
+  io::parquet::RegisterParquetScanTasks(&resolver->scan_tasks);
+  io::csv::RegisterCsvScanTasks(&resolver->scan_tasks);
+  io::json::RegisterJsonScanTasks(&resolver->scan_tasks);
+  io::warc::RegisterWarcScanTasks(&resolver->scan_tasks);
+  io::RegisterHivePartitionTasks(&resolver->scan_tasks);
+  exec::RegisterRangeScanTasks(&resolver->scan_tasks);
+}
+
 std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   const auto start = std::chrono::steady_clock::now();
   const int64_t start_nanos = exec::SteadyNanos();
@@ -363,12 +372,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   };
 
   exec::PlanResolver resolver;
-  io::parquet::RegisterParquetScanTasks(&resolver.scan_tasks);
-  io::csv::RegisterCsvScanTasks(&resolver.scan_tasks);
-  io::json::RegisterJsonScanTasks(&resolver.scan_tasks);
-  io::warc::RegisterWarcScanTasks(&resolver.scan_tasks);
-  io::RegisterHivePartitionTasks(&resolver.scan_tasks);
-  exec::RegisterRangeScanTasks(&resolver.scan_tasks);
+  RegisterFileScanTasks(&resolver);
   std::atomic<int64_t> read_local{0}, read_remote{0};
   RegisterPartitionScanTasks(
       &resolver.scan_tasks, [&, this](const std::vector<PartitionRef>& refs, bool keep) {

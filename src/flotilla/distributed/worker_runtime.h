@@ -18,6 +18,7 @@
 #include "flotilla/exec/pipeline/exec_context.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/physical_plan.h"
+#include "flotilla/exec/plan/plan_serde.h"
 
 namespace flotilla::proto {
 class TaskResult;
@@ -37,6 +38,10 @@ struct WorkerOptions {
   std::string spill_dir;
   exec::ExecOptions exec;
 };
+
+/// Registers the scan tasks of every file format (and generated ranges) a plan may read: what a
+/// worker, or a driver given a plan as bytes, needs to rebuild it.
+void RegisterFileScanTasks(exec::PlanResolver* resolver);
 
 class WorkerRuntime {
  public:
