@@ -19,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
+from multiprocessing import AuthenticationError
 from multiprocessing.connection import Client, Listener
 
 import cloudpickle
@@ -64,7 +66,12 @@ class SessionServer:
         while not self.closed:
             try:
                 conn = self.listener.accept()
-            except Exception:  # noqa: BLE001 - closed, or a client that failed to authenticate
+            except (AuthenticationError, EOFError, ConnectionError):
+                continue  # a client without the token, or one that left while connecting
+            except OSError:
+                if self.closed:
+                    return
+                time.sleep(0.05)  # out of file descriptors, say: not a busy loop
                 continue
             threading.Thread(target=self._serve, args=(conn,), name="flotilla-session-client",
                              daemon=True).start()
