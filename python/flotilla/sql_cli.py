@@ -1,7 +1,8 @@
-"""`flotilla sql --runner dask[=ADDRESS] "..."`: the command line's SQL run on the distributed
-runner (the `flotilla` program hands such runs to this module, since Dask lives in Python).
+"""`flotilla sql --runner dask[=ADDRESS] "..."` (or `--runner session=PATH`): the command line's
+SQL run on the distributed runner (the `flotilla` program hands such runs to this module, since
+Dask lives in Python).
 
-    python3 -m flotilla.sql_cli --runner dask[=ADDRESS] [--workers N] [--tables DIR]...
+    python3 -m flotilla.sql_cli --runner dask[=ADDRESS]|session=PATH [--workers N] [--tables DIR]...
         [--format table|csv|json] [--output FILE] "SELECT ...; SELECT ..."
 
 The statements run in one SQL session, as the local command line runs them; every query's plan
@@ -36,14 +37,18 @@ def main(argv=None) -> int:
     p.add_argument("--format", default="table", choices=["table", "csv", "json"])
     p.add_argument("--output", default=None)
     a = p.parse_args(argv)
-    if not (a.runner == "dask" or a.runner.startswith("dask=")):
-        print(f"Error: unknown runner '{a.runner}' (dask or dask=ADDRESS)", file=sys.stderr)
+    if not (a.runner == "dask" or a.runner.startswith(("dask=", "session="))):
+        print(f"Error: unknown runner '{a.runner}' (dask, dask=ADDRESS or session=PATH)",
+              file=sys.stderr)
         return 2
     try:
         session = _ext.Session()
         for d in a.tables:
             session.register_directory(d)
-        runner = flotilla.set_runner_dask(address=a.runner[5:] or None, n_workers=a.workers)
+        if a.runner.startswith("session="):
+            runner = flotilla.set_runner_session(a.runner[len("session="):])
+        else:
+            runner = flotilla.set_runner_dask(address=a.runner[5:] or None, n_workers=a.workers)
         runner.answer_subqueries(session)
         text = _render(*session.execute(a.query), a.format)
         if a.output:

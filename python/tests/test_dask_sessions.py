@@ -7,8 +7,8 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -139,6 +139,21 @@ def test_a_killed_client_has_its_query_cancelled(served):
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     assert json.loads(out.strip().splitlines()[1]) == WANT
+
+
+def test_the_command_line_runs_sql_on_a_served_runner(served):
+    runner, path = served
+    program = Path(flotilla.__file__).resolve().parents[2] / "flotilla"
+    events = []
+    runner.subscribe(events.append)
+    try:
+        out = subprocess.run([str(program), "sql", "--runner", f"session={path}", "--format", "csv",
+                              "SELECT sum(range) AS s FROM range(1000) WHERE range % 3 = 0"],
+                             check=True, capture_output=True, text=True).stdout
+    finally:
+        runner.subscribers.remove(events.append)
+    assert out.splitlines() == ["s", str(sum(range(0, 1000, 3)))]
+    assert any(e["event"] == "query_finished" and e["status"] == "ok" for e in events)
 
 
 def test_a_client_without_the_session_fails_at_once_naming_it(served, tmp_path):

@@ -55,8 +55,9 @@ int main(int argc, char** argv) {
                       "Memory budget, e.g. 8GiB (default: 80% of RAM)");
   sql_cmd->add_flag("--timer", sql.timer, "Print each statement's time on stderr");
   sql_cmd->add_option("--runner", sql.runner,
-                      "local (default), or dask[=ADDRESS]: run on a Dask cluster (a new local one "
-                      "without an address); FLOTILLA_RUNNER sets the default");
+                      "local (default), dask[=ADDRESS]: run on a Dask cluster (a new local one "
+                      "without an address), or session=PATH: on the Dask runner another process "
+                      "serves (runner.serve(PATH)); FLOTILLA_RUNNER sets the default");
   sql_cmd->add_option("--workers", sql.workers,
                       "With --runner dask: the new local cluster's worker processes (default 2)");
   sql_cmd->add_option("--set", sql.settings, "A setting as name=value (see SET)")

@@ -338,14 +338,16 @@ int RunSql(const SqlOptions& options) {
   std::string runner = options.runner;
   if (runner == "local" && std::getenv("FLOTILLA_RUNNER") != nullptr)
     runner = std::getenv("FLOTILLA_RUNNER");
-  if (runner.rfind("dask", 0) == 0 && !text.empty()) {
+  // The Dask runner, or another process's (session=PATH), lives in Python.
+  const bool python_runner = runner.rfind("dask", 0) == 0 || runner.rfind("session=", 0) == 0;
+  if (python_runner && !text.empty()) {
     SqlOptions o = options;
     o.runner = runner;
     return RunSqlOnDask(o, text);
   }
-  if (runner != "local" && runner.rfind("dask", 0) != 0) {
-    return fail(
-        Status::Invalid("--runner: expected local, dask or dask=ADDRESS, got '" + runner + "'"));
+  if (runner != "local" && !python_runner) {
+    return fail(Status::Invalid(
+        "--runner: expected local, dask, dask=ADDRESS or session=PATH, got '" + runner + "'"));
   }
   if (text.empty()) return Shell(&session, options).Run();
   sql::Session::StatementDone timer;
