@@ -61,46 +61,55 @@ std::string PartitionScanTask::ToString() const {
 
 Result<std::vector<RecordBatch>> PartitionScanTask::Read(const io::ScanPushdowns& pushdowns) const {
   std::vector<RecordBatch> rows;
-  if (pieces_.empty()) return rows;
+  FLOTILLA_RETURN_NOT_OK(ReadEach(pushdowns, [&](RecordBatch b) {
+    rows.push_back(std::move(b));
+    return Status::OK();
+  }));
+  return rows;
+}
+
+Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
+                                   const std::function<Status(RecordBatch)>& each) const {
+  if (pieces_.empty()) return Status::OK();
   if (fetch_ == nullptr) {
     return Status::Invalid("partition '" + pieces_[0].ref.id + "' can only be read on a worker");
   }
-  std::vector<PartitionRef> refs;
-  for (const PartitionPiece& p : pieces_)
-    refs.push_back(p.ref);
-  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> partitions, fetch_(refs, keep_));
-  if (partitions.size() != pieces_.size()) {
-    return Status::Invalid("partition fetch returned " + std::to_string(partitions.size()) +
-                           " partitions for " + std::to_string(pieces_.size()));
-  }
-  // Each piece's rows [offset, offset + length) across its batches, zero-copy.
-  for (size_t i = 0; i < pieces_.size(); ++i) {
-    int64_t skip = pieces_[i].offset;
-    int64_t want = pieces_[i].length >= 0 ? pieces_[i].length
-                                          : std::numeric_limits<int64_t>::max();  // to the end
-    for (const RecordBatch& b : partitions[i].batches) {
-      if (want <= 0) break;
-      if (skip >= b.num_rows()) {
-        skip -= b.num_rows();
-        continue;
-      }
-      int64_t take = std::min(b.num_rows() - skip, want);
-      rows.push_back(skip == 0 && take == b.num_rows() ? b : b.Slice(skip, take));
-      want -= take;
-      skip = 0;
+  std::vector<int> indices;
+  if (pushdowns.columns) {
+    for (const std::string& name : *pushdowns.columns) {
+      int i = schema_->GetFieldIndex(name);
+      if (i < 0) return Status::KeyError("partition input has no column '" + name + "'");
+      indices.push_back(i);
     }
   }
-  if (!pushdowns.columns) return rows;
-  std::vector<int> indices;
-  for (const std::string& name : *pushdowns.columns) {
-    int i = schema_->GetFieldIndex(name);
-    if (i < 0) return Status::KeyError("partition input has no column '" + name + "'");
-    indices.push_back(i);
+  std::vector<PartitionRef> refs;
+  // Per piece, the rows still to skip and to take: [offset, offset + length), zero-copy.
+  std::vector<int64_t> skip, want;
+  for (const PartitionPiece& p : pieces_) {
+    refs.push_back(p.ref);
+    skip.push_back(p.offset);
+    want.push_back(p.length >= 0 ? p.length : std::numeric_limits<int64_t>::max());
   }
-  for (RecordBatch& b : rows) {
-    FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
-  }
-  return rows;
+  return fetch_(refs, keep_, [&](int i, RecordBatch b) -> Status {
+    if (i < 0 || static_cast<size_t>(i) >= pieces_.size()) {
+      return Status::Invalid("partition fetch returned a batch of partition " + std::to_string(i) +
+                             " of " + std::to_string(pieces_.size()));
+    }
+    const auto k = static_cast<size_t>(i);
+    if (want[k] <= 0) return Status::OK();
+    if (skip[k] >= b.num_rows()) {
+      skip[k] -= b.num_rows();
+      return Status::OK();
+    }
+    const int64_t take = std::min(b.num_rows() - skip[k], want[k]);
+    if (skip[k] != 0 || take != b.num_rows()) b = b.Slice(skip[k], take);
+    want[k] -= take;
+    skip[k] = 0;
+    if (pushdowns.columns) {
+      FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
+    }
+    return each(std::move(b));
+  });
 }
 
 namespace {

@@ -39,11 +39,11 @@ struct PartitionPiece {
   int64_t num_rows() const { return length >= 0 ? length : ref.num_rows - offset; }
 };
 
-/// Reads stored partitions, all held by one worker, wherever that is (local store or Flight);
-/// the batches of each, in order. `keep`: the reader's worker keeps a copy of what it pulled
-/// (a broadcast side, read again by its later tasks).
-using PartitionFetcher = std::function<Result<std::vector<StoredPartition>>(
-    const std::vector<PartitionRef>& refs, bool keep)>;
+/// Reads stored partitions, all held by one worker, wherever that is (local store or Flight):
+/// `each(i, batch)` for the batches of refs[i], in order, as they arrive. `keep`: the reader's
+/// worker keeps a copy of what it pulled (a broadcast side, read again by its later tasks).
+using PartitionFetcher = std::function<Status(const std::vector<PartitionRef>& refs, bool keep,
+                                              const std::function<Status(int, RecordBatch)>& each)>;
 
 /// The store key of a task attempt's outputs kept as one entry: "q<query>/t<task>.<attempt>"
 /// (the query prefix lets a worker drop a query's outputs).
@@ -62,6 +62,10 @@ class PartitionScanTask final : public io::ScanTask {
                     PartitionFetcher fetch = nullptr, bool keep = false);
 
   Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override;
+  /// The pieces' rows as the fetch delivers them: a reducer's pipeline starts on the first
+  /// batch from a worker while the rest are on their way.
+  Status ReadEach(const io::ScanPushdowns& pushdowns,
+                  const std::function<Status(RecordBatch)>& each) const override;
   int64_t num_rows() const override;
   int64_t size_bytes() const override;
   std::string ToString() const override;

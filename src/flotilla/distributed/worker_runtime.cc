@@ -14,6 +14,7 @@
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
 #include "flotilla/distributed/task_stats.h"
+#include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/pipeline/executor.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/exec/plan/range_scan.h"
@@ -321,6 +322,31 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(
   return out;
 }
 
+Status WorkerRuntime::FetchEach(const std::vector<PartitionRef>& refs, bool keep,
+                                std::atomic<int64_t>* local_bytes,
+                                std::atomic<int64_t>* remote_bytes,
+                                const std::function<Status(int, RecordBatch)>& each) const {
+  if (refs.empty()) return Status::OK();
+  if (refs[0].worker != id_ && !keep) {
+    return FlightGetEach(refs[0].address, options_.token, MultiPartitionTicket(refs),
+                         static_cast<int>(refs.size()), [&](int i, RecordBatch b) {
+                           if (remote_bytes != nullptr) {
+                             remote_bytes->fetch_add(exec::SliceBytes(b),
+                                                     std::memory_order_relaxed);
+                           }
+                           return each(i, std::move(b));
+                         });
+  }
+  // Local rows are all there already; a kept copy is stored whole.
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> parts,
+                            Fetch(refs, keep, local_bytes, remote_bytes));
+  for (size_t i = 0; i < parts.size(); ++i) {
+    for (const RecordBatch& b : parts[i].batches)
+      FLOTILLA_RETURN_NOT_OK(each(static_cast<int>(i), b));
+  }
+  return Status::OK();
+}
+
 void RegisterFileScanTasks(exec::PlanResolver* resolver) {
   io::parquet::RegisterParquetScanTasks(&resolver->scan_tasks);
   io::csv::RegisterCsvScanTasks(&resolver->scan_tasks);
@@ -375,13 +401,19 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   RegisterFileScanTasks(&resolver);
   std::atomic<int64_t> read_local{0}, read_remote{0};
   RegisterPartitionScanTasks(
-      &resolver.scan_tasks, [&, this](const std::vector<PartitionRef>& refs, bool keep) {
-        Result<std::vector<StoredPartition>> p = Fetch(refs, keep, &read_local, &read_remote);
-        if (!p.ok() && (p.status().code() == StatusCode::kIOError ||
-                        p.status().code() == StatusCode::kKeyError)) {
+      &resolver.scan_tasks, [&, this](const std::vector<PartitionRef>& refs, bool keep,
+                                      const std::function<Status(int, RecordBatch)>& each) {
+        Status consumer;  // the reading task's own errors name no lost worker
+        Status fetched =
+            FetchEach(refs, keep, &read_local, &read_remote, [&](int i, RecordBatch b) {
+              consumer = each(i, std::move(b));
+              return consumer;
+            });
+        if (!fetched.ok() && consumer.ok() &&
+            (fetched.code() == StatusCode::kIOError || fetched.code() == StatusCode::kKeyError)) {
           note_lost(refs[0].worker);
         }
-        return p;
+        return fetched;
       });
   {
     std::lock_guard lock(udfs_mutex_);

@@ -87,6 +87,11 @@ class WorkerRuntime {
   Result<std::vector<StoredPartition>> Fetch(const std::vector<PartitionRef>& refs, bool keep,
                                              std::atomic<int64_t>* local_bytes = nullptr,
                                              std::atomic<int64_t>* remote_bytes = nullptr) const;
+  /// Fetch's rows handed to `each(i, batch)` (a batch of refs[i]) as they arrive: a pull from
+  /// another worker that is not kept streams, so the reading task starts on its first batch.
+  Status FetchEach(const std::vector<PartitionRef>& refs, bool keep,
+                   std::atomic<int64_t>* local_bytes, std::atomic<int64_t>* remote_bytes,
+                   const std::function<Status(int, RecordBatch)>& each) const;
 
  private:
   WorkerRuntime() = default;

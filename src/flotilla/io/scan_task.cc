@@ -34,6 +34,14 @@ Result<std::vector<int>> ScanPushdowns::ColumnIndices(const Schema& schema,
   return indices;
 }
 
+Status ScanTask::ReadEach(const ScanPushdowns& pushdowns,
+                          const std::function<Status(RecordBatch)>& each) const {
+  FLOTILLA_ASSIGN_OR_RETURN(std::vector<RecordBatch> batches, Read(pushdowns));
+  for (RecordBatch& b : batches)
+    FLOTILLA_RETURN_NOT_OK(each(std::move(b)));
+  return Status::OK();
+}
+
 Result<std::vector<RecordBatch>> InMemoryScanTask::Read(const ScanPushdowns& pushdowns) const {
   if (!pushdowns.columns) return batches_;
   std::vector<RecordBatch> out;

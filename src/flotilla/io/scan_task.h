@@ -38,6 +38,11 @@ class ScanTask {
   /// Reads the task's rows with `pushdowns.columns` applied (the output schema is the file
   /// schema projected to them). Errors name the file and, where it applies, the part of it.
   virtual Result<std::vector<RecordBatch>> Read(const ScanPushdowns& pushdowns) const = 0;
+  /// The same rows handed to `each` batch by batch as they are read, so a consumer can start
+  /// on the first before the last arrives (a shuffle's fetch streams so); an error from `each`
+  /// stops the read and is returned. By default, Read and then each batch.
+  virtual Status ReadEach(const ScanPushdowns& pushdowns,
+                          const std::function<Status(RecordBatch)>& each) const;
   /// Estimates from metadata, -1 when unknown.
   virtual int64_t num_rows() const { return -1; }
   virtual int64_t size_bytes() const { return -1; }

@@ -392,9 +392,13 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
   }
 }
 
-Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>& channel,
-                                           const std::string& address, const std::string& token,
-                                           const std::string& ticket, int count) {
+// One DoGet call: each batch to `each` with the partition its app_metadata names, as it is
+// decoded; the stream's schema to `schema`. `each`'s errors end the call and are returned as
+// they are.
+Status DoGet(const std::shared_ptr<grpc::Channel>& channel, const std::string& address,
+             const std::string& token, const std::string& ticket, int count,
+             const std::function<Status(int, RecordBatch)>& each, SchemaPtr* schema,
+             Status* consumer) {
   const std::string what = "flight DoGet '" + ticket + "' from " + address;
   auto stub = fl::FlightService::NewStub(channel);
   grpc::ClientContext context;
@@ -403,14 +407,12 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
   request.set_ticket(ticket);
   std::unique_ptr<grpc::ClientReader<fl::FlightData>> call = stub->DoGet(&context, request);
   FlightDataStream messages(call.get());
-  std::vector<StoredPartition> out(count);
   // The IPC reader validates every message as it arrives; batches go to the partition their
   // app_metadata names.
   Status decoded = [&]() -> Status {
     FLOTILLA_ASSIGN_OR_RETURN(auto reader,
                               ipc::StreamReader::Open(std::make_unique<Borrowed>(&messages)));
-    for (StoredPartition& p : out)
-      p.schema = reader->schema();
+    *schema = reader->schema();
     while (true) {
       FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
       if (!batch) return Status::OK();
@@ -424,7 +426,8 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
         return Status::Invalid("a batch names partition '" + label + "' of " +
                                std::to_string(count));
       }
-      out[index].batches.push_back(*std::move(batch));
+      *consumer = each(index, *std::move(batch));
+      FLOTILLA_RETURN_NOT_OK(*consumer);
     }
   }();
   if (!decoded.ok()) {
@@ -438,6 +441,7 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
       }
     }
     grpc::Status status = call->Finish();
+    if (!consumer->ok()) return *consumer;
     if (!status.ok() && !(cancelled_here && status.error_code() == grpc::StatusCode::CANCELLED)) {
       return FromGrpc(status, what);
     }
@@ -445,7 +449,7 @@ Result<std::vector<StoredPartition>> DoGet(const std::shared_ptr<grpc::Channel>&
   }
   grpc::Status status = call->Finish();
   if (!status.ok()) return FromGrpc(status, what);
-  return out;
+  return Status::OK();
 }
 
 }  // namespace
@@ -488,29 +492,57 @@ Result<std::string> FlightAction(const std::string& address, const std::string& 
   }
 }
 
-Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
-                                                   const std::string& token,
-                                                   const std::string& ticket, int count) {
-  Result<std::vector<StoredPartition>> got = Status::IOError("not fetched");
+Status FlightGetEach(const std::string& address, const std::string& token,
+                     const std::string& ticket, int count,
+                     const std::function<Status(int, RecordBatch)>& each, SchemaPtr* schema) {
+  // A partition's batches come in one order on every call (the server sends what it stores,
+  // as stored): a call tried again hands out only those past what earlier calls did.
+  std::vector<int64_t> handed(static_cast<size_t>(count), 0);
+  Status got;
   int wait_ms = kRetryBackoffMs;
   int attempt = 1;
   for (;; ++attempt) {
+    std::vector<int64_t> seen(static_cast<size_t>(count), 0);
+    auto once = [&](int index, RecordBatch batch) -> Status {
+      const auto i = static_cast<size_t>(index);
+      if (seen[i]++ < handed[i]) return Status::OK();
+      ++handed[i];
+      return each(index, std::move(batch));
+    };
     std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
-    got = DoGet(channel, address, token, ticket, count);
-    if (got.ok() || got.status().code() != StatusCode::kIOError) return got;
+    SchemaPtr stream_schema;
+    Status consumer;
+    got = DoGet(channel, address, token, ticket, count, once, &stream_schema, &consumer);
+    if (stream_schema != nullptr && schema != nullptr) *schema = stream_schema;
+    if (got.ok() || !consumer.ok() || got.code() != StatusCode::kIOError) return got;
     // Again on a new channel: the cached one may be backing off from the failed connection.
     ForgetChannel(address, channel);
     if (attempt == kFetchAttempts) break;
     // A worker's server listens as long as the worker lives: refused twice, nothing listens
     // there any more. Waiting out the whole backoff would only delay the recovery (by a
     // second, on a query that takes less). Blips — resets, timeouts — get every attempt.
-    if (attempt >= 2 && got.status().message().find("Connection refused") != std::string::npos) {
-      break;
-    }
+    if (attempt >= 2 && got.message().find("Connection refused") != std::string::npos) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(wait_ms));
     wait_ms *= 4;
   }
-  return got.status().WithContext("after " + std::to_string(attempt) + " attempts");
+  return got.WithContext("after " + std::to_string(attempt) + " attempts");
+}
+
+Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
+                                                   const std::string& token,
+                                                   const std::string& ticket, int count) {
+  std::vector<StoredPartition> out(static_cast<size_t>(count));
+  SchemaPtr schema;
+  FLOTILLA_RETURN_NOT_OK(FlightGetEach(
+      address, token, ticket, count,
+      [&](int index, RecordBatch batch) {
+        out[static_cast<size_t>(index)].batches.push_back(std::move(batch));
+        return Status::OK();
+      },
+      &schema));
+  for (StoredPartition& p : out)
+    p.schema = schema;
+  return out;
 }
 
 }  // namespace flotilla::distributed

@@ -64,6 +64,15 @@ Result<StoredPartition> FlightGet(const std::string& address, const std::string&
 /// the action never started); the server's own message otherwise.
 Result<std::string> FlightAction(const std::string& address, const std::string& token,
                                  const std::string& type, const std::string& body);
+/// DoGet of a ticket naming `count` partitions: `each(i, batch)` for every batch of partition i
+/// as it is decoded (a partition's batches in order), and the stream's schema to `schema`
+/// (when not null). Network failures are tried again with backoff as FlightGetMany's; a call
+/// tried again hands out only the batches past those handed out before. An error from `each`
+/// ends the fetch and is returned as it is, not tried again.
+Status FlightGetEach(const std::string& address, const std::string& token,
+                     const std::string& ticket, int count,
+                     const std::function<Status(int, RecordBatch)>& each,
+                     SchemaPtr* schema = nullptr);
 /// DoGet of a ticket naming `count` partitions: each one's batches.
 Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& token,

@@ -80,6 +80,33 @@ TEST(FlightTest, OneCallReadsSeveralPartitionsBackApart) {
   EXPECT_FALSE(FlightGetMany(server->address(), "secret", "p0,empty,p0", 2).ok());
 }
 
+TEST(FlightTest, EachBatchIsHandedOnAsItArrivesAndTheReadersErrorEndsTheCall) {
+  auto server = Serve("secret");
+  std::vector<std::pair<int, int64_t>> seen;  // (partition, rows) in arrival order
+  SchemaPtr schema;
+  Status s = FlightGetEach(
+      server->address(), "secret", "p0,empty,p0", 3,
+      [&](int i, RecordBatch b) {
+        seen.emplace_back(i, b.num_rows());
+        return Status::OK();
+      },
+      &schema);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(seen, (std::vector<std::pair<int, int64_t>>{{0, 3}, {0, 1}, {2, 3}, {2, 1}}));
+  ASSERT_NE(schema, nullptr);
+  EXPECT_TRUE(schema->Equals(*Sample().schema));
+  // A reader's own error stops the call and comes back as it is, not tried again even when it
+  // looks like a network failure (a second call would have handed on the next batch).
+  int handed = 0;
+  s = FlightGetEach(server->address(), "secret", "p0,empty,p0", 3, [&](int, RecordBatch) {
+    ++handed;
+    return Status::IOError("the reader's disk is full");
+  });
+  EXPECT_EQ(s.code(), StatusCode::kIOError) << s.ToString();
+  EXPECT_EQ(s.message(), "the reader's disk is full");
+  EXPECT_EQ(handed, 1);
+}
+
 TEST(FlightTest, PartitionsKeptEncodedAreSentAsStoredAndReadBack) {
   auto server = Serve("secret");
   StoredPartition want = Sample();

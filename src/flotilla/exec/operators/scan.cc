@@ -1,5 +1,7 @@
 // Scan: reads scan tasks in parallel — each thread that finds no morsel ready reads the next
-// unread task — and hands their batches out in task order, cut into morsels.
+// unread task — and hands their batches out in task order, cut into morsels. The task being
+// served hands its batches out as they arrive (a shuffle's fetch streams into the pipeline);
+// tasks read ahead of it are held, at most kMaxReadAhead of them.
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -52,10 +54,15 @@ class ScanSource final : public Source {
         return std::optional<Morsel>(std::move(morsel));
       }
       if (next_to_serve_ >= loaded_.size()) return std::optional<Morsel>();
-      if (loaded_[next_to_serve_]) {
-        for (RecordBatch& b : *loaded_[next_to_serve_])
-          if (b.num_rows() > 0) current_.push_back(std::move(b));
-        loaded_[next_to_serve_].reset();
+      // The task being served hands out its batches as they arrive, read to the end or not.
+      Loaded& serving = loaded_[next_to_serve_];
+      if (!serving.batches.empty()) {
+        for (RecordBatch& b : serving.batches)
+          current_.push_back(std::move(b));
+        serving.batches.clear();
+        continue;
+      }
+      if (serving.done) {
         ++next_to_serve_;
         continue;
       }
@@ -64,13 +71,10 @@ class ScanSource final : public Source {
       if (next_to_read_ < loaded_.size() && next_to_read_ < next_to_serve_ + kMaxReadAhead) {
         const size_t task = next_to_read_++;
         lock.unlock();
-        auto batches = ReadTask(task);
+        Status read = ReadTask(task);
         lock.lock();
-        if (!batches.ok()) {
-          status_ = batches.status();
-        } else {
-          loaded_[task] = std::move(batches).ValueOrDie();
-        }
+        if (!read.ok() && status_.ok()) status_ = std::move(read);
+        loaded_[task].done = true;
         ready_.notify_all();
         continue;
       }
@@ -80,35 +84,52 @@ class ScanSource final : public Source {
   }
 
  private:
-  Result<std::vector<RecordBatch>> ReadTask(size_t index) {
+  // What one task read so far.
+  struct Loaded {
+    std::deque<RecordBatch> batches;  // not handed out yet
+    bool done = false;                // read to the end (or failed)
+  };
+
+  // Reads task `index`, each batch filtered and projected as the pushdowns say (outside the
+  // lock) and then queued for the threads serving it.
+  Status ReadTask(size_t index) {
     const ScanTask& task = *node_.tasks[index];
-    auto read = task.Read(read_pushdowns_);
-    if (!read.ok()) return read.status().WithContext("scanning " + task.ToString());
-    std::vector<RecordBatch> batches = std::move(read).ValueOrDie();
-    if (node_.pushdowns.filter == nullptr && !node_.pushdowns.columns) return batches;
-    std::vector<RecordBatch> out;
-    for (RecordBatch& batch : batches) {
-      if (node_.pushdowns.filter != nullptr) {
-        FLOTILLA_ASSIGN_OR_RETURN(
-            auto predicate, expr::PredicateFilter::Make(node_.pushdowns.filter, *batch.schema()));
-        FLOTILLA_ASSIGN_OR_RETURN(batch, predicate.Apply(batch));
-      }
-      if (node_.pushdowns.columns) {
-        std::vector<int> indices;
-        for (const std::string& name : *node_.pushdowns.columns) {
-          FLOTILLA_ASSIGN_OR_RETURN(int i, batch.schema()->FindField(name));
-          indices.push_back(i);
-        }
-        FLOTILLA_ASSIGN_OR_RETURN(batch, batch.SelectColumns(indices));
-      }
-      if (!batch.schema()->Equals(*node_.schema())) {
-        return Status::Invalid("scanning " + task.ToString() + ": read schema\n" +
-                               batch.schema()->ToString() + "\nexpected\n" +
-                               node_.schema()->ToString());
-      }
-      out.push_back(std::move(batch));
+    Status consumer;  // an error of ours, not the task's
+    Status read = task.ReadEach(read_pushdowns_, [&](RecordBatch batch) -> Status {
+      Result<RecordBatch> prepared = Prepare(std::move(batch), task);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (!prepared.ok()) consumer = prepared.status();
+      if (consumer.ok() && !status_.ok()) consumer = status_;  // failed elsewhere: stop reading
+      if (!consumer.ok()) return consumer;
+      if (prepared->num_rows() > 0) loaded_[index].batches.push_back(*std::move(prepared));
+      ready_.notify_all();
+      return Status::OK();
+    });
+    if (!consumer.ok()) return consumer;
+    return read.ok() ? read : read.WithContext("scanning " + task.ToString());
+  }
+
+  Result<RecordBatch> Prepare(RecordBatch batch, const ScanTask& task) const {
+    if (node_.pushdowns.filter == nullptr && !node_.pushdowns.columns) return batch;
+    if (node_.pushdowns.filter != nullptr) {
+      FLOTILLA_ASSIGN_OR_RETURN(
+          auto predicate, expr::PredicateFilter::Make(node_.pushdowns.filter, *batch.schema()));
+      FLOTILLA_ASSIGN_OR_RETURN(batch, predicate.Apply(batch));
     }
-    return out;
+    if (node_.pushdowns.columns) {
+      std::vector<int> indices;
+      for (const std::string& name : *node_.pushdowns.columns) {
+        FLOTILLA_ASSIGN_OR_RETURN(int i, batch.schema()->FindField(name));
+        indices.push_back(i);
+      }
+      FLOTILLA_ASSIGN_OR_RETURN(batch, batch.SelectColumns(indices));
+    }
+    if (!batch.schema()->Equals(*node_.schema())) {
+      return Status::Invalid("scanning " + task.ToString() + ": read schema\n" +
+                             batch.schema()->ToString() + "\nexpected\n" +
+                             node_.schema()->ToString());
+    }
+    return batch;
   }
 
   const ScanNode& node_;
@@ -116,7 +137,7 @@ class ScanSource final : public Source {
   ScanPushdowns read_pushdowns_;
   std::mutex mutex_;
   std::condition_variable ready_;
-  std::vector<std::optional<std::vector<RecordBatch>>> loaded_;
+  std::vector<Loaded> loaded_;
   size_t next_to_read_ = 0;
   size_t next_to_serve_ = 0;
   std::deque<RecordBatch> current_;
