@@ -4,8 +4,10 @@
 // dispatched task "completes" at once with made-up partition sizes, so only the driver and its
 // scheduler are timed: creating tasks, building their messages, following their results.
 // items_per_second is driver events (task results and result fetches) per second. A map task's
-// result is N integers pairs; a reduce task's message names its M inputs as a bitmap over task
-// ids per worker (CompactPieces); the driver still keeps, per reduce task, its M input parts.
+// result is N integers pairs, which the driver folds into its map node's N partition sizes; a
+// reduce task's message names its M inputs as a bitmap over task ids per worker
+// (CompactPieces). held_bytes is what the driver holds at the end: it should double, not
+// quadruple, when M and N double.
 //
 //   ./build/bench/driver_bench --benchmark_min_time=1
 
@@ -60,6 +62,7 @@ void BM_Shuffle(benchmark::State& state) {
     const size_t before = mallinfo2().uordblks;
     DriverOptions options;
     options.progress = 0;
+    options.reduce_task_bytes = 0;  // N reduce tasks, however small the made-up partitions
     auto driver = QueryDriver::Make(plan, options).ValueOrDie();
     for (int w = 0; w < kWorkers; ++w) {
       (void)driver->AddWorker({"worker-" + std::to_string(w), {8, 0, 0}, ""});

@@ -365,7 +365,7 @@ void BindDistributed(py::module_& m) {
                        int64_t broadcast_max_bytes, int64_t gather_sort_rows,
                        const std::string& shuffle_algorithm, const std::string& shuffle_compression,
                        std::vector<py::function> subscribers, PySession* session, double task_cpus,
-                       int64_t task_memory_bytes) {
+                       int64_t task_memory_bytes, int64_t reduce_task_bytes) {
              distributed::DriverOptions o;
              o.task_request = {task_cpus, 0, task_memory_bytes};
              if (session != nullptr) o.scheduler = session->session().scheduler();
@@ -379,6 +379,7 @@ void BindDistributed(py::module_& m) {
              o.plan.gather_sort_rows = gather_sort_rows;
              o.shuffle_algorithm = shuffle_algorithm;
              o.shuffle_compression = shuffle_compression;
+             o.reduce_task_bytes = reduce_task_bytes;
              if (write_root) {
                o.write = distributed::WriteSpec{*write_root, format, partition_by,
                                                 compression.value_or("")};
@@ -402,7 +403,8 @@ void BindDistributed(py::module_& m) {
            py::arg("shuffle_algorithm") = distributed::DriverOptions{}.shuffle_algorithm,
            py::arg("shuffle_compression") = distributed::DriverOptions{}.shuffle_compression,
            py::arg("subscribers") = std::vector<py::function>{}, py::arg("session") = py::none(),
-           py::arg("task_cpus") = 1.0, py::arg("task_memory_bytes") = 0)
+           py::arg("task_cpus") = 1.0, py::arg("task_memory_bytes") = 0,
+           py::arg("reduce_task_bytes") = distributed::DriverOptions{}.reduce_task_bytes)
       .def("pools", &distributed::QueryDriver::pools)
       .def(
           "add_worker",

@@ -202,7 +202,8 @@ class DaskRunner:
                  shuffle_compression: str | None = None, store_memory_bytes: int | None = None,
                  memory_limit: str | None = None, trace: str | None = None,
                  dashboard=None, log_dir: str | None = None, task_cpus: float = 1,
-                 task_memory_bytes: int = 0, actor_idle_seconds: float = 60):
+                 task_memory_bytes: int = 0, actor_idle_seconds: float = 60,
+                 reduce_task_bytes: int | None = None):
         from distributed import Client
 
         if task_cpus <= 0 or task_memory_bytes < 0:
@@ -250,6 +251,7 @@ class DaskRunner:
         # or "memory" (outputs kept as batches, encoded per fetch); the IPC codec of "flight".
         self.shuffle_algorithm = shuffle_algorithm or os.environ.get("FLOTILLA_SHUFFLE_ALGORITHM")
         self.shuffle_compression = shuffle_compression
+        self.reduce_task_bytes = reduce_task_bytes
         # Task outputs a worker keeps in memory before spilling the oldest (None: 2 GiB).
         self.store_memory_bytes = store_memory_bytes or _env_int("FLOTILLA_STORE_MEMORY_BYTES")
         # What each task asks of a worker: a worker (offering its threads as cpus and its memory
@@ -494,6 +496,8 @@ class DaskRunner:
         if self.shuffle_algorithm:
             kw.update(shuffle_algorithm=self.shuffle_algorithm)
         kw.update(shuffle_compression=self.shuffle_compression or self._default_compression())
+        if self.reduce_task_bytes is not None:
+            kw.update(reduce_task_bytes=self.reduce_task_bytes)
         if write is not None:
             kw.update(write_root=write.root, format=write.format,
                       partition_by=list(write.partition_by), compression=write.compression)

@@ -432,10 +432,8 @@ Status QueryDriver::CheckBroadcastSizes(int node) {
       continue;  // or moved on with a join above one that was planned again
     }
     int64_t bytes = 0;
-    for (int64_t b : DoneOutputs(side.node)) {
-      for (int64_t b_bytes : slots_[b].outputs.bytes)
-        bytes += b_bytes;
-    }
+    for (int64_t b : DoneOutputs(side.node))
+      bytes += slots_[b].outputs.bytes;
     if (bytes <= options_.plan.broadcast_max_bytes) continue;
     FLOTILLA_ASSIGN_OR_RETURN(std::vector<int> added,
                               JoinWithoutBroadcast(&plan_, node, side.node));
@@ -515,7 +513,7 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   t.output_partitions = OutputPartitions(slot.node);
   ForEachPart(slot.inputs, [&](const InputPart& p) {
     if (p.side != 0) return;
-    const int64_t rows = slots_[p.slot].outputs.rows[p.index];
+    const int64_t rows = PartRows(slots_[p.slot], p.index);
     t.input_rows += p.length >= 0 ? std::min(p.length, rows - p.offset) : rows - p.offset;
   });
   t.total_input_rows = nodes_[slot.node].input_rows;
@@ -526,13 +524,38 @@ TaskContext QueryDriver::ContextOf(const Slot& slot) const {
   return t;
 }
 
+namespace {
+
+// `total` x part / whole, without overflow.
+int64_t ShareOf(int64_t total, int64_t part, int64_t whole) {
+  if (whole <= 0) return 0;
+  return static_cast<int64_t>(static_cast<long double>(total) * static_cast<long double>(part) /
+                              static_cast<long double>(whole));
+}
+
+}  // namespace
+
+int64_t QueryDriver::PartRows(const Slot& slot, int index) const {
+  if (slot.outputs.count() <= 1) return slot.outputs.rows;
+  const NodeState& n = nodes_[slot.node];
+  if (static_cast<size_t>(index) >= n.partition_rows.size()) return 0;
+  return ShareOf(slot.outputs.rows, n.partition_rows[index], n.counted_rows);
+}
+
+int64_t QueryDriver::PartBytes(const Slot& slot, int index) const {
+  if (slot.outputs.count() <= 1) return slot.outputs.bytes;
+  const NodeState& n = nodes_[slot.node];
+  if (static_cast<size_t>(index) >= n.partition_bytes.size()) return 0;
+  return ShareOf(slot.outputs.bytes, n.partition_bytes[index], n.counted_bytes);
+}
+
 PartitionRef QueryDriver::RefOf(const Slot& slot, int index) const {
   const TaskOutputs& o = slot.outputs;
   return {PartitionKey(options_.query_id, o.task_id, o.attempt, index),
           o.worker,
           o.address,
-          o.rows[index],
-          o.bytes[index],
+          PartRows(slot, index),
+          PartBytes(slot, index),
           o.task_id,
           index,
           o.attempt,
@@ -627,8 +650,7 @@ void QueryDriver::ReleaseRead() {
 }
 
 void QueryDriver::RunAgain(Slot* slot, const std::string& worker, const std::string& why) {
-  for (int64_t rows : slot->outputs.rows)
-    nodes_[slot->node].rows -= rows;
+  nodes_[slot->node].rows -= slot->outputs.rows;
   slot->outputs = {};
   slot->released = false;
   slot->fetched = 0;
@@ -680,8 +702,8 @@ Status QueryDriver::Submit(Slot* slot) {
   spec.max_attempts = options_.max_attempts;
   std::map<std::string, int64_t> bytes;
   ForEachPart(slot->inputs, [&](const InputPart& p) {
-    const TaskOutputs& o = slots_[p.slot].outputs;
-    bytes[o.worker] += o.bytes[p.index];
+    const Slot& producer = slots_[p.slot];
+    bytes[producer.outputs.worker] += PartBytes(producer, p.index);
   });
   spec.input_bytes.assign(bytes.begin(), bytes.end());
   if (plan_.nodes[slot->node].kind == NodeKind::kActorPool) {
@@ -793,14 +815,15 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
   for (const InputPart& p : singles)
     parts.push_back(&p);
   if (order == ReadOrder::kByWorker) {
-    // Row order is not kept: one read per worker holding pieces.
-    std::map<std::string, std::vector<PartitionPiece>> by_worker;
+    // Row order is not kept: one read per worker holding pieces, and partition (a reduce
+    // task reading several reads each as one compact run of map tasks).
+    std::map<std::pair<std::string, int>, std::vector<PartitionPiece>> by_worker;
     for (const InputPart* p : parts) {
       PartitionRef ref = RefOf(*p);
-      std::string worker = ref.worker;
-      by_worker[worker].push_back({std::move(ref), p->offset, p->length});
+      std::pair<std::string, int> key{ref.worker, p->index};
+      by_worker[key].push_back({std::move(ref), p->offset, p->length});
     }
-    for (auto& [worker, pieces] : by_worker) {
+    for (auto& [key, pieces] : by_worker) {
       tasks.push_back(
           std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep));
     }
@@ -809,7 +832,8 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
     // consecutive pieces on the same worker.
     std::vector<PartitionPiece> run;
     for (const InputPart* p : parts) {
-      if (!run.empty() && run.back().ref.worker != slots_[p->slot].outputs.worker) {
+      if (!run.empty() && (run.back().ref.worker != slots_[p->slot].outputs.worker ||
+                           run.back().ref.index != p->index)) {
         tasks.push_back(
             std::make_shared<PartitionScanTask>(std::exchange(run, {}), schema, nullptr, keep));
       }
@@ -935,12 +959,26 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
                            " partitions"));
     return Status::OK();
   }
-  slot.outputs = {worker,
-                  result.address(),
-                  task_id,
-                  attempt,
-                  {result.output_rows().begin(), result.output_rows().end()},
-                  {result.output_bytes().begin(), result.output_bytes().end()}};
+  slot.outputs = {worker, result.address(), task_id, attempt, result.output_rows_size()};
+  for (int i = 0; i < result.output_rows_size(); ++i) {
+    slot.outputs.rows += result.output_rows(i);
+    slot.outputs.bytes += result.output_bytes(i);
+  }
+  if (slot.outputs.count() > 1 && !slot.counted) {
+    NodeState& n = nodes_[slot.node];
+    const size_t count = static_cast<size_t>(slot.outputs.count());
+    if (n.partition_rows.size() < count) {
+      n.partition_rows.resize(count);
+      n.partition_bytes.resize(count);
+    }
+    for (size_t i = 0; i < count; ++i) {
+      n.partition_rows[i] += result.output_rows(static_cast<int>(i));
+      n.partition_bytes[i] += result.output_bytes(static_cast<int>(i));
+    }
+    n.counted_rows += slot.outputs.rows;
+    n.counted_bytes += slot.outputs.bytes;
+    slot.counted = true;
+  }
   if (!result.inline_rows().empty()) {
     FLOTILLA_ASSIGN_OR_RETURN(BufferPtr buffer, Buffer::CopyOf(result.inline_rows()));
     Result<std::vector<RecordBatch>> rows = ipc::ReadStream(std::move(buffer));
@@ -1067,10 +1105,8 @@ void QueryDriver::Finish(Status status) {
   }
   if (status_.ok()) {
     for (int64_t s : OutputSlots(plan_.root)) {
-      for (int i = 0; i < slots_[s].outputs.count(); ++i) {
-        end.rows += slots_[s].outputs.rows[i];
-        end.bytes += slots_[s].outputs.bytes[i];
-      }
+      end.rows += slots_[s].outputs.rows;
+      end.bytes += slots_[s].outputs.bytes;
     }
   }
   for (const auto& sub : options_.subscribers)
@@ -1125,8 +1161,7 @@ std::vector<NodeAnalysis> QueryDriver::Analysis() const {
       a.attempts += slot.runs;
       if (slot.state != SlotState::kDone) continue;
       a.tasks += 1;
-      for (int64_t bytes : slot.outputs.bytes)
-        a.output_bytes += bytes;
+      a.output_bytes += slot.outputs.bytes;
       a.read_local_bytes += slot.read_local_bytes;
       a.read_remote_bytes += slot.read_remote_bytes;
       for (size_t i = 0; i < slot.figures.size(); ++i)

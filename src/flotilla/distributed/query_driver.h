@@ -65,6 +65,10 @@ struct DriverOptions {
   /// The fewest partitions such a shuffle gets, however few its upstream tasks: spreads a small
   /// but heavy aggregation or join over the workers (and makes tests shuffle small inputs).
   int min_shuffle_partitions = 1;
+  /// A shuffle whose partition count the runner picks has adjacent partitions read by one
+  /// reduce task up to about this many bytes together, in no fewer tasks than
+  /// min_shuffle_partitions and the tasks the backend runs at once (0: one task per partition).
+  int64_t reduce_task_bytes = int64_t{64} << 20;
   int max_attempts = 3;
   /// How a shuffle's map outputs are kept: "flight" (one entry per map task, spilled as one file
   /// and served from it as stored) or "memory" (each partition an entry of its own).
@@ -170,15 +174,19 @@ class QueryDriver final : private TaskGraph {
   // one task fills, whatever attempts it takes (each attempt is a scheduler task).
   enum class SlotState { kWaiting, kSubmitted, kDone, kCancelled };
   /// What a finished task offers, as integers: its partitions, all on one worker, are named by
-  /// PartitionKey(query, task, attempt, i) — the driver keeps no string per partition.
+  /// PartitionKey(query, task, attempt, i) — the driver keeps no string per partition, and no
+  /// size per partition either: a shuffle's map task keeps its totals, and its node the sizes
+  /// of each partition over all its tasks (NodeState::partition_rows), which estimate one task's
+  /// part of one partition (PartRows). So what the driver holds grows with M + N, not M x N.
   struct TaskOutputs {
     std::string worker;
     std::string address;
     int64_t task_id = -1;
     int attempt = 0;
-    std::vector<int64_t> rows;
-    std::vector<int64_t> bytes;
-    int64_t count() const { return static_cast<int64_t>(rows.size()); }
+    int partitions = 0;
+    int64_t rows = 0;  // over all its partitions
+    int64_t bytes = 0;
+    int64_t count() const { return partitions; }
   };
   struct Slot {
     int64_t id = 0;
@@ -203,6 +211,7 @@ class QueryDriver final : private TaskGraph {
     std::vector<OperatorFigures> figures;
     int64_t read_local_bytes = 0;  // its finished attempt's inputs
     int64_t read_remote_bytes = 0;
+    bool counted = false;  // in its node's partition sizes
   };
   struct NodeState {
     bool created = false;
@@ -220,6 +229,13 @@ class QueryDriver final : private TaskGraph {
     NodeOperators operators;                // what its tasks' plans are made of
     int64_t spilled_bytes = 0;              // of its tasks' outputs, by any attempt
     bool reported_finished = false;         // node_finished sent since it last completed
+    /// Per output partition of its tasks (more than one: a shuffle's map side), the rows and
+    /// bytes over every task's first finished attempt (a task run again writes what its first
+    /// attempt did), and those totals.
+    std::vector<int64_t> partition_rows;
+    std::vector<int64_t> partition_bytes;
+    int64_t counted_rows = 0;
+    int64_t counted_bytes = 0;
   };
 
   explicit QueryDriver(DriverOptions options);
@@ -253,7 +269,10 @@ class QueryDriver final : private TaskGraph {
   bool Cancelled(int64_t slot) const override {
     return slots_[slot].state == SlotState::kCancelled;
   }
-  int64_t OutputRows(int64_t slot) const override { return slots_[slot].outputs.rows[0]; }
+  int64_t OutputRows(int64_t slot) const override { return slots_[slot].outputs.rows; }
+  int64_t OutputBytes(int64_t slot, int index) const override {
+    return PartBytes(slots_[slot], index);
+  }
   int64_t NewSlot(int node, std::vector<InputPart> inputs) override;
   void SetScan(int64_t slot, std::vector<std::shared_ptr<const io::ScanTask>> scan) override {
     slots_[slot].scan = std::move(scan);
@@ -266,6 +285,10 @@ class QueryDriver final : private TaskGraph {
   int64_t scan_task_min_bytes() const override { return options_.scan_task_min_bytes; }
   int64_t scan_task_max_bytes() const override { return options_.scan_task_max_bytes; }
   int min_source_tasks() const override { return std::max(1, options_.min_source_tasks); }
+  int64_t reduce_task_bytes() const override { return options_.reduce_task_bytes; }
+  int min_reduce_tasks() const override {
+    return std::max({1, options_.min_source_tasks, options_.min_shuffle_partitions});
+  }
 
   /// Every change of a slot's state goes through here: it keeps the per-node counts, the
   /// readers' missing-input counts and the runnable set, so an event costs what it touches,
@@ -284,6 +307,10 @@ class QueryDriver final : private TaskGraph {
   /// Calls `fn(part)` for each single part `parts` name (a run as its slots).
   template <typename Fn>
   static void ForEachPart(const std::vector<InputPart>& parts, Fn fn);
+  /// The rows and bytes of output `index` of a done slot: exact for a task with one output, an
+  /// estimate from its totals and its node's partition sizes for a shuffle's map task.
+  int64_t PartRows(const Slot& slot, int index) const;
+  int64_t PartBytes(const Slot& slot, int index) const;
   /// The partition an input part reads (its id built on demand).
   PartitionRef RefOf(const InputPart& part) const;
   PartitionRef RefOf(const Slot& slot, int index) const;

@@ -36,8 +36,12 @@ constexpr int kGroupsPerFile = 4;
 constexpr int kGroupRows = 200;
 constexpr int kRows = kFiles * kGroupsPerFile * kGroupRows;
 
-// How the input is cut into map tasks.
-enum class Split { kMany, kOne };
+// How the input is cut into map tasks, and the exchanges' partitions into reduce tasks.
+enum class Split {
+  kMany,             // 16 map tasks; adjacent small partitions read by one reduce task
+  kManyUncoalesced,  // 16 map tasks; one reduce task per partition
+  kOne,              // one map task
+};
 
 class ShuffleOperatorsTest : public ::testing::Test {
  protected:
@@ -92,8 +96,9 @@ class ShuffleOperatorsTest : public ::testing::Test {
   DriverOptions Options(Split split) {
     DriverOptions o;
     o.query_id = ++query_;
-    o.scan_task_min_bytes = split == Split::kMany ? 1 : int64_t{1} << 40;
+    o.scan_task_min_bytes = split == Split::kOne ? int64_t{1} << 40 : 1;
     if (split == Split::kOne) o.min_source_tasks = 1;  // not one per worker
+    if (split == Split::kManyUncoalesced) o.reduce_task_bytes = 0;
     o.plan.gather_sort_rows = 0;  // sorts of these few rows range partitioned all the same
     o.progress = 0;
     o.subscribers.push_back(recorder_);
@@ -102,11 +107,12 @@ class ShuffleOperatorsTest : public ::testing::Test {
 
   // Runs `plan` locally and on the cluster, once per split, and compares the rows.
   void ExpectSame(const PlanPtr& plan, bool ordered, const std::string& what) {
-    for (Split split : {Split::kMany, Split::kOne}) {
-      testing::ExpectSameAsLocal(
-          *cluster_, plan, Options(split), ordered,
-          what + (split == Split::kMany ? " (16 map tasks)" : " (1 map task)"),
-          /*threads=*/1);
+    for (Split split : {Split::kMany, Split::kManyUncoalesced, Split::kOne}) {
+      const char* how = split == Split::kMany              ? " (16 map tasks)"
+                        : split == Split::kManyUncoalesced ? " (16 map tasks, 16 reduce tasks)"
+                                                           : " (1 map task)";
+      testing::ExpectSameAsLocal(*cluster_, plan, Options(split), ordered, what + how,
+                                 /*threads=*/1);
     }
   }
 
@@ -149,9 +155,12 @@ TEST_F(ShuffleOperatorsTest, GroupedAggregateOfEveryFunction) {
   EXPECT_EQ(recorder_->CompletedNodes(),
             (std::set<std::string>{"Scan -> Aggregate -> Repartition", "Exchange -> Aggregate",
                                    "Scan -> Filter -> Aggregate -> Repartition"}));
-  // As many partitions as map tasks (16), or one for a single map task.
-  const int runs = 2 * 4 * 2;
-  EXPECT_EQ(recorder_->Completed("Exchange"), runs / 2 * 16 + runs / 2 * 1);
+  // As many partitions as map tasks (16), or one for a single map task; 16 reduce tasks for 16
+  // partitions uncoalesced, fewer (at least one) coalesced.
+  const int runs = 4 * 2;  // per mode
+  const int exchange = recorder_->Completed("Exchange");
+  EXPECT_GE(exchange, runs * 16 + runs * 1 + runs * 1);
+  EXPECT_LE(exchange, runs * 16 + runs * 1 + runs * 15);
 }
 
 TEST_F(ShuffleOperatorsTest, AggregateOverSeveralKeysAndExpressions) {
@@ -169,7 +178,7 @@ TEST_F(ShuffleOperatorsTest, UngroupedAggregateGivesOneRowEvenOfNothing) {
         exec::MakeAggregate(empty ? EmptyScan() : Scan(), {}, EveryAggregate()).ValueOrDie();
     ExpectSame(plan, true, empty ? "ungrouped of nothing" : "ungrouped");
   }
-  EXPECT_EQ(recorder_->Completed("Gather -> Aggregate"), 4);
+  EXPECT_EQ(recorder_->Completed("Gather -> Aggregate"), 2 * 3);  // per input, per mode
 }
 
 TEST_F(ShuffleOperatorsTest, DistinctKeepsTheFirstRowInInputOrder) {
@@ -277,7 +286,7 @@ TEST_F(ShuffleOperatorsTest, ASortOfFewRowsRunsInOneTask) {
 
 TEST_F(ShuffleOperatorsTest, SortSpreadsOverSeveralPartitionsInOrder) {
   PlanPtr plan = exec::MakeSort(Scan(), {{Column("id"), false, false}}).ValueOrDie();
-  auto r = cluster_->Run(plan, Options(Split::kMany));
+  auto r = cluster_->Run(plan, Options(Split::kManyUncoalesced));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->partitions.size(), 16u);
   // Partition i holds larger ids than partition i + 1, and no partition holds most rows.
@@ -402,6 +411,39 @@ TEST_F(ShuffleOperatorsTest, AnEmptySourceSchedulesNoMapTask) {
       false, "groups of nothing");
   ExpectSame(exec::MakeSort(filtered, {{Column("k"), true, false}}).ValueOrDie(), true,
              "sort of nothing");
+}
+
+TEST_F(ShuffleOperatorsTest, SmallPartitionsAreReadTogetherWhereTheRunnerPickedTheCount) {
+  PlanPtr grouped =
+      exec::MakeAggregate(Scan(), {Column("id")}, {{"sum", {Column("x")}, "total"}}).ValueOrDie();
+  auto reduce_tasks = [&](const PlanPtr& plan, DriverOptions o, const std::string& what) {
+    recorder_->events.clear();
+    testing::ExpectSameAsLocal(*cluster_, plan, std::move(o), false, what, /*threads=*/1);
+    return recorder_->Completed("Exchange");
+  };
+  // 16 partitions of a few KiB: read by as few tasks as leave every task slot of the cluster
+  // (3 workers of one thread) one, not 16.
+  DriverOptions o = Options(Split::kMany);
+  const int coalesced = reduce_tasks(grouped, o, "coalesced");
+  EXPECT_GE(coalesced, 3);
+  EXPECT_LE(coalesced, 5);
+  // More tasks asked for: as many.
+  o = Options(Split::kMany);
+  o.min_shuffle_partitions = 5;
+  const int five = reduce_tasks(grouped, o, "at least 5 tasks");
+  EXPECT_GE(five, 5);
+  EXPECT_LT(five, 16);
+  // A target under every partition's size, or none: one task per partition.
+  o = Options(Split::kMany);
+  o.reduce_task_bytes = 1;
+  EXPECT_EQ(reduce_tasks(grouped, o, "a 1-byte target"), 16);
+  o.reduce_task_bytes = 0;
+  EXPECT_EQ(reduce_tasks(grouped, o, "uncoalesced"), 16);
+  // A count the user asked for is kept.
+  PlanPtr repartitioned = exec::MakeRepartitionByHash(Scan(), 16, {Column("id")}).ValueOrDie();
+  auto r = cluster_->Run(repartitioned, Options(Split::kMany));
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->partitions.size(), 16u);
 }
 
 TEST_F(ShuffleOperatorsTest, ExplainShowsInputModesAndWarnsOfOneWorker) {

@@ -49,8 +49,10 @@ class TaskGraph {
   virtual std::vector<int64_t> DoneOutputs(int node) const = 0;
   virtual bool Done(int64_t slot) const = 0;
   virtual bool Cancelled(int64_t slot) const = 0;
-  /// Rows of a done task's first output.
+  /// Rows of a done task's outputs (a task with one output: exact).
   virtual int64_t OutputRows(int64_t slot) const = 0;
+  /// Bytes of output `index` of a done task (of a shuffle's map task: an estimate).
+  virtual int64_t OutputBytes(int64_t slot, int index) const = 0;
 
   /// A new task of `node` reading `inputs` (and every output of its broadcast sides, which the
   /// driver adds); returns its number.
@@ -69,13 +71,19 @@ class TaskGraph {
   virtual int64_t scan_task_min_bytes() const = 0;
   virtual int64_t scan_task_max_bytes() const = 0;
   virtual int min_source_tasks() const = 0;
+  /// About how many bytes one reduce task of a shuffle reads at most when adjacent partitions
+  /// are read together (0: one task per partition).
+  virtual int64_t reduce_task_bytes() const = 0;
+  /// The fewest reduce tasks coalescing leaves (while there are partitions enough).
+  virtual int min_reduce_tasks() const = 0;
 };
 
 /// How a task's input parts become the scan tasks of its fragment's leaf.
 enum class ReadOrder {
   kEachPart,  // one read per part, in order
-  kByWorker,  // one read per worker holding parts; order not kept
-  kInOrder,   // in part order, one read per run of consecutive parts on one worker
+  kByWorker,  // one read per worker holding parts (and partition); order not kept
+  kInOrder,   // in part order, one read per run of consecutive parts of one partition on one
+              // worker
 };
 
 /// What a node's tasks do with what they produce.
