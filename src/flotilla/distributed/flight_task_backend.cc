@@ -9,6 +9,7 @@
 
 #include "flotilla/common/logging.h"
 #include "flotilla/distributed/flight/flight.h"
+#include "flotilla/distributed/proto/task.pb.h"
 
 namespace flotilla::distributed {
 
@@ -101,6 +102,15 @@ Status FlightTaskBackend::Submit(const std::string& worker, int64_t task_id, std
       wake = state->waiting;
       if (result.ok()) {
         state->finished.push_back({task_id, worker, result.MoveValueUnsafe()});
+      } else if (result.status().code() != StatusCode::kIOError) {
+        // The worker answered but refused the call (a wrong token, a message it will not
+        // take): the task fails, naming why, and the worker stays.
+        proto::TaskResult failed;
+        failed.set_worker(worker);
+        failed.set_error("task " + std::to_string(task_id) + " could not be sent to worker " +
+                         worker + ": " + result.status().ToString());
+        failed.set_code(static_cast<int32_t>(result.status().code()));
+        state->finished.push_back({task_id, worker, failed.SerializeAsString()});
       } else {
         // The worker could not take or finish the call: as good as gone (the worker's own
         // failures come back inside a result).

@@ -442,3 +442,43 @@ TEST(FlightTaskBackendTest, TasksGoToTheWorkersFlightServersAndAWorkerThatStopsA
 
 }  // namespace
 }  // namespace flotilla::distributed
+
+namespace flotilla::distributed {
+namespace {
+
+TEST(FlightTaskBackendTest, ATaskMessageOfManyMegabytesIsTakenAndARefusedCallLosesNoWorker) {
+  // 700,000 ids in one in-memory partition: the task's message carries 5.6 MB of them, over
+  // gRPC's default 4 MiB limit.
+  const int64_t rows = 700000;
+  exec::PlanPtr plan = exec::MakeAggregate(IdPartitions(1, static_cast<int>(rows)), {},
+                                           {{"sum", {expr::Column("v")}, "s"}})
+                           .ValueOrDie();
+  for (const std::string& token : {std::string(kToken), std::string("not the cluster's")}) {
+    SCOPED_TRACE(token);
+    RecordingBackend inner;
+    FlightTaskBackend backend(inner, token);
+    WorkerRuntime* w = inner.StartWorker("a");
+    backend.SetAddress("a", w->address());
+    auto recorder = std::make_shared<Recorder>();
+    auto driver = QueryDriver::Make(plan, RecordedTo(recorder)).ValueOrDie();
+    ASSERT_TRUE(driver->AddWorker({"a", {1, 0, 0}, ""}).ok());
+    QueryLoopOptions o;
+    o.token = kToken;
+    auto r = RunQuery(*driver, backend, o);
+    if (token == kToken) {
+      ASSERT_TRUE(r.ok()) << r.status().ToString();
+      EXPECT_EQ(ToBatch(*r).column(0).values<int64_t>()[0], rows * (rows - 1) / 2);
+    } else {
+      // The worker refuses the call: the query fails saying so, rather than writing the worker
+      // off as lost and blaming the task for killing it.
+      ASSERT_FALSE(r.ok());
+      EXPECT_NE(r.status().message().find("could not be sent to worker a"), std::string::npos)
+          << r.status().ToString();
+      EXPECT_NE(r.status().message().find("token"), std::string::npos) << r.status().ToString();
+    }
+    EXPECT_EQ(recorder->Count(TaskEventKind::kWorkerLeft), 0);
+  }
+}
+
+}  // namespace
+}  // namespace flotilla::distributed

@@ -243,6 +243,9 @@ Result<std::unique_ptr<FlightServer>> FlightServer::Start(const std::string& hos
   builder.AddListeningPort(host + ":" + std::to_string(port), grpc::InsecureServerCredentials(),
                            &bound);
   builder.SetMaxSendMessageSize(-1);
+  // A task's message carries its in-memory input (a DataFrame built from Python data), of any
+  // size: gRPC's 4 MiB default would refuse it.
+  builder.SetMaxReceiveMessageSize(-1);
   // One server per port: with SO_REUSEPORT (gRPC's default) a second process may bind a port a
   // worker holds, and calls meant for one reach the other.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
