@@ -67,8 +67,9 @@ struct DriverOptions {
   int min_shuffle_partitions = 1;
   /// A shuffle whose partition count the runner picks has adjacent partitions read by one
   /// reduce task up to about this many bytes together, in no fewer tasks than
-  /// min_shuffle_partitions and the tasks the backend runs at once (0: one task per partition).
-  int64_t reduce_task_bytes = int64_t{64} << 20;
+  /// min_shuffle_partitions and twice the tasks the backend runs at once (0: one task per
+  /// partition).
+  int64_t reduce_task_bytes = int64_t{16} << 20;
   int max_attempts = 3;
   /// How a shuffle's map outputs are kept: "flight" (one entry per map task, spilled as one file
   /// and served from it as stored) or "memory" (each partition an entry of its own).
@@ -286,8 +287,9 @@ class QueryDriver final : private TaskGraph {
   int64_t scan_task_max_bytes() const override { return options_.scan_task_max_bytes; }
   int min_source_tasks() const override { return std::max(1, options_.min_source_tasks); }
   int64_t reduce_task_bytes() const override { return options_.reduce_task_bytes; }
+  /// Two per task slot: room to even out partitions of unequal cost.
   int min_reduce_tasks() const override {
-    return std::max({1, options_.min_source_tasks, options_.min_shuffle_partitions});
+    return std::max({1, 2 * options_.min_source_tasks, options_.min_shuffle_partitions});
   }
 
   /// Every change of a slot's state goes through here: it keeps the per-node counts, the

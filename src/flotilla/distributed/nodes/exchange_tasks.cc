@@ -2,11 +2,11 @@
 // decided, each task reads one or more adjacent output partitions of every map task — of both
 // sides' map tasks for a join's exchange, each side as its own read.
 //
-// Where the runner picked the partition count, adjacent partitions smaller together than the
-// target size are read by one task (the map tasks' partition sizes say which): a shuffle into
-// many small partitions does not pay a task and W fetch calls per partition. Keys stay in one
-// task each and ranges stay in order, so what reads the task's rows sees what it would have seen
-// in one task per partition; a count the user asked for is kept.
+// Where the runner picked a hash shuffle's partition count, adjacent partitions smaller
+// together than the target size are read by one task (the map tasks' partition sizes say
+// which): a shuffle into many small partitions does not pay a task and W fetch calls per
+// partition. Keys stay in one task each, so what reads the task's rows sees what it would have
+// seen in one task per partition; a count the user asked for is kept.
 #include <algorithm>
 
 #include "flotilla/distributed/nodes/kinds.h"
@@ -54,7 +54,9 @@ class Exchange final : public NodeTasks {
       maps.push_back({static_cast<int>(k) + 1, graph->DoneOutputs(node.sides[k].node)});
     }
     std::vector<int> starts;
-    if (node.num_partitions > 0) {
+    // A range exchange (a sort) keeps its partitions: they are cut to about equal sizes
+    // already, and fewer, larger sorted runs came out slower (bench/dist_shuffles.py).
+    if (node.num_partitions > 0 || !node.range_keys.empty()) {
       for (int i = 0; i < partitions; ++i)
         starts.push_back(i);
     } else {

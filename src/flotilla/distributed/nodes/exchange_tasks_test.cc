@@ -9,8 +9,7 @@ namespace {
 
 TEST(CoalescePartitionsTest, AdjacentSmallPartitionsShareATaskUpToTheTarget) {
   // 10+10 fit 25, a third would not; 100 is over the target alone; 5+5 fit.
-  EXPECT_EQ(CoalescePartitions({10, 10, 10, 10, 100, 5, 5}, 25, 1),
-            (std::vector<int>{0, 2, 4, 5}));
+  EXPECT_EQ(CoalescePartitions({10, 10, 10, 10, 100, 5, 5}, 25, 1), (std::vector<int>{0, 2, 4, 5}));
   // A partition is never split, however large.
   EXPECT_EQ(CoalescePartitions({100, 100}, 25, 1), (std::vector<int>{0, 1}));
   // Everything fits: one task.

@@ -56,7 +56,8 @@ TEST(ScanSource, ATasksFirstBatchIsServedWhileTheTaskStillReads) {
   RecordBatch first = Batch({{"v", I64({1, 2})}});
   RecordBatch rest = Batch({{"v", I64({3})}});
   auto task = std::make_shared<HeldBackTask>(first, rest);
-  auto tail = std::make_shared<io::InMemoryScanTask>(std::vector<RecordBatch>{Batch({{"v", I64({4})}})});
+  auto tail =
+      std::make_shared<io::InMemoryScanTask>(std::vector<RecordBatch>{Batch({{"v", I64({4})}})});
   PlanPtr plan = MakeScan(first.schema(), {task, tail}).ValueOrDie();
   std::unique_ptr<Source> source =
       MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1024);
