@@ -6,7 +6,9 @@ submitted and rows; each worker's CPU and memory samples; the task timeline; the
 `GET /` is the page (dashboard_page.py: one page, no build step), `GET /api/state` the state
 as JSON, which the page polls.
 
-The DaskRunner starts one on 127.0.0.1:8790 (the next free port above when that one is taken)
+The DaskRunner starts one on 127.0.0.1:8790 (the next free port above when that one is taken,
+any free port when the next 19 are taken too; a dashboard that cannot listen at all is
+reported and the queries run without it)
 and prints its address at its first query; `DaskRunner(dashboard=False)` or FLOTILLA_DASHBOARD=0
 turns it off, `dashboard="0.0.0.0:8790"` or FLOTILLA_DASHBOARD=host:port serves elsewhere.
 """
@@ -197,16 +199,17 @@ class Dashboard:
                 pass
 
         last = None
-        # Port 0 asks the system for any free port; a set port is tried, then the next ones.
-        for p in ([0] if port == 0 else range(port, port + _PORTS_TRIED)):
+        # Port 0 asks the system for any free port; a set port is tried, then the next ones, then
+        # any free one (the URL is printed, so a dashboard anywhere beats none).
+        for p in ([0] if port == 0 else [*range(port, port + _PORTS_TRIED), 0]):
             try:
                 server = ThreadingHTTPServer((host, p), Handler)
                 server.daemon_threads = True
                 return server
             except OSError as e:
                 last = e
-        raise OSError(f"dashboard: no free port on {host} from {port} to "
-                      f"{port + _PORTS_TRIED - 1}: {last}")
+        raise OSError(f"dashboard: cannot listen on {host} (port {port}, the next "
+                      f"{_PORTS_TRIED - 1}, or any free one): {last}")
 
     @property
     def url(self) -> str:

@@ -512,8 +512,14 @@ class DaskRunner:
                              f"(threads, memory bytes) {offered}")
         with self._lock:
             if self._dashboard_address is not None and self.dashboard is None:
-                self.dashboard = _dashboard.Dashboard(*self._dashboard_address)
-                print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr, flush=True)
+                try:
+                    self.dashboard = _dashboard.Dashboard(*self._dashboard_address)
+                    print(f"flotilla: dashboard at {self.dashboard.url}", file=sys.stderr,
+                          flush=True)
+                except OSError as e:
+                    # A page to watch is not worth failing the query for.
+                    print(f"flotilla: no dashboard: {e}", file=sys.stderr, flush=True)
+                    self._dashboard_address = None
         if self.dashboard is not None:
             kw["subscribers"].append(self.dashboard)
         if self.query_logs is not None:

@@ -27,6 +27,55 @@ def test_the_address_setting():
     assert parse_address("0.0.0.0:9001") == ("0.0.0.0", 9001)
 
 
+def test_a_dashboard_whose_ports_are_all_taken_listens_on_another():
+    import socket
+    # The first free port of a run of 20, all of them then held.
+    held = []
+    base = 0
+    for _ in range(50):
+        held = []
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            base = probe.getsockname()[1]
+        try:
+            for p in range(base, base + 20):
+                s = socket.socket()
+                s.bind(("127.0.0.1", p))
+                s.listen()
+                held.append(s)
+            break
+        except OSError:
+            for s in held:
+                s.close()
+            held = []
+    assert len(held) == 20, "no run of 20 free ports to hold"
+    try:
+        board = Dashboard("127.0.0.1", base)
+        try:
+            port = board.server.server_address[1]
+            assert not base <= port < base + 20
+            with urllib.request.urlopen(f"{board.url}api/state", timeout=5) as r:
+                assert r.status == 200
+        finally:
+            board.close()
+    finally:
+        for s in held:
+            s.close()
+
+
+def test_a_dashboard_that_cannot_listen_leaves_the_queries_running(capfd):
+    flotilla.set_runner_local()
+    # A documentation address (RFC 5737) no interface of this machine has.
+    flotilla.set_runner_dask(n_workers=1, progress=False, threads_per_worker=1,
+                             dashboard="192.0.2.1:8790")
+    try:
+        df = flotilla.from_pydict({"v": [1, 2, 3]})
+        assert df.agg(col("v").sum().alias("s")).to_pydict() == {"s": [6]}
+    finally:
+        flotilla.set_runner_local()
+    assert "flotilla: no dashboard: dashboard: cannot listen on 192.0.2.1" in capfd.readouterr().err
+
+
 def test_state_follows_the_events_and_is_served_as_json():
     board = Dashboard(port=0)
     try:
