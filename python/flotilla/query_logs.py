@@ -1,7 +1,8 @@
 """Each query's log lines in a file of its own: `DaskRunner(log_dir=DIR)` or FLOTILLA_LOG_DIR
 writes DIR/query-<id>.log with every line the query's tasks logged on any worker (each names
-its worker and task: "[12:00:01.250 WARN dask-4711-ab12 q3 t12884901890.1] ..."), between a
-line saying the query started and one saying how it ended."""
+its worker and task: "[12:00:01.250 WARN dask-4711-ab12 q3 t12884901890.1] ...") and the
+driver's own lines about the query ("... q3 driver] ..."), between a line saying the query
+started and one saying how it ended."""
 from __future__ import annotations
 
 import os

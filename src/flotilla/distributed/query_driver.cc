@@ -175,8 +175,8 @@ Status QueryDriver::AddWorker(const WorkerSpec& worker) {
   // its work if it comes back: what it still holds may be from a past attempt, and whatever made
   // it unreachable may happen again. The next query may use it.
   if (removed_workers_.count(worker.id) > 0) {
-    log::Info("distributed query {}: worker {} is back; this query no longer uses it",
-              options_.query_id, worker.id);
+    Log(log::Level::kInfo, "distributed query {}: worker {} is back; this query no longer uses it",
+        options_.query_id, worker.id);
     return Status::OK();
   }
   WorkerSpec spec = worker;
@@ -440,7 +440,7 @@ Status QueryDriver::CheckBroadcastSizes(int node) {
     // The new nodes run between the holder and its readers.
     order_.insert(std::find(order_.begin(), order_.end(), node) + 1, added.begin(), added.end());
     IndexNodes();
-    log::Info(
+    Log(log::Level::kInfo,
         "query {}: the broadcast side [{}] holds {} bytes, over the cap of {}: joined in "
         "[{}] without broadcasting it",
         options_.query_id, side.node, bytes, options_.plan.broadcast_max_bytes, added.back());
@@ -945,8 +945,9 @@ Status QueryDriver::OnTaskResult(int64_t task_id, std::string_view result_bytes)
     // That includes the task's own worker when its store no longer has what it should.
     const std::string& lost = result.lost_worker();
     if (!lost.empty() && workers_.count(lost) > 0) {
-      log::Warn("distributed query {}: removing worker {}: its partitions cannot be read",
-                options_.query_id, lost);
+      Log(log::Level::kWarn,
+          "distributed query {}: removing worker {}: its partitions cannot be read",
+          options_.query_id, lost);
       return RemoveWorker(lost);
     }
     return Advance();
@@ -1114,6 +1115,21 @@ void QueryDriver::Finish(Status status) {
 }
 
 // --- Observability ------------------------------------------------------------------------------
+
+void QueryDriver::Log(log::Level level, const std::string& message) {
+  if (!log::Enabled(level)) return;
+  // The line as printed (time, level, tag) is what the capture keeps.
+  auto context =
+      std::make_shared<const std::string>("q" + std::to_string(options_.query_id) + " driver");
+  log::ScopedContext scope(context);
+  log::StartCapture(*context, 1);
+  log::Write(level, message);
+  for (std::string& line : log::TakeCapture(*context)) {
+    TaskEvent e{TaskEventKind::kLog, options_.query_id, -1, -1, ""};
+    e.message = std::move(line);
+    Emit(std::move(e));
+  }
+}
 
 void QueryDriver::Emit(TaskEvent event) {
   event.time = Now();

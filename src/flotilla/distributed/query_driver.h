@@ -26,6 +26,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "flotilla/common/logging.h"
 #include "flotilla/distributed/distributed_plan.h"
 #include "flotilla/distributed/events.h"
 #include "flotilla/distributed/nodes/node_tasks.h"
@@ -166,6 +167,13 @@ class QueryDriver final : private TaskGraph {
   /// Per pipeline node (topological order; concats left out): its finished tasks' operator
   /// statistics summed (explain analyze; RenderClusterAnalysis).
   std::vector<NodeAnalysis> Analysis() const;
+  /// A line of the query's own (not of one of its tasks): logged as any line is, and, when
+  /// logged at `level`, a log event of the query (its log file has it beside its tasks' lines).
+  void Log(log::Level level, const std::string& message);
+  template <typename... Args>
+  void Log(log::Level level, fmt::format_string<Args...> f, Args&&... args) {
+    if (log::Enabled(level)) Log(level, fmt::format(f, std::forward<Args>(args)...));
+  }
   /// This query's tasks running now.
   int64_t num_running() const { return static_cast<int64_t>(running_on_.size()); }
   int num_workers() const { return static_cast<int>(workers_.size()); }

@@ -233,8 +233,9 @@ class Loop {
       if (st.ok()) {
         run->running[d->task_id] = d->worker;
       } else {
-        log::Warn("distributed query {}: worker {} cannot take task {}: {}", run->id(), d->worker,
-                  d->task_id, st.ToString());
+        run->driver->Log(log::Level::kWarn,
+                         "distributed query {}: worker {} cannot take task {}: {}", run->id(),
+                         d->worker, d->task_id, st.ToString());
         LoseWorker(d->worker);
         Check(*run, run->driver->OnTaskLost(d->task_id, d->worker, st.ToString()));
       }
@@ -276,8 +277,9 @@ class Loop {
         run.driver->Fail(f.partition.status());
       } else {
         // Its worker cannot serve it: as good as gone. Its task runs again elsewhere.
-        log::Warn("distributed query {}: result {} cannot be read from {}: {}", run.id(), f.ref.id,
-                  f.ref.worker, f.partition.status().ToString());
+        run.driver->Log(log::Level::kWarn,
+                        "distributed query {}: result {} cannot be read from {}: {}", run.id(),
+                        f.ref.id, f.ref.worker, f.partition.status().ToString());
         LoseWorker(f.ref.worker);
       }
     }

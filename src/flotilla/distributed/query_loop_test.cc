@@ -371,12 +371,24 @@ namespace flotilla::distributed {
 namespace {
 
 TEST(QueryLoopTest, AWorkerTheQueryWroteOffGetsNoMoreOfItsWorkWhenItComesBack) {
-  auto driver =
-      QueryDriver::Make(IdPartitions(4, 10), RecordedTo(std::make_shared<Recorder>())).ValueOrDie();
+  auto recorder = std::make_shared<Recorder>();
+  auto driver = QueryDriver::Make(IdPartitions(4, 10), RecordedTo(recorder)).ValueOrDie();
   for (const char* id : {"a", "b"})
     ASSERT_TRUE(driver->AddWorker({id, {1, 0, 0}, ""}).ok());
   ASSERT_TRUE(driver->RemoveWorker("b").ok());
+  const log::Level level = log::CurrentLevel();
+  log::SetLevel(log::Level::kInfo);
   ASSERT_TRUE(driver->AddWorker({"b", {1, 0, 0}, ""}).ok());  // back, as a backend may report
+  log::SetLevel(level);
+  // The driver's own line is the query's log event too (its log file has it), as printed.
+  std::vector<std::string> lines;
+  for (const TaskEvent& e : recorder->events) {
+    if (e.kind == TaskEventKind::kLog) lines.push_back(e.message);
+  }
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].find("INFO"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("worker b is back; this query no longer uses it"), std::string::npos)
+      << lines[0];
   auto dispatches = driver->Schedule();
   ASSERT_TRUE(dispatches.ok()) << dispatches.status().ToString();
   ASSERT_EQ(dispatches->size(), 1u) << "only a's one slot takes a task";
