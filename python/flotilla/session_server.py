@@ -105,17 +105,22 @@ class SessionServer:
         worker = threading.Thread(target=work, name=f"flotilla-session-q{query_id}", daemon=True)
         worker.start()
         present = True
+        cancel = False
         try:
             conn.send(("started", query_id))
             # Until the query ends, the client may cancel it, or go away.
-            while worker.is_alive():
+            while worker.is_alive() and not cancel:
                 if conn.poll(0.05):
                     message = conn.recv()
-                    if message[0] == "cancel":
-                        self.runner.cancel(query_id)
+                    cancel = message[0] == "cancel"
         except (EOFError, OSError):
             present = False
+            cancel = True
+        # Asked again until the query ends: a cancel before the runner knows the query (still
+        # planning it) would be lost.
+        while cancel and worker.is_alive():
             self.runner.cancel(query_id)
+            worker.join(0.05)
         worker.join()
         if not present:
             return False

@@ -168,3 +168,49 @@ def test_a_client_without_the_session_fails_at_once_naming_it(served, tmp_path):
         flotilla.set_runner_session(str(wrong))
     assert time.monotonic() - start < 10
     assert isinstance(flotilla.runner.current(), LocalRunner)
+
+
+def test_a_client_gone_before_its_query_started_still_has_it_cancelled(tmp_path):
+    """The client goes away while the runner is still planning its query (it does not know the
+    query's id yet): the cancel must reach the query once it starts, not be lost."""
+    import threading
+
+    import cloudpickle
+
+    from flotilla.session_server import SessionServer
+
+    class PlanningRunner:
+        token = "t"
+
+        def __init__(self):
+            self.known = threading.Event()  # the runner knows the query (admitted)
+            self.cancelled = threading.Event()
+
+        def run(self, df, udfs, query_id=None):
+            time.sleep(0.3)  # planning: a cancel now finds no query
+            self.known.set()
+            if not self.cancelled.wait(5):
+                raise AssertionError("ran to its end: the cancel was lost")
+            raise RuntimeError("cancelled")
+
+        def cancel(self, query_id):
+            if self.known.is_set():
+                self.cancelled.set()
+
+    class GoneClient:
+        def send(self, message):
+            pass
+
+        def poll(self, timeout):
+            raise EOFError  # the client's process died
+
+    runner = PlanningRunner()
+    server = SessionServer(runner, str(tmp_path / "session"))
+    try:
+        plan = _ext.serialize_plan(flotilla.from_pydict({"v": [1, 2]})._df)
+        start = time.monotonic()
+        assert server._run(GoneClient(), "collect", plan, cloudpickle.dumps([]), ()) is False
+        assert runner.cancelled.is_set()
+        assert time.monotonic() - start < 4
+    finally:
+        server.close()
