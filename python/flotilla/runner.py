@@ -118,8 +118,8 @@ def current():
 
 
 def subscribe(fn) -> None:
-    """Calls `fn(event)` for every event of the current runner's later queries, on either
-    runner (flotilla.events has the schema)."""
+    """Calls `fn(event)` for every event of the current runner's later queries, on any runner
+    (a session client: its own queries'; flotilla.events has the schema)."""
     current().subscribe(fn)
 
 

@@ -11,13 +11,15 @@ The wire is the standard library's multiprocessing.connection (length-prefixed p
 connections authenticated by HMAC with the runner's token; `path` holds the address and the
 token, readable by its owner only. A client sends the query's plan as bytes (plan_serde) with
 its UDFs (cloudpickle), one query at a time per thread (a connection each); results come back as
-Arrow IPC.
+Arrow IPC. A client that subscribed gets its query's events (flotilla.events) while it runs,
+each as it happens, before the result.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import threading
 import time
 from multiprocessing import AuthenticationError
@@ -88,10 +90,17 @@ class SessionServer:
                 elif request[0] == "run" and not self._run(conn, *request[1:]):
                     return
 
-    def _run(self, conn, kind: str, plan: bytes, udfs_bytes: bytes, args: tuple) -> bool:
-        """Runs one query for the client; False when the client went away meanwhile."""
+    def _run(self, conn, kind: str, plan: bytes, udfs_bytes: bytes, args: tuple,
+             events: bool = False) -> bool:
+        """Runs one query for the client; False when the client went away meanwhile. With
+        `events`, the query's events go to the client as they happen."""
         query_id = next(query_ids)
         outcome = {}
+        # The runner calls subscribers on its session's thread; only this thread sends.
+        pending = queue.SimpleQueue()
+        mine = lambda e: pending.put(e) if e.get("query") == query_id else None  # noqa: E731
+        if events:
+            self.runner.subscribe(mine)
 
         def work():
             try:
@@ -106,11 +115,16 @@ class SessionServer:
         worker.start()
         present = True
         cancel = False
+        def send_events():
+            while not pending.empty():
+                conn.send(("event", pending.get()))
+
         try:
             conn.send(("started", query_id))
             # Until the query ends, the client may cancel it, or go away.
             while worker.is_alive() and not cancel:
-                if conn.poll(0.05):
+                send_events()
+                if conn.poll(0.02):
                     message = conn.recv()
                     cancel = message[0] == "cancel"
         except (EOFError, OSError):
@@ -122,9 +136,12 @@ class SessionServer:
             self.runner.cancel(query_id)
             worker.join(0.05)
         worker.join()
+        if events:
+            self.runner.subscribers.remove(mine)
         if not present:
             return False
         try:
+            send_events()  # the last ones (query_finished) before the result
             if "error" in outcome:
                 conn.send(("error", _picklable(outcome["error"])))
             else:
@@ -168,6 +185,7 @@ class SessionClient:
         except (OSError, ValueError, KeyError) as e:
             raise RuntimeError(f"cannot read the session file {path}: {e}") from None
         self.path = path
+        self._subscribers = []
         self._local = threading.local()  # a connection per thread: one query at a time on each
         self._connect()  # fails now, not at the first query, when the session is not there
 
@@ -191,9 +209,14 @@ class SessionClient:
             if reply[0] == "started":
                 try:
                     reply = conn.recv()
+                    while reply[0] == "event":
+                        for fn in list(self._subscribers):
+                            fn(reply[1])
+                        reply = conn.recv()
                 except KeyboardInterrupt:
                     conn.send(("cancel",))
-                    conn.recv()
+                    while conn.recv()[0] == "event":
+                        pass
                     raise
         except (EOFError, OSError) as e:
             self._local.conn = None
@@ -209,7 +232,7 @@ class SessionClient:
         for u in udfs:
             _by_value(u.fn if u.pool is None else u.pool.cls)
         return self._request(("run", kind, _ext.serialize_plan(df), cloudpickle.dumps(list(udfs)),
-                              args))
+                              args, bool(self._subscribers)))
 
     def collect(self, df, udfs=()):
         return _ext.batch_from_ipc(self._run("collect", df, udfs))
@@ -235,8 +258,9 @@ class SessionClient:
         return self._request(("instances_for", resources))
 
     def subscribe(self, fn) -> None:
-        raise NotImplementedError("a session client does not receive events yet: subscribe on "
-                                  "the serving runner")
+        """Calls `fn(event)` for every event of this client's later queries (as the serving
+        runner's subscribers get them), in this process, before each query's result."""
+        self._subscribers.append(fn)
 
     def close(self) -> None:
         conn = getattr(self._local, "conn", None)

@@ -170,6 +170,44 @@ def test_a_client_without_the_session_fails_at_once_naming_it(served, tmp_path):
     assert isinstance(flotilla.runner.current(), LocalRunner)
 
 
+EVENTS_CLIENT = """
+import json, sys
+import flotilla
+from flotilla import col
+
+flotilla.set_runner_session(sys.argv[1])
+got = []
+flotilla.subscribe(got.append)
+df = flotilla.from_pydict({"v": list(range(40))}).into_partitions(4) \
+    .groupby(col("v") % 3).agg(col("v").sum().alias("s"))
+rows = df.to_pydict()
+print(json.dumps({"rows": len(rows["s"]), "events": got}), flush=True)
+"""
+
+
+def test_a_client_that_subscribed_gets_its_querys_events_as_they_happen(served):
+    runner, path = served
+    seen = []
+    runner.subscribe(seen.append)
+    try:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+        proc = subprocess.run([sys.executable, "-c", EVENTS_CLIENT, path], env=env,
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        runner.subscribers.remove(seen.append)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["rows"] == 3
+    events = out["events"]
+    assert events[0]["event"] == "query_started" and events[-1]["event"] == "query_finished"
+    assert events[-1]["status"] == "ok"
+    query = events[0]["query"]
+    assert all(e["query"] == query for e in events)
+    # Exactly what the serving runner's own subscriber saw of that query, in the same order.
+    assert [e["event"] for e in events] == [e["event"] for e in seen if e.get("query") == query]
+    assert sum(e["event"] == "completed" for e in events) >= 2  # map and reduce tasks
+
+
 def test_a_client_gone_before_its_query_started_still_has_it_cancelled(tmp_path):
     """The client goes away while the runner is still planning its query (it does not know the
     query's id yet): the cancel must reach the query once it starts, not be lost."""
