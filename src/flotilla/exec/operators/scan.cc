@@ -84,10 +84,11 @@ class ScanSource final : public Source {
   }
 
  private:
-  // What one task read so far.
+  // What one task read so far (a vector, not a deque: there is one per task, and an empty
+  // deque allocates).
   struct Loaded {
-    std::deque<RecordBatch> batches;  // not handed out yet
-    bool done = false;                // read to the end (or failed)
+    std::vector<RecordBatch> batches;  // not handed out yet
+    bool done = false;                 // read to the end (or failed)
   };
 
   // Reads task `index`, each batch filtered and projected as the pushdowns say (outside the
