@@ -127,13 +127,13 @@ def test_only_the_most_recent_queries_are_kept():
         board.close()
 
 
-def _node_modules():
-    """tests/browser's npm packages, installed to match its lock file."""
+def _node_modules(log):
+    """tests/browser's npm packages, installed to match its lock file (npm's output to `log`)."""
     if shutil.which("node") is None or not Path("/usr/bin/chromium").exists():
         pytest.fail("the browser test needs node and Debian's chromium (scripts/install-deps.sh)")
     subprocess.run(["bash", "-c", 'source "$1/tests/interop/npm_deps.sh" && '
                     'ensure_node_modules "$1/tests/browser" "$2"',
-                    "-", str(ROOT), str(BROWSER_TESTS / "npm.log")], check=True)
+                    "-", str(ROOT), str(log)], check=True)
 
 
 @pytest.fixture(scope="module")
@@ -146,7 +146,7 @@ def runner():
 
 
 def test_the_page_shows_a_running_query_in_a_real_browser(runner, tmp_path):
-    _node_modules()
+    _node_modules(tmp_path / "npm.log")
     # A first query starts the dashboard.
     assert flotilla.from_pydict({"v": [1, 2, 3]}).count_rows() == 3
     board = runner.dashboard
