@@ -1,15 +1,10 @@
 #include "flotilla/distributed/partition_store.h"
 
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <filesystem>
+#include <tuple>
 
 #include "flotilla/exec/memory/batch_size.h"
-#include "flotilla/io/stream.h"
 
 namespace flotilla::distributed {
 
@@ -33,38 +28,14 @@ struct PartitionStore::Entry {
   SchemaPtr schema;
   ipc::Compression compression = ipc::Compression::kLz4Frame;  // on disk; a group's on the wire
   std::vector<std::vector<RecordBatch>> partitions;            // in memory, until spilled
-  EncodedPartitions encoded;  // once spilled: where each partition is in the file (no bytes)
-  std::string spill_path;     // set once spilled
-  int64_t bytes = 0;          // in memory, or on disk once spilled
+  std::shared_ptr<const PartitionIndex> index;  // once spilled: where each partition is
+  std::string spill_path;                       // set once spilled
+  int64_t bytes = 0;                            // in memory, or on disk once spilled
 
   bool spilled() const { return !spill_path.empty(); }
   std::string id(int i) const { return group ? key + "/p" + std::to_string(i) : key; }
-  int count() const { return static_cast<int>(spilled() ? encoded.count() : partitions.size()); }
+  int count() const { return static_cast<int>(spilled() ? index->count() : partitions.size()); }
 };
-
-namespace {
-
-// Bytes [offset, offset + length) of a spill file.
-Result<BufferPtr> ReadRange(const std::string& path, int64_t offset, int64_t length) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
-  Result<BufferPtr> out = Buffer::Allocate(length);
-  for (int64_t done = 0; out.ok() && done < length;) {
-    ssize_t n = ::pread(fd, (*out)->mutable_data() + done, length - done, offset + done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      out = Status::IOError("cannot read " + std::to_string(length) + " bytes at " +
-                            std::to_string(offset) + " of '" + path +
-                            "': " + (n < 0 ? std::strerror(errno) : "the file is shorter"));
-      break;
-    }
-    done += n;
-  }
-  ::close(fd);
-  return out;
-}
-
-}  // namespace
 
 PartitionStore::PartitionStore(int64_t memory_budget, std::string spill_dir)
     : memory_budget_(memory_budget), spill_dir_(std::move(spill_dir)) {}
@@ -93,7 +64,7 @@ Status PartitionStore::AddLocked(std::unique_ptr<Entry> entry) {
     ForgetLocked(*replaced);
     std::erase_if(entries_, [&](const auto& e) { return e.get() == replaced; });
   }
-  memory_bytes_ += entry->bytes;
+  (entry->spilled() ? spilled_bytes_ : memory_bytes_) += entry->bytes;
   by_id_[entry->key] = entry.get();
   entries_.push_back(std::move(entry));
   return SpillLocked();
@@ -124,41 +95,84 @@ Status PartitionStore::PutGroup(const std::string& key, SchemaPtr schema,
   return AddLocked(std::move(entry));
 }
 
+Status PartitionStore::PutFile(const std::string& key, PartitionIndex index, std::string path,
+                               ipc::Compression compression) {
+  auto entry = std::make_unique<Entry>();
+  entry->key = key;
+  entry->group = true;
+  entry->schema = index.schema;
+  entry->compression = compression;
+  entry->bytes = index.FileBytes();
+  entry->index = std::make_shared<const PartitionIndex>(std::move(index));
+  entry->spill_path = std::move(path);
+  std::lock_guard lock(mutex_);
+  ++spills_;
+  spilled_.emplace_back(key, entry->bytes);
+  return AddLocked(std::move(entry));
+}
+
+bool PartitionStore::TryReserve(int64_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (memory_budget_ > 0 && memory_bytes_ + bytes > memory_budget_) return false;
+  memory_bytes_ += bytes;
+  return true;
+}
+
+void PartitionStore::ForceReserve(int64_t bytes) {
+  std::lock_guard lock(mutex_);
+  memory_bytes_ += bytes;
+}
+
+void PartitionStore::Release(int64_t bytes) {
+  std::lock_guard lock(mutex_);
+  memory_bytes_ -= bytes;
+}
+
+Result<std::string> PartitionStore::NewFilePath() {
+  std::lock_guard lock(mutex_);
+  return NewFilePathLocked();
+}
+
+Result<std::string> PartitionStore::NewFilePathLocked() {
+  std::error_code ec;
+  std::filesystem::create_directories(spill_dir_, ec);
+  if (ec) {
+    return Status::IOError("partition store: cannot create spill directory '" + spill_dir_ +
+                           "': " + ec.message());
+  }
+  return spill_dir_ + "/partition-" + std::to_string(next_file_++) + ".arrows";
+}
+
 Status PartitionStore::SpillLocked() {
   if (memory_budget_ <= 0) return Status::OK();
   // The newest entry stays in memory: it is the likeliest to be read next.
   for (size_t i = 0; i + 1 < entries_.size() && memory_bytes_ > memory_budget_; ++i) {
     Entry& e = *entries_[i];
     if (e.spilled()) continue;
-    std::error_code ec;
-    std::filesystem::create_directories(spill_dir_, ec);
-    if (ec) {
-      return Status::IOError("partition store: cannot create spill directory '" + spill_dir_ +
-                             "': " + ec.message());
-    }
     auto context = [&](const Status& s) {
       return s.WithContext("partition store: spilling '" + e.key + "'");
     };
+    Result<std::string> path = NewFilePathLocked();
+    if (!path.ok()) return path.status();
     // Every partition of the entry in one file, each a byte range of its own.
-    Result<EncodedPartitions> encoded = EncodePartitions(e.schema, e.partitions, e.compression);
-    if (!encoded.ok()) return context(encoded.status());
-    std::string path = spill_dir_ + "/partition-" + std::to_string(next_file_++) + ".arrows";
-    Status written = [&]() -> Status {
-      FLOTILLA_ASSIGN_OR_RETURN(auto file, io::FileOutputStream::Open(path));
-      FLOTILLA_RETURN_NOT_OK(file->Write(encoded->bytes->data(), encoded->bytes->size()));
-      return file->Close();
+    Result<PartitionIndex> index = [&]() -> Result<PartitionIndex> {
+      FLOTILLA_ASSIGN_OR_RETURN(
+          auto writer, PartitionFileWriter::Open(*path, e.schema, e.count(), e.compression));
+      for (int i = 0; i < e.count(); ++i)
+        FLOTILLA_RETURN_NOT_OK(writer->Append(i, e.partitions[static_cast<size_t>(i)]));
+      return writer->Finish();
     }();
-    if (!written.ok()) {
-      std::filesystem::remove(path, ec);
-      return context(written);
+    if (!index.ok()) {
+      std::error_code ec;
+      std::filesystem::remove(*path, ec);
+      return context(index.status());
     }
     memory_bytes_ -= e.bytes;
-    e.bytes = encoded->bytes->size();
+    e.bytes = index->FileBytes();
     spilled_bytes_ += e.bytes;
     e.partitions.clear();
-    e.encoded = encoded.MoveValueUnsafe();
-    e.encoded.bytes = nullptr;
-    e.spill_path = std::move(path);
+    e.index = std::make_shared<const PartitionIndex>(index.MoveValueUnsafe());
+    e.spill_path = path.MoveValueUnsafe();
     ++spills_;
     spilled_.emplace_back(e.key, e.bytes);
   }
@@ -186,10 +200,12 @@ std::pair<const PartitionStore::Entry*, int> PartitionStore::FindLocked(
 Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
   ServedPartition out;
   std::string path;
-  int64_t offset = 0, length = 0;
+  std::shared_ptr<const PartitionIndex> index;
+  int i = 0;
   {
     std::lock_guard lock(mutex_);
-    auto [e, i] = FindLocked(id);
+    const Entry* e = nullptr;
+    std::tie(e, i) = FindLocked(id);
     if (e == nullptr)
       return Status::KeyError("partition '" + id + "' is not in this worker's store");
     out.schema = e->schema;
@@ -199,11 +215,11 @@ Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
       out.batches = e->partitions[static_cast<size_t>(i)];
       return out;
     }
-    offset = e->encoded.offsets[i];
-    length = e->encoded.size(i);
+    index = e->index;
     path = e->spill_path;
   }
-  Result<BufferPtr> read = ReadRange(path, offset, length);
+  // Read without the lock; an entry dropped meanwhile has lost its file, and this fails.
+  Result<BufferPtr> read = ReadPartitionStream(path, *index, i);
   if (!read.ok()) {
     return read.status().WithContext("partition store: reading spilled partition '" + id + "'");
   }
@@ -238,7 +254,8 @@ std::vector<ListedPartition> PartitionStore::List(const std::string& prefix) con
         out.push_back({std::move(id), e->schema, StoredPartition{{}, batches}.num_rows(),
                        PartitionBytes(batches)});
       } else {
-        out.push_back({std::move(id), e->schema, e->encoded.rows[i], e->encoded.decoded_bytes[i]});
+        out.push_back({std::move(id), e->schema, e->index->rows[static_cast<size_t>(i)],
+                       e->index->decoded_bytes[static_cast<size_t>(i)]});
       }
     }
   }

@@ -3,9 +3,11 @@
 // or, on the same worker, directly). An entry is one partition, or a map task's N partitions
 // named "<key>/p<i>". Entries stay in memory as batches while the store is under its budget (a
 // reader on this worker takes them as they are); past it the oldest go to local disk, one file
-// per entry whatever its number of partitions, encoded once (EncodedPartitions), and are read
-// back a partition's byte range at a time and sent as stored, so a worker holding more output
-// than memory slows down instead of failing.
+// per entry whatever its number of partitions, encoded once (partition_file.h), and are read
+// back a partition's byte ranges at a time and sent as stored, so a worker holding more output
+// than memory slows down instead of failing. A map task still running reserves what it holds
+// from the same budget (ShuffleWriter), and writes its partitions to a file of its own when the
+// budget is spent.
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -15,7 +17,7 @@
 
 #include "flotilla/columnar/record_batch.h"
 #include "flotilla/common/result.h"
-#include "flotilla/distributed/encoded_partitions.h"
+#include "flotilla/distributed/partition_file.h"
 
 namespace flotilla::distributed {
 
@@ -44,7 +46,7 @@ struct ListedPartition {
 
 struct PartitionStoreStats {
   int64_t partitions = 0;     // entries (a map task's encoded outputs count once)
-  int64_t memory_bytes = 0;   // held in memory now
+  int64_t memory_bytes = 0;   // held in memory now (reservations included)
   int64_t spilled_bytes = 0;  // on disk now
   int64_t spills = 0;         // entries written to disk so far (one file each)
 };
@@ -64,6 +66,19 @@ class PartitionStore {
   /// codec on the wire and on disk.
   Status PutGroup(const std::string& key, SchemaPtr schema,
                   std::vector<std::vector<RecordBatch>> partitions, ipc::Compression compression);
+  /// Keeps a map task's partitions written to the file at `path` (by a PartitionFileWriter),
+  /// readable as "<key>/p<i>"; the store owns the file from now on. `compression` is the one
+  /// the file was written with.
+  Status PutFile(const std::string& key, PartitionIndex index, std::string path,
+                 ipc::Compression compression);
+  /// Counts `bytes` a running task holds against the budget, with the entries; false (nothing
+  /// reserved) when that would exceed it.
+  bool TryReserve(int64_t bytes);
+  /// Counts `bytes` whatever the budget (held past it until written out).
+  void ForceReserve(int64_t bytes);
+  void Release(int64_t bytes);
+  /// A path for a new file in the spill directory (created when needed).
+  Result<std::string> NewFilePath();
   /// The partition, read back from disk if it was spilled. KeyError naming the id when absent.
   Result<StoredPartition> Get(const std::string& id) const;
   /// The partition as the Flight server sends it (encoded bytes are not decoded).
@@ -86,6 +101,7 @@ class PartitionStore {
   std::pair<const Entry*, int> FindLocked(const std::string& id) const;
   Status AddLocked(std::unique_ptr<Entry> entry);
   Status SpillLocked();
+  Result<std::string> NewFilePathLocked();
   /// Takes an entry's bytes out of the counts and deletes its spill file (the caller erases it).
   void ForgetLocked(const Entry& e);
 

@@ -41,7 +41,9 @@ enum class Split {
   kMany,             // 16 map tasks; adjacent small partitions read by one reduce task
   kManyUncoalesced,  // 16 map tasks; one reduce task per partition
   kOne,              // one map task
+  kSpilling,         // 16 map tasks on workers whose store holds 4 KiB: each writes a file
 };
+constexpr int kSplits = 4;
 
 class ShuffleOperatorsTest : public ::testing::Test {
  protected:
@@ -85,6 +87,22 @@ class ShuffleOperatorsTest : public ::testing::Test {
   void SetUp() override {
     cluster_ = StartCluster(3, /*threads=*/1);
     ASSERT_NE(cluster_, nullptr);
+    InProcessClusterOptions o;
+    o.num_workers = 3;
+    o.worker.exec.progress = 0;
+    o.worker.exec.num_threads = 1;
+    o.worker.store_memory_bytes = 4 << 10;
+    o.worker.shuffle_flush_bytes = 2 << 10;  // a map task's output is a few chunks
+    auto spilling = InProcessCluster::Start(o);
+    ASSERT_TRUE(spilling.ok()) << spilling.status().ToString();
+    spilling_ = spilling.MoveValueUnsafe();
+  }
+  // The small store made map tasks write their outputs to files.
+  void ExpectMapOutputsWereWrittenToFiles() {
+    int64_t spills = 0;
+    for (int w = 0; w < spilling_->num_workers(); ++w)
+      spills += spilling_->worker(w).store().stats().spills;
+    EXPECT_GT(spills, 0);
   }
 
   static PlanPtr Scan() { return testing::ScanDirectory((*dir_ / "data").string()); }
@@ -107,12 +125,13 @@ class ShuffleOperatorsTest : public ::testing::Test {
 
   // Runs `plan` locally and on the cluster, once per split, and compares the rows.
   void ExpectSame(const PlanPtr& plan, bool ordered, const std::string& what) {
-    for (Split split : {Split::kMany, Split::kManyUncoalesced, Split::kOne}) {
+    for (Split split : {Split::kMany, Split::kManyUncoalesced, Split::kOne, Split::kSpilling}) {
       const char* how = split == Split::kMany              ? " (16 map tasks)"
                         : split == Split::kManyUncoalesced ? " (16 map tasks, 16 reduce tasks)"
-                                                           : " (1 map task)";
-      testing::ExpectSameAsLocal(*cluster_, plan, Options(split), ordered, what + how,
-                                 /*threads=*/1);
+                        : split == Split::kOne             ? " (1 map task)"
+                                                           : " (16 map tasks written to files)";
+      testing::ExpectSameAsLocal(split == Split::kSpilling ? *spilling_ : *cluster_, plan,
+                                 Options(split), ordered, what + how, /*threads=*/1);
     }
   }
 
@@ -137,6 +156,7 @@ class ShuffleOperatorsTest : public ::testing::Test {
 
   static fs::path* dir_;
   std::unique_ptr<InProcessCluster> cluster_;
+  std::unique_ptr<InProcessCluster> spilling_;
   std::shared_ptr<Recorder> recorder_ = std::make_shared<Recorder>();
   int64_t query_ = 0;
 };
@@ -178,7 +198,7 @@ TEST_F(ShuffleOperatorsTest, UngroupedAggregateGivesOneRowEvenOfNothing) {
         exec::MakeAggregate(empty ? EmptyScan() : Scan(), {}, EveryAggregate()).ValueOrDie();
     ExpectSame(plan, true, empty ? "ungrouped of nothing" : "ungrouped");
   }
-  EXPECT_EQ(recorder_->Completed("Gather -> Aggregate"), 2 * 3);  // per input, per mode
+  EXPECT_EQ(recorder_->Completed("Gather -> Aggregate"), 2 * kSplits);  // per input, per mode
 }
 
 TEST_F(ShuffleOperatorsTest, DistinctKeepsTheFirstRowInInputOrder) {
@@ -227,6 +247,7 @@ TEST_F(ShuffleOperatorsTest, WindowsWithAndWithoutPartitionKeys) {
   }
   EXPECT_GT(recorder_->Completed("Exchange -> Window"), 0);
   EXPECT_GT(recorder_->Completed("Gather -> Window"), 0);
+  ExpectMapOutputsWereWrittenToFiles();  // and read back in map-task order, ties and all
 }
 
 TEST_F(ShuffleOperatorsTest, Pivot) {

@@ -13,6 +13,7 @@
 #include "flotilla/common/logging.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
+#include "flotilla/distributed/shuffle_writer.h"
 #include "flotilla/distributed/task_stats.h"
 #include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/pipeline/executor.h"
@@ -186,11 +187,37 @@ void WorkerRuntime::CancelTask(int64_t task_id) {
   if (it != running_.end()) it->second->Cancel();
 }
 
+namespace {
+
+// A hash shuffle's map task: the plan ends in a hash repartition and has no other (its writer
+// would take the partitions of whichever ran).
+bool HashRepartitionsOnlyAtRoot(const exec::PlanNode& plan) {
+  if (plan.kind() != exec::PlanKind::kRepartition ||
+      static_cast<const exec::RepartitionNode&>(plan).scheme != exec::PartitionScheme::kHash) {
+    return false;
+  }
+  std::vector<const exec::PlanNode*> stack;
+  for (const exec::PlanPtr& c : plan.children())
+    stack.push_back(c.get());
+  while (!stack.empty()) {
+    const exec::PlanNode* node = stack.back();
+    stack.pop_back();
+    if (node->kind() == exec::PlanKind::kRepartition) return false;
+    for (const exec::PlanPtr& c : node->children())
+      stack.push_back(c.get());
+  }
+  return true;
+}
+
+}  // namespace
+
 // exec::Run, but the stream is registered so CancelTask can stop it.
 Result<exec::QueryResult> WorkerRuntime::Execute(int64_t task_id, const exec::PlanPtr& plan,
-                                                 int64_t start_nanos, proto::TaskResult* out) {
+                                                 int64_t start_nanos, proto::TaskResult* out,
+                                                 exec::PartitionWriter* writer) {
   exec::ExecOptions options = options_.exec;
   options.progress = 0;
+  options.partition_writer = writer;
   FLOTILLA_ASSIGN_OR_RETURN(std::unique_ptr<exec::ResultStream> stream,
                             exec::Execute(plan, options));
   {
@@ -422,6 +449,7 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   log::Debug("[worker {}] task {} attempt {}: {}", id_, task.task_id(), task.attempt(),
              task.node_name());
   std::vector<std::pair<SchemaPtr, std::vector<RecordBatch>>> outputs;
+  std::unique_ptr<ShuffleWriter> shuffle_writer;  // a hash shuffle's map side
   const proto::TaskOutput& output = task.output();
   if (output.kind() == proto::TaskOutput::COMMIT) {
     // The inputs are the files tables of the WRITE tasks: no plan to run.
@@ -442,9 +470,20 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   } else {
     Result<exec::PlanPtr> plan = exec::DeserializePlan(task.plan(), resolver);
     if (!plan.ok()) return fail(plan.status());
-    Result<exec::QueryResult> result = Execute(task.task_id(), *plan, start_nanos, &out);
+    if (!output.shuffle_compression().empty() && HashRepartitionsOnlyAtRoot(**plan)) {
+      Result<ipc::Compression> codec = ipc::ParseCompression(output.shuffle_compression());
+      if (!codec.ok()) return fail(codec.status());
+      const auto& root = static_cast<const exec::RepartitionNode&>(**plan);
+      shuffle_writer = std::make_unique<ShuffleWriter>(
+          store_.get(), root.schema(), root.num_partitions, *codec,
+          options_.shuffle_flush_bytes > 0 ? options_.shuffle_flush_bytes : kShuffleFlushBytes);
+    }
+    Result<exec::QueryResult> result =
+        Execute(task.task_id(), *plan, start_nanos, &out, shuffle_writer.get());
     if (!result.ok()) return fail(result.status());
-    if (output.kind() == proto::TaskOutput::INLINE) {
+    if (shuffle_writer != nullptr) {
+      // The partitions went to the writer as they were split.
+    } else if (output.kind() == proto::TaskOutput::INLINE) {
       std::vector<RecordBatch> rows;
       for (const MicroPartition& p : result->partitions) {
         rows.insert(rows.end(), p.batches().begin(), p.batches().end());
@@ -479,7 +518,13 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     bytes += size_bytes;
     return PartitionKey(task.query_id(), task.task_id(), task.attempt(), i);
   };
-  if (!output.shuffle_compression().empty()) {
+  if (shuffle_writer != nullptr) {
+    const std::string key = TaskOutputKey(task.query_id(), task.task_id(), task.attempt());
+    if (Status s = shuffle_writer->Finish(key); !s.ok()) return fail(s);
+    for (size_t i = 0; i < shuffle_writer->rows().size(); ++i) {
+      add_ref(static_cast<int>(i), shuffle_writer->rows()[i], shuffle_writer->bytes()[i]);
+    }
+  } else if (!output.shuffle_compression().empty()) {
     // A shuffle's map side: its partitions as one entry ("<key>/p<i>", one spill file).
     Result<ipc::Compression> codec = ipc::ParseCompression(output.shuffle_compression());
     if (!codec.ok()) return fail(codec.status());

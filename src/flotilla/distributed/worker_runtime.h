@@ -36,6 +36,9 @@ struct WorkerOptions {
   int64_t store_memory_bytes = int64_t{2} << 30;
   /// Where spilled partitions go; empty: a fresh directory under the system's temp directory.
   std::string spill_dir;
+  /// What a shuffle's map task holds past a spent store budget before it writes it to its file
+  /// (kShuffleFlushBytes when 0).
+  int64_t shuffle_flush_bytes = 0;
   exec::ExecOptions exec;
 };
 
@@ -96,8 +99,9 @@ class WorkerRuntime {
  private:
   WorkerRuntime() = default;
   /// Fills `result`'s operator statistics (times from `start_nanos`, steady clock) as it ran.
+  /// A set `writer` takes the partitions of the plan's hash repartition.
   Result<exec::QueryResult> Execute(int64_t task_id, const exec::PlanPtr& plan, int64_t start_nanos,
-                                    proto::TaskResult* result);
+                                    proto::TaskResult* result, exec::PartitionWriter* writer);
 
   void Sample(proto::WorkerSample* out);
 

@@ -34,11 +34,13 @@ ServedPartition AsBatches(const StoredPartition& p) {
 // partition kept encoded (zstd), served as stored; "enc,p0": one of each.
 std::unique_ptr<FlightServer> Serve(const std::string& token) {
   StoredPartition p = Sample();
-  auto encoded = EncodePartitions(p.schema, {p.batches, {}}, ipc::Compression::kZstd);
-  EXPECT_TRUE(encoded.ok()) << encoded.status().ToString();
-  ServedPartition stored{p.schema, Buffer::SliceOf(encoded->bytes, 0, encoded->size(0)), {}};
-  ServedPartition stored_empty{
-      p.schema, Buffer::SliceOf(encoded->bytes, encoded->offsets[1], encoded->size(1)), {}};
+  ipc::WriteOptions zstd;
+  zstd.compression = ipc::Compression::kZstd;
+  auto encoded = ipc::WriteStreamToBuffer(p.schema, p.batches, zstd);
+  auto encoded_empty = ipc::WriteStreamToBuffer(p.schema, {}, zstd);
+  EXPECT_TRUE(encoded.ok() && encoded_empty.ok());
+  ServedPartition stored{p.schema, *encoded, {}};
+  ServedPartition stored_empty{p.schema, *encoded_empty, {}};
   auto server = FlightServer::Start(
       "127.0.0.1", 0, token,
       [=](const std::string& ticket) -> Result<std::vector<ServedPartition>> {

@@ -7,10 +7,12 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/compute/partition.h"
 #include "flotilla/compute/sample.h"
+#include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/exec/operators/sequenced_batches.h"
 #include "flotilla/exec/operators/sort_support.h"
 #include "flotilla/exec/pipeline/exec_context.h"
+#include "flotilla/exec/pipeline/partition_writer.h"
 #include "flotilla/expr/evaluator.h"
 
 namespace flotilla::exec {
@@ -46,6 +48,8 @@ Status AddEmptyBatches(const SchemaPtr& schema, std::vector<std::vector<RecordBa
 }
 
 struct ScatteredState final : GlobalState {
+  PartitionWriter* writer = nullptr;  // set: the pieces go there, not into `pieces`
+  OperatorStats* stats = nullptr;     // what goes to the writer is the sink's output
   std::mutex mutex;
   // By (input partition, morsel sequence): each output partition's pieces of that morsel.
   std::map<std::pair<int, int64_t>, std::vector<std::vector<RecordBatch>>> pieces;
@@ -63,9 +67,11 @@ class HashRepartitionSink final : public SinkOperator {
   std::string name() const override { return "Repartition"; }
   const SchemaPtr& output_schema() const override { return schema_; }
   Result<std::unique_ptr<GlobalState>> MakeGlobalState(ExecContext* context,
-                                                       OperatorStats*) const override {
+                                                       OperatorStats* stats) const override {
     auto state = std::make_unique<ScatteredState>();
     state->morsel_size = context->morsel_size();
+    state->writer = context->options().partition_writer;
+    state->stats = stats;
     return std::unique_ptr<GlobalState>(std::move(state));
   }
   Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
@@ -81,12 +87,25 @@ class HashRepartitionSink final : public SinkOperator {
       }
     }
     auto* state = static_cast<ScatteredState*>(global);
+    if (state->writer != nullptr) {
+      if (state->stats != nullptr) {
+        int64_t rows = 0, bytes = 0;
+        for (const auto& partition : pieces)
+          for (const RecordBatch& b : partition) {
+            rows += b.num_rows();
+            bytes += SliceBytes(b);
+          }
+        state->stats->AddOutput(rows, bytes);
+      }
+      return state->writer->Write(std::move(pieces));
+    }
     std::lock_guard<std::mutex> lock(state->mutex);
     state->pieces[{input.partition, input.seq}] = std::move(pieces);
     return Status::OK();
   }
   Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
     auto* state = static_cast<ScatteredState*>(global);
+    if (state->writer != nullptr) return MakeBatchSource(schema_, {}, state->morsel_size);
     std::vector<std::vector<RecordBatch>> out(static_cast<size_t>(partitions_));
     for (auto& [_, pieces] : state->pieces) {
       for (size_t p = 0; p < pieces.size(); ++p) {

@@ -12,6 +12,8 @@
 
 namespace flotilla::exec {
 
+class PartitionWriter;
+
 struct ExecOptions {
   /// Rows per morsel handed to a thread.
   int64_t morsel_size = 131072;
@@ -32,6 +34,9 @@ struct ExecOptions {
   int progress = -1;
   /// Batches the result stream buffers before producers wait for the consumer.
   int result_queue_capacity = 8;
+  /// Set: the plan's hash repartition (a shuffle's map side has one, at its root) hands its
+  /// partitions here as it splits its input, and outputs no partitions itself.
+  PartitionWriter* partition_writer = nullptr;
 };
 
 class ExecContext {

@@ -4,9 +4,12 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
+#include <set>
 #include <thread>
 #include <tuple>
 
+#include "flotilla/exec/pipeline/partition_writer.h"
 #include "flotilla/expr/expression.h"
 #include "tests/support/plan_checks.h"
 
@@ -315,6 +318,54 @@ TEST(RepartitionOperator, HashPartitionsKeepTheInputOrder) {
       }
     }
     EXPECT_EQ(rows, position);
+  }
+}
+
+// Collects what a hash repartition hands out, as a shuffle's map side would.
+class CollectingWriter final : public PartitionWriter {
+ public:
+  Status Write(std::vector<std::vector<RecordBatch>> pieces) override {
+    std::lock_guard lock(mutex);
+    ++calls;
+    if (partitions.empty()) partitions.resize(pieces.size());
+    for (size_t p = 0; p < pieces.size(); ++p)
+      for (RecordBatch& b : pieces[p]) {
+        EXPECT_GT(b.num_rows(), 0) << "no empty pieces";
+        partitions[p].push_back(std::move(b));
+      }
+    return Status::OK();
+  }
+  std::mutex mutex;
+  int calls = 0;
+  std::vector<std::vector<RecordBatch>> partitions;
+};
+
+// With a writer, the repartition hands each morsel's pieces out as it splits them and holds
+// nothing: the writer gets every row, in the partition the sink would have put it in.
+TEST(RepartitionOperator, AHashRepartitionHandsItsPiecesToTheWriterAsItSplits) {
+  auto source = MemorySource({Keys(5000), Keys(3000), Keys(1)});
+  for (const RunMode& mode : AllModes()) {
+    auto plan = MakeRepartitionByHash(source, 7, {expr::Column("k")}).ValueOrDie();
+    auto held = exec::Run(plan, OptionsFor(mode)).ValueOrDie();
+    CollectingWriter writer;
+    ExecOptions options = OptionsFor(mode);
+    options.partition_writer = &writer;
+    auto written = exec::Run(plan, options).ValueOrDie();
+    EXPECT_EQ(written.num_rows(), 0) << "the writer took the rows";
+    ASSERT_EQ(writer.partitions.size(), 7u);
+    if (mode.morsel_size == 1) {
+      EXPECT_EQ(writer.calls, 8001) << "a call per morsel";
+    }
+    for (size_t p = 0; p < 7; ++p) {
+      std::multiset<int64_t> want, got;
+      for (const RecordBatch& b : held.partitions[p].batches())
+        for (int64_t r = 0; r < b.num_rows(); ++r)
+          want.insert(b.column(0).values<int64_t>()[r]);
+      for (const RecordBatch& b : writer.partitions[p])
+        for (int64_t r = 0; r < b.num_rows(); ++r)
+          got.insert(b.column(0).values<int64_t>()[r]);
+      EXPECT_EQ(got, want) << "partition " << p << " with " << mode.ToString();
+    }
   }
 }
 
