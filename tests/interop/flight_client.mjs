@@ -35,7 +35,9 @@
 //   union         the ids over all partitions are 0 .. ROWS-1, each once;
 //   multi         a ticket naming two partitions ("A\nB", in ticket order and reversed): one
 //                 Schema message, batches with app_metadata "0" holding A's rows and "1" B's,
-//                 each as in doget;
+//                 or, where small partitions travel together, "i:rows,i:rows,..." naming, in
+//                 order, the partition of each run of the batch's rows (the rows add up to the
+//                 batch's); A's rows then B's, each as in doget;
 //   auth          DoGet without metadata, with a wrong token and with the token but no "Bearer"
 //                 scheme, and ListFlights without metadata and with a wrong token: UNAUTHENTICATED
 //                 (16) and no message;
@@ -400,6 +402,23 @@ function checkBatch(batch, partition, partitions, where) {
   return out;
 }
 
+// A batch's runs of rows and the partition each belongs to: the whole batch under its label,
+// or, for a label "i:rows,i:rows,...", each run cut out of it in order.
+function labelledRuns(batch, appMetadata, where) {
+  if (!appMetadata.includes(':')) return [{ label: appMetadata, rows: batch }];
+  const runs = [];
+  let offset = 0;
+  for (const item of appMetadata.split(',')) {
+    const [label, count] = item.split(':');
+    const n = Number(count);
+    check(Number.isSafeInteger(n) && n >= 0, `${where}: app_metadata item ${JSON.stringify(item)} has no row count`);
+    runs.push({ label, rows: batch.slice(offset, offset + n) });
+    offset += n;
+  }
+  check(offset === batch.numRows, `${where}: app_metadata ${JSON.stringify(appMetadata)} counts ${offset} rows, the batch has ${batch.numRows}`);
+  return runs;
+}
+
 function checkIncreasing(ids, where) {
   for (let i = 1; i < ids.length; ++i) {
     check(ids[i] > ids[i - 1], `${where}: ids not increasing: ${ids[i - 1]} then ${ids[i]}`);
@@ -599,9 +618,11 @@ async function runConfig(FlightService, cfg) {
       const { batches } = decodeFlightData(messages, cfg.compression, where);
       const idsOf = combo.map(() => []);
       for (const { batch, appMetadata } of batches) {
-        const k = ['0', '1'].indexOf(appMetadata);
-        check(k >= 0, `${where}: a batch carries app_metadata ${JSON.stringify(appMetadata)}, expected "0" or "1"`);
-        idsOf[k].push(...checkBatch(batch, combo[k], cfg.partitions, `${where} app_metadata "${k}"`));
+        for (const { label, rows } of labelledRuns(batch, appMetadata, where)) {
+          const k = ['0', '1'].indexOf(label);
+          check(k >= 0, `${where}: a batch carries app_metadata ${JSON.stringify(appMetadata)}, expected "0", "1" or "i:rows,..."`);
+          idsOf[k].push(...checkBatch(rows, combo[k], cfg.partitions, `${where} app_metadata "${k}"`));
+        }
       }
       combo.forEach((p, k) => {
         check(idsOf[k].length === info.partitions[p].rows,

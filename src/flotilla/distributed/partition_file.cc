@@ -71,7 +71,9 @@ Result<std::unique_ptr<PartitionFileWriter>> PartitionFileWriter::Open(
 
 PartitionFileWriter::~PartitionFileWriter() = default;
 
-int64_t PartitionFileWriter::bytes_written() const { return file_->Tell(); }
+int64_t PartitionFileWriter::bytes_written() const {
+  return file_->Tell();
+}
 
 Status PartitionFileWriter::Append(int i, const std::vector<RecordBatch>& batches) {
   if (i < 0 || i >= index_.count()) {
@@ -106,8 +108,7 @@ Result<PartitionIndex> PartitionFileWriter::Finish() {
   return std::move(index_);
 }
 
-Result<BufferPtr> ReadPartitionStream(const std::string& path, const PartitionIndex& index,
-                                      int i) {
+Result<BufferPtr> ReadPartitionStream(const std::string& path, const PartitionIndex& index, int i) {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(index.StreamBytes(i)));
   uint8_t* at = out->mutable_data();
   std::memcpy(at, index.schema_message->data(), static_cast<size_t>(index.schema_message->size()));

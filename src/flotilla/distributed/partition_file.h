@@ -32,8 +32,8 @@ struct ByteRange {
 /// Where each partition of a file is, and what it holds.
 struct PartitionIndex {
   SchemaPtr schema;
-  BufferPtr schema_message;  // the stream's first message
-  BufferPtr end_marker;      // its last
+  BufferPtr schema_message;                    // the stream's first message
+  BufferPtr end_marker;                        // its last
   std::vector<std::vector<ByteRange>> chunks;  // partition i's messages, in order
   std::vector<int64_t> rows;                   // rows of partition i
   std::vector<int64_t> decoded_bytes;          // what partition i's batches take in memory

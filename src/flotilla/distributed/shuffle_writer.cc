@@ -57,9 +57,9 @@ Status ShuffleWriter::Write(std::vector<std::vector<RecordBatch>> pieces) {
 Status ShuffleWriter::FlushLocked() {
   if (file_ == nullptr) {
     FLOTILLA_ASSIGN_OR_RETURN(std::string path, store_->NewFilePath());
-    FLOTILLA_ASSIGN_OR_RETURN(file_, PartitionFileWriter::Open(path, schema_,
-                                                               static_cast<int>(held_.size()),
-                                                               compression_));
+    FLOTILLA_ASSIGN_OR_RETURN(
+        file_,
+        PartitionFileWriter::Open(path, schema_, static_cast<int>(held_.size()), compression_));
   }
   for (size_t p = 0; p < held_.size(); ++p) {
     FLOTILLA_RETURN_NOT_OK(file_->Append(static_cast<int>(p), held_[p]));

@@ -58,7 +58,8 @@ class ShuffleWriterTest : public ::testing::Test {
       const std::string id = key + "/p" + std::to_string(p);
       Result<StoredPartition> got = store.Get(id);
       ASSERT_TRUE(got.ok()) << id << ": " << got.status().ToString();
-      EXPECT_EQ(CanonicalJson(*got->schema, got->batches), CanonicalJson(*Rows(0, 1).schema(), want))
+      EXPECT_EQ(CanonicalJson(*got->schema, got->batches),
+                CanonicalJson(*Rows(0, 1).schema(), want))
           << id;
       std::vector<ListedPartition> listed = store.List(id);
       ASSERT_EQ(listed.size(), 1u);

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "flotilla/compute/concat.h"
 #include "flotilla/distributed/flight/flight.grpc.pb.h"
 #include "flotilla/io/ipc/ipc.h"
 #include "flotilla/io/ipc/message.h"
@@ -46,26 +47,96 @@ bool SameSecret(std::string_view given, std::string_view expected) {
   return difference == 0;
 }
 
-// The partitions as IPC messages, the schema sent once: what DoGet sends. A partition read from
-// disk is cut into the messages it is stored as; one kept as batches is encoded here.
+// Partitions under this size are sent together, up to kRunBytes in one batch: a message costs
+// gRPC and both ends about as much as tens of kilobytes of rows do, and a shuffle of M map tasks
+// into N partitions has M x N pieces, a few rows each when both are large.
+constexpr int64_t kSmallPartitionBytes = 64 << 10;
+constexpr int64_t kRunBytes = 1 << 20;
+
+// The partitions as IPC messages, the schema sent once: what DoGet sends, each record batch with
+// its label (app_metadata). A partition read from disk is cut into the messages it is stored as,
+// one kept as batches is encoded here; each of their batches is labelled with the partition's
+// index in the ticket. Consecutive small partitions (two or more) are sent as one batch, their
+// batches' rows one after another, labelled "index:rows,index:rows,..." (an item per batch of
+// theirs, so a reader cuts the batches back as they were: batch boundaries are the same
+// whichever way a partition is read, and a task run again sees the input the first attempt
+// saw).
 Status ForEachMessage(const std::vector<ServedPartition>& partitions,
-                      const std::function<bool(const ipc::Message&, int)>& send) {
-  for (size_t p = 0; p < partitions.size(); ++p) {
-    BufferPtr stream = partitions[p].ipc;
-    if (stream == nullptr) {
-      ipc::WriteOptions options;
-      options.compression = partitions[p].compression;
-      options.min_compress_bytes = kMinCompressBytes;
-      FLOTILLA_ASSIGN_OR_RETURN(
-          stream, ipc::WriteStreamToBuffer(partitions[0].schema, partitions[p].batches, options));
-    }
+                      const std::function<bool(const ipc::Message&, const std::string&)>& send) {
+  bool schema_sent = false;
+  auto send_stream = [&](const BufferPtr& stream, const std::string& label) -> Status {
     io::BufferReader reader(stream);
     for (int64_t i = 0;; ++i) {
       FLOTILLA_ASSIGN_OR_RETURN(std::optional<ipc::Message> message, ipc::ReadMessage(&reader, i));
-      if (!message) break;
-      if (p > 0 && message->message->header_type() == ipc::fb::MessageHeader::Schema) continue;
-      if (!send(*message, static_cast<int>(p))) return Status::IOError("the client went away");
+      if (!message) return Status::OK();
+      if (message->message->header_type() == ipc::fb::MessageHeader::Schema) {
+        if (schema_sent) continue;
+        schema_sent = true;
+      }
+      if (!send(*message, label)) return Status::IOError("the client went away");
     }
+  };
+  auto encode = [&](const std::vector<RecordBatch>& batches, ipc::Compression compression) {
+    ipc::WriteOptions options;
+    options.compression = compression;
+    options.min_compress_bytes = kMinCompressBytes;
+    return ipc::WriteStreamToBuffer(partitions[0].schema, batches, options);
+  };
+  // A partition alone goes as it is.
+  auto send_partition = [&](size_t p) -> Status {
+    BufferPtr stream = partitions[p].ipc;
+    if (stream == nullptr) {
+      FLOTILLA_ASSIGN_OR_RETURN(stream, encode(partitions[p].batches, partitions[p].compression));
+    }
+    return send_stream(stream, std::to_string(p));
+  };
+  std::vector<RecordBatch> run;
+  std::vector<size_t> run_partitions;
+  std::string run_label;
+  int64_t run_bytes = 0;
+  auto flush = [&]() -> Status {
+    if (run_partitions.size() == 1) {
+      FLOTILLA_RETURN_NOT_OK(send_partition(run_partitions[0]));
+    } else if (!run.empty()) {
+      FLOTILLA_ASSIGN_OR_RETURN(RecordBatch together, compute::ConcatBatches(run));
+      FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream,
+                                encode({together}, partitions[run_partitions[0]].compression));
+      FLOTILLA_RETURN_NOT_OK(send_stream(stream, run_label));
+    }
+    run.clear();
+    run_partitions.clear();
+    run_label.clear();
+    run_bytes = 0;
+    return Status::OK();
+  };
+  for (size_t p = 0; p < partitions.size(); ++p) {
+    const ServedPartition& part = partitions[p];
+    const int64_t size = part.ipc != nullptr ? part.ipc->size() : PartitionBytes(part.batches);
+    if (size < kSmallPartitionBytes) {
+      std::vector<RecordBatch> decoded;
+      if (part.ipc != nullptr) {
+        FLOTILLA_ASSIGN_OR_RETURN(decoded, DecodePartition(part.ipc));
+      }
+      const std::vector<RecordBatch>& batches = part.ipc != nullptr ? decoded : part.batches;
+      const size_t before = run.size();
+      for (const RecordBatch& b : batches) {
+        if (b.num_rows() == 0) continue;
+        run_label +=
+            (run.empty() ? "" : ",") + std::to_string(p) + ":" + std::to_string(b.num_rows());
+        run.push_back(b);
+      }
+      if (run.size() > before) run_partitions.push_back(p);
+      run_bytes += size;
+      if (run_bytes >= kRunBytes) FLOTILLA_RETURN_NOT_OK(flush());
+      continue;
+    }
+    FLOTILLA_RETURN_NOT_OK(flush());
+    FLOTILLA_RETURN_NOT_OK(send_partition(p));
+  }
+  FLOTILLA_RETURN_NOT_OK(flush());
+  if (!schema_sent) {  // every partition empty: the stream still says what it would hold
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream, encode({}, ipc::Compression::kNone));
+    FLOTILLA_RETURN_NOT_OK(send_stream(stream, ""));
   }
   return Status::OK();
 }
@@ -131,14 +202,14 @@ class Service final : public fl::FlightService::Service {
     Result<std::vector<ServedPartition>> partitions = lookup_(ticket->ticket());
     if (!partitions.ok()) return {grpc::StatusCode::NOT_FOUND, partitions.status().message()};
     if (partitions->empty()) return {grpc::StatusCode::NOT_FOUND, "the ticket names nothing"};
-    Status s = ForEachMessage(*partitions, [&](const ipc::Message& m, int index) {
+    Status s = ForEachMessage(*partitions, [&](const ipc::Message& m, const std::string& label) {
       fl::FlightData data;
       data.set_data_header(m.metadata->data(), m.metadata->size());
       if (m.body != nullptr) data.set_data_body(m.body->data(), m.body->size());
       bytes_.fetch_add(m.metadata->size() + (m.body != nullptr ? m.body->size() : 0),
                        std::memory_order_relaxed);
       if (m.message->header_type() == ipc::fb::MessageHeader::RecordBatch) {
-        data.set_app_metadata(std::to_string(index));
+        data.set_app_metadata(label);
       }
       return writer->Write(data);
     });
@@ -395,6 +466,51 @@ Status FromGrpc(const grpc::Status& status, const std::string& what) {
   }
 }
 
+// A partition index in [0, count) written in decimal, all of `text`.
+bool ParseIndex(std::string_view text, int count, int* index) {
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *index);
+  return error == std::errc() && end == text.data() + text.size() && *index >= 0 && *index < count;
+}
+
+struct LabelledRows {
+  int index;
+  int64_t rows;
+};
+
+// "index:rows,index:rows,...": the batches, and their partitions, that a batch of `batch_rows`
+// rows holds, in order.
+Result<std::vector<LabelledRows>> ParseRunLabel(const std::string& label, int count,
+                                                int64_t batch_rows) {
+  std::vector<LabelledRows> out;
+  int64_t total = 0;
+  std::string_view rest = label;
+  while (!rest.empty()) {
+    const size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    const size_t colon = item.find(':');
+    LabelledRows part{-1, -1};
+    bool ok =
+        colon != std::string_view::npos && ParseIndex(item.substr(0, colon), count, &part.index);
+    if (ok) {
+      std::string_view rows = item.substr(colon + 1);
+      auto [end, error] = std::from_chars(rows.data(), rows.data() + rows.size(), part.rows);
+      ok = error == std::errc() && end == rows.data() + rows.size() && part.rows >= 0;
+    }
+    if (!ok) {
+      return Status::Invalid("a batch's label '" + label + "' does not name partitions of " +
+                             std::to_string(count) + " and their rows");
+    }
+    total += part.rows;
+    out.push_back(part);
+  }
+  if (total != batch_rows) {
+    return Status::Invalid("a batch's label '" + label + "' counts " + std::to_string(total) +
+                           " rows, the batch has " + std::to_string(batch_rows));
+  }
+  return out;
+}
+
 // One DoGet call: each batch to `each` with the partition its app_metadata names, as it is
 // decoded; the stream's schema to `schema`. `each`'s errors end the call and are returned as
 // they are.
@@ -420,11 +536,20 @@ Status DoGet(const std::shared_ptr<grpc::Channel>& channel, const std::string& a
       FLOTILLA_ASSIGN_OR_RETURN(std::optional<RecordBatch> batch, reader->Next());
       if (!batch) return Status::OK();
       const std::string& label = messages.app_metadata();
-      int index = label.empty() && count == 1 ? 0 : -1;  // a server that does not label batches
-      if (!label.empty()) {
-        auto [end, error] = std::from_chars(label.data(), label.data() + label.size(), index);
-        if (error != std::errc() || end != label.data() + label.size()) index = -1;
+      if (label.find(':') != std::string::npos) {
+        // Several small partitions' batches, one after another.
+        FLOTILLA_ASSIGN_OR_RETURN(std::vector<LabelledRows> parts,
+                                  ParseRunLabel(label, count, batch->num_rows()));
+        int64_t offset = 0;
+        for (const LabelledRows& part : parts) {
+          *consumer = each(part.index, batch->Slice(offset, part.rows));
+          FLOTILLA_RETURN_NOT_OK(*consumer);
+          offset += part.rows;
+        }
+        continue;
       }
+      int index = label.empty() && count == 1 ? 0 : -1;  // a server that does not label batches
+      if (!label.empty() && !ParseIndex(label, count, &index)) index = -1;
       if (index < 0 || index >= count) {
         return Status::Invalid("a batch names partition '" + label + "' of " +
                                std::to_string(count));
@@ -498,8 +623,9 @@ Result<std::string> FlightAction(const std::string& address, const std::string& 
 Status FlightGetEach(const std::string& address, const std::string& token,
                      const std::string& ticket, int count,
                      const std::function<Status(int, RecordBatch)>& each, SchemaPtr* schema) {
-  // A partition's batches come in one order on every call (the server sends what it stores,
-  // as stored): a call tried again hands out only those past what earlier calls did.
+  // A partition's rows come in one order on every call (the server sends what it stores, in
+  // the order stored), though not always cut into the same batches (small partitions travel
+  // together): a call tried again hands out only the rows past those earlier calls did.
   std::vector<int64_t> handed(static_cast<size_t>(count), 0);
   Status got;
   int wait_ms = kRetryBackoffMs;
@@ -508,8 +634,11 @@ Status FlightGetEach(const std::string& address, const std::string& token,
     std::vector<int64_t> seen(static_cast<size_t>(count), 0);
     auto once = [&](int index, RecordBatch batch) -> Status {
       const auto i = static_cast<size_t>(index);
-      if (seen[i]++ < handed[i]) return Status::OK();
-      ++handed[i];
+      const int64_t first = seen[i];
+      seen[i] += batch.num_rows();
+      if (seen[i] <= handed[i]) return Status::OK();
+      if (first < handed[i]) batch = batch.Slice(handed[i] - first, seen[i] - handed[i]);
+      handed[i] = seen[i];
       return each(index, std::move(batch));
     };
     std::shared_ptr<grpc::Channel> channel = ChannelTo(address);

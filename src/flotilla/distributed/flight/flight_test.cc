@@ -1,5 +1,6 @@
 #include "flotilla/distributed/flight/flight.h"
 
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <thread>
 
+#include "flotilla/distributed/flight/flight.grpc.pb.h"
 #include "tests/support/plan_checks.h"
 
 namespace flotilla::distributed {
@@ -122,6 +124,77 @@ TEST(FlightTest, PartitionsKeptEncodedAreSentAsStoredAndReadBack) {
   ASSERT_TRUE(mixed.ok()) << mixed.status().ToString();
   for (const StoredPartition& p : *mixed)
     EXPECT_EQ(CanonicalJson(*p.schema, p.batches), CanonicalJson(*want.schema, want.batches));
+}
+
+// The FlightData messages a plain gRPC DoGet of `ticket` receives: their app_metadata, for
+// the record batches.
+std::vector<std::string> BatchLabels(const std::string& address, const std::string& ticket) {
+  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  auto stub = arrow::flight::protocol::FlightService::NewStub(channel);
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer secret");
+  arrow::flight::protocol::Ticket request;
+  request.set_ticket(ticket);
+  auto call = stub->DoGet(&context, request);
+  arrow::flight::protocol::FlightData data;
+  std::vector<std::string> labels;
+  while (call->Read(&data))
+    if (!data.app_metadata().empty()) labels.push_back(data.app_metadata());
+  EXPECT_TRUE(call->Finish().ok());
+  return labels;
+}
+
+// A reducer of a shuffle of many map tasks reads a small piece from each: they travel
+// together, a few messages for hundreds of pieces, and arrive cut as they were stored (the
+// same batches whether read here or on the worker holding them). A partition over 64 KiB goes
+// as it is.
+TEST(FlightTest, SmallPartitionsTravelTogetherAndArriveAsStored) {
+  constexpr int kSmall = 300;
+  const StoredPartition sample = Sample();  // two batches: 3 rows and 1
+  ipc::WriteOptions lz4;
+  lz4.compression = ipc::Compression::kLz4Frame;
+  const BufferPtr encoded =
+      ipc::WriteStreamToBuffer(sample.schema, sample.batches, lz4).ValueOrDie();
+  std::vector<std::optional<int64_t>> many;
+  for (int64_t i = 0; i < 20000; ++i)
+    many.push_back(i);
+  std::vector<std::optional<std::string>> words(20000, std::string("w"));
+  const RecordBatch big = Batch({{"k", I64(many)}, {"s", Strs(words)}});
+  std::vector<ServedPartition> served;
+  for (int i = 0; i < kSmall; ++i) {
+    if (i == 7) served.push_back({sample.schema, nullptr, {}});  // an empty one
+    if (i % 3 == 0) {
+      served.push_back({sample.schema, encoded, {}, ipc::Compression::kLz4Frame});  // spilled
+    } else {
+      served.push_back({sample.schema, nullptr, sample.batches, ipc::Compression::kZstd});
+    }
+  }
+  served.push_back({sample.schema, nullptr, {big}});
+  const int count = static_cast<int>(served.size());
+  auto server =
+      FlightServer::Start(
+          "127.0.0.1", 0, "secret",
+          [&](const std::string&) -> Result<std::vector<ServedPartition>> { return served; })
+          .ValueOrDie();
+  std::vector<std::vector<RecordBatch>> got(static_cast<size_t>(count));
+  ASSERT_TRUE(FlightGetEach(server->address(), "secret", "all", count, [&](int i, RecordBatch b) {
+                got[static_cast<size_t>(i)].push_back(std::move(b));
+                return Status::OK();
+              }).ok());
+  for (int i = 0; i < count; ++i) {
+    const auto& want = served[static_cast<size_t>(i)];
+    const std::vector<RecordBatch>& batches = want.ipc != nullptr ? sample.batches : want.batches;
+    ASSERT_EQ(got[static_cast<size_t>(i)].size(), batches.size()) << "partition " << i;
+    for (size_t b = 0; b < batches.size(); ++b)
+      EXPECT_EQ(got[static_cast<size_t>(i)][b].num_rows(), batches[b].num_rows());
+    EXPECT_EQ(CanonicalJson(*sample.schema, got[static_cast<size_t>(i)]),
+              CanonicalJson(*sample.schema, batches))
+        << "partition " << i;
+  }
+  const std::vector<std::string> labels = BatchLabels(server->address(), "all");
+  ASSERT_EQ(labels.size(), 2u) << "the small partitions in one batch, the big one apart";
+  EXPECT_EQ(labels[0].substr(0, 12), "0:3,0:1,1:3,");
+  EXPECT_EQ(labels[1], std::to_string(count - 1));
 }
 
 TEST(FlightTest, CallsWithoutTheClusterTokenAreRefused) {
