@@ -51,12 +51,11 @@ void BM_FetchPieces(benchmark::State& state) {
       served.push_back({b.schema(), nullptr, {b}});
     }
   }
-  auto server = FlightServer::Start(
-                    "127.0.0.1", 0, "t",
-                    [&](const std::string&) -> Result<std::vector<ServedPartition>> {
-                      return served;
-                    })
-                    .ValueOrDie();
+  auto server =
+      FlightServer::Start(
+          "127.0.0.1", 0, "t",
+          [&](const std::string&) -> Result<std::vector<ServedPartition>> { return served; })
+          .ValueOrDie();
   for (auto _ : state) {
     int64_t got = 0;
     Status s = FlightGetEach(server->address(), "t", "all", pieces, [&](int, RecordBatch b) {

@@ -73,6 +73,11 @@ def main():
     print(f"  a reduce partition: {produced / a.partitions / 2**20:.1f} MiB on average; "
           f"{len(reduces)} reduce tasks; driver peak RSS "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    # What a task held (its operators' reservations; a map task's: what its shuffle writer held
+    # before writing to its file), next to the most it wrote or read.
+    print(f"  most held by a map task {max(e['peak_memory'] for e in maps) / 2**20:.1f} MiB "
+          f"(largest output {max(e['bytes'] for e in maps) / 2**20:.1f} MiB); by a reduce task "
+          f"{max(e['peak_memory'] for e in reduces) / 2**20:.1f} MiB")
     flotilla.set_runner_local()
 
 

@@ -97,12 +97,23 @@ class ShuffleOperatorsTest : public ::testing::Test {
     ASSERT_TRUE(spilling.ok()) << spilling.status().ToString();
     spilling_ = spilling.MoveValueUnsafe();
   }
-  // The small store made map tasks write their outputs to files.
+  // The small store made map tasks write their outputs to files, and their tasks say so: what
+  // the writer held, and wrote.
   void ExpectMapOutputsWereWrittenToFiles() {
     int64_t spills = 0;
     for (int w = 0; w < spilling_->num_workers(); ++w)
       spills += spilling_->worker(w).store().stats().spills;
     EXPECT_GT(spills, 0);
+    int written = 0;
+    for (const TaskEvent& e : recorder_->events) {
+      if (e.kind != TaskEventKind::kCompleted ||
+          e.node_name.find("Repartition") == std::string::npos || e.spilled_bytes == 0) {
+        continue;
+      }
+      ++written;
+      EXPECT_GT(e.peak_memory, 0) << e.node_name;
+    }
+    EXPECT_GT(written, 0);
   }
 
   static PlanPtr Scan() { return testing::ScanDirectory((*dir_ / "data").string()); }

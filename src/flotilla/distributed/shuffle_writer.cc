@@ -82,6 +82,7 @@ Status ShuffleWriter::Finish(const std::string& key) {
   FLOTILLA_RETURN_NOT_OK(FlushLocked());
   std::string path = file_->path();
   FLOTILLA_ASSIGN_OR_RETURN(PartitionIndex index, file_->Finish());
+  file_bytes_ = index.FileBytes();
   file_.reset();  // the store owns the file now, whatever PutFile returns
   return store_->PutFile(key, std::move(index), std::move(path), compression_);
 }

@@ -40,6 +40,8 @@ class ShuffleWriter final : public exec::PartitionWriter {
   int64_t flushes() const { return flushes_; }
   /// The most held in memory at once.
   int64_t peak_bytes() const { return peak_; }
+  /// Bytes written to its file (once finished).
+  int64_t file_bytes() const { return file_bytes_; }
 
  private:
   Status FlushLocked();
@@ -53,6 +55,7 @@ class ShuffleWriter final : public exec::PartitionWriter {
   int64_t reserved_ = 0;  // what `held_` takes, counted in the store
   int64_t peak_ = 0;
   int64_t flushes_ = 0;
+  int64_t file_bytes_ = 0;
   std::unique_ptr<PartitionFileWriter> file_;  // from the first flush
   std::vector<int64_t> rows_, bytes_;
 };

@@ -524,6 +524,14 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
     for (size_t i = 0; i < shuffle_writer->rows().size(); ++i) {
       add_ref(static_cast<int>(i), shuffle_writer->rows()[i], shuffle_writer->bytes()[i]);
     }
+    // What the writer held and wrote is the repartition's (the plan's root, its first operator).
+    if (out.operators_size() > 0) {
+      proto::OperatorStats* root = out.mutable_operators(0);
+      root->set_peak_memory(std::max(root->peak_memory(), shuffle_writer->peak_bytes()));
+      root->set_spilled_bytes(root->spilled_bytes() + shuffle_writer->file_bytes());
+      out.set_peak_memory(std::max(out.peak_memory(), root->peak_memory()));
+      out.set_spilled_bytes(out.spilled_bytes() + shuffle_writer->file_bytes());
+    }
   } else if (!output.shuffle_compression().empty()) {
     // A shuffle's map side: its partitions as one entry ("<key>/p<i>", one spill file).
     Result<ipc::Compression> codec = ipc::ParseCompression(output.shuffle_compression());
