@@ -446,7 +446,17 @@ class DataFrame:
     def into_partitions(self, n: int) -> "DataFrame":
         return self._wrap(self._df.into_partitions(int(n)))
 
-    def repartition(self, n: int, *keys) -> "DataFrame":
+    def repartition(self, n: int | None, *keys) -> "DataFrame":
+        """Splits the rows into `n` partitions by the hash of `keys`, or at random without keys.
+        `n` None (with keys): the runner picks the count, as it does for an aggregation's
+        shuffle, from its input's size."""
+        if n is None:
+            if not keys:
+                raise ValueError("repartition(None) needs partition keys: without them, give "
+                                 "the number of partitions")
+            n = 0
+        elif int(n) < 1:
+            raise ValueError(f"repartition: the number of partitions must be at least 1, not {n}")
         return self._wrap(self._df.repartition(int(n), [k._e for k in _column_list(keys)]))
 
     def _add_monotonically_increasing_id(self, column_name: str = "id") -> "DataFrame":

@@ -100,6 +100,10 @@ def test_repartition_and_into_partitions(dask):
     assert sum((p["id"] for p in parts), []) == list(range(3000))
     keyed = [set(p.to_pydict()["k"]) for p in df.repartition(3, col("k")).iter_partitions()]
     assert sum(len(k) for k in keyed) == 7, "each key in exactly one partition"
+    # The count left to the runner: picked from the input, as for an aggregation's shuffle.
+    same(df.repartition(None, col("k")), ordered=False)
+    picked = [set(p.to_pydict()["k"]) for p in df.repartition(None, col("k")).iter_partitions()]
+    assert sum(len(k) for k in picked) == 7, "each key in exactly one partition"
 
 
 def test_udfs_and_actor_pools(dask):

@@ -144,6 +144,14 @@ def test_partitions_and_ids(random_frame):
     assert len(hashed) == 3
     groups = [set(p.to_pydict()["g"]) for p in hashed]
     assert sum(len(g) for g in groups) == 4  # each key in exactly one partition
+    # The count left to the engine: a partition per thread, each key in one of them.
+    picked = list(df.repartition(None, "g").iter_partitions())
+    assert len(picked) >= 1 and sum(len(p) for p in picked) == 5000
+    assert sum(len(set(p.to_pydict()["g"])) for p in picked) == 4
+    with pytest.raises(ValueError, match="needs partition keys"):
+        df.repartition(None)
+    with pytest.raises(ValueError, match="at least 1"):
+        df.repartition(0, "g")
     ids = df.with_column("row_id", flotilla.monotonically_increasing_id()).to_pydict()["row_id"]
     assert len(set(ids)) == 5000 and ids == sorted(ids)
 

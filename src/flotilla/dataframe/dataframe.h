@@ -92,7 +92,8 @@ class DataFrame {
   /// Concat, then distinct rows.
   Result<DataFrame> Union(const DataFrame& other) const;
   Result<DataFrame> IntoPartitions(int n) const;
-  /// By hash of `keys`, or at random when `keys` is empty.
+  /// By hash of `keys`, or at random when `keys` is empty. `n` 0 (by hash only): the runner
+  /// picks the count, as for an aggregation's shuffle (locally, a partition per thread).
   Result<DataFrame> Repartition(int n, std::vector<expr::ExprPtr> keys = {}) const;
   Result<DataFrame> WithMonotonicId(const std::string& name = "id") const;
   /// Window functions (expr::Window) named by their aliases, over one PARTITION BY / ORDER BY.

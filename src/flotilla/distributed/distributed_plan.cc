@@ -542,6 +542,10 @@ class Translator {
         ChainStep split{plan};
         if (r.scheme == exec::PartitionScheme::kHash) {
           n.clustered_on = ColumnNames(r.keys);
+          if (r.num_partitions == 0) {  // the runner picks the count, as for an aggregate's
+            n.count_from = {input};
+            split = HashSplit(nodes_[input].schema, r.keys);
+          }
         } else {
           split.build = [seed = r.seed](exec::PlanPtr in, const TaskContext& t) {
             return exec::MakeRepartitionRandom(std::move(in), t.output_partitions,

@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 
+#include "flotilla/distributed/distributed_plan.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/test_cluster.h"
 #include "flotilla/exec/plan/plan_serde.h"
@@ -199,6 +200,28 @@ TEST_F(DistributedTest, HashRepartitionPutsEachKeyInOnePartition) {
   EXPECT_EQ(partitions_of_key.size(), 7u);
   for (const auto& [key, parts] : partitions_of_key)
     EXPECT_EQ(parts.size(), 1u) << key;
+}
+
+// A hash repartition whose count is left to the runner gets one as an aggregation's shuffle
+// does: from its input's tasks, its small partitions read together.
+TEST_F(DistributedTest, AHashRepartitionWithoutACountGetsTheRunners) {
+  PlanPtr plan = exec::MakeRepartitionByHash(Scan(), 0, {Column("k")}).ValueOrDie();
+  DistributedPlan distributed = PlanDistributed(plan, {}).ValueOrDie();
+  const PipelineNode& exchange = distributed.nodes.back();
+  ASSERT_EQ(exchange.kind, NodeKind::kExchange) << DistributedPlanToString(distributed);
+  EXPECT_EQ(exchange.num_partitions, 0);
+  EXPECT_EQ(exchange.count_from, std::vector<int>{exchange.inputs[0]});
+  exec::QueryResult r = ExpectSame(plan, false, Options());
+  EXPECT_GE(r.partitions.size(), 1u);
+  std::map<int64_t, std::set<size_t>> partitions_of_key;
+  for (size_t p = 0; p < r.partitions.size(); ++p)
+    for (const RecordBatch& b : r.partitions[p].batches())
+      for (int64_t i = 0; i < b.num_rows(); ++i)
+        partitions_of_key[b.column(1).values<int64_t>()[i]].insert(p);
+  EXPECT_EQ(partitions_of_key.size(), 7u);
+  for (const auto& [key, parts] : partitions_of_key)
+    EXPECT_EQ(parts.size(), 1u) << key;
+  EXPECT_NE(plan->Describe().find("runner's partitions"), std::string::npos) << plan->Describe();
 }
 
 TEST_F(DistributedTest, RandomRepartitionAndIntoPartitions) {

@@ -40,18 +40,13 @@ Status ShuffleWriter::Write(std::vector<std::vector<RecordBatch>> pieces) {
       held_[p].push_back(std::move(b));
     }
   }
-  if (!store_->TryReserve(size)) {
-    // The budget is spent: hold a little past it, so that chunks are not a few rows each, then
-    // write out everything held.
-    store_->ForceReserve(size);
-    reserved_ += size;
-    peak_ = std::max(peak_, reserved_);
-    if (reserved_ >= flush_bytes_) return FlushLocked();
-    return Status::OK();
-  }
+  const bool spent = !store_->TryReserve(size);
+  // Past a spent budget, hold a little more, so that chunks are not a few rows each, then write
+  // out everything held.
+  if (spent) store_->ForceReserve(size);
   reserved_ += size;
   peak_ = std::max(peak_, reserved_);
-  return Status::OK();
+  return spent && reserved_ >= flush_bytes_ ? FlushLocked() : Status::OK();
 }
 
 Status ShuffleWriter::FlushLocked() {

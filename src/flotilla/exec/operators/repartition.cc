@@ -50,6 +50,7 @@ Status AddEmptyBatches(const SchemaPtr& schema, std::vector<std::vector<RecordBa
 struct ScatteredState final : GlobalState {
   PartitionWriter* writer = nullptr;  // set: the pieces go there, not into `pieces`
   OperatorStats* stats = nullptr;     // what goes to the writer is the sink's output
+  int partitions = 0;
   std::mutex mutex;
   // By (input partition, morsel sequence): each output partition's pieces of that morsel.
   std::map<std::pair<int, int64_t>, std::vector<std::vector<RecordBatch>>> pieces;
@@ -72,21 +73,24 @@ class HashRepartitionSink final : public SinkOperator {
     state->morsel_size = context->morsel_size();
     state->writer = context->options().partition_writer;
     state->stats = stats;
+    // A count left to the engine: a partition per thread.
+    state->partitions = partitions_ > 0 ? partitions_ : context->num_threads();
     return std::unique_ptr<GlobalState>(std::move(state));
   }
   Status Consume(MorselOutput input, GlobalState* global, ThreadState*) const override {
-    std::vector<std::vector<RecordBatch>> pieces(static_cast<size_t>(partitions_));
+    auto* state = static_cast<ScatteredState*>(global);
+    const int n = state->partitions;
+    std::vector<std::vector<RecordBatch>> pieces(static_cast<size_t>(n));
     std::vector<uint32_t> ids;
     for (const RecordBatch& batch : input.batches) {
       if (batch.num_rows() == 0) continue;
-      FLOTILLA_RETURN_NOT_OK(HashIds(keys_, batch, partitions_, &ids));
-      FLOTILLA_ASSIGN_OR_RETURN(auto parts, compute::ScatterByPartition(batch, ids, partitions_));
-      for (int p = 0; p < partitions_; ++p) {
+      FLOTILLA_RETURN_NOT_OK(HashIds(keys_, batch, n, &ids));
+      FLOTILLA_ASSIGN_OR_RETURN(auto parts, compute::ScatterByPartition(batch, ids, n));
+      for (int p = 0; p < n; ++p) {
         if (parts[static_cast<size_t>(p)].num_rows() > 0)
           pieces[static_cast<size_t>(p)].push_back(std::move(parts[static_cast<size_t>(p)]));
       }
     }
-    auto* state = static_cast<ScatteredState*>(global);
     if (state->writer != nullptr) {
       if (state->stats != nullptr) {
         int64_t rows = 0, bytes = 0;
@@ -106,7 +110,7 @@ class HashRepartitionSink final : public SinkOperator {
   Result<std::unique_ptr<Source>> Finalize(GlobalState* global) const override {
     auto* state = static_cast<ScatteredState*>(global);
     if (state->writer != nullptr) return MakeBatchSource(schema_, {}, state->morsel_size);
-    std::vector<std::vector<RecordBatch>> out(static_cast<size_t>(partitions_));
+    std::vector<std::vector<RecordBatch>> out(static_cast<size_t>(state->partitions));
     for (auto& [_, pieces] : state->pieces) {
       for (size_t p = 0; p < pieces.size(); ++p) {
         for (RecordBatch& b : pieces[p])

@@ -283,7 +283,8 @@ std::string WindowNode::Describe() const {
 }
 std::string RepartitionNode::Describe() const {
   std::string out = std::string("Repartition (") + PartitionSchemeName(scheme) +
-                    "): " + std::to_string(num_partitions) + " partitions";
+                    "): " + (num_partitions > 0 ? std::to_string(num_partitions) : "runner's") +
+                    " partitions";
   if (!keys.empty()) out += " by " + JoinTexts(keys);
   if (!sort_keys.empty()) out += " by " + SortSpecsToString(sort_keys);
   if (boundaries) out += " at " + std::to_string(boundaries->num_rows()) + " given boundaries";
@@ -750,7 +751,7 @@ Status CheckPartitions(int n) {
 
 Result<PlanPtr> MakeRepartitionByHash(PlanPtr input, int num_partitions,
                                       std::vector<expr::ExprPtr> keys) {
-  FLOTILLA_RETURN_NOT_OK(CheckPartitions(num_partitions));
+  if (num_partitions != 0) FLOTILLA_RETURN_NOT_OK(CheckPartitions(num_partitions));
   if (keys.empty()) return Status::Invalid("hash repartition needs at least one key");
   auto fields = BindFields(keys, *input->schema());
   if (!fields.ok()) return NodeError("Repartition", fields.status());
