@@ -6,6 +6,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 namespace flotilla::distributed {
 namespace {
@@ -43,9 +44,18 @@ class PipelineWatch {
   }
 
   void Poll() {
-    for (size_t i = 0; i < pipelines_.size(); ++i) {
+    // Pipelines run one after another. Read from the last back, each one's end before its start,
+    // the times are one moment's: a pipeline seen ended (or started) has every earlier one seen
+    // ended, so a poll never reports a later pipeline's end before an earlier one's.
+    const size_t n = pipelines_.size();
+    std::vector<int64_t> starts(n), ends(n);
+    for (size_t k = n; k-- > 0;) {
+      ends[k] = pipelines_[k]->end_nanos.load();
+      starts[k] = pipelines_[k]->start_nanos.load();
+    }
+    for (size_t i = 0; i < n; ++i) {
       const PipelineStatus& p = *pipelines_[i];
-      const int64_t start = p.start_nanos.load(), end = p.end_nanos.load();
+      const int64_t start = starts[i], end = ends[i];
       if (state_[i] == State::kWaiting && start > 0) {
         state_[i] = State::kRunning;
         TaskEvent node = Event(TaskEventKind::kNodeStarted, i, start);
