@@ -71,10 +71,6 @@ Result<std::unique_ptr<PartitionFileWriter>> PartitionFileWriter::Open(
 
 PartitionFileWriter::~PartitionFileWriter() = default;
 
-int64_t PartitionFileWriter::bytes_written() const {
-  return file_->Tell();
-}
-
 Status PartitionFileWriter::Append(int i, const std::vector<RecordBatch>& batches) {
   if (i < 0 || i >= index_.count()) {
     return Status::IndexError("partition " + std::to_string(i) + " of a file of " +

@@ -62,7 +62,6 @@ class PartitionFileWriter {
   /// Closes the file; the index of what was written.
   Result<PartitionIndex> Finish();
   const std::string& path() const { return path_; }
-  int64_t bytes_written() const;
 
  private:
   class Sink;
