@@ -7,15 +7,19 @@
 #include <algorithm>
 #include <utility>
 
+#include "flotilla/compute/take.h"
+#include "flotilla/exec/hash/batch_groups.h"
 #include "flotilla/exec/hash/key_columns.h"
 #include "flotilla/exec/hash/key_table_layouts.h"
 #include "flotilla/exec/hash/slot_key_table.h"
 
 namespace flotilla::exec {
 
+using key_table_internal::BatchGroups;
 using key_table_internal::Column;
 using key_table_internal::DescribeColumn;
 using key_table_internal::IsBinary;
+using key_table_internal::KeysMayPack;
 using key_table_internal::kMaxFixedWords;
 using key_table_internal::kMaxSlots;
 using key_table_internal::LogicalType;
@@ -40,8 +44,18 @@ Result<std::unique_ptr<KeyTable>> KeyTable::Make(std::vector<TypePtr> key_types,
     return MakeFixedKeyTable(std::max(1, (fixed_bytes + 7) / 8), std::move(key_types), nulls_equal,
                              pool, std::move(columns));
   }
-  return MakeRowKeyTable(std::move(key_types), nulls_equal, pool, std::move(columns));
+  const bool may_pack = KeysMayPack(key_types);
+  FLOTILLA_ASSIGN_OR_RETURN(
+      std::unique_ptr<KeyTable> table,
+      MakeRowKeyTable(std::move(key_types), nulls_equal, pool, std::move(columns)));
+  if (may_pack) table->batch_groups_ = std::make_unique<BatchGroups>();
+  return table;
 }
+
+KeyTable::KeyTable(std::vector<TypePtr> key_types, bool nulls_equal, MemoryPool* pool)
+    : key_types_(std::move(key_types)), nulls_equal_(nulls_equal), pool_(pool) {}
+
+KeyTable::~KeyTable() = default;
 
 Status KeyTable::CheckKeys(const std::vector<Array>& keys) const {
   if (keys.size() != key_types_.size()) {
@@ -73,8 +87,50 @@ Status KeyTable::Insert(const std::vector<Array>& keys, uint32_t* ids) {
 
 Status KeyTable::Insert(const std::vector<Array>& keys, const uint64_t* hashes, uint32_t* ids) {
   FLOTILLA_RETURN_NOT_OK(CheckKeys(keys));
-  if (keys[0].length() == 0) return Status::OK();
+  const int64_t n = keys[0].length();
+  if (n == 0) return Status::OK();
+  // Grouping first pays when a batch has at most an eighth as many keys as rows.
+  constexpr int64_t kMinGroupedRows = 1024;
+  constexpr int64_t kMaxBatchGroups = 1024;
+  constexpr int kMaxMisses = 3;
+  if (batch_groups_ != nullptr && n >= kMinGroupedRows) {
+    switch (batch_groups_->Group(keys, std::min(kMaxBatchGroups, n / 8))) {
+      case BatchGroups::Outcome::kGrouped:
+        return InsertGrouped(keys, hashes, ids);
+      case BatchGroups::Outcome::kTooMany:
+        if (++batch_group_misses_ == kMaxMisses) batch_groups_.reset();
+        break;
+      case BatchGroups::Outcome::kNotPacked:
+        break;
+    }
+  }
   return InsertImpl(keys, hashes, ids);
+}
+
+Status KeyTable::InsertGrouped(const std::vector<Array>& keys, const uint64_t* hashes,
+                               uint32_t* ids) {
+  const std::vector<int64_t>& first_rows = batch_groups_->first_rows();
+  FLOTILLA_ASSIGN_OR_RETURN(Array indices, compute::TakeIndices(first_rows));
+  std::vector<Array> distinct;
+  distinct.reserve(keys.size());
+  for (const Array& key : keys) {
+    FLOTILLA_ASSIGN_OR_RETURN(Array taken, compute::Take(key, indices, pool_));
+    distinct.push_back(std::move(taken));
+  }
+  std::vector<uint64_t> distinct_hashes;
+  if (hashes != nullptr) {
+    for (int64_t row : first_rows)
+      distinct_hashes.push_back(hashes[row]);
+  }
+  // In order of first appearance, so ids stay in the order the rows first show each key.
+  std::vector<uint32_t> distinct_ids(first_rows.size());
+  FLOTILLA_RETURN_NOT_OK(InsertImpl(distinct, hashes != nullptr ? distinct_hashes.data() : nullptr,
+                                    distinct_ids.data()));
+  const std::vector<uint32_t>& group_of_row = batch_groups_->group_of_row();
+  const int64_t n = keys[0].length();
+  for (int64_t i = 0; i < n; ++i)
+    ids[i] = distinct_ids[group_of_row[i]];
+  return Status::OK();
 }
 
 Status KeyTable::Find(const std::vector<Array>& keys, uint32_t* ids) const {
@@ -101,7 +157,7 @@ Result<std::vector<Array>> KeyTable::Keys() const {
 }
 
 int64_t KeyTable::memory_bytes() const {
-  return MemoryBytesImpl();
+  return MemoryBytesImpl() + (batch_groups_ != nullptr ? batch_groups_->memory_bytes() : 0);
 }
 
 }  // namespace flotilla::exec

@@ -37,6 +37,10 @@
 
 namespace flotilla::exec {
 
+namespace key_table_internal {
+class BatchGroups;
+}
+
 class KeyTable {
  public:
   /// The id given to rows that are not in the table (Find) or cannot be keys (a null key when
@@ -59,7 +63,7 @@ class KeyTable {
   static Result<std::unique_ptr<KeyTable>> Make(std::vector<TypePtr> key_types, bool nulls_equal,
                                                 MemoryPool* pool = DefaultMemoryPool());
 
-  virtual ~KeyTable() = default;
+  virtual ~KeyTable();
   KeyTable(const KeyTable&) = delete;
   KeyTable& operator=(const KeyTable&) = delete;
 
@@ -122,8 +126,7 @@ class KeyTable {
   bool nulls_equal() const { return nulls_equal_; }
 
  protected:
-  KeyTable(std::vector<TypePtr> key_types, bool nulls_equal, MemoryPool* pool)
-      : key_types_(std::move(key_types)), nulls_equal_(nulls_equal), pool_(pool) {}
+  KeyTable(std::vector<TypePtr> key_types, bool nulls_equal, MemoryPool* pool);
 
   // The layouts' implementations, called with checked keys of at least one row; `hashes` is
   // nullptr when the caller gave none.
@@ -143,6 +146,13 @@ class KeyTable {
 
  private:
   Status CheckKeys(const std::vector<Array>& keys) const;
+  // Inserts a batch grouped by batch_groups_: its distinct keys only, then each row's id.
+  Status InsertGrouped(const std::vector<Array>& keys, const uint64_t* hashes, uint32_t* ids);
+
+  // Set for row-layout tables whose keys may pack into words (batch_groups.h); dropped after
+  // a few batches with too many distinct keys for grouping them first to pay.
+  std::unique_ptr<key_table_internal::BatchGroups> batch_groups_;
+  int batch_group_misses_ = 0;
 };
 
 }  // namespace flotilla::exec

@@ -508,6 +508,26 @@ RefColumn RandomStrings(const TypePtr& type, int64_t n, int64_t domain, double n
   return RefColumn{type, MakeStrings(values, type), values};
 }
 
+// Strings of 0..7 bytes (some with a zero byte, so "a" and "a\0" differ), and with the given
+// odds a null or a string of 8 bytes or more: a batch holding one is not grouped first.
+RefColumn ShortStrings(const TypePtr& type, int64_t n, int64_t domain, double odd,
+                       std::mt19937_64& rng) {
+  std::vector<std::optional<std::string>> values;
+  for (int64_t i = 0; i < n; ++i) {
+    const double u = std::uniform_real_distribution<double>(0, 1)(rng);
+    if (u < odd) {
+      values.push_back(std::nullopt);
+      continue;
+    }
+    const uint64_t v = rng() % static_cast<uint64_t>(domain);
+    std::string text(v % 8, static_cast<char>('a' + v % 3));
+    if (v % 5 == 1 && !text.empty()) text.back() = '\0';
+    if (u < 2 * odd) text = "longer than seven " + std::to_string(v);
+    values.push_back(std::move(text));
+  }
+  return RefColumn{type, MakeStrings(values, type), values};
+}
+
 std::optional<std::string> TextOf(const Array& a, int64_t i) {
   if (a.IsNull(i)) return std::nullopt;
   switch (a.type_id()) {
@@ -633,6 +653,49 @@ TEST(KeyTableRandomizedTest, StringsAndFloats) {
                    RandomDoubles(kRandomRows, 0.03, rng)},
                   nulls_equal, 4);
   }
+}
+
+// Few distinct short keys per batch: batches are grouped before the table sees them, except
+// those holding a null or a long string, which go through the table directly.
+TEST(KeyTableRandomizedTest, ShortKeysGroupedPerBatch) {
+  std::mt19937_64 rng(46);
+  for (double odd : {0.0, 0.00005}) {
+    for (bool nulls_equal : {true, false}) {
+      SCOPED_TRACE(::testing::Message() << "odd " << odd << " nulls_equal " << nulls_equal);
+      RunAgainstMap({ShortStrings(utf8(), kRandomRows, 40, odd, rng),
+                     RandomInts(int32(), kRandomRows, 3, 0, rng),
+                     ShortStrings(large_binary(), kRandomRows, 3, odd, rng)},
+                    nulls_equal, 5);
+    }
+  }
+}
+
+// Too many distinct keys per batch for grouping them first: the table stops trying, and the
+// ids stay right throughout.
+TEST(KeyTableRandomizedTest, ManyDistinctShortKeys) {
+  std::mt19937_64 rng(47);
+  RunAgainstMap({RandomInts(int64(), kRandomRows, 100000, 0, rng),
+                 ShortStrings(utf8(), kRandomRows, 2, 0, rng)},
+                true, 6);
+}
+
+// PrecomputedHashesGiveTheSameIds with keys grouped per batch first (no nulls, short strings): the
+// distinct keys are inserted with their rows' hashes, so a Find with the hashes finds them.
+TEST(KeyTableTest, PrecomputedHashesOfKeysGroupedPerBatch) {
+  std::mt19937_64 rng(48);
+  const std::vector<Array> keys = {RandomInts(int64(), 20000, 30, 0, rng).array,
+                                   ShortStrings(utf8(), 20000, 8, 0, rng).array};
+  Array hashes = compute::HashRows(keys).ValueOrDie();
+  auto with = MakeTable({int64(), utf8()}, true);
+  auto without = MakeTable({int64(), utf8()}, true);
+  std::vector<uint32_t> ids(20000);
+  ASSERT_TRUE(with->Insert(keys, hashes.values<uint64_t>(), ids.data()).ok());
+  EXPECT_EQ(ids, Insert(without.get(), keys));
+  EXPECT_LE(with->size(), 240);
+  std::vector<uint32_t> found(ids.size());
+  ASSERT_TRUE(with->Find(keys, hashes.values<uint64_t>(), found.data()).ok());
+  EXPECT_EQ(found, ids);
+  EXPECT_EQ(Find(*with, keys), ids);
 }
 
 TEST(KeyTableTest, GrowsPastSeveralResizes) {
