@@ -21,8 +21,8 @@
 #include "flotilla/compute/filter.h"
 #include "flotilla/compute/partition.h"
 #include "flotilla/compute/take.h"
-#include "flotilla/exec/hash/key_table.h"
 #include "flotilla/exec/memory/batch_size.h"
+#include "flotilla/exec/operators/join_table.h"
 #include "flotilla/exec/operators/operators.h"
 #include "flotilla/exec/pipeline/exec_context.h"
 #include "flotilla/exec/stats/operator_stats.h"
@@ -43,16 +43,6 @@ bool MarksBuildRows(JoinType type) {
          type == JoinType::kRightAnti;
 }
 
-/// The build rows and their hash table.
-struct JoinTable {
-  RecordBatch build;  // the right input's rows
-  std::unique_ptr<KeyTable> table;
-  // Build rows of key id k: rows[offsets[k] .. offsets[k + 1]).
-  std::vector<uint32_t> offsets;
-  std::vector<uint32_t> rows;
-  std::unique_ptr<std::atomic<uint8_t>[]> matched;  // right/full joins
-};
-
 /// What the build side hands to the probe side: the table, or (spilled) the build rows split
 /// into hash partitions.
 struct JoinBridge {
@@ -60,77 +50,6 @@ struct JoinBridge {
   bool spilled = false;
   std::vector<std::vector<std::shared_ptr<SpillFile>>> build_partitions;
 };
-
-Result<std::vector<Array>> EvaluateKeys(const std::vector<expr::BoundExpression>& keys,
-                                        const RecordBatch& batch) {
-  std::vector<Array> out;
-  for (const auto& k : keys) {
-    FLOTILLA_ASSIGN_OR_RETURN(expr::Datum d, expr::Evaluate(k, batch));
-    FLOTILLA_ASSIGN_OR_RETURN(Array column, d.ToColumn(batch.num_rows()));
-    out.push_back(std::move(column));
-  }
-  return out;
-}
-
-/// Rows with a null in a key whose null_equal flag is off: they match nothing.
-std::vector<bool> NeverMatch(const std::vector<Array>& keys, const std::vector<bool>& null_equal,
-                             int64_t n, bool* any) {
-  std::vector<bool> out;
-  *any = false;
-  for (size_t k = 0; k < keys.size(); ++k) {
-    if (null_equal[k] || keys[k].null_count() == 0) continue;
-    if (out.empty()) out.assign(static_cast<size_t>(n), false);
-    for (int64_t i = 0; i < n; ++i) {
-      if (keys[k].IsNull(i)) {
-        out[static_cast<size_t>(i)] = true;
-        *any = true;
-      }
-    }
-  }
-  return out;
-}
-
-/// The table over `build`. Rows with a null in a key whose null_equal flag is off are left out.
-Status BuildTable(RecordBatch build, const std::vector<expr::BoundExpression>& key_expressions,
-                  const std::vector<bool>& null_equal, bool track_matches, JoinTable* out) {
-  out->build = std::move(build);
-  const int64_t n = out->build.num_rows();
-  if (n >= int64_t{UINT32_MAX}) {
-    return Status::NotImplemented("hash join: a build partition has more than 2^32 rows");
-  }
-  FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(key_expressions, out->build));
-  std::vector<TypePtr> types;
-  for (const Array& k : keys)
-    types.push_back(k.type());
-  FLOTILLA_ASSIGN_OR_RETURN(out->table, KeyTable::Make(types, /*nulls_equal=*/true));
-  // Sized once for every row: growing by doubling rehashes and faults in fresh pages at each
-  // step, which for a million-row build costs more than the inserts themselves.
-  FLOTILLA_RETURN_NOT_OK(out->table->Reserve(n));
-  std::vector<uint32_t> ids(static_cast<size_t>(n));
-  FLOTILLA_RETURN_NOT_OK(out->table->Insert(keys, ids.data()));
-  bool any = false;
-  const std::vector<bool> never = NeverMatch(keys, null_equal, n, &any);
-  const size_t groups = static_cast<size_t>(out->table->size());
-  out->offsets.assign(groups + 1, 0);
-  for (int64_t i = 0; i < n; ++i) {
-    if (any && never[static_cast<size_t>(i)]) continue;
-    ++out->offsets[ids[static_cast<size_t>(i)] + 1];
-  }
-  for (size_t g = 0; g < groups; ++g)
-    out->offsets[g + 1] += out->offsets[g];
-  out->rows.resize(out->offsets[groups]);
-  std::vector<uint32_t> cursor(out->offsets.begin(), out->offsets.end() - 1);
-  for (int64_t i = 0; i < n; ++i) {
-    if (any && never[static_cast<size_t>(i)]) continue;
-    out->rows[cursor[ids[static_cast<size_t>(i)]]++] = static_cast<uint32_t>(i);
-  }
-  if (track_matches) {
-    out->matched.reset(new std::atomic<uint8_t>[static_cast<size_t>(std::max<int64_t>(n, 1))]);
-    for (int64_t i = 0; i < n; ++i)
-      out->matched[static_cast<size_t>(i)] = 0;
-  }
-  return Status::OK();
-}
 
 /// Splits `batches` by the hash of their join keys and writes each part to its own spill file.
 Status SpillPartitioned(const std::vector<RecordBatch>& batches,
@@ -140,7 +59,7 @@ Status SpillPartitioned(const std::vector<RecordBatch>& batches,
   if (batches.empty()) return Status::OK();
   std::vector<std::vector<RecordBatch>> parts(kJoinPartitions);
   for (const RecordBatch& batch : batches) {
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys, batch));
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateJoinKeys(keys, batch));
     std::vector<uint32_t> ids;
     FLOTILLA_RETURN_NOT_OK(
         compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
@@ -237,11 +156,10 @@ class HashJoinBuild final : public SinkOperator {
       batches.push_back(std::move(b));
     state->batches.clear();
     FLOTILLA_ASSIGN_OR_RETURN(RecordBatch build, compute::ConcatBatches(schema_, batches));
-    FLOTILLA_RETURN_NOT_OK(
-        BuildTable(std::move(build), keys_, null_equal_, track_matches_, &bridge.table));
-    state->reservation.ForceResize(SliceBytes(bridge.table.build) +
-                                   bridge.table.table->memory_bytes() +
-                                   static_cast<int64_t>(bridge.table.rows.size() * 8));
+    FLOTILLA_RETURN_NOT_OK(JoinTable::Build(std::move(build), keys_, null_equal_, track_matches_,
+                                            {state->context->pool(), state->context->num_threads()},
+                                            &bridge.table));
+    state->reservation.ForceResize(SliceBytes(bridge.table.build) + bridge.table.memory_bytes());
     state->stats->ObserveMemory(state->reservation.size());
     return MakeBatchSource(schema_, {}, 1);
   }
@@ -283,7 +201,7 @@ class HashJoinProbe final : public IntermediateOperator {
     if (!bridge_->spilled) return Probe(bridge_->table, input, out);
     // Grace join: park the probe rows in their hash partitions until Finish.
     auto* state = static_cast<ProbeState*>(global);
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateKeys(keys_, input));
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> key_columns, EvaluateJoinKeys(keys_, input));
     std::vector<uint32_t> ids;
     FLOTILLA_RETURN_NOT_OK(
         compute::HashPartitionIds(key_columns, kJoinPartitions, kJoinSpillSeed, &ids));
@@ -304,9 +222,9 @@ class HashJoinProbe final : public IntermediateOperator {
   Status Probe(const JoinTable& bridge, const RecordBatch& input,
                std::vector<RecordBatch>* out) const {
     const int64_t n = input.num_rows();
-    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateKeys(keys_, input));
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<Array> keys, EvaluateJoinKeys(keys_, input));
     std::vector<uint32_t> ids(static_cast<size_t>(n));
-    FLOTILLA_RETURN_NOT_OK(bridge.table->Find(keys, ids.data()));
+    FLOTILLA_RETURN_NOT_OK(bridge.Find(keys, ids.data()));
     bool any = false;
     const std::vector<bool> never = NeverMatch(keys, null_equal_, n, &any);
     // Candidate pairs (probe row, build row).
@@ -405,9 +323,10 @@ class HashJoinProbe final : public IntermediateOperator {
       FLOTILLA_ASSIGN_OR_RETURN(RecordBatch rows, compute::ConcatBatches(build_schema_, build));
       build.clear();
       FLOTILLA_RETURN_NOT_OK(
-          BuildTable(std::move(rows), build_keys_, null_equal_, MarksBuildRows(type_), &table));
+          JoinTable::Build(std::move(rows), build_keys_, null_equal_, MarksBuildRows(type_),
+                           {state->context->pool(), state->context->num_threads()}, &table));
       MemoryReservation reservation(state->context->memory());
-      reservation.ForceResize(SliceBytes(table.build) + table.table->memory_bytes());
+      reservation.ForceResize(SliceBytes(table.build) + table.memory_bytes());
       state->stats->ObserveMemory(reservation.size());
       auto& writer = state->writers[static_cast<size_t>(p)];
       if (writer != nullptr) {

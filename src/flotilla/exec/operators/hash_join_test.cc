@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "flotilla/expr/expression.h"
@@ -18,31 +19,45 @@ struct Side {
   std::vector<std::optional<int64_t>> v;
 };
 
-Side RandomSide(int n, int distinct, uint64_t seed) {
+// Keys in [0, distinct), one in `null_every` null.
+Side RandomSide(int n, int distinct, uint64_t seed, int null_every = 11) {
   std::mt19937_64 rng(seed);
   Side s;
   for (int i = 0; i < n; ++i) {
-    s.k.push_back(rng() % 11 == 0 ? std::nullopt
-                                  : std::optional<int64_t>(static_cast<int64_t>(rng() % distinct)));
+    s.k.push_back(rng() % null_every == 0
+                      ? std::nullopt
+                      : std::optional<int64_t>(static_cast<int64_t>(rng() % distinct)));
     s.v.push_back(i);
   }
   return s;
 }
 
-/// Nested-loop reference join on k (= or null-safe), with an optional residual lv < rv + bias.
+/// Reference join on k (= or null-safe), pairing each left row with the right rows of its key, with
+/// an optional residual lv < rv + bias.
 RecordBatch Reference(const Side& l, const Side& r, JoinType type, bool null_equal,
                       std::optional<int64_t> bias) {
   std::vector<std::optional<int64_t>> lk, lv, rk, rv;
   std::vector<bool> right_matched(r.k.size(), false);
-  auto match = [&](size_t i, size_t j) {
-    const bool keys = (l.k[i].has_value() && r.k[j].has_value() && *l.k[i] == *r.k[j]) ||
-                      (null_equal && !l.k[i].has_value() && !r.k[j].has_value());
-    return keys && (!bias || *l.v[i] < *r.v[j] + *bias);
+  // The right rows of each key (in row order), null keys apart: every pair with equal keys.
+  std::map<int64_t, std::vector<size_t>> right_rows;
+  std::vector<size_t> right_nulls;
+  for (size_t j = 0; j < r.k.size(); ++j) {
+    if (r.k[j]) {
+      right_rows[*r.k[j]].push_back(j);
+    } else {
+      right_nulls.push_back(j);
+    }
+  }
+  const std::vector<size_t> none;
+  auto candidates = [&](size_t i) -> const std::vector<size_t>& {
+    if (!l.k[i]) return null_equal ? right_nulls : none;
+    auto it = right_rows.find(*l.k[i]);
+    return it == right_rows.end() ? none : it->second;
   };
   for (size_t i = 0; i < l.k.size(); ++i) {
     bool any = false;
-    for (size_t j = 0; j < r.k.size(); ++j) {
-      if (!match(i, j)) continue;
+    for (size_t j : candidates(i)) {
+      if (bias && !(*l.v[i] < *r.v[j] + *bias)) continue;
       any = true;
       right_matched[j] = true;
       if (type != JoinType::kInner && type != JoinType::kLeft && type != JoinType::kRight &&
@@ -97,7 +112,7 @@ PlanPtr SideSource(const Side& s, int chunk) {
   return MemorySource(chunks);
 }
 
-TEST(HashJoinOperator, EveryJoinTypeMatchesANestedLoopReference) {
+TEST(HashJoinOperator, EveryJoinTypeMatchesTheReference) {
   const Side left = RandomSide(400, 40, 1);
   const Side right = RandomSide(300, 50, 2);  // many duplicate keys on both sides
   for (JoinType type :
@@ -114,6 +129,36 @@ TEST(HashJoinOperator, EveryJoinTypeMatchesANestedLoopReference) {
         SCOPED_TRACE(std::string(JoinTypeName(type)) + (null_equal ? " null-equal" : "") +
                      (bias ? " with residual" : ""));
         ExpectPlanRows(plan, Reference(left, right, type, null_equal, bias), false);
+      }
+    }
+  }
+}
+
+// A build side of 2^17 rows or more is split into partitions built by several threads (one
+// thread builds one table): every join type must give the reference's rows either way.
+TEST(HashJoinOperator, ALargeBuildSideIsPartitionedWithTheSameResult) {
+  // Few nulls: null-equal joins pair every null with every null.
+  const Side left = RandomSide(60000, 90000, 6, 1000);
+  const Side right = RandomSide(150000, 90000, 7, 1000);
+  for (JoinType type :
+       {JoinType::kInner, JoinType::kLeft, JoinType::kRight, JoinType::kFull, JoinType::kSemi,
+        JoinType::kAnti, JoinType::kRightSemi, JoinType::kRightAnti}) {
+    for (bool null_equal : {false, true}) {
+      std::optional<int64_t> bias;
+      if (!null_equal) bias = 70000;
+      expr::ExprPtr residual =
+          bias ? expr::Less(Column("v"), expr::Add(Column("right.v"), expr::Literal(*bias)))
+               : nullptr;
+      auto plan = MakeHashJoin(SideSource(left, 4096), SideSource(right, 8192), {Column("k")},
+                               {Column("k")}, type, residual, {null_equal})
+                      .ValueOrDie();
+      const RecordBatch expected = Reference(left, right, type, null_equal, bias);
+      for (const RunMode& mode : {RunMode{1, 131072, true}, RunMode{3, 4096, false}}) {
+        auto result = RunToBatch(plan, OptionsFor(mode));
+        ASSERT_TRUE(result.ok()) << result.status().ToString();
+        ExpectRows(*result, expected, false,
+                   std::string(JoinTypeName(type)) + (null_equal ? " null-equal " : " ") +
+                       mode.ToString());
       }
     }
   }
