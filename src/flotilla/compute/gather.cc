@@ -268,6 +268,134 @@ Result<Array> GatherTyped(const Array& values, const Array& indices, MemoryPool*
 
 }  // namespace
 
+namespace {
+
+template <typename IndexT>
+std::optional<std::vector<GatherRun>> RunsOf(const Array& indices, int64_t max_runs) {
+  const IndexT* idx = indices.values<IndexT>();
+  const int64_t n = indices.length();
+  std::vector<GatherRun> runs;
+  int64_t begin = 0;
+  for (int64_t i = 1; i <= n; ++i) {
+    if (i < n && static_cast<int64_t>(idx[i]) == static_cast<int64_t>(idx[i - 1]) + 1) continue;
+    if (static_cast<int64_t>(runs.size()) == max_runs) return std::nullopt;
+    runs.push_back({static_cast<int64_t>(idx[begin]), i - begin});
+    begin = i;
+  }
+  return runs;
+}
+
+template <typename Offset>
+Status GatherBinaryRuns(const Array& values, const std::vector<GatherRun>& runs, int64_t length,
+                        MemoryPool* pool, ArrayData* out) {
+  const Offset* in_off = values.data()->buffers[1]->data_as<Offset>() + values.offset();
+  FLOTILLA_ASSIGN_OR_RETURN(out->buffers[1], Buffer::Allocate((length + 1) * sizeof(Offset), pool));
+  Offset* out_off = reinterpret_cast<Offset*>(out->buffers[1]->mutable_data());
+  int64_t total = 0;
+  for (const GatherRun& run : runs)
+    total += static_cast<int64_t>(in_off[run.start + run.length]) - in_off[run.start];
+  if (sizeof(Offset) == 4 && total > INT32_MAX) {
+    return Status::Invalid(fmt::format(
+        "the result of gathering {} rows of {} exceeds 2 GiB of string data; cast the column "
+        "to large_{} or process fewer rows at a time",
+        length, values.type()->ToString(), values.type()->ToString()));
+  }
+  FLOTILLA_ASSIGN_OR_RETURN(out->buffers[2], Buffer::Allocate(total, pool));
+  const BufferPtr& in_data = values.data()->buffers[2];
+  const uint8_t* src = in_data ? in_data->data() : nullptr;
+  uint8_t* dst = out->buffers[2]->mutable_data();
+  int64_t row = 0;
+  Offset at = 0;
+  for (const GatherRun& run : runs) {
+    const Offset first = in_off[run.start];
+    for (int64_t k = 0; k < run.length; ++k)
+      out_off[row + k] = static_cast<Offset>(at + (in_off[run.start + k] - first));
+    const Offset bytes = in_off[run.start + run.length] - first;
+    if (bytes > 0) std::memcpy(dst + at, src + first, static_cast<size_t>(bytes));
+    at = static_cast<Offset>(at + bytes);
+    row += run.length;
+  }
+  out_off[length] = at;
+  return Status::OK();
+}
+
+}  // namespace
+
+std::optional<std::vector<GatherRun>> ConsecutiveRuns(const Array& indices, int64_t max_runs) {
+  if (indices.null_count() != 0 || indices.length() == 0) return std::nullopt;
+  switch (indices.type_id()) {
+    case TypeId::kInt32:
+      return RunsOf<int32_t>(indices, max_runs);
+    case TypeId::kUInt32:
+      return RunsOf<uint32_t>(indices, max_runs);
+    case TypeId::kInt64:
+      return RunsOf<int64_t>(indices, max_runs);
+    case TypeId::kUInt64:
+      return RunsOf<uint64_t>(indices, max_runs);
+    default:
+      return std::nullopt;
+  }
+}
+
+bool GathersByRuns(const DataType& type) {
+  switch (type.id()) {
+    case TypeId::kNull:
+    case TypeId::kList:
+    case TypeId::kFixedSizeList:
+    case TypeId::kStruct:
+    case TypeId::kDictionary:
+      return false;
+    default:
+      return type.is_binary_like() || type.is_fixed_width();
+  }
+}
+
+Result<Array> GatherRuns(const Array& values, const std::vector<GatherRun>& runs, int64_t length,
+                         MemoryPool* pool) {
+  const DataType& type = *values.type();
+  auto out = std::make_shared<ArrayData>();
+  out->type = values.type();
+  out->length = length;
+  out->buffers.resize(NumBuffers(type));
+  const int64_t offset = values.offset();
+  if (values.null_count() != 0 && values.validity() != nullptr) {
+    FLOTILLA_ASSIGN_OR_RETURN(out->buffers[0],
+                              Buffer::AllocateZeroed(bit_util::BytesForBits(length), pool));
+    uint8_t* bits = out->buffers[0]->mutable_data();
+    int64_t row = 0;
+    for (const GatherRun& run : runs) {
+      bit_util::CopyBitmap(values.validity(), offset + run.start, run.length, bits, row);
+      row += run.length;
+    }
+    out->null_count = length - bit_util::CountSetBits(bits, 0, length);
+    if (out->null_count == 0) out->buffers[0] = nullptr;
+  }
+  if (type.id() == TypeId::kBool) {
+    FLOTILLA_ASSIGN_OR_RETURN(out->buffers[1],
+                              Buffer::AllocateZeroed(bit_util::BytesForBits(length), pool));
+    uint8_t* bits = out->buffers[1]->mutable_data();
+    int64_t row = 0;
+    for (const GatherRun& run : runs) {
+      bit_util::CopyBitmap(values.raw_values(), offset + run.start, run.length, bits, row);
+      row += run.length;
+    }
+  } else if (type.id() == TypeId::kString || type.id() == TypeId::kBinary) {
+    FLOTILLA_RETURN_NOT_OK(GatherBinaryRuns<int32_t>(values, runs, length, pool, out.get()));
+  } else if (type.id() == TypeId::kLargeString || type.id() == TypeId::kLargeBinary) {
+    FLOTILLA_RETURN_NOT_OK(GatherBinaryRuns<int64_t>(values, runs, length, pool, out.get()));
+  } else {
+    const int64_t w = type.byte_width();
+    FLOTILLA_ASSIGN_OR_RETURN(out->buffers[1], Buffer::Allocate(length * w, pool));
+    const uint8_t* in = values.raw_values() + offset * w;
+    uint8_t* dst = out->buffers[1]->mutable_data();
+    for (const GatherRun& run : runs) {
+      std::memcpy(dst, in + run.start * w, static_cast<size_t>(run.length * w));
+      dst += run.length * w;
+    }
+  }
+  return Array(std::move(out));
+}
+
 Result<Array> Gather(const Array& values, const Array& indices, MemoryPool* pool) {
   switch (indices.type_id()) {
     case TypeId::kInt32:

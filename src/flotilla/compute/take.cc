@@ -71,13 +71,20 @@ Result<Array> Take(const Array& values, const Array& indices, MemoryPool* pool) 
 
 Result<RecordBatch> Take(const RecordBatch& batch, const Array& indices, MemoryPool* pool) {
   FLOTILLA_RETURN_NOT_OK(CheckIndices(indices, batch.num_rows()));
+  // Positions that are mostly long runs (a filter keeping most rows) are copied run by run:
+  // runs found once for every column, of 16 rows on average at least.
+  const int64_t n = indices.length();
+  const auto runs = internal::ConsecutiveRuns(indices, n / 16);
   std::vector<Array> columns;
   columns.reserve(batch.num_columns());
   for (const Array& column : batch.columns()) {
-    FLOTILLA_ASSIGN_OR_RETURN(Array taken, internal::Gather(column, indices, pool));
-    columns.push_back(std::move(taken));
+    Result<Array> taken = runs && internal::GathersByRuns(*column.type())
+                              ? internal::GatherRuns(column, *runs, n, pool)
+                              : internal::Gather(column, indices, pool);
+    FLOTILLA_RETURN_NOT_OK(taken.status());
+    columns.push_back(std::move(taken).ValueOrDie());
   }
-  return RecordBatch::Make(batch.schema(), std::move(columns), indices.length());
+  return RecordBatch::Make(batch.schema(), std::move(columns), n);
 }
 
 Result<Array> TakeIndices(const std::vector<int64_t>& indices) {

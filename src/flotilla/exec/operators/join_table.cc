@@ -113,7 +113,8 @@ std::vector<bool> NeverMatch(const std::vector<Array>& keys, const std::vector<b
   return out;
 }
 
-Status JoinTable::Build(RecordBatch build, const std::vector<expr::BoundExpression>& key_expressions,
+Status JoinTable::Build(RecordBatch build,
+                        const std::vector<expr::BoundExpression>& key_expressions,
                         const std::vector<bool>& null_equal, bool track_matches,
                         BuildThreads threads, JoinTable* out) {
   out->build = std::move(build);
@@ -126,8 +127,8 @@ Status JoinTable::Build(RecordBatch build, const std::vector<expr::BoundExpressi
   for (const Array& k : keys)
     types.push_back(k.type());
   std::vector<uint32_t> ids(static_cast<size_t>(n));
-  const bool partitioned = n >= kPartitionedBuildRows && threads.pool != nullptr &&
-                           threads.num_threads > 1;
+  const bool partitioned =
+      n >= kPartitionedBuildRows && threads.pool != nullptr && threads.num_threads > 1;
   out->partition_bits_ = partitioned ? kPartitionBits : 0;
   const int parts = 1 << out->partition_bits_;
   out->tables_.resize(static_cast<size_t>(parts));
@@ -228,8 +229,8 @@ Status JoinTable::Find(const std::vector<Array>& keys, uint32_t* ids) const {
     FLOTILLA_RETURN_NOT_OK(tables_[p]->Find(part_keys, part_hashes.data(), part_ids.data()));
     const uint32_t* rows = part.values<uint32_t>();
     for (int64_t j = 0; j < m; ++j) {
-      ids[rows[j]] = part_ids[j] == KeyTable::kNotFound ? KeyTable::kNotFound
-                                                         : bases_[p] + part_ids[j];
+      ids[rows[j]] =
+          part_ids[j] == KeyTable::kNotFound ? KeyTable::kNotFound : bases_[p] + part_ids[j];
     }
   }
   return Status::OK();

@@ -48,8 +48,8 @@ struct JoinTable {
   /// The table over `build`. Rows with a null in a key whose null_equal flag is off are left
   /// out.
   static Status Build(RecordBatch build, const std::vector<expr::BoundExpression>& key_expressions,
-                      const std::vector<bool>& null_equal, bool track_matches,
-                      BuildThreads threads, JoinTable* out);
+                      const std::vector<bool>& null_equal, bool track_matches, BuildThreads threads,
+                      JoinTable* out);
 
   /// The key id of each row of `keys` (the probe side's key columns), or KeyTable::kNotFound.
   /// Safe on several threads at once.
