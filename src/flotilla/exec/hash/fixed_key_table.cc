@@ -153,6 +153,7 @@ class FixedKeyTable final : public SlotKeyTable<FixedKeyTable<kWords>, FixedSlot
       }
       std::copy_n(key, kWords, slot->key);
       slot->tag = static_cast<uint32_t>(hashes[i]);
+      this->NoteKey(hashes[i]);
       slot->id = static_cast<uint32_t>(size_++);
       ids[i] = slot->id;
       if (2 * ++entries_ > slots_.capacity()) {
@@ -170,6 +171,7 @@ class FixedKeyTable final : public SlotKeyTable<FixedKeyTable<kWords>, FixedSlot
     const uint8_t* states = scratch.states.data();
     const Slot* slots = slots_.data();
     const uint64_t mask = slots_.mask();
+    const bool filtered = this->FilterUseful();
     for (int64_t i = 0; i < n; ++i) {
       if (i + kPrefetchRows < n) __builtin_prefetch(slots + (hashes[i + kPrefetchRows] & mask));
       if constexpr (kStates) {
@@ -177,6 +179,10 @@ class FixedKeyTable final : public SlotKeyTable<FixedKeyTable<kWords>, FixedSlot
           ids[i] = states[i] == kRowNullKey ? null_id_ : kNotFound;
           continue;
         }
+      }
+      if (filtered && !this->MayHold(hashes[i])) {
+        ids[i] = kNotFound;
+        continue;
       }
       const uint64_t* key = keys + i * kWords;
       ids[i] = ProbeSlots(slots, mask, hashes[i], [key](const Slot& s) {

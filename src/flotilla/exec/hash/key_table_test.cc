@@ -119,6 +119,34 @@ TEST(KeyTableTest, FindPresentAndAbsent) {
             (std::vector<uint32_t>{kNotFound, kNotFound}));
 }
 
+// A small table answers most absent keys from its filter of hash bits, without probing: every
+// present key must still be found (no false negative), at every size around where the filter
+// stops being read, in both layouts.
+TEST(KeyTableTest, FindInSmallTablesMostlyAbsent) {
+  for (int64_t keys : {1, 300, 4096, 4097, 6000}) {
+    SCOPED_TRACE(keys);
+    auto ints = MakeTable({int64()}, true);
+    auto strings = MakeTable({utf8()}, false);
+    std::vector<std::optional<std::string>> texts;
+    for (int64_t k = 0; k < keys; ++k)
+      texts.push_back("key " + std::to_string(k * 7919));
+    Insert(ints.get(), {Int64Range(0, keys)});
+    Insert(strings.get(), {MakeStrings(texts)});
+    // Probes: 0 .. 20 * keys, so about one in twenty present.
+    const int64_t probes = 20 * keys;
+    std::vector<std::optional<std::string>> probe_texts;
+    for (int64_t p = 0; p < probes; ++p)
+      probe_texts.push_back("key " + std::to_string(p * 7919));
+    const std::vector<uint32_t> int_ids = Find(*ints, {Int64Range(0, probes)});
+    const std::vector<uint32_t> string_ids = Find(*strings, {MakeStrings(probe_texts)});
+    for (int64_t p = 0; p < probes; ++p) {
+      const uint32_t expected = p < keys ? static_cast<uint32_t>(p) : kNotFound;
+      ASSERT_EQ(int_ids[static_cast<size_t>(p)], expected) << "int64 probe " << p;
+      ASSERT_EQ(string_ids[static_cast<size_t>(p)], expected) << "string probe " << p;
+    }
+  }
+}
+
 TEST(KeyTableTest, SeveralColumnsOfMixedTypes) {
   // int32 + bool + float64 fits the fixed-width layout; adding a string moves it to rows.
   Array a = MakeNumeric<int32_t>(int32(), {1, 1, 2, 1, 1, 2});

@@ -252,6 +252,7 @@ class RowKeyTable final : public SlotKeyTable<RowKeyTable, RowSlot, 0> {
       FLOTILLA_RETURN_NOT_OK(AppendRow(scratch.row_bytes.data() + offsets[i],
                                        offsets[i + 1] - offsets[i], &slot->offset));
       slot->tag = static_cast<uint32_t>(hashes[i]);
+      this->NoteKey(hashes[i]);
       slot->id = static_cast<uint32_t>(size_++);
       ids[i] = slot->id;
       if (2 * size_ > slots_.capacity()) FLOTILLA_RETURN_NOT_OK(GrowSlots());
@@ -262,9 +263,14 @@ class RowKeyTable final : public SlotKeyTable<RowKeyTable, RowSlot, 0> {
   template <bool kStates>
   void FindRows(const Scratch& scratch, const uint64_t* hashes, int64_t n, uint32_t* ids) const {
     const uint8_t* states = scratch.states.data();
+    const bool filtered = FilterUseful();
     for (int64_t i = 0; i < n; ++i) {
       Prefetch(hashes, i, n);
       if (kStates && Skipped(states, i, ids)) continue;
+      if (filtered && !MayHold(hashes[i])) {
+        ids[i] = kNotFound;
+        continue;
+      }
       ids[i] = Probe(scratch, hashes, i)->id;
     }
   }
