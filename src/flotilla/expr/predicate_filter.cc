@@ -1,5 +1,6 @@
 #include "flotilla/expr/predicate_filter.h"
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -19,10 +20,26 @@ Result<Array> Compose(const std::optional<Array>& indices, const Array& position
   return compute::Take(*indices, positions);
 }
 
+// Conjuncts reading only fixed-width columns (comparisons of numbers and dates) cost a fraction
+// of those reading strings or nested values; run first, they leave the costly ones fewer rows.
+bool ReadsVariableWidth(const ExprPtr& conjunct, const Schema& schema) {
+  std::set<std::string> names;
+  CollectColumns(conjunct, &names);
+  for (const std::string& name : names) {
+    const int c = schema.GetFieldIndex(name);
+    if (c < 0 || !schema.field(c).type->is_fixed_width()) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Result<PredicateFilter> PredicateFilter::Make(const ExprPtr& predicate, const Schema& schema) {
-  const std::vector<ExprPtr> conjuncts = SplitConjuncts(predicate);
+  std::vector<ExprPtr> conjuncts = SplitConjuncts(predicate);
+  // AND is commutative (Kleene logic included): only the cost depends on the order.
+  std::stable_partition(conjuncts.begin(), conjuncts.end(), [&](const ExprPtr& conjunct) {
+    return !ReadsVariableWidth(conjunct, schema);
+  });
   // reads[i]: the input's columns conjuncts i, i + 1, ... read, in the input's order. A name
   // the schema lacks (left for Bind to report) makes every step keep every column.
   std::vector<std::vector<int>> reads(conjuncts.size() + 1);

@@ -93,6 +93,31 @@ TEST(PredicateFilter, LaterConjunctsReadTheirOwnColumnsOfTheRowsLeft) {
   }
 }
 
+TEST(PredicateFilter, StringConjunctsWrittenFirstKeepTheSameRows) {
+  // Conjuncts on strings run after those on numbers: the string one first in the predicate,
+  // with nulls in both, keeps exactly the rows where every conjunct is true.
+  std::vector<std::optional<int64_t>> a;
+  std::vector<std::optional<std::string>> s;
+  for (int64_t i = 0; i < 300; ++i) {
+    a.push_back(i % 11 == 0 ? std::nullopt : std::optional(i));
+    s.push_back(i % 5 == 0 ? std::nullopt : std::optional(std::string(1, 'a' + i % 4)));
+  }
+  const RecordBatch batch = RecordBatch::FromColumns({{"a", I64(a)}, {"s", Strs(s)}}).ValueOrDie();
+  auto filter =
+      PredicateFilter::Make(
+          And(And(NotEqual(Column("s"), Literal("c")), Less(Column("a"), Literal(int64_t{200}))),
+              Greater(Column("a"), Literal(int64_t{20}))),
+          *batch.schema())
+          .ValueOrDie();
+  std::vector<int64_t> want;
+  for (int64_t i = 21; i < 200; ++i)
+    if (i % 11 != 0 && i % 5 != 0 && i % 4 != 2) want.push_back(i);
+  const RecordBatch out = filter.Apply(batch).ValueOrDie();
+  EXPECT_EQ(Values(out), want);
+  for (int64_t r = 0; r < out.num_rows(); ++r)
+    EXPECT_EQ(out.column(1).GetView(r), std::string(1, 'a' + want[static_cast<size_t>(r)] % 4));
+}
+
 TEST(PredicateFilter, ANonBooleanPredicateIsATypeError) {
   const RecordBatch batch = Numbers();
   auto filter = PredicateFilter::Make(Column("v"), *batch.schema());
