@@ -14,7 +14,7 @@ namespace flotilla::exec {
 namespace {
 
 // Builds of at least this many rows are partitioned (below it one table is built quickly).
-constexpr int64_t kPartitionedBuildRows = int64_t{1} << 17;
+constexpr int64_t kPartitionedBuildRows = int64_t{1} << 19;
 // 16 partitions: enough to keep every thread busy to the end, few enough that a probe batch's
 // part in each stays large.
 constexpr int kPartitionBits = 4;
