@@ -26,6 +26,10 @@
 // Rows are handled in mini-batches of a few thousand: type dispatch once per column and batch,
 // keys normalized column by column, then a probe loop that prefetches the slots (and the likely
 // rows) of the rows ahead. No allocation per row, no virtual call per row.
+// Row-layout tables first group a batch whose whole key packs into a few words (short strings,
+// integers) by a small table of the batch's own (batch_groups.h), and insert only its distinct
+// keys; every table keeps a filter of its keys' top hash bits that lets Find answer most
+// misses of a small table without probing.
 
 #include <cstdint>
 #include <memory>
