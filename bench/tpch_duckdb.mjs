@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import {
-  compareResults, connectDuckDb, duckResult, oursResult, oursTypes, queryName, querySql,
+  compareResults, connectDuckDb, orderByColumns, duckResult, oursResult, oursTypes, queryName, querySql,
 } from '../tests/interop/tpch_compare.mjs';
 
 const options = { flotilla: '', data: '', queries: '', threads: '2', repeats: '3', only: '', sf: '1',
@@ -88,7 +88,8 @@ for (const q of numbers) {
   const ours = runOurs(sql);
   const problems = [];
   const oursProblem = ours.error ??
-      compareResults(duck, oursResult(ours.stdout, oursTypes(options.flotilla, options.data, sql)));
+      compareResults(duck, oursResult(ours.stdout, oursTypes(options.flotilla, options.data, sql)),
+                     orderByColumns(sql));
   if (oursProblem) problems.push(`${name}: ${oursProblem}`);
   const line = [name.padEnd(6), seconds(ours.seconds), seconds(duckdb)];
   if (ours.seconds !== undefined) {
@@ -99,7 +100,7 @@ for (const q of numbers) {
   }
   if (options.python) {
     const py = runPython(q);
-    const pyProblem = py.error ?? compareResults(duck, oursResult(py.stdout));
+    const pyProblem = py.error ?? compareResults(duck, oursResult(py.stdout), orderByColumns(sql));
     if (pyProblem) problems.push(`${name} dataframe: ${pyProblem}`);
     line.push(seconds(py.seconds));
   }

@@ -9,7 +9,7 @@
 // first difference with both values), then `N passed, M failed`; exits 1 when any failed.
 import { spawnSync } from 'node:child_process';
 import {
-  compareResults, connectDuckDb, createViews, duckResult, oursResult, oursTypes, queryName,
+  compareResults, connectDuckDb, orderByColumns, createViews, duckResult, oursResult, oursTypes, queryName,
   querySql,
 } from './tpch_compare.mjs';
 
@@ -37,8 +37,8 @@ function run(cmd, args) {
 
 let passed = 0;
 let failed = 0;
-function check(label, duck, outcome, types) {
-  const problem = outcome.error ?? compareResults(duck, oursResult(outcome.stdout, types));
+function check(label, duck, outcome, types, orderBy) {
+  const problem = outcome.error ?? compareResults(duck, oursResult(outcome.stdout, types), orderBy);
   if (problem) {
     ++failed;
     console.log(`${label} FAILED: ${problem}`);
@@ -66,12 +66,13 @@ for (const data of options.data) {
     check(name, duck,
           run(options.flotilla, ['sql', '--threads', options.threads, '--tables', data, '--format',
                                  'csv', '-f', `${options.queries}/${name}.sql`]),
-          oursTypes(options.flotilla, data, sql));
+          oursTypes(options.flotilla, data, sql), orderByColumns(sql));
     if (options.python) {
       // No types: a column of ours is a decimal when all its values have the same digits.
       check(`${name} dataframe`, duck,
             run('/usr/bin/python3', [options.python, '--tables', data, '--query', String(q),
-                                     '--format', 'csv', '--threads', options.threads]));
+                                     '--format', 'csv', '--threads', options.threads]),
+            undefined, orderByColumns(sql));
     }
   }
 }

@@ -212,9 +212,33 @@ function sameValue(duck, ours, type, scale) {
                                                                        : 'numbers differ (relative 1e-9)';
 }
 
+/// The output columns a query's ORDER BY names (its last one, as written), [] without one.
+export function orderByColumns(sql) {
+  const clauses = [...sql.matchAll(/\border\s+by\s+([\s\S]*?)(?=\blimit\b|;|$)/gi)];
+  if (clauses.length === 0) return [];
+  return clauses[clauses.length - 1][1].split(',').map((item) => item.trim().split(/\s+/)[0])
+    .filter(Boolean);
+}
+
+/// null when our row `o` stands for DuckDB's row `d`, else the first difference.
+function rowDifference(duck, d, o, scales, ours) {
+  if (o.length !== duck.names.length) return `ours has ${o.length} fields, not ${duck.names.length}`;
+  for (let c = 0; c < duck.names.length; ++c) {
+    const why = sameValue(d[c], o[c], duck.types[c], scales[c]);
+    if (why) {
+      return `column ${duck.names[c]} (${duck.types[c]}` +
+             `${ours.types?.[c] ? `, ours ${ours.types[c]}` : ''}): ${why}: DuckDB ` +
+             `${JSON.stringify(d[c])}, ours ${JSON.stringify(o[c])}`;
+    }
+  }
+  return null;
+}
+
 /// null when `ours` equals `duck` (same columns, same rows in the same order, at least one), else
-/// the first difference with both values.
-export function compareResults(duck, ours) {
+/// the first difference with both values. `orderBy`: the output columns the query orders by;
+/// rows DuckDB gives equal values there are a tie, which the specification lets come in any
+/// order, so within such a run ours must hold the same rows in some order.
+export function compareResults(duck, ours, orderBy = []) {
   if (duck.names.length !== ours.names.length) {
     return `columns: DuckDB has ${duck.names.length} (${duck.names}), ours ${ours.names.length} (${ours.names})`;
   }
@@ -226,18 +250,30 @@ export function compareResults(duck, ours) {
            'TPC-H query must return rows on the data it is checked on)';
   }
   const scales = oursScales(ours, duck.names.length);
-  for (let r = 0; r < duck.rows.length; ++r) {
-    if (ours.rows[r].length !== duck.names.length) {
-      return `row ${r + 1}: ours has ${ours.rows[r].length} fields, not ${duck.names.length}`;
-    }
-    for (let c = 0; c < duck.names.length; ++c) {
-      const why = sameValue(duck.rows[r][c], ours.rows[r][c], duck.types[c], scales[c]);
-      if (why) {
-        return `row ${r + 1}, column ${duck.names[c]} (${duck.types[c]}` +
-               `${ours.types?.[c] ? `, ours ${ours.types[c]}` : ''}): ${why}: DuckDB ` +
-               `${JSON.stringify(duck.rows[r][c])}, ours ${JSON.stringify(ours.rows[r][c])}`;
+  const keys = orderBy.map((name) => duck.names.indexOf(name));
+  const tiesKnown = keys.length > 0 && keys.every((k) => k >= 0);
+  const n = duck.rows.length;
+  for (let r = 0; r < n;) {
+    let end = r + 1;
+    while (tiesKnown && end < n && keys.every((k) => duck.rows[end][k] === duck.rows[r][k])) ++end;
+    const used = new Array(end - r).fill(false);
+    for (let i = r; i < end; ++i) {
+      // Row i of ours first, then any other unmatched row of the tie.
+      let match = -1;
+      for (let j = i; j < i + (end - r) && match < 0; ++j) {
+        const k = r + ((j - r) % (end - r));
+        if (!used[k - r] && rowDifference(duck, duck.rows[i], ours.rows[k], scales, ours) === null) {
+          match = k;
+        }
       }
+      if (match < 0) {
+        return `row ${i + 1}, ` +
+               (rowDifference(duck, duck.rows[i], ours.rows[i], scales, ours) ?? 'no row of ours matches it') +
+               (end - r > 1 ? ` (nor any other of the ${end - r} rows tied with it)` : '');
+      }
+      used[match - r] = true;
     }
+    r = end;
   }
   return null;
 }
