@@ -17,7 +17,8 @@ namespace {
 
 // The dictionary of the leaf's values: each distinct value once, in first-seen order (`dict`
 // holds each entry's position among the values), and each value's entry (`indices`). False when
-// the distinct values take more than `max_bytes`: the chunk is written PLAIN instead.
+// the distinct values take more than `max_bytes`, or the dictionary would not be smaller than
+// the values: the chunk is written PLAIN instead.
 bool BuildDictionary(const LeafBuffer& leaf, int width, int64_t max_bytes,
                      std::vector<uint32_t>* indices, std::vector<int64_t>* dict) {
   // Open addressing over value bytes: slots hold dictionary index + 1 (0: empty).
@@ -26,8 +27,10 @@ bool BuildDictionary(const LeafBuffer& leaf, int width, int64_t max_bytes,
   std::vector<uint64_t> hashes;  // of each dictionary entry, for regrowing
   indices->resize(static_cast<size_t>(leaf.values));
   int64_t dict_bytes = 0;
+  int64_t plain_bytes = 0;
   for (int64_t i = 0; i < leaf.values; ++i) {
     const std::string_view v = leaf.Value(i, width);
+    plain_bytes += static_cast<int64_t>(v.size()) + (width == 0 ? 4 : 0);
     const uint64_t h = XXH3_64bits(v.data(), v.size());
     size_t at = h & mask;
     while (slots[at] != 0 && leaf.Value((*dict)[slots[at] - 1], width) != v)
@@ -51,7 +54,11 @@ bool BuildDictionary(const LeafBuffer& leaf, int width, int64_t max_bytes,
       }
     }
   }
-  return true;
+  // A dictionary pays when its entries and the values' indices take less than the values
+  // plain, as well-tuned writers decide: not for (nearly) unique values such as prices, keys
+  // or comments, where it only adds a lookup per value for every reader.
+  const int64_t index_bytes = leaf.values * BitWidthFor(static_cast<uint64_t>(dict->size())) / 8;
+  return dict_bytes + index_bytes < plain_bytes;
 }
 
 // Appends levels as a data page v1 holds them: their RLE encoding's length, then it.

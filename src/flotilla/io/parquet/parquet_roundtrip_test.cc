@@ -106,6 +106,38 @@ TEST(ParquetRoundTrip, EveryTypeAndCodecReadsBackTheWrittenValues) {
 
 // Times of day (not among AllTypesForTesting): TIME(MICROS) and TIME(NANOS), nullable and in a
 // list, read back as the same time64 columns.
+// Each chunk's encoding is chosen as well-tuned writers do: a dictionary for repeated values,
+// PLAIN for (nearly) unique ones, where a dictionary would be larger and only slow readers down.
+TEST(ParquetWriter, DictionaryOnlyWhereItIsSmallerThanPlainValues) {
+  Int64Builder unique_ints(int64()), repeated_ints(int64());
+  StringBuilder unique_strings(utf8()), repeated_strings(utf8());
+  for (int64_t i = 0; i < 5000; ++i) {
+    unique_ints.Append(i * 7919).Check();
+    repeated_ints.Append(i % 10).Check();
+    unique_strings.Append("comment number " + std::to_string(i)).Check();
+    repeated_strings.Append(i % 3 == 0 ? "Lisbon" : "Porto").Check();
+  }
+  const RecordBatch batch =
+      RecordBatch::FromColumns({{"unique_ints", unique_ints.Finish().ValueOrDie()},
+                                {"repeated_ints", repeated_ints.Finish().ValueOrDie()},
+                                {"unique_strings", unique_strings.Finish().ValueOrDie()},
+                                {"repeated_strings", repeated_strings.Finish().ValueOrDie()}})
+          .ValueOrDie();
+  const BufferPtr bytes = WriteToBuffer(batch, ParquetWriteOptions{}).ValueOrDie();
+  auto reader = ParquetFileReader::Open(io::MemoryFile(bytes, "test.parquet")).ValueOrDie();
+  const std::vector<bool> dictionary = {false, true, false, true};
+  for (const RowGroup& group : reader->metadata().row_groups) {
+    for (size_t c = 0; c < group.columns.size(); ++c) {
+      const ColumnMetaData& meta = *group.columns[c].meta_data;
+      const bool has = std::find(meta.encodings.begin(), meta.encodings.end(),
+                                 Encoding::kRleDictionary) != meta.encodings.end();
+      EXPECT_EQ(has, dictionary[c]) << batch.schema()->field(static_cast<int>(c)).name;
+      EXPECT_EQ(meta.dictionary_page_offset.has_value(), dictionary[c]);
+    }
+  }
+  EXPECT_EQ(Rows(ReadAll(bytes).ValueOrDie()), testing::CanonicalRows(batch));
+}
+
 TEST(ParquetRoundTrip, TimesOfDay) {
   auto batch = RecordBatch::FromColumns(
       {{"us", testing::RandomArray(time64(TimeUnit::kMicro), 3000, 1)},
