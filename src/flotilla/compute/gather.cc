@@ -134,6 +134,14 @@ Status GatherBool(const Array& values, const Positions<IndexT>& pos, MemoryPool*
   return Status::OK();
 }
 
+// A gather of `rows` rows of `values` (32-bit offsets) would hold more than 2 GiB of bytes.
+Status StringsTooLarge(const Array& values, int64_t rows) {
+  return Status::Invalid(fmt::format(
+      "the result of gathering {} rows of {} exceeds 2 GiB of string data; cast the column to "
+      "large_{} or process fewer rows at a time",
+      rows, values.type()->ToString(), values.type()->ToString()));
+}
+
 // Strings in two passes: the output offsets (and total size) first, then the bytes into a data
 // buffer allocated once, one memcpy per run of consecutive positions (a filter's selection is
 // mostly runs, and a run's bytes are contiguous in the input as in the output).
@@ -151,12 +159,7 @@ Status GatherBinary(const Array& values, const Positions<IndexT>& pos, MemoryPoo
       const IndexT j = pos.idx[i];
       total += static_cast<int64_t>(in_off[j + 1]) - in_off[j];
     }
-    if (sizeof(Offset) == 4 && total > INT32_MAX) {
-      return Status::Invalid(fmt::format(
-          "the result of gathering {} rows of {} exceeds 2 GiB of string data; cast the column "
-          "to large_{} or process fewer rows at a time",
-          n, values.type()->ToString(), values.type()->ToString()));
-    }
+    if (sizeof(Offset) == 4 && total > INT32_MAX) return StringsTooLarge(values, n);
     out_off[i + 1] = static_cast<Offset>(total);
   }
   FLOTILLA_ASSIGN_OR_RETURN(out->buffers[2], Buffer::Allocate(total, pool));
@@ -285,6 +288,16 @@ std::optional<std::vector<GatherRun>> RunsOf(const Array& indices, int64_t max_r
   return runs;
 }
 
+// The bits of `runs` (from bit `offset` of `src`), one run after another into `dst`.
+void CopyBitsByRuns(const uint8_t* src, int64_t offset, const std::vector<GatherRun>& runs,
+                    uint8_t* dst) {
+  int64_t row = 0;
+  for (const GatherRun& run : runs) {
+    bit_util::CopyBitmap(src, offset + run.start, run.length, dst, row);
+    row += run.length;
+  }
+}
+
 template <typename Offset>
 Status GatherBinaryRuns(const Array& values, const std::vector<GatherRun>& runs, int64_t length,
                         MemoryPool* pool, ArrayData* out) {
@@ -294,12 +307,7 @@ Status GatherBinaryRuns(const Array& values, const std::vector<GatherRun>& runs,
   int64_t total = 0;
   for (const GatherRun& run : runs)
     total += static_cast<int64_t>(in_off[run.start + run.length]) - in_off[run.start];
-  if (sizeof(Offset) == 4 && total > INT32_MAX) {
-    return Status::Invalid(fmt::format(
-        "the result of gathering {} rows of {} exceeds 2 GiB of string data; cast the column "
-        "to large_{} or process fewer rows at a time",
-        length, values.type()->ToString(), values.type()->ToString()));
-  }
+  if (sizeof(Offset) == 4 && total > INT32_MAX) return StringsTooLarge(values, length);
   FLOTILLA_ASSIGN_OR_RETURN(out->buffers[2], Buffer::Allocate(total, pool));
   const BufferPtr& in_data = values.data()->buffers[2];
   const uint8_t* src = in_data ? in_data->data() : nullptr;
@@ -362,23 +370,14 @@ Result<Array> GatherRuns(const Array& values, const std::vector<GatherRun>& runs
     FLOTILLA_ASSIGN_OR_RETURN(out->buffers[0],
                               Buffer::AllocateZeroed(bit_util::BytesForBits(length), pool));
     uint8_t* bits = out->buffers[0]->mutable_data();
-    int64_t row = 0;
-    for (const GatherRun& run : runs) {
-      bit_util::CopyBitmap(values.validity(), offset + run.start, run.length, bits, row);
-      row += run.length;
-    }
+    CopyBitsByRuns(values.validity(), offset, runs, bits);
     out->null_count = length - bit_util::CountSetBits(bits, 0, length);
     if (out->null_count == 0) out->buffers[0] = nullptr;
   }
   if (type.id() == TypeId::kBool) {
     FLOTILLA_ASSIGN_OR_RETURN(out->buffers[1],
                               Buffer::AllocateZeroed(bit_util::BytesForBits(length), pool));
-    uint8_t* bits = out->buffers[1]->mutable_data();
-    int64_t row = 0;
-    for (const GatherRun& run : runs) {
-      bit_util::CopyBitmap(values.raw_values(), offset + run.start, run.length, bits, row);
-      row += run.length;
-    }
+    CopyBitsByRuns(values.raw_values(), offset, runs, out->buffers[1]->mutable_data());
   } else if (type.id() == TypeId::kString || type.id() == TypeId::kBinary) {
     FLOTILLA_RETURN_NOT_OK(GatherBinaryRuns<int32_t>(values, runs, length, pool, out.get()));
   } else if (type.id() == TypeId::kLargeString || type.id() == TypeId::kLargeBinary) {

@@ -2,6 +2,9 @@
 
 #include <bit>
 #include <cstring>
+#include <optional>
+
+#include "flotilla/exec/hash/key_columns.h"
 
 namespace flotilla::exec::key_table_internal {
 namespace {
@@ -10,29 +13,16 @@ constexpr size_t kMaxColumns = 4;
 constexpr int64_t kMaxStringBytes = 7;  // the 8th byte of the word holds the length
 constexpr uint32_t kEmptySlot = UINT32_MAX;
 
-bool IsPlainFixed(TypeId id) {
-  switch (id) {
-    case TypeId::kInt8:
-    case TypeId::kInt16:
-    case TypeId::kInt32:
-    case TypeId::kInt64:
-    case TypeId::kUInt8:
-    case TypeId::kUInt16:
-    case TypeId::kUInt32:
-    case TypeId::kUInt64:
-    case TypeId::kDate32:
-    case TypeId::kTimestamp:
-    case TypeId::kDuration:
-    case TypeId::kTime64:
-      return true;
-    default:
-      return false;
-  }
-}
-
-bool IsPlainBinary(TypeId id) {
-  return id == TypeId::kString || id == TypeId::kLargeString || id == TypeId::kBinary ||
-         id == TypeId::kLargeBinary;
+// How a column of `type` packs: as its key table column normalizes it, when that is a fixed
+// width of at most 8 bytes (taken as it is) or a string; nullopt for the rest (a dictionary,
+// whose values are elsewhere; floats and bools, which need canonical values; wider values).
+std::optional<Kind> PackedKind(const TypePtr& type) {
+  if (type->id() == TypeId::kDictionary) return std::nullopt;
+  Result<Column> column = DescribeColumn(type, 0);
+  if (!column.ok()) return std::nullopt;
+  if (column->kind == Kind::kFixed && column->width <= 8) return Kind::kFixed;
+  if (IsBinary(*column)) return column->kind;
+  return std::nullopt;
 }
 
 void PackFixed(const Array& a, int64_t n, size_t stride, uint64_t* out) {
@@ -92,7 +82,7 @@ bool SameWords(const uint64_t* a, const uint64_t* b, size_t count) {
 bool KeysMayPack(const std::vector<TypePtr>& key_types) {
   if (key_types.empty() || key_types.size() > kMaxColumns) return false;
   for (const TypePtr& t : key_types) {
-    if (!IsPlainFixed(t->id()) && !IsPlainBinary(t->id())) return false;
+    if (!PackedKind(t)) return false;
   }
   return true;
 }
@@ -104,13 +94,13 @@ bool BatchGroups::Pack(const std::vector<Array>& keys, int64_t n) {
   for (size_t c = 0; c < keys.size(); ++c) {
     const Array& a = keys[c];
     if (a.validity() != nullptr && a.null_count() != 0) return false;
-    const TypeId id = a.type_id();
+    const std::optional<Kind> kind = PackedKind(a.type());
     uint64_t* out = words_.data() + c;
-    if (IsPlainFixed(id)) {
+    if (kind == Kind::kFixed) {
       PackFixed(a, n, stride, out);
-    } else if (id == TypeId::kString || id == TypeId::kBinary) {
+    } else if (kind == Kind::kBinary) {
       if (!PackBinary<int32_t>(a, n, stride, out)) return false;
-    } else if (id == TypeId::kLargeString || id == TypeId::kLargeBinary) {
+    } else if (kind == Kind::kLargeBinary) {
       if (!PackBinary<int64_t>(a, n, stride, out)) return false;
     } else {
       return false;

@@ -13,8 +13,9 @@
 
 namespace flotilla::exec::key_table_internal {
 
-/// True when every batch of `key_types` may pack (no floats, which need canonical values, and
-/// no dictionaries, decimals or nested types).
+/// True when batches of `key_types` may pack: at most four columns of integers, dates, times,
+/// fixed_size_binary of at most 8 bytes or strings (not floats, bools, decimals, dictionaries or
+/// nested types).
 bool KeysMayPack(const std::vector<TypePtr>& key_types);
 
 class BatchGroups {

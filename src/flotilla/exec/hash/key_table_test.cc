@@ -698,6 +698,20 @@ TEST(KeyTableRandomizedTest, ShortKeysGroupedPerBatch) {
   }
 }
 
+// fixed_size_binary values of at most 8 bytes pack as their bytes, beside a short string.
+TEST(KeyTableRandomizedTest, ShortFixedSizeBinaryKeysGroupedPerBatch) {
+  std::mt19937_64 rng(49);
+  FixedSizeBinaryBuilder builder(fixed_size_binary(3));
+  RefColumn codes{fixed_size_binary(3), {}, {}};
+  for (int64_t i = 0; i < kRandomRows; ++i) {
+    std::string code = {static_cast<char>('A' + rng() % 5), '\0', static_cast<char>(rng() % 3)};
+    builder.Append(code).Check();
+    codes.values.push_back(code);
+  }
+  codes.array = builder.Finish().ValueOrDie();
+  RunAgainstMap({std::move(codes), ShortStrings(utf8(), kRandomRows, 4, 0, rng)}, true, 7);
+}
+
 // Too many distinct keys per batch for grouping them first: the table stops trying, and the
 // ids stay right throughout.
 TEST(KeyTableRandomizedTest, ManyDistinctShortKeys) {
