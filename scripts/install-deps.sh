@@ -27,6 +27,7 @@ PACKAGES=(
   python3-dev pybind11-dev            # the Python extension module
   python3-numpy python3-pandas python3-pytest
   python3-distributed                 # the Dask cluster backend of the distributed runner
+  libjemalloc2                        # the malloc its local cluster's workers run with
   chromium                            # the dashboard's browser test (headless)
   python3-venv                        # virtual environments (with pip) to install the wheel into
   libedit-dev                         # line editing and history in the SQL shell

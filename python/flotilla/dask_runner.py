@@ -32,7 +32,7 @@ os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "critical")
 from . import _flotilla as _ext
 from . import dashboard as _dashboard
 from .dask_actor_pools import ActorPools
-from .dask_local_cluster import LocalProcessCluster
+from .dask_local_cluster import LocalProcessCluster, allocator_library
 from .query_logs import QueryLogFiles
 from .runner import query_ids
 from .udf import _PoolMember
@@ -203,12 +203,15 @@ class DaskRunner:
                  memory_limit: str | None = None, trace: str | None = None,
                  dashboard=None, log_dir: str | None = None, task_cpus: float = 1,
                  task_memory_bytes: int = 0, actor_idle_seconds: float = 60,
-                 reduce_task_bytes: int | None = None):
+                 reduce_task_bytes: int | None = None, worker_allocator: str | None = None):
         from distributed import Client
 
         if task_cpus <= 0 or task_memory_bytes < 0:
             raise ValueError(f"task_cpus must be positive and task_memory_bytes not negative, "
                              f"got {task_cpus} and {task_memory_bytes}")
+        # The malloc of the worker processes a local cluster starts ("jemalloc", "system";
+        # default jemalloc when installed).
+        preload = allocator_library(worker_allocator or os.environ.get("FLOTILLA_WORKER_ALLOCATOR"))
         self.cluster = None
         self.client = None
         self.server = None  # serving other processes (serve)
@@ -225,7 +228,7 @@ class DaskRunner:
                 # a worker process growing past 95% of it is killed by its nanny and restarted,
                 # and its query recovers as from any lost worker.
                 self.cluster = LocalProcessCluster(n_workers, threads_per_worker, resources,
-                                                   memory_limit)
+                                                   memory_limit, preload)
                 atexit.register(self.close)  # stopped in order, not by the parent's death
                 self.client = Client(self.cluster.address, timeout=_CONNECT_SECONDS)
                 self._wait_for_workers(n_workers)

@@ -68,6 +68,29 @@ def assert_query_lifecycle(events):
         assert joined, "the query's workers joined it"
 
 
+def test_the_workers_run_with_jemalloc(dask):
+    """A local cluster's worker processes preload jemalloc (installed with the runner's other
+    packages): the system's malloc fragments under a shuffle's millions of small pieces."""
+    runner, _ = dask
+    pids = runner.worker_pids().values()
+    assert len(pids) == 2
+    for pid in pids:
+        with open(f"/proc/{pid}/maps") as f:
+            assert "libjemalloc" in f.read(), f"worker {pid} runs without jemalloc"
+    with open("/proc/self/maps") as f:
+        assert "libjemalloc" not in f.read(), "only the workers preload it"
+
+
+def test_the_worker_allocator_is_one_of_those_known():
+    from flotilla.dask_local_cluster import allocator_library
+    from flotilla.dask_runner import DaskRunner
+
+    assert allocator_library("system") is None
+    assert "jemalloc" in allocator_library(None)
+    with pytest.raises(ValueError, match="worker_allocator must be one of jemalloc, system"):
+        DaskRunner(n_workers=1, worker_allocator="tcmalloc")
+
+
 def test_filter_project_over_parquet_files(dask):
     _, data = dask
     df = flotilla.read_parquet(data).where(col("k") < 5).select(col("id"), (col("id") * 2).alias("twice"), col("s"))

@@ -3,6 +3,7 @@
 #include <limits>
 #include <map>
 
+#include "flotilla/compute/concat.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
 #include "flotilla/exec/plan/plan_serde.h"
@@ -29,11 +30,12 @@ std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
 }
 
 PartitionScanTask::PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
-                                     PartitionFetcher fetch, bool keep)
+                                     PartitionFetcher fetch, bool keep, bool coalesce)
     : pieces_(std::move(pieces)),
       schema_(std::move(schema)),
       fetch_(std::move(fetch)),
-      keep_(keep) {}
+      keep_(keep),
+      coalesce_(coalesce) {}
 
 int64_t PartitionScanTask::num_rows() const {
   if (total_rows_ >= 0) return total_rows_;
@@ -90,7 +92,31 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
     skip.push_back(p.offset);
     want.push_back(p.length >= 0 ? p.length : std::numeric_limits<int64_t>::max());
   }
-  return fetch_(refs, keep_, [&](int i, RecordBatch b) -> Status {
+  // Small batches wait here, when coalescing, until together they are worth a morsel.
+  std::vector<RecordBatch> held;
+  int64_t held_rows = 0, held_bytes = 0;
+  auto flush = [&]() -> Status {
+    if (held.empty()) return Status::OK();
+    Result<RecordBatch> together =
+        held.size() == 1 ? Result<RecordBatch>(std::move(held[0])) : compute::ConcatBatches(held);
+    held.clear();
+    held_rows = held_bytes = 0;
+    if (!together.ok()) return together.status();
+    return each(together.MoveValueUnsafe());
+  };
+  auto hand_on = [&](RecordBatch b) -> Status {
+    if (!coalesce_) return each(std::move(b));
+    const int64_t bytes = b.TotalBufferSize();
+    if (bytes >= kCoalesceBytes / 4 || b.num_rows() >= kCoalesceRows / 4) {
+      FLOTILLA_RETURN_NOT_OK(flush());
+      return each(std::move(b));
+    }
+    held_rows += b.num_rows();
+    held_bytes += bytes;
+    held.push_back(std::move(b));
+    return held_rows >= kCoalesceRows || held_bytes >= kCoalesceBytes ? flush() : Status::OK();
+  };
+  FLOTILLA_RETURN_NOT_OK(fetch_(refs, keep_, [&](int i, RecordBatch b) -> Status {
     if (i < 0 || static_cast<size_t>(i) >= pieces_.size()) {
       return Status::Invalid("partition fetch returned a batch of partition " + std::to_string(i) +
                              " of " + std::to_string(pieces_.size()));
@@ -108,8 +134,9 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
     if (pushdowns.columns) {
       FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
     }
-    return each(std::move(b));
-  });
+    return hand_on(std::move(b));
+  }));
+  return flush();
 }
 
 namespace {
@@ -198,6 +225,7 @@ Result<std::string> PartitionScanTask::Serialize() const {
   FLOTILLA_ASSIGN_OR_RETURN(std::string schema, expr::SerializeSchema(schema_));
   input.set_schema(std::move(schema));
   input.set_keep(keep_);
+  input.set_coalesce(coalesce_);
   return input.SerializeAsString();
 }
 
@@ -213,7 +241,7 @@ void RegisterPartitionScanTasks(io::ScanTaskRegistry* registry, PartitionFetcher
     if (input.has_compact()) {
       FLOTILLA_ASSIGN_OR_RETURN(pieces, Expand(input.compact()));
       auto task = std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), fetch,
-                                                      input.keep());
+                                                      input.keep(), input.coalesce());
       task->SetTotals(input.compact().rows(), input.compact().bytes());
       return task;
     }
@@ -224,7 +252,7 @@ void RegisterPartitionScanTasks(io::ScanTaskRegistry* registry, PartitionFetcher
       }
     }
     return std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), fetch,
-                                               input.keep());
+                                               input.keep(), input.coalesce());
   };
 }
 

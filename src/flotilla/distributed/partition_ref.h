@@ -57,9 +57,15 @@ std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs);
 class PartitionScanTask final : public io::ScanTask {
  public:
   /// `pieces` (all held by one worker), whose rows have `schema`. Without a fetcher (on the
-  /// driver, which only describes tasks) Read fails.
+  /// driver, which only describes tasks) Read fails. `coalesce`: nothing above depends on the
+  /// order of the rows or where batches end, so small batches are handed on concatenated, up to
+  /// kCoalesceBytes or kCoalesceRows (a shuffle of M map tasks into N partitions gives a reducer
+  /// M pieces of 1/(M x N) of the data each; each would otherwise be a morsel of its own).
   PartitionScanTask(std::vector<PartitionPiece> pieces, SchemaPtr schema,
-                    PartitionFetcher fetch = nullptr, bool keep = false);
+                    PartitionFetcher fetch = nullptr, bool keep = false, bool coalesce = false);
+
+  static constexpr int64_t kCoalesceBytes = 1 << 20;
+  static constexpr int64_t kCoalesceRows = 1 << 16;
 
   Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns& pushdowns) const override;
   /// The pieces' rows as the fetch delivers them: a reducer's pipeline starts on the first
@@ -87,6 +93,7 @@ class PartitionScanTask final : public io::ScanTask {
   SchemaPtr schema_;
   PartitionFetcher fetch_;
   bool keep_;
+  bool coalesce_;
 };
 
 /// Lets DeserializePlan rebuild partition scan tasks that read through `fetch`.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "flotilla/distributed/proto/task.pb.h"
 #include "tests/support/plan_checks.h"
 
@@ -85,6 +87,83 @@ TEST(PartitionScanTaskTest, OtherPiecesKeepTheirRefs) {
       EXPECT_EQ(back->pieces()[i].ref.id, pieces[i].ref.id);
       EXPECT_EQ(back->pieces()[i].offset, pieces[i].offset);
       EXPECT_EQ(back->pieces()[i].length, pieces[i].length);
+    }
+  }
+}
+
+// Partition p as its worker stored it: 200 batches of 3 rows, valued p * 1,000,000 + row, and
+// in partition 1 one batch of 70,000 rows after the first 100 (too large to wait for others).
+std::vector<RecordBatch> Stored(int p) {
+  std::vector<RecordBatch> out;
+  int64_t row = 0;
+  auto rows = [&](int64_t n) {
+    std::vector<std::optional<int64_t>> v;
+    for (int64_t i = 0; i < n; ++i)
+      v.push_back(p * 1000000 + row++);
+    out.push_back(testing::Batch({{"v", testing::I64(v)}}));
+  };
+  for (int b = 0; b < 200; ++b) {
+    rows(3);
+    if (p == 1 && b == 99) rows(70000);
+  }
+  return out;
+}
+
+// What a worker's task reads through a scan task sent to it with `coalesce`: each batch handed
+// on, in order.
+std::vector<RecordBatch> ReadThroughWorker(const std::vector<PartitionPiece>& pieces,
+                                           bool coalesce) {
+  PartitionScanTask sent(pieces, OneColumn(), nullptr, false, coalesce);
+  io::ScanTaskRegistry registry;
+  RegisterPartitionScanTasks(&registry, [](const std::vector<PartitionRef>& refs, bool,
+                                           const std::function<Status(int, RecordBatch)>& each) {
+    for (size_t i = 0; i < refs.size(); ++i)
+      for (RecordBatch& b : Stored(refs[i].index))
+        FLOTILLA_RETURN_NOT_OK(each(static_cast<int>(i), std::move(b)));
+    return Status::OK();
+  });
+  auto task = registry["partition"](sent.Serialize().ValueOrDie()).ValueOrDie();
+  std::vector<RecordBatch> out;
+  EXPECT_TRUE(task->ReadEach({},
+                             [&](RecordBatch b) {
+                               out.push_back(std::move(b));
+                               return Status::OK();
+                             })
+                  .ok());
+  return out;
+}
+
+// A reducer whose rows' order does not matter gets a shuffle's many small pieces concatenated
+// into batches worth a morsel; a large batch passes as it is, and a piece's offset and length
+// are kept. Without coalescing every stored batch is handed on alone.
+TEST(PartitionScanTaskTest, SmallBatchesAreHandedOnTogetherWhenCoalescing) {
+  const std::vector<PartitionPiece> pieces = {
+      {Ref(1, 0, 0), 10, 500}, {Ref(2, 0, 1), 0, -1}, {Ref(3, 0, 2), 0, -1}};
+  std::vector<int64_t> want;
+  for (int p = 0; p < 3; ++p) {
+    std::vector<int64_t> all;
+    for (const RecordBatch& b : Stored(p))
+      for (int64_t r = 0; r < b.num_rows(); ++r)
+        all.push_back(b.column(0).values<int64_t>()[r]);
+    const size_t first = p == 0 ? 10 : 0, count = p == 0 ? 500 : all.size();
+    want.insert(want.end(), all.begin() + first, all.begin() + first + count);
+  }
+  for (bool coalesce : {false, true}) {
+    std::vector<RecordBatch> got = ReadThroughWorker(pieces, coalesce);
+    std::vector<int64_t> values;
+    for (const RecordBatch& b : got)
+      for (int64_t r = 0; r < b.num_rows(); ++r)
+        values.push_back(b.column(0).values<int64_t>()[r]);
+    EXPECT_EQ(values, want) << "coalesce " << coalesce;
+    const bool large_alone = std::any_of(
+        got.begin(), got.end(), [](const RecordBatch& b) { return b.num_rows() == 70000; });
+    EXPECT_TRUE(large_alone) << "coalesce " << coalesce;
+    if (coalesce) {
+      // Before the large batch, 167 + 100 small ones (piece 0's 500 rows, piece 1's first
+      // 100), handed on together; then the large one; then the other 300 together.
+      EXPECT_EQ(got.size(), 3u);
+    } else {
+      EXPECT_EQ(got.size(), 167u + 201u + 200u);
     }
   }
 }

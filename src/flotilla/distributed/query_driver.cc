@@ -824,8 +824,8 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
       by_worker[key].push_back({std::move(ref), p->offset, p->length});
     }
     for (auto& [key, pieces] : by_worker) {
-      tasks.push_back(
-          std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep));
+      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep,
+                                                          /*coalesce=*/true));
     }
   } else if (order == ReadOrder::kInOrder) {
     // In part order (the scan hands out its tasks' rows in task order): one read per run of
