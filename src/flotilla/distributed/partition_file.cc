@@ -104,34 +104,41 @@ Result<PartitionIndex> PartitionFileWriter::Finish() {
   return std::move(index_);
 }
 
-Result<BufferPtr> ReadPartitionStream(const std::string& path, const PartitionIndex& index, int i) {
+Result<std::shared_ptr<const OpenPartitionFile>> OpenPartitionFile::Open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
+  return std::shared_ptr<const OpenPartitionFile>(new OpenPartitionFile(path, fd));
+}
+
+OpenPartitionFile::~OpenPartitionFile() {
+  ::close(fd_);
+}
+
+Result<BufferPtr> OpenPartitionFile::ReadStream(const PartitionIndex& index, int i) const {
   FLOTILLA_ASSIGN_OR_RETURN(BufferPtr out, Buffer::Allocate(index.StreamBytes(i)));
   uint8_t* at = out->mutable_data();
   std::memcpy(at, index.schema_message->data(), static_cast<size_t>(index.schema_message->size()));
   at += index.schema_message->size();
-  const std::vector<ByteRange>& ranges = index.chunks[static_cast<size_t>(i)];
-  if (!ranges.empty()) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Status::IOError("cannot open '" + path + "': " + std::strerror(errno));
-    for (const ByteRange& r : ranges) {
-      for (int64_t done = 0; done < r.length;) {
-        ssize_t n = ::pread(fd, at + done, static_cast<size_t>(r.length - done), r.offset + done);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) {
-          Status error = Status::IOError(
-              "cannot read " + std::to_string(r.length) + " bytes at " + std::to_string(r.offset) +
-              " of '" + path + "': " + (n < 0 ? std::strerror(errno) : "the file is shorter"));
-          ::close(fd);
-          return error;
-        }
-        done += n;
+  for (const ByteRange& r : index.chunks[static_cast<size_t>(i)]) {
+    for (int64_t done = 0; done < r.length;) {
+      ssize_t n = ::pread(fd_, at + done, static_cast<size_t>(r.length - done), r.offset + done);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        return Status::IOError("cannot read " + std::to_string(r.length) + " bytes at " +
+                               std::to_string(r.offset) + " of '" + path_ +
+                               "': " + (n < 0 ? std::strerror(errno) : "the file is shorter"));
       }
-      at += r.length;
+      done += n;
     }
-    ::close(fd);
+    at += r.length;
   }
   std::memcpy(at, index.end_marker->data(), static_cast<size_t>(index.end_marker->size()));
   return out;
+}
+
+Result<BufferPtr> ReadPartitionStream(const std::string& path, const PartitionIndex& index, int i) {
+  FLOTILLA_ASSIGN_OR_RETURN(auto file, OpenPartitionFile::Open(path));
+  return file->ReadStream(index, i);
 }
 
 Result<std::vector<RecordBatch>> DecodePartition(const BufferPtr& stream) {

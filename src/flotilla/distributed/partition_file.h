@@ -76,6 +76,24 @@ class PartitionFileWriter {
 /// Partition `i` of the file at `path` as one IPC stream.
 Result<BufferPtr> ReadPartitionStream(const std::string& path, const PartitionIndex& index, int i);
 
+/// A partition file kept open for reading (closed when the last holder lets go): a file is
+/// read once per reducer, and opening it each time costs more than reading a small piece.
+class OpenPartitionFile {
+ public:
+  static Result<std::shared_ptr<const OpenPartitionFile>> Open(const std::string& path);
+  ~OpenPartitionFile();
+  OpenPartitionFile(const OpenPartitionFile&) = delete;
+  OpenPartitionFile& operator=(const OpenPartitionFile&) = delete;
+
+  /// Partition `i` as one IPC stream, as ReadPartitionStream.
+  Result<BufferPtr> ReadStream(const PartitionIndex& index, int i) const;
+
+ private:
+  OpenPartitionFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  std::string path_;
+  int fd_;
+};
+
 /// The batches of one partition's stream (uncompressed bodies are views of `stream`).
 Result<std::vector<RecordBatch>> DecodePartition(const BufferPtr& stream);
 

@@ -1,5 +1,7 @@
 #include "flotilla/distributed/partition_ref.h"
 
+#include <fmt/format.h>
+
 #include <limits>
 #include <map>
 
@@ -11,14 +13,28 @@
 
 namespace flotilla::distributed {
 
+// (Formatted in one go: the driver names a shuffle's M x N pieces, one per map task for each
+// reducer, and temporaries per part were a fifth of its time at M = N = 2,000.)
 std::string TaskOutputKey(int64_t query_id, int64_t task_id, int attempt) {
-  return "q" + std::to_string(query_id) + "/t" + std::to_string(task_id) + "." +
-         std::to_string(attempt);
+  return fmt::format("q{}/t{}.{}", query_id, task_id, attempt);
 }
 
 std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int index) {
-  return TaskOutputKey(query_id, task_id, attempt) + "/p" + std::to_string(index);
+  return fmt::format("q{}/t{}.{}/p{}", query_id, task_id, attempt, index);
 }
+
+namespace {
+
+// Whether `id` is PartitionKey(query_id, task_id, attempt, index), without making that string.
+bool IsPartitionKey(const std::string& id, int64_t query_id, int64_t task_id, int attempt,
+                    int index) {
+  char key[96];
+  const auto written =
+      fmt::format_to_n(key, sizeof(key), "q{}/t{}.{}/p{}", query_id, task_id, attempt, index);
+  return written.size <= sizeof(key) && std::string_view(key, written.size) == id;
+}
+
+}  // namespace
 
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs) {
   std::string ticket;
@@ -155,7 +171,7 @@ bool Compact(const std::vector<PartitionPiece>& pieces, proto::CompactPieces* ou
     const PartitionRef& r = p.ref;
     if (p.offset != 0 || p.length != -1 || r.worker != first.worker || r.index != first.index ||
         r.query_id != first.query_id || r.task_id <= previous ||
-        r.id != PartitionKey(r.query_id, r.task_id, r.attempt, r.index)) {
+        !IsPartitionKey(r.id, r.query_id, r.task_id, r.attempt, r.index)) {
       return false;
     }
     previous = r.task_id;

@@ -31,6 +31,9 @@ struct PartitionStore::Entry {
   std::shared_ptr<const PartitionIndex> index;  // once spilled: where each partition is
   std::string spill_path;                       // set once spilled
   int64_t bytes = 0;                            // in memory, or on disk once spilled
+  // The spill file, kept open once read (at most kMaxOpenFiles of them; others are opened per
+  // read).
+  mutable std::shared_ptr<const OpenPartitionFile> file;
 
   bool spilled() const { return !spill_path.empty(); }
   std::string id(int i) const { return group ? key + "/p" + std::to_string(i) : key; }
@@ -49,6 +52,11 @@ PartitionStore::~PartitionStore() {
 
 void PartitionStore::ForgetLocked(const Entry& e) {
   by_id_.erase(e.key);
+  if (e.file != nullptr) {
+    // (A read under way keeps the descriptor, and so the deleted file, until it ends.)
+    e.file.reset();
+    --open_files_;
+  }
   if (e.spill_path.empty()) {
     memory_bytes_ -= e.bytes;
   } else {
@@ -201,6 +209,7 @@ Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
   ServedPartition out;
   std::string path;
   std::shared_ptr<const PartitionIndex> index;
+  std::shared_ptr<const OpenPartitionFile> file;
   int i = 0;
   {
     std::lock_guard lock(mutex_);
@@ -217,9 +226,19 @@ Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
     }
     index = e->index;
     path = e->spill_path;
+    if (e->file == nullptr && open_files_ < kMaxOpenFiles) {
+      Result<std::shared_ptr<const OpenPartitionFile>> opened = OpenPartitionFile::Open(path);
+      if (opened.ok()) {
+        e->file = opened.MoveValueUnsafe();
+        ++open_files_;
+      }
+    }
+    file = e->file;
   }
-  // Read without the lock; an entry dropped meanwhile has lost its file, and this fails.
-  Result<BufferPtr> read = ReadPartitionStream(path, *index, i);
+  // Read without the lock; an entry dropped meanwhile has lost its file, and this fails unless
+  // the file was open already (then it is read as it was).
+  Result<BufferPtr> read =
+      file != nullptr ? file->ReadStream(*index, i) : ReadPartitionStream(path, *index, i);
   if (!read.ok()) {
     return read.status().WithContext("partition store: reading spilled partition '" + id + "'");
   }

@@ -115,6 +115,8 @@ class PartitionStore {
   int64_t spills_ = 0;
   std::vector<std::pair<std::string, int64_t>> spilled_;  // since TakeSpilled
   int64_t next_file_ = 0;
+  static constexpr int kMaxOpenFiles = 256;
+  mutable int open_files_ = 0;  // entries whose `file` is set
 };
 
 /// Bytes of a partition's buffers (what it costs in memory).

@@ -107,6 +107,11 @@ TEST(PartitionStoreTest, AMapTasksPartitionsAreOneEntryAndOneSpillFile) {
       ++files;
     }
     EXPECT_EQ(files, s.spills) << "one file per spilled map task";
+    auto open_descriptors = [] {
+      return std::distance(std::filesystem::directory_iterator("/proc/self/fd"),
+                           std::filesystem::directory_iterator());
+    };
+    const auto descriptors_before = open_descriptors();
     for (int m = 0; m < kMaps; ++m) {
       for (int p = 0; p < kPartitions; ++p) {
         const std::string id = "q1/t" + std::to_string(m) + ".0/p" + std::to_string(p);
@@ -130,6 +135,8 @@ TEST(PartitionStoreTest, AMapTasksPartitionsAreOneEntryAndOneSpillFile) {
         EXPECT_EQ(again.num_rows(), want.num_rows());
       }
     }
+    // Each spilled file stays open once read (not once per partition read), until dropped.
+    EXPECT_EQ(open_descriptors(), descriptors_before + s.spills);
     EXPECT_FALSE(store.Contains("q1/t0.0/p16"));
     EXPECT_FALSE(store.Contains("q1/t0.0"));
     EXPECT_FALSE(store.Contains("q1/t0.0/px"));
@@ -140,6 +147,7 @@ TEST(PartitionStoreTest, AMapTasksPartitionsAreOneEntryAndOneSpillFile) {
     store.DropPrefix("q1/");
     EXPECT_EQ(store.stats().partitions, 0);
     EXPECT_TRUE(std::filesystem::is_empty(dir));
+    EXPECT_EQ(open_descriptors(), descriptors_before) << "dropped files are closed";
   }
   std::filesystem::remove_all(dir);
 }

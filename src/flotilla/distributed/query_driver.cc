@@ -817,11 +817,11 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
   if (order == ReadOrder::kByWorker) {
     // Row order is not kept: one read per worker holding pieces, and partition (a reduce
     // task reading several reads each as one compact run of map tasks).
-    std::map<std::pair<std::string, int>, std::vector<PartitionPiece>> by_worker;
+    // (Keyed by views of the slots' worker ids, which outlive the map: no copy per part.)
+    std::map<std::pair<std::string_view, int>, std::vector<PartitionPiece>> by_worker;
     for (const InputPart* p : parts) {
-      PartitionRef ref = RefOf(*p);
-      std::pair<std::string, int> key{ref.worker, p->index};
-      by_worker[key].push_back({std::move(ref), p->offset, p->length});
+      by_worker[{slots_[p->slot].outputs.worker, p->index}].push_back(
+          {RefOf(*p), p->offset, p->length});
     }
     for (auto& [key, pieces] : by_worker) {
       tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep,
