@@ -8,6 +8,7 @@
 #include "flotilla/compute/concat.h"
 #include "flotilla/distributed/proto/task.pb.h"
 #include "flotilla/distributed/ref_proto.h"
+#include "flotilla/exec/memory/batch_size.h"
 #include "flotilla/exec/plan/plan_serde.h"
 #include "flotilla/expr/serialize.h"
 
@@ -122,7 +123,7 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
   };
   auto hand_on = [&](RecordBatch b) -> Status {
     if (!coalesce_) return each(std::move(b));
-    const int64_t bytes = b.TotalBufferSize();
+    const int64_t bytes = exec::SliceBytes(b);  // (a Flight fetch cuts pieces sent together)
     if (bytes >= kCoalesceBytes / 4 || b.num_rows() >= kCoalesceRows / 4) {
       FLOTILLA_RETURN_NOT_OK(flush());
       return each(std::move(b));

@@ -93,6 +93,8 @@ TEST(PartitionScanTaskTest, OtherPiecesKeepTheirRefs) {
 
 // Partition p as its worker stored it: 200 batches of 3 rows, valued p * 1,000,000 + row, and
 // in partition 1 one batch of 70,000 rows after the first 100 (too large to wait for others).
+// Partition 2's small batches arrive as slices of one large batch, as a Flight fetch cuts
+// pieces sent together: only their own rows count towards what waits.
 std::vector<RecordBatch> Stored(int p) {
   std::vector<RecordBatch> out;
   int64_t row = 0;
@@ -100,11 +102,17 @@ std::vector<RecordBatch> Stored(int p) {
     std::vector<std::optional<int64_t>> v;
     for (int64_t i = 0; i < n; ++i)
       v.push_back(p * 1000000 + row++);
-    out.push_back(testing::Batch({{"v", testing::I64(v)}}));
+    return testing::Batch({{"v", testing::I64(v)}});
   };
+  if (p == 2) {
+    const RecordBatch together = rows(40000);  // 320 KB of buffers
+    for (int64_t b = 0; b < 200; ++b)
+      out.push_back(together.Slice(3 * b, 3));
+    return out;
+  }
   for (int b = 0; b < 200; ++b) {
-    rows(3);
-    if (p == 1 && b == 99) rows(70000);
+    out.push_back(rows(3));
+    if (p == 1 && b == 99) out.push_back(rows(70000));
   }
   return out;
 }
