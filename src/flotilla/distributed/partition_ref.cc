@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 
@@ -71,6 +72,10 @@ int64_t PartitionScanTask::size_bytes() const {
 }
 
 std::string PartitionScanTask::ToString() const {
+  if (compact_ != nullptr) {
+    return fmt::format("partition {} of tasks from {} on {}", compact_->index(),
+                       compact_->first_task(), compact_->worker());
+  }
   if (pieces_.empty()) return "no partitions";
   std::string s = std::to_string(pieces_.size()) + " partition(s) on " + pieces_[0].ref.worker +
                   " ('" + pieces_[0].ref.id + "'";
@@ -89,10 +94,10 @@ Result<std::vector<RecordBatch>> PartitionScanTask::Read(const io::ScanPushdowns
 
 Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
                                    const std::function<Status(RecordBatch)>& each) const {
-  if (pieces_.empty()) return Status::OK();
-  if (fetch_ == nullptr) {
-    return Status::Invalid("partition '" + pieces_[0].ref.id + "' can only be read on a worker");
+  if (fetch_ == nullptr && (compact_ != nullptr || !pieces_.empty())) {
+    return Status::Invalid("partition scan task (" + ToString() + ") can only be read on a worker");
   }
+  if (pieces_.empty()) return Status::OK();
   std::vector<int> indices;
   if (pushdowns.columns) {
     for (const std::string& name : *pushdowns.columns) {
@@ -228,9 +233,60 @@ Result<std::vector<PartitionPiece>> Expand(const proto::CompactPieces& c) {
 
 }  // namespace
 
+std::shared_ptr<PartitionScanTask> PartitionScanTask::Unordered(
+    int64_t query_id, int index, const std::string& worker, const std::string& address,
+    std::vector<TaskPart> parts, SchemaPtr schema, bool keep, bool coalesce) {
+  std::sort(parts.begin(), parts.end(),
+            [](const TaskPart& a, const TaskPart& b) { return a.task_id < b.task_id; });
+  const int64_t span = parts.empty() ? 0 : parts.back().task_id - parts.front().task_id + 1;
+  const bool distinct =
+      std::adjacent_find(parts.begin(), parts.end(), [](const TaskPart& a, const TaskPart& b) {
+        return a.task_id == b.task_id;
+      }) == parts.end();
+  if (parts.size() < 2 || !distinct || span > 64 * static_cast<int64_t>(parts.size())) {
+    std::vector<PartitionPiece> pieces;
+    for (const TaskPart& p : parts) {
+      pieces.push_back({{PartitionKey(query_id, p.task_id, p.attempt, index), worker, address,
+                         p.rows, p.bytes, p.task_id, index, p.attempt, query_id},
+                        0,
+                        -1});
+    }
+    return std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), nullptr, keep,
+                                               coalesce);
+  }
+  auto compact = std::make_shared<proto::CompactPieces>();
+  std::string bits(static_cast<size_t>((span + 7) / 8), '\0');
+  int64_t rows = 0, bytes = 0;
+  for (const TaskPart& p : parts) {
+    const int64_t k = p.task_id - parts.front().task_id;
+    bits[static_cast<size_t>(k / 8)] |= static_cast<char>(1 << (k % 8));
+    if (p.attempt != 0) {
+      compact->add_retried_tasks(p.task_id);
+      compact->add_retried_attempts(p.attempt);
+    }
+    rows += p.rows;
+    bytes += p.bytes;
+  }
+  compact->set_query_id(query_id);
+  compact->set_index(index);
+  compact->set_worker(worker);
+  compact->set_address(address);
+  compact->set_first_task(parts.front().task_id);
+  compact->set_tasks(std::move(bits));
+  compact->set_rows(rows);
+  compact->set_bytes(bytes);
+  auto task = std::make_shared<PartitionScanTask>(std::vector<PartitionPiece>{}, std::move(schema),
+                                                  nullptr, keep, coalesce);
+  task->compact_ = std::move(compact);
+  task->SetTotals(rows, bytes);
+  return task;
+}
+
 Result<std::string> PartitionScanTask::Serialize() const {
   proto::PartitionInput input;
-  if (!Compact(pieces_, input.mutable_compact())) {
+  if (compact_ != nullptr) {
+    *input.mutable_compact() = *compact_;
+  } else if (!Compact(pieces_, input.mutable_compact())) {
     input.clear_compact();
     for (const PartitionPiece& p : pieces_) {
       proto::PartitionPiece* piece = input.add_pieces();

@@ -16,6 +16,9 @@
 namespace flotilla::exec {
 struct PlanResolver;
 }
+namespace flotilla::proto {
+class CompactPieces;
+}
 
 namespace flotilla::distributed {
 
@@ -54,8 +57,26 @@ std::string PartitionKey(int64_t query_id, int64_t task_id, int attempt, int ind
 /// The Flight ticket naming several partitions of one worker: their ids, one per line.
 std::string MultiPartitionTicket(const std::vector<PartitionRef>& refs);
 
+/// Whole output partition `index` of a finished task, as the driver knows it (no strings).
+struct TaskPart {
+  int64_t task_id = -1;
+  int attempt = 0;
+  int64_t rows = 0;
+  int64_t bytes = 0;
+};
+
 class PartitionScanTask final : public io::ScanTask {
  public:
+  /// A read of partition `index` of `parts` (tasks of query `query_id`, all held by `worker` at
+  /// `address`) in no particular order. Sent as a bitmap over their task ids (CompactPieces,
+  /// built from the integers: a reduce task of a shuffle with M map tasks costs the driver no
+  /// string per map task) unless too spread out; then as pieces.
+  static std::shared_ptr<PartitionScanTask> Unordered(int64_t query_id, int index,
+                                                      const std::string& worker,
+                                                      const std::string& address,
+                                                      std::vector<TaskPart> parts, SchemaPtr schema,
+                                                      bool keep, bool coalesce);
+
   /// `pieces` (all held by one worker), whose rows have `schema`. Without a fetcher (on the
   /// driver, which only describes tasks) Read fails. `coalesce`: nothing above depends on the
   /// order of the rows or where batches end, so small batches are handed on concatenated, up to
@@ -88,6 +109,7 @@ class PartitionScanTask final : public io::ScanTask {
 
  private:
   std::vector<PartitionPiece> pieces_;
+  std::shared_ptr<const proto::CompactPieces> compact_;  // instead of pieces_ (Unordered)
   int64_t total_rows_ = -1;
   int64_t total_bytes_ = -1;
   SchemaPtr schema_;

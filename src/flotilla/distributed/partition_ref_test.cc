@@ -91,6 +91,41 @@ TEST(PartitionScanTaskTest, OtherPiecesKeepTheirRefs) {
   }
 }
 
+// The driver's read of a shuffle's outputs on one worker, in no particular order, goes from
+// integers to the bitmap form without a ref per map task: read back, it names each task's
+// partition (its attempt kept) in task order, with the totals.
+TEST(PartitionScanTaskTest, AnUnorderedReadOfWholePartitionsIsABitmapFromIntegers) {
+  std::vector<TaskPart> parts;
+  for (int64_t t = 2998; t >= 1000; t -= 2)  // out of order, every other task
+    parts.push_back({t, t == 1500 ? 2 : 0, 10, 100});
+  auto task = PartitionScanTask::Unordered(7, 5, "w1", "w1:1", parts, OneColumn(), false, true);
+  EXPECT_EQ(task->num_rows(), 10 * 1000);
+  EXPECT_EQ(task->size_bytes(), 100 * 1000);
+  EXPECT_FALSE(task->ReadEach({}, [](RecordBatch) { return Status::OK(); }).ok())
+      << "only a worker reads it";
+  const std::string bytes = task->Serialize().ValueOrDie();
+  proto::PartitionInput input;
+  ASSERT_TRUE(input.ParseFromString(bytes));
+  EXPECT_TRUE(input.has_compact());
+  EXPECT_TRUE(input.coalesce());
+  EXPECT_LT(bytes.size(), 400u);
+  io::ScanTaskRegistry registry;
+  RegisterPartitionScanTasks(&registry, nullptr);
+  auto back = std::static_pointer_cast<const PartitionScanTask>(*registry["partition"](bytes));
+  ASSERT_EQ(back->pieces().size(), 1000u);
+  for (size_t i = 0; i < 1000; ++i) {
+    const int64_t t = 1000 + 2 * static_cast<int64_t>(i);
+    EXPECT_EQ(back->pieces()[i].ref.id, PartitionKey(7, t, t == 1500 ? 2 : 0, 5));
+  }
+  EXPECT_EQ(back->num_rows(), 10 * 1000);
+  // Too spread out for a bitmap: pieces, named as PartitionKey names them.
+  auto spread = PartitionScanTask::Unordered(7, 5, "w1", "w1:1", {{1, 0, 3, 30}, {9000, 1, 4, 40}},
+                                             OneColumn(), false, true);
+  ASSERT_EQ(spread->pieces().size(), 2u);
+  EXPECT_EQ(spread->pieces()[1].ref.id, "q7/t9000.1/p5");
+  EXPECT_EQ(spread->num_rows(), 7);
+}
+
 // Partition p as its worker stored it: 200 batches of 3 rows, valued p * 1,000,000 + row, and
 // in partition 1 one batch of 70,000 rows after the first 100 (too large to wait for others).
 // Partition 2's small batches arrive as slices of one large batch, as a Flight fetch cuts

@@ -817,15 +817,35 @@ Result<exec::PlanPtr> QueryDriver::ReadOf(const Slot& slot, int side, const Sche
   if (order == ReadOrder::kByWorker) {
     // Row order is not kept: one read per worker holding pieces, and partition (a reduce
     // task reading several reads each as one compact run of map tasks).
-    // (Keyed by views of the slots' worker ids, which outlive the map: no copy per part.)
-    std::map<std::pair<std::string_view, int>, std::vector<PartitionPiece>> by_worker;
+    // Whole partitions as integers (sent as a bitmap of tasks: no string per map task); parts
+    // of partitions as pieces. Keyed by views of the slots' worker ids, which outlive the map.
+    struct Reads {
+      const TaskOutputs* outputs = nullptr;  // of one of them: the worker's address
+      std::vector<TaskPart> whole;
+      std::vector<PartitionPiece> sliced;
+    };
+    std::map<std::pair<std::string_view, int>, Reads> by_worker;
     for (const InputPart* p : parts) {
-      by_worker[{slots_[p->slot].outputs.worker, p->index}].push_back(
-          {RefOf(*p), p->offset, p->length});
+      const Slot& from = slots_[p->slot];
+      Reads& reads = by_worker[{from.outputs.worker, p->index}];
+      reads.outputs = &from.outputs;
+      if (p->offset == 0 && p->length == -1) {
+        reads.whole.push_back({from.outputs.task_id, from.outputs.attempt, PartRows(from, p->index),
+                               PartBytes(from, p->index)});
+      } else {
+        reads.sliced.push_back({RefOf(*p), p->offset, p->length});
+      }
     }
-    for (auto& [key, pieces] : by_worker) {
-      tasks.push_back(std::make_shared<PartitionScanTask>(std::move(pieces), schema, nullptr, keep,
-                                                          /*coalesce=*/true));
+    for (auto& [key, reads] : by_worker) {
+      if (!reads.whole.empty()) {
+        tasks.push_back(PartitionScanTask::Unordered(
+            options_.query_id, key.second, reads.outputs->worker, reads.outputs->address,
+            std::move(reads.whole), schema, keep, /*coalesce=*/true));
+      }
+      if (!reads.sliced.empty()) {
+        tasks.push_back(std::make_shared<PartitionScanTask>(std::move(reads.sliced), schema,
+                                                            nullptr, keep, /*coalesce=*/true));
+      }
     }
   } else if (order == ReadOrder::kInOrder) {
     // In part order (the scan hands out its tasks' rows in task order): one read per run of
