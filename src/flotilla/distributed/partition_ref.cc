@@ -138,7 +138,7 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
     held.push_back(std::move(b));
     return held_rows >= kCoalesceRows || held_bytes >= kCoalesceBytes ? flush() : Status::OK();
   };
-  FLOTILLA_RETURN_NOT_OK(fetch_(refs, keep_, [&](int i, RecordBatch b) -> Status {
+  auto piece = [&](int i, RecordBatch b) -> Status {
     if (i < 0 || static_cast<size_t>(i) >= pieces_.size()) {
       return Status::Invalid("partition fetch returned a batch of partition " + std::to_string(i) +
                              " of " + std::to_string(pieces_.size()));
@@ -157,7 +157,32 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
       FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
     }
     return hand_on(std::move(b));
-  }));
+  };
+  // Coalescing, a batch of several whole pieces' rows need not be cut into them only to be
+  // concatenated again.
+  PartitionRunFn run;
+  if (coalesce_) {
+    run = [&](const std::vector<PartitionRows>& parts, RecordBatch b) -> Status {
+      const bool whole = std::all_of(parts.begin(), parts.end(), [&](const PartitionRows& p) {
+        const auto k = static_cast<size_t>(p.index);
+        return p.index >= 0 && k < pieces_.size() && skip[k] == 0 &&
+               want[k] == std::numeric_limits<int64_t>::max();
+      });
+      if (whole) {
+        if (pushdowns.columns) {
+          FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
+        }
+        return hand_on(std::move(b));
+      }
+      int64_t offset = 0;
+      for (const PartitionRows& p : parts) {
+        FLOTILLA_RETURN_NOT_OK(piece(p.index, b.Slice(offset, p.rows)));
+        offset += p.rows;
+      }
+      return Status::OK();
+    };
+  }
+  FLOTILLA_RETURN_NOT_OK(fetch_(refs, keep_, piece, run));
   return flush();
 }
 

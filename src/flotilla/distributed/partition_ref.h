@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "flotilla/distributed/flight/flight.h"
 #include "flotilla/distributed/partition_store.h"
 #include "flotilla/io/scan_task.h"
 
@@ -45,8 +46,11 @@ struct PartitionPiece {
 /// Reads stored partitions, all held by one worker, wherever that is (local store or Flight):
 /// `each(i, batch)` for the batches of refs[i], in order, as they arrive. `keep`: the reader's
 /// worker keeps a copy of what it pulled (a broadcast side, read again by its later tasks).
+/// `each_run`, when not null, may be given whole a batch carrying several refs' rows in turn
+/// (FlightGetEach's); a fetcher may also ignore it.
 using PartitionFetcher = std::function<Status(const std::vector<PartitionRef>& refs, bool keep,
-                                              const std::function<Status(int, RecordBatch)>& each)>;
+                                              const std::function<Status(int, RecordBatch)>& each,
+                                              const PartitionRunFn& each_run)>;
 
 /// The store key of a task attempt's outputs kept as one entry: "q<query>/t<task>.<attempt>"
 /// (the query prefix lets a worker drop a query's outputs).

@@ -130,39 +130,51 @@ TEST(PartitionScanTaskTest, AnUnorderedReadOfWholePartitionsIsABitmapFromInteger
 // in partition 1 one batch of 70,000 rows after the first 100 (too large to wait for others).
 // Partition 2's small batches arrive as slices of one large batch, as a Flight fetch cuts
 // pieces sent together: only their own rows count towards what waits.
+RecordBatch Rows(int p, int64_t* row, int64_t n) {
+  std::vector<std::optional<int64_t>> v;
+  for (int64_t i = 0; i < n; ++i)
+    v.push_back(p * 1000000 + (*row)++);
+  return testing::Batch({{"v", testing::I64(v)}});
+}
+RecordBatch Together() {  // 320 KB of buffers, partition 2's first 600 rows in front
+  int64_t row = 0;
+  return Rows(2, &row, 40000);
+}
 std::vector<RecordBatch> Stored(int p) {
   std::vector<RecordBatch> out;
   int64_t row = 0;
-  auto rows = [&](int64_t n) {
-    std::vector<std::optional<int64_t>> v;
-    for (int64_t i = 0; i < n; ++i)
-      v.push_back(p * 1000000 + row++);
-    return testing::Batch({{"v", testing::I64(v)}});
-  };
   if (p == 2) {
-    const RecordBatch together = rows(40000);  // 320 KB of buffers
+    const RecordBatch together = Together();
     for (int64_t b = 0; b < 200; ++b)
       out.push_back(together.Slice(3 * b, 3));
     return out;
   }
   for (int b = 0; b < 200; ++b) {
-    out.push_back(rows(3));
-    if (p == 1 && b == 99) out.push_back(rows(70000));
+    out.push_back(Rows(p, &row, 3));
+    if (p == 1 && b == 99) out.push_back(Rows(p, &row, 70000));
   }
   return out;
 }
 
 // What a worker's task reads through a scan task sent to it with `coalesce`: each batch handed
-// on, in order.
+// on, in order. Partition 2 comes as one batch of its 200 pieces' rows when the reader takes
+// such batches whole, as Flight sends small partitions together.
 std::vector<RecordBatch> ReadThroughWorker(const std::vector<PartitionPiece>& pieces,
                                            bool coalesce) {
   PartitionScanTask sent(pieces, OneColumn(), nullptr, false, coalesce);
   io::ScanTaskRegistry registry;
   RegisterPartitionScanTasks(&registry, [](const std::vector<PartitionRef>& refs, bool,
-                                           const std::function<Status(int, RecordBatch)>& each) {
-    for (size_t i = 0; i < refs.size(); ++i)
+                                           const std::function<Status(int, RecordBatch)>& each,
+                                           const PartitionRunFn& each_run) {
+    for (size_t i = 0; i < refs.size(); ++i) {
+      if (refs[i].index == 2 && each_run != nullptr) {
+        std::vector<PartitionRows> parts(200, {static_cast<int>(i), 3});
+        FLOTILLA_RETURN_NOT_OK(each_run(parts, Together().Slice(0, 600)));
+        continue;
+      }
       for (RecordBatch& b : Stored(refs[i].index))
         FLOTILLA_RETURN_NOT_OK(each(static_cast<int>(i), std::move(b)));
+    }
     return Status::OK();
   });
   auto task = registry["partition"](sent.Serialize().ValueOrDie()).ValueOrDie();
@@ -176,39 +188,61 @@ std::vector<RecordBatch> ReadThroughWorker(const std::vector<PartitionPiece>& pi
   return out;
 }
 
+std::vector<int64_t> Values(const std::vector<RecordBatch>& batches) {
+  std::vector<int64_t> values;
+  for (const RecordBatch& b : batches)
+    for (int64_t r = 0; r < b.num_rows(); ++r)
+      values.push_back(b.column(0).values<int64_t>()[r]);
+  return values;
+}
+
+// The rows of `pieces`, read one stored batch at a time.
+std::vector<int64_t> Expected(const std::vector<PartitionPiece>& pieces) {
+  std::vector<int64_t> want;
+  for (const PartitionPiece& piece : pieces) {
+    const std::vector<int64_t> all = Values(Stored(piece.ref.index));
+    const auto first = static_cast<size_t>(piece.offset);
+    const size_t count = piece.length >= 0 ? static_cast<size_t>(piece.length) : all.size() - first;
+    want.insert(want.end(), all.begin() + first, all.begin() + first + count);
+  }
+  return want;
+}
+
 // A reducer whose rows' order does not matter gets a shuffle's many small pieces concatenated
 // into batches worth a morsel; a large batch passes as it is, and a piece's offset and length
 // are kept. Without coalescing every stored batch is handed on alone.
 TEST(PartitionScanTaskTest, SmallBatchesAreHandedOnTogetherWhenCoalescing) {
   const std::vector<PartitionPiece> pieces = {
       {Ref(1, 0, 0), 10, 500}, {Ref(2, 0, 1), 0, -1}, {Ref(3, 0, 2), 0, -1}};
-  std::vector<int64_t> want;
-  for (int p = 0; p < 3; ++p) {
-    std::vector<int64_t> all;
-    for (const RecordBatch& b : Stored(p))
-      for (int64_t r = 0; r < b.num_rows(); ++r)
-        all.push_back(b.column(0).values<int64_t>()[r]);
-    const size_t first = p == 0 ? 10 : 0, count = p == 0 ? 500 : all.size();
-    want.insert(want.end(), all.begin() + first, all.begin() + first + count);
-  }
   for (bool coalesce : {false, true}) {
     std::vector<RecordBatch> got = ReadThroughWorker(pieces, coalesce);
-    std::vector<int64_t> values;
-    for (const RecordBatch& b : got)
-      for (int64_t r = 0; r < b.num_rows(); ++r)
-        values.push_back(b.column(0).values<int64_t>()[r]);
-    EXPECT_EQ(values, want) << "coalesce " << coalesce;
+    EXPECT_EQ(Values(got), Expected(pieces)) << "coalesce " << coalesce;
     const bool large_alone = std::any_of(
         got.begin(), got.end(), [](const RecordBatch& b) { return b.num_rows() == 70000; });
     EXPECT_TRUE(large_alone) << "coalesce " << coalesce;
     if (coalesce) {
       // Before the large batch, 167 + 100 small ones (piece 0's 500 rows, piece 1's first
-      // 100), handed on together; then the large one; then the other 300 together.
+      // 100), handed on together; then the large one; then the other 700 rows together.
       EXPECT_EQ(got.size(), 3u);
     } else {
       EXPECT_EQ(got.size(), 167u + 201u + 200u);
     }
   }
+}
+
+// A batch carrying several whole pieces' rows is taken as it is (no cut, no copy); when a piece
+// in it is wanted only in part, it is cut into the pieces it carries and each read as usual.
+TEST(PartitionScanTaskTest, ABatchOfSeveralWholePiecesIsHandedOnUncut) {
+  const std::vector<PartitionPiece> whole = {{Ref(3, 0, 2), 0, -1}};
+  std::vector<RecordBatch> got = ReadThroughWorker(whole, true);
+  EXPECT_EQ(Values(got), Expected(whole));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].TotalBufferSize(), Together().TotalBufferSize()) << "a slice of what came";
+  const std::vector<PartitionPiece> part = {{Ref(3, 0, 2), 5, 400}};
+  got = ReadThroughWorker(part, true);
+  EXPECT_EQ(Values(got), Expected(part));
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_LT(got[0].TotalBufferSize(), 10000) << "the rows wanted, concatenated";
 }
 
 }  // namespace

@@ -352,17 +352,29 @@ Result<std::vector<StoredPartition>> WorkerRuntime::Fetch(
 Status WorkerRuntime::FetchEach(const std::vector<PartitionRef>& refs, bool keep,
                                 std::atomic<int64_t>* local_bytes,
                                 std::atomic<int64_t>* remote_bytes,
-                                const std::function<Status(int, RecordBatch)>& each) const {
+                                const std::function<Status(int, RecordBatch)>& each,
+                                const PartitionRunFn& each_run) const {
   if (refs.empty()) return Status::OK();
   if (refs[0].worker != id_ && !keep) {
-    return FlightGetEach(refs[0].address, options_.token, MultiPartitionTicket(refs),
-                         static_cast<int>(refs.size()), [&](int i, RecordBatch b) {
-                           if (remote_bytes != nullptr) {
-                             remote_bytes->fetch_add(exec::SliceBytes(b),
-                                                     std::memory_order_relaxed);
-                           }
-                           return each(i, std::move(b));
-                         });
+    auto count = [&](const RecordBatch& b) {
+      if (remote_bytes != nullptr) {
+        remote_bytes->fetch_add(exec::SliceBytes(b), std::memory_order_relaxed);
+      }
+    };
+    PartitionRunFn counted_run;
+    if (each_run != nullptr) {
+      counted_run = [&](const std::vector<PartitionRows>& parts, RecordBatch b) {
+        count(b);
+        return each_run(parts, std::move(b));
+      };
+    }
+    return FlightGetEach(
+        refs[0].address, options_.token, MultiPartitionTicket(refs), static_cast<int>(refs.size()),
+        [&](int i, RecordBatch b) {
+          count(b);
+          return each(i, std::move(b));
+        },
+        nullptr, counted_run);
   }
   // Local rows are all there already; a kept copy is stored whole.
   FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> parts,
@@ -429,13 +441,23 @@ std::string WorkerRuntime::RunTask(std::string_view task_bytes) {
   std::atomic<int64_t> read_local{0}, read_remote{0};
   RegisterPartitionScanTasks(
       &resolver.scan_tasks, [&, this](const std::vector<PartitionRef>& refs, bool keep,
-                                      const std::function<Status(int, RecordBatch)>& each) {
+                                      const std::function<Status(int, RecordBatch)>& each,
+                                      const PartitionRunFn& each_run) {
         Status consumer;  // the reading task's own errors name no lost worker
-        Status fetched =
-            FetchEach(refs, keep, &read_local, &read_remote, [&](int i, RecordBatch b) {
+        PartitionRunFn run;
+        if (each_run != nullptr) {
+          run = [&](const std::vector<PartitionRows>& parts, RecordBatch b) {
+            consumer = each_run(parts, std::move(b));
+            return consumer;
+          };
+        }
+        Status fetched = FetchEach(
+            refs, keep, &read_local, &read_remote,
+            [&](int i, RecordBatch b) {
               consumer = each(i, std::move(b));
               return consumer;
-            });
+            },
+            run);
         if (!fetched.ok() && consumer.ok() &&
             (fetched.code() == StatusCode::kIOError || fetched.code() == StatusCode::kKeyError)) {
           note_lost(refs[0].worker);

@@ -92,9 +92,12 @@ class WorkerRuntime {
                                              std::atomic<int64_t>* remote_bytes = nullptr) const;
   /// Fetch's rows handed to `each(i, batch)` (a batch of refs[i]) as they arrive: a pull from
   /// another worker that is not kept streams, so the reading task starts on its first batch.
+  /// `each_run` (optional) takes whole the batches such a pull gets with several small
+  /// partitions' rows (FlightGetEach).
   Status FetchEach(const std::vector<PartitionRef>& refs, bool keep,
                    std::atomic<int64_t>* local_bytes, std::atomic<int64_t>* remote_bytes,
-                   const std::function<Status(int, RecordBatch)>& each) const;
+                   const std::function<Status(int, RecordBatch)>& each,
+                   const PartitionRunFn& each_run = nullptr) const;
 
  private:
   WorkerRuntime() = default;

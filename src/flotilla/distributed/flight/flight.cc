@@ -472,16 +472,11 @@ bool ParseIndex(std::string_view text, int count, int* index) {
   return error == std::errc() && end == text.data() + text.size() && *index >= 0 && *index < count;
 }
 
-struct LabelledRows {
-  int index;
-  int64_t rows;
-};
-
 // "index:rows,index:rows,...": the batches, and their partitions, that a batch of `batch_rows`
 // rows holds, in order.
-Result<std::vector<LabelledRows>> ParseRunLabel(const std::string& label, int count,
-                                                int64_t batch_rows) {
-  std::vector<LabelledRows> out;
+Result<std::vector<PartitionRows>> ParseRunLabel(const std::string& label, int count,
+                                                 int64_t batch_rows) {
+  std::vector<PartitionRows> out;
   int64_t total = 0;
   std::string_view rest = label;
   while (!rest.empty()) {
@@ -489,7 +484,7 @@ Result<std::vector<LabelledRows>> ParseRunLabel(const std::string& label, int co
     std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const size_t colon = item.find(':');
-    LabelledRows part{-1, -1};
+    PartitionRows part{-1, -1};
     bool ok =
         colon != std::string_view::npos && ParseIndex(item.substr(0, colon), count, &part.index);
     if (ok) {
@@ -516,8 +511,8 @@ Result<std::vector<LabelledRows>> ParseRunLabel(const std::string& label, int co
 // they are.
 Status DoGet(const std::shared_ptr<grpc::Channel>& channel, const std::string& address,
              const std::string& token, const std::string& ticket, int count,
-             const std::function<Status(int, RecordBatch)>& each, SchemaPtr* schema,
-             Status* consumer) {
+             const std::function<Status(int, RecordBatch)>& each, const PartitionRunFn& each_run,
+             SchemaPtr* schema, Status* consumer) {
   const std::string what = "flight DoGet '" + ticket + "' from " + address;
   auto stub = fl::FlightService::NewStub(channel);
   grpc::ClientContext context;
@@ -538,10 +533,15 @@ Status DoGet(const std::shared_ptr<grpc::Channel>& channel, const std::string& a
       const std::string& label = messages.app_metadata();
       if (label.find(':') != std::string::npos) {
         // Several small partitions' batches, one after another.
-        FLOTILLA_ASSIGN_OR_RETURN(std::vector<LabelledRows> parts,
+        FLOTILLA_ASSIGN_OR_RETURN(std::vector<PartitionRows> parts,
                                   ParseRunLabel(label, count, batch->num_rows()));
+        if (each_run != nullptr) {
+          *consumer = each_run(parts, *std::move(batch));
+          FLOTILLA_RETURN_NOT_OK(*consumer);
+          continue;
+        }
         int64_t offset = 0;
-        for (const LabelledRows& part : parts) {
+        for (const PartitionRows& part : parts) {
           *consumer = each(part.index, batch->Slice(offset, part.rows));
           FLOTILLA_RETURN_NOT_OK(*consumer);
           offset += part.rows;
@@ -622,7 +622,8 @@ Result<std::string> FlightAction(const std::string& address, const std::string& 
 
 Status FlightGetEach(const std::string& address, const std::string& token,
                      const std::string& ticket, int count,
-                     const std::function<Status(int, RecordBatch)>& each, SchemaPtr* schema) {
+                     const std::function<Status(int, RecordBatch)>& each, SchemaPtr* schema,
+                     const PartitionRunFn& each_run) {
   // A partition's rows come in one order on every call (the server sends what it stores, in
   // the order stored), though not always cut into the same batches (small partitions travel
   // together): a call tried again hands out only the rows past those earlier calls did.
@@ -641,10 +642,33 @@ Status FlightGetEach(const std::string& address, const std::string& token,
       handed[i] = seen[i];
       return each(index, std::move(batch));
     };
+    // A batch of several partitions' rows: whole when none of them was handed out before (the
+    // usual case), else cut and handed as `once` hands single batches.
+    auto once_run = [&](const std::vector<PartitionRows>& parts, RecordBatch batch) -> Status {
+      const bool fresh = std::all_of(parts.begin(), parts.end(), [&](const PartitionRows& p) {
+        return handed[static_cast<size_t>(p.index)] <= seen[static_cast<size_t>(p.index)];
+      });
+      if (fresh) {
+        for (const PartitionRows& p : parts) {
+          const auto i = static_cast<size_t>(p.index);
+          seen[i] += p.rows;
+          handed[i] = seen[i];
+        }
+        return each_run(parts, std::move(batch));
+      }
+      int64_t offset = 0;
+      for (const PartitionRows& p : parts) {
+        FLOTILLA_RETURN_NOT_OK(once(p.index, batch.Slice(offset, p.rows)));
+        offset += p.rows;
+      }
+      return Status::OK();
+    };
     std::shared_ptr<grpc::Channel> channel = ChannelTo(address);
     SchemaPtr stream_schema;
     Status consumer;
-    got = DoGet(channel, address, token, ticket, count, once, &stream_schema, &consumer);
+    got = DoGet(channel, address, token, ticket, count, once,
+                each_run != nullptr ? PartitionRunFn(once_run) : PartitionRunFn(), &stream_schema,
+                &consumer);
     if (stream_schema != nullptr && schema != nullptr) *schema = stream_schema;
     if (got.ok() || !consumer.ok() || got.code() != StatusCode::kIOError) return got;
     // Again on a new channel: the cached one may be backing off from the failed connection.

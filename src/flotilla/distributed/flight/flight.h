@@ -64,15 +64,26 @@ Result<StoredPartition> FlightGet(const std::string& address, const std::string&
 /// the action never started); the server's own message otherwise.
 Result<std::string> FlightAction(const std::string& address, const std::string& token,
                                  const std::string& type, const std::string& body);
+/// `rows` rows of partition `index`, within a batch that carries several partitions' rows in
+/// turn (small partitions travel together).
+struct PartitionRows {
+  int index;
+  int64_t rows;
+};
+/// Takes such a batch whole: `parts` say whose rows it has, in order.
+using PartitionRunFn = std::function<Status(const std::vector<PartitionRows>& parts, RecordBatch)>;
+
 /// DoGet of a ticket naming `count` partitions: `each(i, batch)` for every batch of partition i
 /// as it is decoded (a partition's batches in order), and the stream's schema to `schema`
 /// (when not null). Network failures are tried again with backoff as FlightGetMany's; a call
 /// tried again hands out only the batches past those handed out before. An error from `each`
-/// ends the fetch and is returned as it is, not tried again.
+/// ends the fetch and is returned as it is, not tried again. With `each_run`, a batch carrying
+/// several partitions' rows goes to it whole (none of its rows handed out before), instead of
+/// to `each` cut into the batches it carries.
 Status FlightGetEach(const std::string& address, const std::string& token,
                      const std::string& ticket, int count,
                      const std::function<Status(int, RecordBatch)>& each,
-                     SchemaPtr* schema = nullptr);
+                     SchemaPtr* schema = nullptr, const PartitionRunFn& each_run = nullptr);
 /// DoGet of a ticket naming `count` partitions: each one's batches.
 Result<std::vector<StoredPartition>> FlightGetMany(const std::string& address,
                                                    const std::string& token,

@@ -195,6 +195,33 @@ TEST(FlightTest, SmallPartitionsTravelTogetherAndArriveAsStored) {
   ASSERT_EQ(labels.size(), 2u) << "the small partitions in one batch, the big one apart";
   EXPECT_EQ(labels[0].substr(0, 12), "0:3,0:1,1:3,");
   EXPECT_EQ(labels[1], std::to_string(count - 1));
+  // Taken whole: the small partitions' batches in one batch, the parts saying whose rows are
+  // where; the big one as it is, to `each`.
+  std::vector<std::vector<PartitionRows>> runs;
+  std::vector<int> singles;
+  int64_t run_rows = 0;
+  ASSERT_TRUE(FlightGetEach(
+                  server->address(), "secret", "all", count,
+                  [&](int i, RecordBatch) {
+                    singles.push_back(i);
+                    return Status::OK();
+                  },
+                  nullptr,
+                  [&](const std::vector<PartitionRows>& parts, RecordBatch b) {
+                    runs.push_back(parts);
+                    run_rows += b.num_rows();
+                    return Status::OK();
+                  })
+                  .ok());
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(singles, std::vector<int>{count - 1});
+  int64_t labelled = 0;
+  for (const PartitionRows& p : runs[0])
+    labelled += p.rows;
+  EXPECT_EQ(labelled, run_rows);
+  EXPECT_EQ(run_rows, 4 * kSmall) << "every small partition's 4 rows";
+  EXPECT_EQ(runs[0][0].index, 0);
+  EXPECT_EQ(runs[0][0].rows, 3);
 }
 
 TEST(FlightTest, CallsWithoutTheClusterTokenAreRefused) {
