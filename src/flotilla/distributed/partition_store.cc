@@ -22,6 +22,24 @@ int64_t PartitionBytes(const std::vector<RecordBatch>& batches) {
   return n;
 }
 
+int64_t HeldBytes(const RecordBatch& batch) {
+  // A column: its ArrayData (with its control block and buffer list), two or three Buffer
+  // objects and each allocation's rounding to 64 bytes. A batch: itself and its column list.
+  constexpr int64_t kPerColumn = 384, kPerBatch = 128;
+  return exec::SliceBytes(batch) + kPerBatch + kPerColumn * batch.num_columns();
+}
+
+namespace {
+
+int64_t HeldBytesOf(const std::vector<RecordBatch>& batches) {
+  int64_t n = 0;
+  for (const RecordBatch& b : batches)
+    n += HeldBytes(b);
+  return n;
+}
+
+}  // namespace
+
 struct PartitionStore::Entry {
   std::string key;
   bool group = false;  // a map task's partitions, "<key>/p<i>"; else one partition named `key`
@@ -82,7 +100,7 @@ Status PartitionStore::Put(const std::string& id, StoredPartition partition) {
   auto entry = std::make_unique<Entry>();
   entry->key = id;
   entry->schema = std::move(partition.schema);
-  entry->bytes = PartitionBytes(partition.batches);
+  entry->bytes = HeldBytesOf(partition.batches);
   entry->partitions.push_back(std::move(partition.batches));
   std::lock_guard lock(mutex_);
   return AddLocked(std::move(entry));
@@ -97,7 +115,7 @@ Status PartitionStore::PutGroup(const std::string& key, SchemaPtr schema,
   entry->schema = std::move(schema);
   entry->compression = compression;
   for (const std::vector<RecordBatch>& p : partitions)
-    entry->bytes += PartitionBytes(p);
+    entry->bytes += HeldBytesOf(p);
   entry->partitions = std::move(partitions);
   std::lock_guard lock(mutex_);
   return AddLocked(std::move(entry));

@@ -121,5 +121,11 @@ class PartitionStore {
 
 /// Bytes of a partition's buffers (what it costs in memory).
 int64_t PartitionBytes(const std::vector<RecordBatch>& batches);
+/// What holding `batch` costs in memory, as the store's budget counts it: its bytes (SliceBytes)
+/// and, per batch and per column, an estimate of the objects and allocation rounding around
+/// them. A shuffle of M map tasks into N partitions holds M x N pieces: at M = N = 2,000 a piece
+/// is about 1.6 KiB of values and as much again of arrays, buffers and padding, so counting the
+/// values alone let a worker's store grow to twice its budget.
+int64_t HeldBytes(const RecordBatch& batch);
 
 }  // namespace flotilla::distributed

@@ -152,6 +152,28 @@ TEST(PartitionStoreTest, AMapTasksPartitionsAreOneEntryAndOneSpillFile) {
   std::filesystem::remove_all(dir);
 }
 
+// Tiny partitions cost more than their values: 2,000 of 25 int64 rows are 400 KB of values,
+// within a 1 MiB budget, but their arrays and buffers are not, and the store counts them.
+TEST(PartitionStoreTest, TinyPartitionsAreCountedWithWhatHoldsThem) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("flotilla-store-tiny-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  {
+    PartitionStore store(int64_t{1} << 20, dir.string());
+    int64_t values = 0;
+    for (int i = 0; i < 2000; ++i) {
+      StoredPartition p = Rows(i * 25, 25);
+      values += PartitionBytes(p.batches);
+      ASSERT_TRUE(store.Put("q1/t" + std::to_string(i) + ".0", std::move(p)).ok());
+    }
+    EXPECT_LT(values, int64_t{1} << 20);
+    EXPECT_GT(store.stats().spills, 0) << "held past the budget";
+    EXPECT_LE(store.stats().memory_bytes, int64_t{1} << 20);
+    EXPECT_GT(HeldBytes(Rows(0, 25).batches[0]), 3 * PartitionBytes(Rows(0, 25).batches));
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PartitionStoreTest, MissingPartitionsAreKeyErrorsNamingThem) {
   PartitionStore store(0, "/tmp/unused");
   Result<StoredPartition> p = store.Get("q1/t3.1/p0");

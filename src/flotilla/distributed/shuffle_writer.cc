@@ -33,10 +33,9 @@ Status ShuffleWriter::Write(std::vector<std::vector<RecordBatch>> pieces) {
   std::lock_guard lock(mutex_);
   for (size_t p = 0; p < pieces.size(); ++p) {
     for (RecordBatch& b : pieces[p]) {
-      const int64_t n = exec::SliceBytes(b);
       rows_[p] += b.num_rows();
-      bytes_[p] += n;
-      size += n;
+      bytes_[p] += exec::SliceBytes(b);
+      size += HeldBytes(b);
       held_[p].push_back(std::move(b));
     }
   }

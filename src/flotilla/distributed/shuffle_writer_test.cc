@@ -75,7 +75,7 @@ TEST_F(ShuffleWriterTest, WithinTheBudgetTheOutputStaysInMemory) {
     ShuffleWriter writer(&store, Rows(0, 1).schema(), kPartitions, ipc::Compression::kLz4Frame);
     for (int m = 0; m < 10; ++m)
       ASSERT_TRUE(writer.Write(Morsel(m, 1000)).ok());
-    EXPECT_EQ(store.stats().memory_bytes, 10 * 4 * PartitionBytes({Rows(0, 1000)}))
+    EXPECT_EQ(store.stats().memory_bytes, 10 * 4 * HeldBytes(Rows(0, 1000)))
         << "what it holds is reserved";
     ASSERT_TRUE(writer.Finish("q1/t0.0").ok());
     EXPECT_EQ(writer.flushes(), 0);
