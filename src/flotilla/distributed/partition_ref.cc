@@ -188,42 +188,56 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
 
 namespace {
 
-// `pieces` as CompactPieces, when they fit its form: whole partitions of one index and query,
-// named as PartitionKey names them, in increasing task order, their tasks not too spread out.
-bool Compact(const std::vector<PartitionPiece>& pieces, proto::CompactPieces* out) {
-  if (pieces.size() < 2) return false;
-  const PartitionRef& first = pieces.front().ref;
-  // Out of task order (a task run again has a new id) or too spread out: not this form.
-  const int64_t span = pieces.back().ref.task_id - first.task_id + 1;
-  if (span < 2 || span > 64 * static_cast<int64_t>(pieces.size())) return false;
+// Partition `index` of `parts` (of query `query_id`, on `worker`) as CompactPieces, when they fit
+// its form: at least two, in strictly increasing task order, not too spread out.
+bool PackTasks(int64_t query_id, int index, const std::string& worker, const std::string& address,
+               const std::vector<TaskPart>& parts, proto::CompactPieces* out) {
+  if (parts.size() < 2) return false;
+  const int64_t first = parts.front().task_id;
+  const int64_t span = parts.back().task_id - first + 1;
+  if (span < 2 || span > 64 * static_cast<int64_t>(parts.size())) return false;  // (or unsorted)
   std::string bits(static_cast<size_t>((span + 7) / 8), '\0');
-  int64_t rows = 0, bytes = 0, previous = -1;
-  for (const PartitionPiece& p : pieces) {
-    const PartitionRef& r = p.ref;
-    if (p.offset != 0 || p.length != -1 || r.worker != first.worker || r.index != first.index ||
-        r.query_id != first.query_id || r.task_id <= previous ||
-        !IsPartitionKey(r.id, r.query_id, r.task_id, r.attempt, r.index)) {
-      return false;
-    }
-    previous = r.task_id;
-    const int64_t k = r.task_id - first.task_id;
+  int64_t rows = 0, bytes = 0, previous = first - 1;
+  for (const TaskPart& p : parts) {
+    if (p.task_id <= previous) return false;
+    previous = p.task_id;
+    const int64_t k = p.task_id - first;
     bits[static_cast<size_t>(k / 8)] |= static_cast<char>(1 << (k % 8));
-    if (r.attempt != 0) {
-      out->add_retried_tasks(r.task_id);
-      out->add_retried_attempts(r.attempt);
+    if (p.attempt != 0) {
+      out->add_retried_tasks(p.task_id);
+      out->add_retried_attempts(p.attempt);
     }
-    rows += r.num_rows;
-    bytes += r.size_bytes;
+    rows += p.rows;
+    bytes += p.bytes;
   }
-  out->set_query_id(first.query_id);
-  out->set_index(first.index);
-  out->set_worker(first.worker);
-  out->set_address(first.address);
-  out->set_first_task(first.task_id);
+  out->set_query_id(query_id);
+  out->set_index(index);
+  out->set_worker(worker);
+  out->set_address(address);
+  out->set_first_task(first);
   out->set_tasks(std::move(bits));
   out->set_rows(rows);
   out->set_bytes(bytes);
   return true;
+}
+
+// `pieces` as CompactPieces, when they fit its form: whole partitions of one index and query,
+// named as PartitionKey names them, in increasing task order (a task run again has a new id),
+// their tasks not too spread out.
+bool Compact(const std::vector<PartitionPiece>& pieces, proto::CompactPieces* out) {
+  if (pieces.size() < 2) return false;
+  const PartitionRef& first = pieces.front().ref;
+  std::vector<TaskPart> parts;
+  for (const PartitionPiece& p : pieces) {
+    const PartitionRef& r = p.ref;
+    if (p.offset != 0 || p.length != -1 || r.worker != first.worker || r.index != first.index ||
+        r.query_id != first.query_id ||
+        !IsPartitionKey(r.id, r.query_id, r.task_id, r.attempt, r.index)) {
+      return false;
+    }
+    parts.push_back({r.task_id, r.attempt, r.num_rows, r.size_bytes});
+  }
+  return PackTasks(first.query_id, first.index, first.worker, first.address, parts, out);
 }
 
 Result<std::vector<PartitionPiece>> Expand(const proto::CompactPieces& c) {
@@ -263,12 +277,8 @@ std::shared_ptr<PartitionScanTask> PartitionScanTask::Unordered(
     std::vector<TaskPart> parts, SchemaPtr schema, bool keep, bool coalesce) {
   std::sort(parts.begin(), parts.end(),
             [](const TaskPart& a, const TaskPart& b) { return a.task_id < b.task_id; });
-  const int64_t span = parts.empty() ? 0 : parts.back().task_id - parts.front().task_id + 1;
-  const bool distinct =
-      std::adjacent_find(parts.begin(), parts.end(), [](const TaskPart& a, const TaskPart& b) {
-        return a.task_id == b.task_id;
-      }) == parts.end();
-  if (parts.size() < 2 || !distinct || span > 64 * static_cast<int64_t>(parts.size())) {
+  auto compact = std::make_shared<proto::CompactPieces>();
+  if (!PackTasks(query_id, index, worker, address, parts, compact.get())) {
     std::vector<PartitionPiece> pieces;
     for (const TaskPart& p : parts) {
       pieces.push_back({{PartitionKey(query_id, p.task_id, p.attempt, index), worker, address,
@@ -279,31 +289,10 @@ std::shared_ptr<PartitionScanTask> PartitionScanTask::Unordered(
     return std::make_shared<PartitionScanTask>(std::move(pieces), std::move(schema), nullptr, keep,
                                                coalesce);
   }
-  auto compact = std::make_shared<proto::CompactPieces>();
-  std::string bits(static_cast<size_t>((span + 7) / 8), '\0');
-  int64_t rows = 0, bytes = 0;
-  for (const TaskPart& p : parts) {
-    const int64_t k = p.task_id - parts.front().task_id;
-    bits[static_cast<size_t>(k / 8)] |= static_cast<char>(1 << (k % 8));
-    if (p.attempt != 0) {
-      compact->add_retried_tasks(p.task_id);
-      compact->add_retried_attempts(p.attempt);
-    }
-    rows += p.rows;
-    bytes += p.bytes;
-  }
-  compact->set_query_id(query_id);
-  compact->set_index(index);
-  compact->set_worker(worker);
-  compact->set_address(address);
-  compact->set_first_task(parts.front().task_id);
-  compact->set_tasks(std::move(bits));
-  compact->set_rows(rows);
-  compact->set_bytes(bytes);
   auto task = std::make_shared<PartitionScanTask>(std::vector<PartitionPiece>{}, std::move(schema),
                                                   nullptr, keep, coalesce);
+  task->SetTotals(compact->rows(), compact->bytes());
   task->compact_ = std::move(compact);
-  task->SetTotals(rows, bytes);
   return task;
 }
 
