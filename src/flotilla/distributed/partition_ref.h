@@ -97,6 +97,7 @@ class PartitionScanTask final : public io::ScanTask {
   /// batch from a worker while the rest are on their way.
   Status ReadEach(const io::ScanPushdowns& pushdowns,
                   const std::function<Status(RecordBatch)>& each) const override;
+  bool Streams() const override { return true; }
   int64_t num_rows() const override;
   int64_t size_bytes() const override;
   std::string ToString() const override;

@@ -22,6 +22,16 @@ int64_t PartitionBytes(const std::vector<RecordBatch>& batches) {
   return n;
 }
 
+int64_t ServedPartition::Bytes() const {
+  if (ipc != nullptr) return ipc->size();
+  return read != nullptr ? stream_bytes : PartitionBytes(batches);
+}
+
+Result<BufferPtr> ServedPartition::Stream() const {
+  if (ipc != nullptr || read == nullptr) return ipc;
+  return read();
+}
+
 int64_t HeldBytes(const RecordBatch& batch) {
   // A column: its ArrayData (with its control block and buffer list), two or three Buffer
   // objects and each allocation's rounding to 64 bytes. A batch: itself and its column list.
@@ -223,44 +233,47 @@ std::pair<const PartitionStore::Entry*, int> PartitionStore::FindLocked(
   return {it->second, index};
 }
 
-Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
+Result<ServedPartition> PartitionStore::Locate(const std::string& id) const {
   ServedPartition out;
-  std::string path;
-  std::shared_ptr<const PartitionIndex> index;
-  std::shared_ptr<const OpenPartitionFile> file;
-  int i = 0;
-  {
-    std::lock_guard lock(mutex_);
-    const Entry* e = nullptr;
-    std::tie(e, i) = FindLocked(id);
-    if (e == nullptr)
-      return Status::KeyError("partition '" + id + "' is not in this worker's store");
-    out.schema = e->schema;
-    // A single partition (a result, a broadcast side) goes out plain; lz4 is its disk codec.
-    out.compression = e->group ? e->compression : ipc::Compression::kNone;
-    if (!e->spilled()) {
-      out.batches = e->partitions[static_cast<size_t>(i)];
-      return out;
-    }
-    index = e->index;
-    path = e->spill_path;
-    if (e->file == nullptr && open_files_ < kMaxOpenFiles) {
-      Result<std::shared_ptr<const OpenPartitionFile>> opened = OpenPartitionFile::Open(path);
-      if (opened.ok()) {
-        e->file = opened.MoveValueUnsafe();
-        ++open_files_;
-      }
-    }
-    file = e->file;
+  std::lock_guard lock(mutex_);
+  auto [e, i] = FindLocked(id);
+  if (e == nullptr) return Status::KeyError("partition '" + id + "' is not in this worker's store");
+  out.schema = e->schema;
+  // A single partition (a result, a broadcast side) goes out plain; lz4 is its disk codec.
+  out.compression = e->group ? e->compression : ipc::Compression::kNone;
+  if (!e->spilled()) {
+    out.batches = e->partitions[static_cast<size_t>(i)];
+    return out;
   }
+  if (e->file == nullptr && open_files_ < kMaxOpenFiles) {
+    Result<std::shared_ptr<const OpenPartitionFile>> opened =
+        OpenPartitionFile::Open(e->spill_path);
+    if (opened.ok()) {
+      e->file = opened.MoveValueUnsafe();
+      ++open_files_;
+    }
+  }
+  out.stream_bytes = e->index->StreamBytes(i);
   // Read without the lock; an entry dropped meanwhile has lost its file, and this fails unless
-  // the file was open already (then it is read as it was).
-  Result<BufferPtr> read =
-      file != nullptr ? file->ReadStream(*index, i) : ReadPartitionStream(path, *index, i);
-  if (!read.ok()) {
-    return read.status().WithContext("partition store: reading spilled partition '" + id + "'");
+  // the file was open already.
+  out.read = [index = e->index, path = e->spill_path, file = e->file, i,
+              id]() -> Result<BufferPtr> {
+    Result<BufferPtr> read =
+        file != nullptr ? file->ReadStream(*index, i) : ReadPartitionStream(path, *index, i);
+    if (!read.ok()) {
+      return read.status().WithContext("partition store: reading spilled partition '" + id + "'");
+    }
+    return read;
+  };
+  return out;
+}
+
+Result<ServedPartition> PartitionStore::Serve(const std::string& id) const {
+  FLOTILLA_ASSIGN_OR_RETURN(ServedPartition out, Locate(id));
+  if (out.read != nullptr) {
+    FLOTILLA_ASSIGN_OR_RETURN(out.ipc, out.read());
+    out.read = nullptr;
   }
-  out.ipc = read.MoveValueUnsafe();
   return out;
 }
 

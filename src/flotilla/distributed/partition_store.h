@@ -9,6 +9,7 @@
 // from the same budget (ShuffleWriter), and writes its partitions to a file of its own when the
 // budget is spent.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,12 +29,21 @@ struct StoredPartition {
 };
 
 /// A partition as the Flight server sends it: its IPC stream when it was spilled (sent as it
-/// is), its batches otherwise (encoded with `compression` as they are sent).
+/// is), its batches otherwise (encoded with `compression` as they are sent). A spilled one can
+/// also come unread, with `read` to fetch its `stream_bytes` when its turn comes: a ticket names
+/// up to a map task per partition, and the server then holds one piece at a time, not all.
 struct ServedPartition {
   SchemaPtr schema;
   BufferPtr ipc;
   std::vector<RecordBatch> batches;
   ipc::Compression compression = ipc::Compression::kNone;
+  std::function<Result<BufferPtr>()> read;
+  int64_t stream_bytes = 0;
+
+  /// Bytes it takes to send: its stream's, or its batches' values.
+  int64_t Bytes() const;
+  /// Its stream (read now when unread); null when it is held as batches.
+  Result<BufferPtr> Stream() const;
 };
 
 /// What ListFlights tells of a stored partition.
@@ -83,6 +93,9 @@ class PartitionStore {
   Result<StoredPartition> Get(const std::string& id) const;
   /// The partition as the Flight server sends it (encoded bytes are not decoded).
   Result<ServedPartition> Serve(const std::string& id) const;
+  /// As Serve, a spilled partition left unread (ServedPartition::read). An entry dropped before
+  /// it is read fails the read, unless its file was open already (then it is read as it was).
+  Result<ServedPartition> Locate(const std::string& id) const;
   bool Contains(const std::string& id) const;
   /// Every partition whose id starts with `prefix`.
   std::vector<ListedPartition> List(const std::string& prefix) const;

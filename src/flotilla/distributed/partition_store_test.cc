@@ -133,6 +133,14 @@ TEST(PartitionStoreTest, AMapTasksPartitionsAreOneEntryAndOneSpillFile) {
         ASSERT_TRUE(decoded.ok());
         const StoredPartition again{want.schema, *decoded};
         EXPECT_EQ(again.num_rows(), want.num_rows());
+        // Located, it is not read until asked (the server reads a ticket's pieces in turn).
+        Result<ServedPartition> located = store.Locate(id);
+        ASSERT_TRUE(located.ok());
+        EXPECT_EQ(located->ipc, nullptr);
+        EXPECT_EQ(located->Bytes(), served->ipc->size());
+        Result<BufferPtr> stream = located->Stream();
+        ASSERT_TRUE(stream.ok());
+        EXPECT_EQ((*stream)->view(), served->ipc->view());
       }
     }
     // Each spilled file stays open once read (not once per partition read), until dropped.

@@ -138,7 +138,7 @@ Result<std::unique_ptr<WorkerRuntime>> WorkerRuntime::Start(WorkerOptions option
                           size_t end = ticket.find('\n', start);
                           if (end == std::string::npos) end = ticket.size();
                           FLOTILLA_ASSIGN_OR_RETURN(
-                              ServedPartition p, store->Serve(ticket.substr(start, end - start)));
+                              ServedPartition p, store->Locate(ticket.substr(start, end - start)));
                           out.push_back(std::move(p));
                           start = end + 1;
                         }
@@ -376,12 +376,25 @@ Status WorkerRuntime::FetchEach(const std::vector<PartitionRef>& refs, bool keep
         },
         nullptr, counted_run);
   }
-  // Local rows are all there already; a kept copy is stored whole.
-  FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> parts,
-                            Fetch(refs, keep, local_bytes, remote_bytes));
-  for (size_t i = 0; i < parts.size(); ++i) {
-    for (const RecordBatch& b : parts[i].batches)
-      FLOTILLA_RETURN_NOT_OK(each(static_cast<int>(i), b));
+  if (refs[0].worker != id_) {
+    // A kept copy is stored whole.
+    FLOTILLA_ASSIGN_OR_RETURN(std::vector<StoredPartition> parts,
+                              Fetch(refs, keep, local_bytes, remote_bytes));
+    for (size_t i = 0; i < parts.size(); ++i) {
+      for (const RecordBatch& b : parts[i].batches)
+        FLOTILLA_RETURN_NOT_OK(each(static_cast<int>(i), b));
+    }
+    return Status::OK();
+  }
+  // Local pieces one at a time: a spilled one is read back when its turn comes, so a reducer
+  // holds one piece of what it reads here, not all of them.
+  for (size_t i = 0; i < refs.size(); ++i) {
+    FLOTILLA_ASSIGN_OR_RETURN(StoredPartition p, store_->Get(refs[i].id));
+    if (local_bytes != nullptr) {
+      local_bytes->fetch_add(PartitionBytes(p.batches), std::memory_order_relaxed);
+    }
+    for (RecordBatch& b : p.batches)
+      FLOTILLA_RETURN_NOT_OK(each(static_cast<int>(i), std::move(b)));
   }
   return Status::OK();
 }

@@ -43,6 +43,10 @@ class ScanTask {
   /// stops the read and is returned. By default, Read and then each batch.
   virtual Status ReadEach(const ScanPushdowns& pushdowns,
                           const std::function<Status(RecordBatch)>& each) const;
+  /// Whether ReadEach hands over rows as they arrive from elsewhere (a shuffle's fetch), at a
+  /// pace set more by the network and other machines than by this one's CPU: a scan reads such
+  /// a task on a thread of its own and holds only a bounded queue of its batches.
+  virtual bool Streams() const { return false; }
   /// Estimates from metadata, -1 when unknown.
   virtual int64_t num_rows() const { return -1; }
   virtual int64_t size_bytes() const { return -1; }

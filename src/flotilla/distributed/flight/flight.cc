@@ -84,7 +84,7 @@ Status ForEachMessage(const std::vector<ServedPartition>& partitions,
   };
   // A partition alone goes as it is.
   auto send_partition = [&](size_t p) -> Status {
-    BufferPtr stream = partitions[p].ipc;
+    FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream, partitions[p].Stream());
     if (stream == nullptr) {
       FLOTILLA_ASSIGN_OR_RETURN(stream, encode(partitions[p].batches, partitions[p].compression));
     }
@@ -111,13 +111,14 @@ Status ForEachMessage(const std::vector<ServedPartition>& partitions,
   };
   for (size_t p = 0; p < partitions.size(); ++p) {
     const ServedPartition& part = partitions[p];
-    const int64_t size = part.ipc != nullptr ? part.ipc->size() : PartitionBytes(part.batches);
+    const int64_t size = part.Bytes();
     if (size < kSmallPartitionBytes) {
+      FLOTILLA_ASSIGN_OR_RETURN(BufferPtr stream, part.Stream());
       std::vector<RecordBatch> decoded;
-      if (part.ipc != nullptr) {
-        FLOTILLA_ASSIGN_OR_RETURN(decoded, DecodePartition(part.ipc));
+      if (stream != nullptr) {
+        FLOTILLA_ASSIGN_OR_RETURN(decoded, DecodePartition(stream));
       }
-      const std::vector<RecordBatch>& batches = part.ipc != nullptr ? decoded : part.batches;
+      const std::vector<RecordBatch>& batches = stream != nullptr ? decoded : part.batches;
       const size_t before = run.size();
       for (const RecordBatch& b : batches) {
         if (b.num_rows() == 0) continue;

@@ -2,10 +2,12 @@
 // task order, before the task has finished reading.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <thread>
 
 #include "flotilla/exec/operators/operators.h"
 #include "tests/support/plan_checks.h"
@@ -95,6 +97,130 @@ TEST(ScanSource, ATasksFirstBatchIsServedWhileTheTaskStillReads) {
       seen.push_back(m.batch.column(0).values<int64_t>()[i]);
   }
   EXPECT_EQ(seen, (std::vector<int64_t>{1, 2, 3, 4})) << "task order kept";
+}
+
+// A task that streams: `batches` copies of `batch`, counting those handed over; optionally it
+// waits after the first until told to go on.
+class StreamingTask final : public io::ScanTask {
+ public:
+  StreamingTask(RecordBatch batch, int batches, bool hold)
+      : batch_(batch), batches_(batches), hold_(hold) {}
+  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override {
+    return Status::Invalid("read whole");
+  }
+  Status ReadEach(const io::ScanPushdowns&,
+                  const std::function<Status(RecordBatch)>& each) const override {
+    for (int i = 0; i < batches_; ++i) {
+      if (i == 1 && hold_) {
+        std::unique_lock lock(mutex_);
+        if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return go_on_; })) {
+          return Status::Invalid("never told to go on");
+        }
+      }
+      FLOTILLA_RETURN_NOT_OK(each(batch_));
+      handed_.fetch_add(1);
+    }
+    return Status::OK();
+  }
+  bool Streams() const override { return true; }
+  std::string ToString() const override { return "streaming"; }
+  void GoOn() const {
+    std::lock_guard lock(mutex_);
+    go_on_ = true;
+    cv_.notify_all();
+  }
+  int handed() const { return handed_.load(); }
+
+ private:
+  RecordBatch batch_;
+  int batches_;
+  bool hold_;
+  mutable std::atomic<int> handed_{0};
+  mutable std::mutex mutex_;
+  mutable std::condition_variable cv_;
+  mutable bool go_on_ = false;
+};
+
+RecordBatch MiB() {  // 128K int64 rows
+  std::vector<std::optional<int64_t>> v(1 << 17, int64_t{7});
+  return Batch({{"v", I64(v)}});
+}
+
+// What a streaming task read ahead of the one served holds is bounded: it waits, not piling up
+// its whole partition, until its turn; then all of it arrives, in task order.
+TEST(ScanSource, AStreamingTaskReadAheadHoldsABoundedQueue) {
+  auto served = std::make_shared<StreamingTask>(Batch({{"v", I64({1})}}), 2, /*hold=*/true);
+  auto ahead = std::make_shared<StreamingTask>(MiB(), 64, /*hold=*/false);
+  PlanPtr plan = MakeScan(MiB().schema(), {served, ahead}).ValueOrDie();
+  std::unique_ptr<Source> source =
+      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1 << 20);
+  auto first = source->Next();
+  ASSERT_TRUE(first.ok() && first->has_value());
+  // The task ahead reads on its own thread until its queue is full.
+  // (Until it has handed over some and then nothing more for 100 ms; 10 s at most.)
+  int before = -1, still = 0;
+  for (int i = 0; i < 1000 && still < 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    const int now = ahead->handed();
+    still = now > 0 && now == before ? still + 1 : 0;
+    before = now;
+  }
+  EXPECT_GT(ahead->handed(), 0) << "the task ahead is read meanwhile";
+  EXPECT_LE(ahead->handed(), 9) << "8 MiB queued at most, and the batch that filled it";
+  served->GoOn();
+  int64_t rows = 0;
+  std::vector<int64_t> firsts;
+  while (true) {
+    auto next = source->Next();
+    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    if (!next->has_value()) break;
+    rows += (*next)->batch.num_rows();
+    firsts.push_back((*next)->batch.column(0).values<int64_t>()[0]);
+  }
+  EXPECT_EQ(rows, 1 + 64 * (int64_t{1} << 17));
+  ASSERT_FALSE(firsts.empty());
+  EXPECT_EQ(firsts[0], 1) << "the served task's rest comes before the task ahead";
+  EXPECT_EQ(ahead->handed(), 64);
+}
+
+// A scan closed early (a limit reached, a query cancelled) stops the streams it started, even
+// one waiting for room in its queue.
+TEST(ScanSource, ClosingAScanStopsItsStreams) {
+  auto ahead = std::make_shared<StreamingTask>(MiB(), 64, /*hold=*/false);
+  auto next = std::make_shared<StreamingTask>(MiB(), 64, /*hold=*/false);
+  PlanPtr plan = MakeScan(MiB().schema(), {ahead, next}).ValueOrDie();
+  std::unique_ptr<Source> source =
+      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1 << 20);
+  auto first = source->Next();
+  ASSERT_TRUE(first.ok() && first->has_value());
+  source.reset();  // joins the streams: a hang fails the test by its timeout
+  EXPECT_LT(ahead->handed(), 64);
+  EXPECT_LT(next->handed(), 64);
+}
+
+// A stream's failure reaches the threads reading the scan, naming the task.
+TEST(ScanSource, AStreamsFailureIsTheScans) {
+  class Failing final : public io::ScanTask {
+   public:
+    Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override {
+      return Status::IOError("lost worker");
+    }
+    Status ReadEach(const io::ScanPushdowns&,
+                    const std::function<Status(RecordBatch)>&) const override {
+      return Status::IOError("lost worker");
+    }
+    bool Streams() const override { return true; }
+    std::string ToString() const override { return "the fetch"; }
+  };
+  PlanPtr plan = MakeScan(MiB().schema(), {std::make_shared<Failing>()}).ValueOrDie();
+  std::unique_ptr<Source> source =
+      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1 << 20);
+  auto got = source->Next();
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kIOError);
+  EXPECT_NE(got.status().ToString().find("the fetch"), std::string::npos)
+      << got.status().ToString();
+  EXPECT_NE(got.status().ToString().find("lost worker"), std::string::npos);
 }
 
 }  // namespace
