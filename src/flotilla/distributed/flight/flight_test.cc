@@ -1,12 +1,17 @@
 #include "flotilla/distributed/flight/flight.h"
 
+#include <arpa/inet.h>
 #include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -222,6 +227,161 @@ TEST(FlightTest, SmallPartitionsTravelTogetherAndArriveAsStored) {
   EXPECT_EQ(run_rows, 4 * kSmall) << "every small partition's 4 rows";
   EXPECT_EQ(runs[0][0].index, 0);
   EXPECT_EQ(runs[0][0].rows, 3);
+}
+
+// A TCP proxy to a server that resets its first connection once it has passed `cut_after`
+// bytes from the server: a connection lost mid-stream, as a network blip makes it.
+class CuttingProxy {
+ public:
+  CuttingProxy(int target_port, int64_t cut_after)
+      : target_port_(target_port), cut_after_(cut_after) {
+    listen_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    EXPECT_EQ(::bind(listen_, reinterpret_cast<sockaddr*>(&addr), len), 0);
+    EXPECT_EQ(::listen(listen_, 8), 0);
+    ::getsockname(listen_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    accepting_ = std::thread([this] { Accept(); });
+  }
+  ~CuttingProxy() {
+    stop_ = true;
+    accepting_.join();
+    for (std::thread& t : pumps_)
+      t.join();
+    ::close(listen_);
+  }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  int connections() const { return connections_.load(); }
+  bool cut() const { return cut_.load(); }
+
+ private:
+  void Accept() {
+    while (!stop_) {
+      pollfd p{listen_, POLLIN, 0};
+      if (::poll(&p, 1, 20) <= 0) continue;
+      const int client = ::accept(listen_, nullptr, nullptr);
+      if (client < 0) continue;
+      const int server = ::socket(AF_INET, SOCK_STREAM, 0);
+      sockaddr_in addr{};
+      addr.sin_family = AF_INET;
+      addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+      addr.sin_port = htons(static_cast<uint16_t>(target_port_));
+      if (::connect(server, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+        ::close(client);
+        ::close(server);
+        continue;
+      }
+      const bool first = connections_.fetch_add(1) == 0;
+      pumps_.emplace_back([this, client, server, first] { Pump(client, server, first); });
+    }
+  }
+  // Copies both ways until either side closes, or (the first connection) the cut.
+  void Pump(int client, int server, bool cut) {
+    int64_t from_server = 0;
+    char buffer[1 << 16];
+    while (!stop_) {
+      pollfd fds[2] = {{client, POLLIN, 0}, {server, POLLIN, 0}};
+      if (::poll(fds, 2, 20) <= 0) continue;
+      bool closed = false;
+      for (int i = 0; i < 2 && !closed; ++i) {
+        if (fds[i].revents == 0) continue;
+        const ssize_t n = ::read(fds[i].fd, buffer, sizeof buffer);
+        if (n <= 0) {
+          closed = true;
+          break;
+        }
+        if (i == 1) from_server += n;
+        for (ssize_t done = 0; done < n;) {
+          const ssize_t w = ::write(fds[1 - i].fd, buffer + done, static_cast<size_t>(n - done));
+          if (w <= 0) {
+            closed = true;
+            break;
+          }
+          done += w;
+        }
+      }
+      if (cut && from_server > cut_after_) {
+        linger reset{1, 0};  // close with RST, as a dropped connection looks
+        ::setsockopt(client, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        cut_ = true;
+        closed = true;
+      }
+      if (closed) break;
+    }
+    ::close(client);
+    ::close(server);
+  }
+
+  int target_port_;
+  int64_t cut_after_;
+  int listen_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> connections_{0};
+  std::atomic<bool> cut_{false};
+  std::thread accepting_;
+  std::vector<std::thread> pumps_;  // (only the accepting thread adds to it)
+};
+
+// A connection reset halfway through a stream of small partitions travelling together: the
+// fetch is tried again, and hands out only what the first call did not, once each and in order,
+// whole batches still whole (each_run) where none of their rows went out before.
+TEST(FlightTest, AFetchCutMidStreamIsTriedAgainAndHandsOutEachRowOnce) {
+  constexpr int kPartitions = 1000;
+  constexpr int64_t kRows = 1000;  // 8 KB of int64 each: small, so they travel in runs
+  std::vector<ServedPartition> served;
+  for (int i = 0; i < kPartitions; ++i) {
+    std::vector<std::optional<int64_t>> v;
+    for (int64_t j = 0; j < kRows; ++j)
+      v.push_back(i * kRows + j);
+    RecordBatch b = Batch({{"v", I64(v)}});
+    served.push_back({b.schema(), nullptr, {b}});
+  }
+  auto server =
+      FlightServer::Start(
+          "127.0.0.1", 0, "secret",
+          [&](const std::string&) -> Result<std::vector<ServedPartition>> { return served; })
+          .ValueOrDie();
+  const std::string address = server->address();
+  CuttingProxy proxy(std::stoi(address.substr(address.rfind(':') + 1)), /*cut_after=*/3 << 20);
+  std::vector<std::vector<int64_t>> got(kPartitions);
+  auto take = [&](int i, const RecordBatch& b) {
+    for (int64_t r = 0; r < b.num_rows(); ++r)
+      got[static_cast<size_t>(i)].push_back(b.column(0).values<int64_t>()[r]);
+  };
+  int runs = 0, singles = 0;
+  Status fetched = FlightGetEach(
+      proxy.address(), "secret", "all", kPartitions,
+      [&](int i, RecordBatch b) {
+        ++singles;
+        take(i, b);
+        return Status::OK();
+      },
+      nullptr,
+      [&](const std::vector<PartitionRows>& parts, RecordBatch b) {
+        ++runs;
+        int64_t offset = 0;
+        for (const PartitionRows& p : parts) {
+          take(p.index, b.Slice(offset, p.rows));
+          offset += p.rows;
+        }
+        return Status::OK();
+      });
+  ASSERT_TRUE(fetched.ok()) << fetched.ToString();
+  EXPECT_TRUE(proxy.cut()) << "the first connection was cut";
+  EXPECT_EQ(proxy.connections(), 2) << "and the fetch tried again on a new one";
+  EXPECT_EQ(server->calls_served(), 1) << "the first call never finished";
+  for (int i = 0; i < kPartitions; ++i) {
+    std::vector<int64_t> want;
+    for (int64_t j = 0; j < kRows; ++j)
+      want.push_back(i * kRows + j);
+    ASSERT_EQ(got[static_cast<size_t>(i)], want) << "partition " << i;
+  }
+  EXPECT_GT(runs, 2) << "runs went out whole before the cut and after it";
+  EXPECT_EQ(singles, 0) << "the retry skipped whole runs it had handed out, cutting none";
 }
 
 TEST(FlightTest, CallsWithoutTheClusterTokenAreRefused) {
