@@ -127,6 +127,9 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
     return each(together.MoveValueUnsafe());
   };
   auto hand_on = [&](RecordBatch b) -> Status {
+    if (pushdowns.columns) {
+      FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
+    }
     if (!coalesce_) return each(std::move(b));
     const int64_t bytes = exec::SliceBytes(b);  // (a Flight fetch cuts pieces sent together)
     if (bytes >= kCoalesceBytes / 4 || b.num_rows() >= kCoalesceRows / 4) {
@@ -153,9 +156,6 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
     if (skip[k] != 0 || take != b.num_rows()) b = b.Slice(skip[k], take);
     want[k] -= take;
     skip[k] = 0;
-    if (pushdowns.columns) {
-      FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
-    }
     return hand_on(std::move(b));
   };
   // Coalescing, a batch of several whole pieces' rows need not be cut into them only to be
@@ -168,12 +168,7 @@ Status PartitionScanTask::ReadEach(const io::ScanPushdowns& pushdowns,
         return p.index >= 0 && k < pieces_.size() && skip[k] == 0 &&
                want[k] == std::numeric_limits<int64_t>::max();
       });
-      if (whole) {
-        if (pushdowns.columns) {
-          FLOTILLA_ASSIGN_OR_RETURN(b, b.SelectColumns(indices));
-        }
-        return hand_on(std::move(b));
-      }
+      if (whole) return hand_on(std::move(b));
       int64_t offset = 0;
       for (const PartitionRows& p : parts) {
         FLOTILLA_RETURN_NOT_OK(piece(p.index, b.Slice(offset, p.rows)));

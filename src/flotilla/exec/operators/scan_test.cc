@@ -17,24 +17,10 @@ namespace {
 
 using namespace flotilla::testing;
 
-// Delivers its first batch, then holds the rest back until told to go on (or 10 s pass: the
-// test then fails instead of hanging). Read whole, it delivers nothing until then.
-class HeldBackTask final : public io::ScanTask {
+// Waits until told to go on, or 10 s pass: a test then fails instead of hanging.
+class GoOnSignal {
  public:
-  HeldBackTask(RecordBatch first, RecordBatch rest) : first_(first), rest_(rest) {}
-  // Whole: only once told to go on.
-  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override {
-    FLOTILLA_RETURN_NOT_OK(WaitToGoOn());
-    return std::vector<RecordBatch>{first_, rest_};
-  }
-  Status ReadEach(const io::ScanPushdowns&,
-                  const std::function<Status(RecordBatch)>& each) const override {
-    FLOTILLA_RETURN_NOT_OK(each(first_));
-    FLOTILLA_RETURN_NOT_OK(WaitToGoOn());
-    return each(rest_);
-  }
-  std::string ToString() const override { return "held back"; }
-  Status WaitToGoOn() const {
+  Status Wait() const {
     std::unique_lock lock(mutex_);
     if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return go_on_; })) {
       return Status::Invalid("never told to go on");
@@ -48,10 +34,43 @@ class HeldBackTask final : public io::ScanTask {
   }
 
  private:
-  RecordBatch first_, rest_;
   mutable std::mutex mutex_;
   mutable std::condition_variable cv_;
   mutable bool go_on_ = false;
+};
+
+// A scan source over `tasks`, with the plan it reads (declared first: it outlives the source).
+struct ScanOf {
+  ScanOf(SchemaPtr schema, std::vector<std::shared_ptr<const io::ScanTask>> tasks,
+         int64_t morsel_size)
+      : plan(MakeScan(std::move(schema), std::move(tasks)).ValueOrDie()),
+        source(MakeScanSource(static_cast<const ScanNode&>(*plan), morsel_size)) {}
+  PlanPtr plan;
+  std::unique_ptr<Source> source;
+};
+
+// Delivers its first batch, then holds the rest back until told to go on. Read whole, it
+// delivers nothing until then.
+class HeldBackTask final : public io::ScanTask {
+ public:
+  HeldBackTask(RecordBatch first, RecordBatch rest) : first_(first), rest_(rest) {}
+  // Whole: only once told to go on.
+  Result<std::vector<RecordBatch>> Read(const io::ScanPushdowns&) const override {
+    FLOTILLA_RETURN_NOT_OK(go_on_.Wait());
+    return std::vector<RecordBatch>{first_, rest_};
+  }
+  Status ReadEach(const io::ScanPushdowns&,
+                  const std::function<Status(RecordBatch)>& each) const override {
+    FLOTILLA_RETURN_NOT_OK(each(first_));
+    FLOTILLA_RETURN_NOT_OK(go_on_.Wait());
+    return each(rest_);
+  }
+  std::string ToString() const override { return "held back"; }
+  void GoOn() const { go_on_.GoOn(); }
+
+ private:
+  RecordBatch first_, rest_;
+  GoOnSignal go_on_;
 };
 
 TEST(ScanSource, ATasksFirstBatchIsServedWhileTheTaskStillReads) {
@@ -60,9 +79,8 @@ TEST(ScanSource, ATasksFirstBatchIsServedWhileTheTaskStillReads) {
   auto task = std::make_shared<HeldBackTask>(first, rest);
   auto tail =
       std::make_shared<io::InMemoryScanTask>(std::vector<RecordBatch>{Batch({{"v", I64({4})}})});
-  PlanPtr plan = MakeScan(first.schema(), {task, tail}).ValueOrDie();
-  std::unique_ptr<Source> source =
-      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1024);
+  ScanOf scan(first.schema(), {task, tail}, /*morsel_size=*/1024);
+  Source* source = scan.source.get();
   // Two threads ask: one reads the task (and is held inside it), the other must be served the
   // first batch meanwhile.
   auto a = std::async(std::launch::async, [&] { return source->Next(); });
@@ -111,12 +129,7 @@ class StreamingTask final : public io::ScanTask {
   Status ReadEach(const io::ScanPushdowns&,
                   const std::function<Status(RecordBatch)>& each) const override {
     for (int i = 0; i < batches_; ++i) {
-      if (i == 1 && hold_) {
-        std::unique_lock lock(mutex_);
-        if (!cv_.wait_for(lock, std::chrono::seconds(10), [&] { return go_on_; })) {
-          return Status::Invalid("never told to go on");
-        }
-      }
+      if (i == 1 && hold_) FLOTILLA_RETURN_NOT_OK(go_on_.Wait());
       FLOTILLA_RETURN_NOT_OK(each(batch_));
       handed_.fetch_add(1);
     }
@@ -124,11 +137,7 @@ class StreamingTask final : public io::ScanTask {
   }
   bool Streams() const override { return true; }
   std::string ToString() const override { return "streaming"; }
-  void GoOn() const {
-    std::lock_guard lock(mutex_);
-    go_on_ = true;
-    cv_.notify_all();
-  }
+  void GoOn() const { go_on_.GoOn(); }
   int handed() const { return handed_.load(); }
 
  private:
@@ -136,9 +145,7 @@ class StreamingTask final : public io::ScanTask {
   int batches_;
   bool hold_;
   mutable std::atomic<int> handed_{0};
-  mutable std::mutex mutex_;
-  mutable std::condition_variable cv_;
-  mutable bool go_on_ = false;
+  GoOnSignal go_on_;
 };
 
 RecordBatch MiB() {  // 128K int64 rows
@@ -151,9 +158,8 @@ RecordBatch MiB() {  // 128K int64 rows
 TEST(ScanSource, AStreamingTaskReadAheadHoldsABoundedQueue) {
   auto served = std::make_shared<StreamingTask>(Batch({{"v", I64({1})}}), 2, /*hold=*/true);
   auto ahead = std::make_shared<StreamingTask>(MiB(), 64, /*hold=*/false);
-  PlanPtr plan = MakeScan(MiB().schema(), {served, ahead}).ValueOrDie();
-  std::unique_ptr<Source> source =
-      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1 << 20);
+  ScanOf scan(MiB().schema(), {served, ahead}, /*morsel_size=*/1 << 20);
+  Source* source = scan.source.get();
   auto first = source->Next();
   ASSERT_TRUE(first.ok() && first->has_value());
   // The task ahead reads on its own thread until its queue is full.
@@ -188,12 +194,10 @@ TEST(ScanSource, AStreamingTaskReadAheadHoldsABoundedQueue) {
 TEST(ScanSource, ClosingAScanStopsItsStreams) {
   auto ahead = std::make_shared<StreamingTask>(MiB(), 64, /*hold=*/false);
   auto next = std::make_shared<StreamingTask>(MiB(), 64, /*hold=*/false);
-  PlanPtr plan = MakeScan(MiB().schema(), {ahead, next}).ValueOrDie();
-  std::unique_ptr<Source> source =
-      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1 << 20);
-  auto first = source->Next();
+  ScanOf scan(MiB().schema(), {ahead, next}, /*morsel_size=*/1 << 20);
+  auto first = scan.source->Next();
   ASSERT_TRUE(first.ok() && first->has_value());
-  source.reset();  // joins the streams: a hang fails the test by its timeout
+  scan.source.reset();  // joins the streams: a hang fails the test by its timeout
   EXPECT_LT(ahead->handed(), 64);
   EXPECT_LT(next->handed(), 64);
 }
@@ -212,10 +216,8 @@ TEST(ScanSource, AStreamsFailureIsTheScans) {
     bool Streams() const override { return true; }
     std::string ToString() const override { return "the fetch"; }
   };
-  PlanPtr plan = MakeScan(MiB().schema(), {std::make_shared<Failing>()}).ValueOrDie();
-  std::unique_ptr<Source> source =
-      MakeScanSource(static_cast<const ScanNode&>(*plan), /*morsel_size=*/1 << 20);
-  auto got = source->Next();
+  ScanOf scan(MiB().schema(), {std::make_shared<Failing>()}, /*morsel_size=*/1 << 20);
+  auto got = scan.source->Next();
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), StatusCode::kIOError);
   EXPECT_NE(got.status().ToString().find("the fetch"), std::string::npos)
